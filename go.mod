@@ -1,0 +1,3 @@
+module github.com/excalibot/excalibot
+
+go 1.26
