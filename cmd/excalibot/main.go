@@ -28,6 +28,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "help", "-h", "--help":
 		usage(stdout)
 		return 0
+	case "config":
+		return cmdConfig(ctx, args[1:], stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "excalibot: unknown command %q\n\n", args[0])
 		usage(stderr)
@@ -40,5 +42,6 @@ func usage(w io.Writer) {
 
 commands:
   help      show this text
+  config    print the effective settings (secrets redacted) and what is missing or invalid
 `)
 }

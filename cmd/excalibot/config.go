@@ -1,0 +1,37 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/excalibot/excalibot/config"
+)
+
+// cmdConfig prints the effective settings, secrets redacted, and names anything missing or invalid.
+func cmdConfig(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("config", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	l, err := config.Load(fs, args, os.Environ())
+	if l == nil {
+		fmt.Fprintf(stderr, "excalibot config: %v\n", err)
+		return 2
+	}
+	l.Print(stdout)
+	if msg := l.MissingChat(); msg != "" {
+		fmt.Fprintf(stdout, "\nnote: %s\n", msg)
+	}
+	if err != nil {
+		var ve *config.ValidationError
+		if errors.As(err, &ve) {
+			fmt.Fprintf(stderr, "\n%v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stderr, "excalibot config: %v\n", err)
+		return 2
+	}
+	return 0
+}
