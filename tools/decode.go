@@ -1,0 +1,438 @@
+package tools
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// maxProblems caps how many argument problems one refusal lists: enough to fix a whole batch in
+// one turn, short enough for a small model's context.
+const maxProblems = 8
+
+// problems collects what is wrong with one call's arguments. Decoding goes on after a problem so
+// that the model hears about every wrong field at once instead of one per turn.
+type problems struct {
+	list  []string
+	extra int
+}
+
+func (p *problems) add(field, format string, args ...any) {
+	if len(p.list) >= maxProblems {
+		p.extra++
+		return
+	}
+	msg := fmt.Sprintf(format, args...)
+	if field != "" {
+		msg = field + ": " + msg
+	}
+	p.list = append(p.list, msg)
+}
+
+func (p *problems) ok() bool { return len(p.list) == 0 }
+
+func (p *problems) Error() string {
+	var b strings.Builder
+	for i, m := range p.list {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString("- ")
+		b.WriteString(m)
+	}
+	if p.extra > 0 {
+		fmt.Fprintf(&b, "\n- … and %d more problems", p.extra)
+	}
+	return b.String()
+}
+
+// object reads one JSON object field by field, recording problems with the field's full path
+// (e.g. "elements[3].x") so an error points at exactly what to change.
+type object struct {
+	path   string
+	fields map[string]json.RawMessage
+	order  []string // field names in input order, for deterministic messages
+	seen   map[string]bool
+	p      *problems
+}
+
+// parseArgs reads a tool call's arguments. Empty arguments and null mean {} because models
+// often send nothing for tools without parameters.
+func parseArgs(raw json.RawMessage, p *problems) (*object, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return &object{fields: map[string]json.RawMessage{}, seen: map[string]bool{}, p: p}, true
+	}
+	if !json.Valid(raw) {
+		var v any
+		err := json.Unmarshal(raw, &v)
+		p.add("", "the arguments are not valid JSON (%v); send one JSON object such as {\"id\": \"r1\"}", err)
+		return nil, false
+	}
+	return newObject("", raw, p)
+}
+
+func newObject(path string, raw json.RawMessage, p *problems) (*object, bool) {
+	o := &object{path: path, fields: map[string]json.RawMessage{}, seen: map[string]bool{}, p: p}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil || tok != json.Delim('{') {
+		p.add(path, "want a JSON object {…}, got %s", describeJSON(raw))
+		return nil, false
+	}
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			p.add(path, "malformed object: %v", err)
+			return nil, false
+		}
+		key, _ := kt.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			p.add(o.at(key), "malformed value: %v", err)
+			return nil, false
+		}
+		if _, dup := o.fields[key]; dup {
+			p.add(o.at(key), "given twice; give each field once")
+			continue
+		}
+		o.fields[key] = v
+		o.order = append(o.order, key)
+	}
+	return o, true
+}
+
+func (o *object) at(name string) string {
+	if o.path == "" {
+		return name
+	}
+	return o.path + "." + name
+}
+
+// raw returns a field's raw value, or nil when absent or null (null counts as "not given",
+// which is what small models mean by it).
+func (o *object) raw(name string) json.RawMessage {
+	o.seen[name] = true
+	v, ok := o.fields[name]
+	if !ok || string(bytes.TrimSpace(v)) == "null" {
+		return nil
+	}
+	return v
+}
+
+func (o *object) has(name string) bool { return o.raw(name) != nil }
+
+// str reads a string field.
+func (o *object) str(name string) (string, bool) {
+	v := o.raw(name)
+	if v == nil {
+		return "", false
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		// Numbers as ids ("id": 3) are a common slip; accept them as their text.
+		if n, ok := jsonNumber(v); ok {
+			return strconv.FormatFloat(n, 'f', -1, 64), true
+		}
+		o.p.add(o.at(name), "want a string, got %s", describeJSON(v))
+		return "", false
+	}
+	return s, true
+}
+
+// num reads a finite number. Numeric strings ("120") are accepted because small models quote
+// numbers; anything else ("120px", NaN) is refused.
+func (o *object) num(name string) (float64, bool) {
+	v := o.raw(name)
+	if v == nil {
+		return 0, false
+	}
+	n, ok := jsonNumber(v)
+	if !ok {
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			if f, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+				return f, true
+			}
+		}
+		o.p.add(o.at(name), "want a number like 120, got %s", describeJSON(v))
+		return 0, false
+	}
+	return n, true
+}
+
+func jsonNumber(v json.RawMessage) (float64, bool) {
+	var n json.Number
+	if err := json.Unmarshal(v, &n); err != nil {
+		return 0, false
+	}
+	f, err := n.Float64()
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
+}
+
+func (o *object) boolean(name string) (bool, bool) {
+	v := o.raw(name)
+	if v == nil {
+		return false, false
+	}
+	var b bool
+	if err := json.Unmarshal(v, &b); err != nil {
+		var s string
+		if json.Unmarshal(v, &s) == nil && (s == "true" || s == "false") {
+			return s == "true", true
+		}
+		o.p.add(o.at(name), "want true or false, got %s", describeJSON(v))
+		return false, false
+	}
+	return b, true
+}
+
+// strList reads an array of strings; a single string is taken as a list of one.
+func (o *object) strList(name string) ([]string, bool) {
+	v := o.raw(name)
+	if v == nil {
+		return nil, false
+	}
+	var one string
+	if json.Unmarshal(v, &one) == nil {
+		return []string{one}, true
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(v, &list); err != nil {
+		o.p.add(o.at(name), "want a list of ids like [\"r1\", \"r2\"], got %s", describeJSON(v))
+		return nil, false
+	}
+	out := make([]string, 0, len(list))
+	for i, item := range list {
+		var s string
+		if err := json.Unmarshal(item, &s); err != nil {
+			if n, ok := jsonNumber(item); ok {
+				s = strconv.FormatFloat(n, 'f', -1, 64)
+			} else {
+				o.p.add(fmt.Sprintf("%s[%d]", o.at(name), i), "want a string id, got %s", describeJSON(item))
+				continue
+			}
+		}
+		out = append(out, s)
+	}
+	return out, true
+}
+
+// objList reads an array of objects.
+func (o *object) objList(name string) ([]*object, bool) {
+	v := o.raw(name)
+	if v == nil {
+		return nil, false
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(v, &list); err != nil {
+		// Some models send the array as a JSON string (excalidraw-mcp#56); unwrap it once.
+		var s string
+		if json.Unmarshal(v, &s) != nil || json.Unmarshal([]byte(s), &list) != nil {
+			o.p.add(o.at(name), "want a list of objects like [{\"id\": \"r1\", …}], got %s", describeJSON(v))
+			return nil, false
+		}
+	}
+	out := make([]*object, 0, len(list))
+	for i, item := range list {
+		if sub, ok := newObject(fmt.Sprintf("%s[%d]", o.at(name), i), item, o.p); ok {
+			out = append(out, sub)
+		}
+	}
+	return out, true
+}
+
+// sub reads a nested object.
+func (o *object) sub(name string) (*object, bool) {
+	v := o.raw(name)
+	if v == nil {
+		return nil, false
+	}
+	return newObject(o.at(name), v, o.p)
+}
+
+// enum reads a string that must be one of allowed (after lower-casing and applying aliases).
+func (o *object) enum(name string, allowed []string, aliases map[string]string) (string, bool) {
+	s, ok := o.str(name)
+	if !ok {
+		return "", false
+	}
+	k := strings.ToLower(strings.TrimSpace(s))
+	if a, ok := aliases[k]; ok {
+		k = a
+	}
+	for _, a := range allowed {
+		if a == k {
+			return k, true
+		}
+	}
+	o.p.add(o.at(name), "%q is not allowed; use one of %s%s", s, quoteList(allowed), didYouMean(k, allowed))
+	return "", false
+}
+
+// finish refuses fields the tool does not know, suggesting the closest known one: a model that
+// writes "color" should learn "strokeColor" rather than see its colour silently ignored.
+func (o *object) finish(known ...string) {
+	for _, k := range o.order {
+		if o.seen[k] {
+			continue
+		}
+		hint := didYouMean(k, known)
+		if h, ok := fieldHints[strings.ToLower(k)]; ok && contains(known, h) {
+			hint = fmt.Sprintf(" (did you mean %q?)", h)
+		}
+		o.p.add(o.at(k), "unknown field%s; known fields: %s", hint, strings.Join(known, ", "))
+	}
+}
+
+// fieldHints map names other tools and Excalidraw's skeleton API use to ours; they are offered
+// as suggestions, not accepted silently, so the model learns one vocabulary.
+var fieldHints = map[string]string{
+	"label": "text", "color": "strokeColor", "colour": "strokeColor", "fill": "backgroundColor",
+	"bgcolor": "backgroundColor", "background": "backgroundColor", "from": "startElementId",
+	"to": "endElementId", "start": "startElementId", "end": "endElementId", "source": "startElementId",
+	"target": "endElementId", "elementids": "ids", "element_ids": "ids", "elements": "ids",
+	"align": "alignment", "w": "width", "h": "height", "shape": "type", "kind": "type",
+	"name": "id", "elementid": "id", "element_id": "id", "group": "groupId", "group_id": "groupId",
+	"frame": "frameId", "fontsize": "fontSize", "font": "fontFamily", "arrowhead": "endArrowhead",
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonUnmarshalNumbers decodes v keeping numbers as json.Number, so that huge or malformed
+// numbers are judged by finiteNum rather than silently turned into Inf.
+func jsonUnmarshalNumbers(v json.RawMessage, out any) error {
+	dec := json.NewDecoder(bytes.NewReader(v))
+	dec.UseNumber()
+	return dec.Decode(out)
+}
+
+// finiteNum accepts a json.Number (or float64) that is a finite number.
+func finiteNum(v any) (float64, bool) {
+	var f float64
+	switch n := v.(type) {
+	case json.Number:
+		var err error
+		if f, err = n.Float64(); err != nil {
+			return 0, false
+		}
+	case float64:
+		f = n
+	default:
+		return 0, false
+	}
+	return f, !math.IsNaN(f) && !math.IsInf(f, 0)
+}
+
+// describeJSON shows a wrong value briefly, with its JSON kind, for error messages.
+func describeJSON(v json.RawMessage) string {
+	s := strings.TrimSpace(string(v))
+	kind := "a value"
+	switch {
+	case s == "":
+		return "nothing"
+	case s[0] == '"':
+		kind = "a string"
+	case s[0] == '{':
+		kind = "an object"
+	case s[0] == '[':
+		kind = "a list"
+	case s == "true" || s == "false":
+		kind = "a boolean"
+	case s == "null":
+		return "null"
+	default:
+		kind = "a number"
+	}
+	if len(s) > 40 {
+		s = s[:37] + "…"
+	}
+	return kind + " " + s
+}
+
+func quoteList(items []string) string {
+	q := make([]string, len(items))
+	for i, s := range items {
+		q[i] = strconv.Quote(s)
+	}
+	return strings.Join(q, ", ")
+}
+
+// didYouMean suggests the closest candidate when it is plausibly a typo.
+func didYouMean(got string, candidates []string) string {
+	best := closest(got, candidates, 1)
+	if len(best) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best[0])
+}
+
+// closest returns up to n candidates nearest to s by edit distance (case-insensitive), keeping
+// only those within about half of s's length so unrelated names are not offered.
+func closest(s string, candidates []string, n int) []string {
+	type scored struct {
+		name string
+		d    int
+	}
+	ls := strings.ToLower(s)
+	limit := max(2, len([]rune(s))/2)
+	var found []scored
+	for _, c := range candidates {
+		lc := strings.ToLower(c)
+		d := editDistance(ls, lc)
+		if strings.Contains(lc, ls) || strings.Contains(ls, lc) {
+			d = min(d, 1)
+		}
+		if d <= limit {
+			found = append(found, scored{c, d})
+		}
+	}
+	sort.SliceStable(found, func(i, j int) bool {
+		if found[i].d != found[j].d {
+			return found[i].d < found[j].d
+		}
+		return found[i].name < found[j].name
+	})
+	out := make([]string, 0, n)
+	for i := 0; i < len(found) && i < n; i++ {
+		out = append(out, found[i].name)
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance over runes.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
