@@ -1,0 +1,86 @@
+package bot
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// ThreadKey names one conversation: the unit that owns a diagram and runs one job at a time.
+type ThreadKey struct {
+	Platform  string // "slack", "telegram" or "web"
+	Workspace string // Slack team id; empty elsewhere
+	Channel   string // Slack channel id, Telegram chat id, web session
+	Thread    string // Slack thread_ts; Telegram "topic:root message id"; web thread id
+}
+
+// String is the stable form used as the queue key and the store key.
+func (k ThreadKey) String() string {
+	return strings.Join([]string{k.Platform, k.Workspace, k.Channel, k.Thread}, "/")
+}
+
+// Attachment is a file posted with a message. Content is fetched only when the core needs it
+// (an import), and never beyond max bytes.
+type Attachment struct {
+	Name  string
+	MIME  string
+	Size  int64 // as the platform reports it; 0 when unknown
+	Fetch func(ctx context.Context, max int64) ([]byte, error)
+}
+
+// Message is one incoming chat message, already stripped of the bot mention. Adapters drop the
+// bot's own messages, other bots, and senders outside their allowlists before handing it over.
+type Message struct {
+	Key      ThreadKey
+	EventID  string // platform event id, for recognising redeliveries
+	ID       string // platform message id (Slack ts, Telegram message_id)
+	User     string // platform user id
+	UserName string
+	Text     string
+	Files    []Attachment
+	Received time.Time
+}
+
+// File is a document attached to a reply.
+type File struct {
+	Name    string // e.g. "diagram.excalidraw"
+	MIME    string
+	Content []byte
+}
+
+// Reply is what the core posts into a thread.
+type Reply struct {
+	Text    string // summary, answer to a command, or a short friendly error
+	Image   *File  // the rendered diagram (PNG); nil for text-only replies
+	Files   []File // the .excalidraw file and exports
+	EditURL string // link to the editor; empty until links exist
+	ViewURL string // view-only link; may be empty
+	Error   bool   // the request failed; Text says why and what to do next
+}
+
+// Status is the visible sign that work on a message is under way: a reaction plus a status line
+// on Slack, a repeated chat action plus an edited status message on Telegram.
+type Status interface {
+	// Update replaces the status line, e.g. "drawing… 4 shapes, 3 arrows".
+	Update(ctx context.Context, text string) error
+	// Finish removes the working signs. It is called exactly once, after the reply was sent.
+	Finish(ctx context.Context) error
+}
+
+// Adapter is what the core needs from a chat platform. Methods may be called concurrently for
+// different threads; for one thread the core calls them in order.
+type Adapter interface {
+	// Platform is the ThreadKey.Platform value of this adapter's messages.
+	Platform() string
+	// Working shows that work on msg has started and returns the handle that updates it.
+	Working(ctx context.Context, msg Message) (Status, error)
+	// Send posts a reply into a thread. It is also used without an incoming message: to tell a
+	// thread that its run was interrupted by a restart, or that the diagram was edited in the browser.
+	Send(ctx context.Context, key ThreadKey, r Reply) error
+}
+
+// Handler is the core as adapters see it: each incoming message is handed over once, and Handle
+// returns quickly (the work is queued), so webhook handlers can answer within the platform's limit.
+type Handler interface {
+	Handle(ctx context.Context, a Adapter, msg Message)
+}
