@@ -58,9 +58,9 @@ func EmbeddedScene(png []byte, maxScene int) ([]byte, error) {
 // decodePNGText unwraps the envelope of Excalidraw's encode() (data/encode.ts).
 func decodePNGText(text string, maxScene int) ([]byte, error) {
 	var env struct {
-		Version    string `json:"version"`
-		Encoding   string `json:"encoding"`
-		Compressed bool   `json:"compressed"`
+		Version    string  `json:"version"`
+		Encoding   string  `json:"encoding"`
+		Compressed bool    `json:"compressed"`
 		Encoded    *string `json:"encoded"`
 	}
 	if err := json.Unmarshal([]byte(text), &env); err != nil {
