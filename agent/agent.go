@@ -1,0 +1,179 @@
+// Package agent runs the drawing loop: it sends a model the conversation and the tool schemas,
+// executes the tool calls the model asks for, answers every one of them, and stops when the drawing
+// is done or a limit is reached. The Ollama implementation of Model lives in ollama.go; the tools
+// themselves (and the scene they edit) belong to the caller, seen here only through Toolbox.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/excalibot/excalibot/tools"
+)
+
+// Roles of a Message, as Ollama names them.
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
+
+// Message is one entry of a conversation with the model.
+type Message struct {
+	Role    string
+	Content string
+	// ToolCalls are the calls an assistant message asks for, in the order they must run.
+	ToolCalls []ToolCall
+	// ToolCallID and ToolName tie a tool message to the call it answers.
+	ToolCallID string
+	ToolName   string
+}
+
+// ToolCall is one tool invocation requested by the model.
+type ToolCall struct {
+	ID   string
+	Name string
+	// Args is the JSON object of arguments. When the model sent something that is not a JSON
+	// object, Args is nil and ArgsErr says what was wrong; the call is still answered.
+	Args    json.RawMessage
+	ArgsErr string
+}
+
+// Reply is the model's answer to one request.
+type Reply struct {
+	Message Message
+	// PromptTokens and OutputTokens are the model's own counts (0 when it reports none).
+	PromptTokens int
+	OutputTokens int
+}
+
+// Model is one chat turn with a language model. Implementations stream internally if they like,
+// but Chat returns only once the whole reply has arrived.
+//
+// Chat returns an error when no complete reply arrived: the server is unreachable, the model is
+// missing or cannot call tools, the stream was cut short, or ctx ended. Errors that a user can fix
+// match ErrUnreachable, ErrModelNotFound or ErrNoToolSupport with errors.Is.
+type Model interface {
+	Chat(ctx context.Context, msgs []Message, specs []tools.Spec) (Reply, error)
+}
+
+// Toolbox is the set of tools one run may call. The loop never sees the scene behind it.
+//
+// Call must answer every call, also unknown names and bad arguments, with a Result; it never
+// panics on model input. *tools.Set satisfies it.
+type Toolbox interface {
+	Specs() []tools.Spec
+	Call(ctx context.Context, name string, args json.RawMessage) tools.Result
+}
+
+// Limits bound one run. Zero fields take the defaults of DefaultLimits.
+type Limits struct {
+	Turns     int           // model requests per run
+	ToolCalls int           // tool calls per run
+	Wall      time.Duration // wall time per run
+	Request   time.Duration // time for one model request
+}
+
+// DefaultLimits are the limits used for zero fields.
+var DefaultLimits = Limits{Turns: 20, ToolCalls: 100, Wall: 3 * time.Minute, Request: 90 * time.Second}
+
+func (l Limits) withDefaults() Limits {
+	if l.Turns <= 0 {
+		l.Turns = DefaultLimits.Turns
+	}
+	if l.ToolCalls <= 0 {
+		l.ToolCalls = DefaultLimits.ToolCalls
+	}
+	if l.Wall <= 0 {
+		l.Wall = DefaultLimits.Wall
+	}
+	if l.Request <= 0 {
+		l.Request = DefaultLimits.Request
+	}
+	return l
+}
+
+// StopReason says why a run ended.
+type StopReason string
+
+// Stop reasons. Only StopDone and StopNoToolCalls are a normal end.
+const (
+	StopDone            StopReason = "done"            // the model called the done tool
+	StopNoToolCalls     StopReason = "no_tool_calls"   // the model answered without calling a tool
+	StopTurnLimit       StopReason = "turn_limit"      // Limits.Turns reached
+	StopToolCallLimit   StopReason = "tool_call_limit" // Limits.ToolCalls reached
+	StopWallTime        StopReason = "wall_time"       // Limits.Wall reached
+	StopRepeatedFailure StopReason = "repeated_failure"
+	StopError           StopReason = "error" // the model failed; Run also returns the error
+)
+
+// StepKind tells what a Step records.
+type StepKind string
+
+// Step kinds.
+const (
+	StepModel StepKind = "model" // one model reply
+	StepTool  StepKind = "tool"  // one tool call and its result
+	StepNudge StepKind = "nudge" // the loop told the model to change course
+)
+
+// Step is one thing that happened during a run, reported through Request.OnStep as it happens.
+type Step struct {
+	Kind StepKind
+	Turn int // 1-based model request the step belongs to
+	// Tool, Args and Result describe a tool step; Args and Result are shortened for display.
+	Tool    string
+	Args    string
+	Result  string
+	IsError bool
+	// FromText is true when the call was recovered from the reply text, not the tool-call field.
+	FromText bool
+	// PromptTokens and OutputTokens are set on model steps.
+	PromptTokens int
+	OutputTokens int
+	Duration     time.Duration
+}
+
+// Request is one run: a user's message about the diagram of a thread.
+type Request struct {
+	// Prompt is what the user asked, verbatim.
+	Prompt string
+	// Tools are the tools over the thread's scene.
+	Tools Toolbox
+	// Memory is the thread's memory from earlier runs (zero for a new thread).
+	Memory Memory
+	// Snapshot returns the scene the tools edit, as .excalidraw bytes. Optional: without it the
+	// run cannot report outside changes and Result.Scene stays nil.
+	Snapshot func() ([]byte, error)
+	// Lint returns the warnings still open in the scene. Optional: a run that ends with warnings
+	// says so in its summary.
+	Lint func() []string
+	// OnStep is called synchronously for every step as it happens. Optional.
+	OnStep func(Step)
+}
+
+// Result is what a run did.
+type Result struct {
+	// Scene is the final scene from Request.Snapshot (nil without one).
+	Scene []byte
+	// Summary is a short text for the user. It says plainly when the run hit a limit or left
+	// warnings open instead of claiming success.
+	Summary string
+	// Finished is true when the run ended normally with no warnings left.
+	Finished bool
+	Reason   StopReason
+	Steps    []Step
+	// Warnings are the lint warnings open at the end.
+	Warnings     []string
+	Turns        int
+	ToolCalls    int
+	ToolErrors   int
+	PromptTokens int // summed over all requests
+	OutputTokens int
+	Duration     time.Duration // wall time of the run
+	ModelTime    time.Duration // time spent waiting for the model
+	// Memory is the thread's memory with this run added; store it for the next run.
+	Memory Memory
+}

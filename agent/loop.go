@@ -1,0 +1,421 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/excalibot/excalibot/tools"
+)
+
+// Config configures an Agent. Zero fields take defaults.
+type Config struct {
+	Limits Limits
+	// ContextTokens is the model's context window (default 16384); a run keeps its conversation
+	// within three quarters of it, leaving room for the reply.
+	ContextTokens int
+	// MemoryTokens is the budget for earlier exchanges of the thread (default 1500).
+	MemoryTokens int
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// Agent runs requests against one model. It holds no per-thread state and is safe for concurrent
+// runs if its Model is.
+type Agent struct {
+	model Model
+	cfg   Config
+	log   *slog.Logger
+}
+
+// New returns an Agent over model.
+func New(model Model, cfg Config, log *slog.Logger) *Agent {
+	cfg.Limits = cfg.Limits.withDefaults()
+	if cfg.ContextTokens <= 0 {
+		cfg.ContextTokens = 16384
+	}
+	if cfg.MemoryTokens <= 0 {
+		cfg.MemoryTokens = 1500
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Agent{model: model, cfg: cfg, log: log.With("component", "agent")}
+}
+
+// nudgeText is sent once when the model repeats a failing call unchanged.
+const nudgeText = "Your last call failed again with the same arguments. Read the error message, then change the arguments or call a different tool. Repeating the same call will end the run."
+
+// run is the state of one Run.
+type run struct {
+	a      *Agent
+	req    Request
+	res    Result
+	specs  map[string]tools.Spec
+	names  []string
+	start  time.Time
+	failed string // key of the last failing call
+	fails  int    // times it failed in a row
+	nudgedKey string // the failing call already nudged about
+	final  string // the model's last text
+	doneAt string // the summary given to done, if any
+}
+
+// Run carries out one request. It returns a Result in every case; the error is non-nil only when
+// the model failed (see Model) or ctx ended, and then Result.Reason is StopError and the scene may
+// be partly changed: the caller decides whether to keep it. Limits end a run without an error.
+func (a *Agent) Run(ctx context.Context, req Request) (Result, error) {
+	if req.Tools == nil {
+		return Result{}, errors.New("agent run: no tools")
+	}
+	r := &run{a: a, req: req, start: a.cfg.Now(), specs: map[string]tools.Spec{}}
+	specs := req.Tools.Specs()
+	for _, s := range specs {
+		r.specs[s.Name] = s
+		r.names = append(r.names, s.Name)
+	}
+	sort.Strings(r.names)
+	runCtx, cancel := context.WithTimeout(ctx, a.cfg.Limits.Wall)
+	defer cancel()
+
+	msgs, err := r.opening(runCtx)
+	if err != nil {
+		return r.finish(StopError), err
+	}
+	head := len(msgs)
+	budget := a.cfg.ContextTokens*3/4 - schemaTokens(specs)
+	for turn := 1; ; turn++ {
+		if turn > a.cfg.Limits.Turns {
+			return r.finish(StopTurnLimit), nil
+		}
+		msgs = trimConversation(msgs, head, budget)
+		reply, err := r.ask(runCtx, turn, msgs, specs)
+		if err != nil {
+			switch {
+			case ctx.Err() != nil:
+				return r.finish(StopError), fmt.Errorf("agent run: %w", ctx.Err())
+			case runCtx.Err() != nil:
+				return r.finish(StopWallTime), nil
+			}
+			return r.finish(StopError), err
+		}
+		msg := r.toolCallsOf(reply.Message)
+		msgs = append(msgs, msg)
+		if len(msg.ToolCalls) == 0 {
+			return r.finish(StopNoToolCalls), nil
+		}
+		var stop StopReason
+		nudge := false
+		for _, c := range msg.ToolCalls {
+			if stop != "" {
+				// Every call gets an answer, also those after the run decided to stop.
+				msgs = append(msgs, toolMessage(c, "Not run: the run stopped before this call."))
+				continue
+			}
+			if r.res.ToolCalls >= a.cfg.Limits.ToolCalls {
+				stop = StopToolCallLimit
+				msgs = append(msgs, toolMessage(c, "Not run: the limit of tool calls per run is reached."))
+				continue
+			}
+			res := r.call(runCtx, turn, c)
+			msgs = append(msgs, toolMessage(c, res.Text))
+			switch {
+			case res.Done:
+				stop = StopDone
+			case r.repeated(c, res):
+				// One nudge per failing call; the same call failing after it ends the run.
+				if r.nudgedKey == r.failed {
+					stop = StopRepeatedFailure
+				} else {
+					r.nudgedKey, nudge = r.failed, true
+				}
+			}
+		}
+		if nudge && stop == "" {
+			msgs = append(msgs, Message{Role: RoleUser, Content: nudgeText})
+			r.step(Step{Kind: StepNudge, Turn: turn, Result: nudgeText})
+		}
+		if stop == "" && runCtx.Err() != nil {
+			stop = StopWallTime
+		}
+		if stop != "" {
+			return r.finish(stop), nil
+		}
+	}
+}
+
+// opening builds the system prompt, the thread's memory and the request with the current scene.
+func (r *run) opening(ctx context.Context) ([]Message, error) {
+	var changes string
+	if r.req.Snapshot != nil {
+		doc, err := r.req.Snapshot()
+		if err != nil {
+			return nil, fmt.Errorf("agent run: read scene: %w", err)
+		}
+		now, err := SceneState(doc)
+		if err != nil {
+			return nil, fmt.Errorf("agent run: %w", err)
+		}
+		if r.req.Memory.HasScene {
+			changes = DiffScenes(r.req.Memory.Scene, now)
+		}
+	}
+	var sceneText string
+	if _, ok := r.specs["get_scene"]; ok {
+		res := r.req.Tools.Call(ctx, "get_scene", json.RawMessage("{}"))
+		if !res.IsError {
+			sceneText = res.Text
+		}
+	}
+	msgs := []Message{{Role: RoleSystem, Content: SystemPrompt()}}
+	msgs = append(msgs, r.req.Memory.History(r.a.cfg.MemoryTokens)...)
+	msgs = append(msgs, Message{Role: RoleUser, Content: requestMessage(r.req.Prompt, sceneText, changes)})
+	return msgs, nil
+}
+
+// ask sends one request bounded by the per-request limit and records it as a step.
+func (r *run) ask(ctx context.Context, turn int, msgs []Message, specs []tools.Spec) (Reply, error) {
+	reqCtx, cancel := context.WithTimeout(ctx, r.a.cfg.Limits.Request)
+	defer cancel()
+	t0 := r.a.cfg.Now()
+	reply, err := r.a.model.Chat(reqCtx, msgs, specs)
+	d := r.a.cfg.Now().Sub(t0)
+	r.res.ModelTime += d
+	r.res.Turns = turn
+	if err != nil {
+		if reqCtx.Err() != nil && ctx.Err() == nil && !errors.Is(err, ErrModelTimeout) {
+			err = &actionable{kind: ErrModelTimeout, msg: fmt.Sprintf(
+				"the model did not answer within %s; a smaller model or a longer model timeout may help", r.a.cfg.Limits.Request),
+				cause: err}
+		}
+		r.a.log.Warn("model request failed", "turn", turn, "err", err)
+		return reply, err
+	}
+	r.res.PromptTokens += reply.PromptTokens
+	r.res.OutputTokens += reply.OutputTokens
+	if t := strings.TrimSpace(stripThinking(reply.Message.Content)); t != "" {
+		r.final = t
+	}
+	r.step(Step{Kind: StepModel, Turn: turn, PromptTokens: reply.PromptTokens, OutputTokens: reply.OutputTokens,
+		Duration: d, Result: clip(oneLine(r.final), 160)})
+	return reply, nil
+}
+
+// toolCallsOf returns the assistant message with its calls in the tool-call field, recovering
+// calls written as text and naming calls that came without an id.
+func (r *run) toolCallsOf(m Message) Message {
+	m.Role = RoleAssistant
+	m.Content = stripThinking(m.Content)
+	fromText := false
+	if len(m.ToolCalls) == 0 {
+		if calls, rest := parseTextCalls(m.Content); len(calls) > 0 {
+			m.ToolCalls, m.Content, fromText = calls, rest, true
+			r.a.log.Info("tool calls recovered from reply text", "count", len(calls))
+		}
+	}
+	m.ToolCalls = append([]ToolCall(nil), m.ToolCalls...)
+	for i := range m.ToolCalls {
+		c := &m.ToolCalls[i]
+		if c.ID == "" {
+			c.ID = fmt.Sprintf("call_%d_%d", r.res.Turns, i+1)
+		}
+		if c.ArgsErr == "" {
+			c.Args = unwrapArgs(c.Args, r.specs[c.Name].Parameters)
+			if len(c.Args) == 0 {
+				c.Args = json.RawMessage("{}")
+			}
+		}
+		if fromText {
+			c.ID += "_text"
+		}
+	}
+	return m
+}
+
+// call runs one tool call, answering bad names and bad arguments itself.
+func (r *run) call(ctx context.Context, turn int, c ToolCall) tools.Result {
+	t0 := r.a.cfg.Now()
+	var res tools.Result
+	switch {
+	case c.ArgsErr != "":
+		res = tools.Result{IsError: true, Text: fmt.Sprintf(
+			"Error: %s. Nothing was done. Send the arguments of %s as one JSON object that matches its schema.",
+			strings.TrimSuffix(c.ArgsErr, "."), orUnnamed(c.Name))}
+	case r.specs[c.Name].Name == "":
+		res = tools.Result{IsError: true, Text: fmt.Sprintf(
+			"Error: there is no tool named %q. Nothing was done. The tools are: %s.", c.Name, strings.Join(r.names, ", "))}
+	default:
+		res = r.req.Tools.Call(ctx, c.Name, c.Args)
+	}
+	r.res.ToolCalls++
+	if res.IsError {
+		r.res.ToolErrors++
+	}
+	if res.Done {
+		if s := summaryArg(c.Args); s != "" {
+			r.doneAt = s
+		}
+	}
+	r.step(Step{Kind: StepTool, Turn: turn, Tool: orUnnamed(c.Name), Args: clip(oneLine(argsText(c)), 120),
+		Result: clip(oneLine(res.Text), 160), IsError: res.IsError, FromText: strings.HasSuffix(c.ID, "_text"),
+		Duration: r.a.cfg.Now().Sub(t0)})
+	return res
+}
+
+// repeated tracks identical failing calls in a row and reports the second and later repeats.
+func (r *run) repeated(c ToolCall, res tools.Result) bool {
+	if !res.IsError {
+		r.failed, r.fails = "", 0
+		return false
+	}
+	key := c.Name + "\x00" + string(c.Args) + "\x00" + c.ArgsErr
+	if key == r.failed {
+		r.fails++
+	} else {
+		r.failed, r.fails = key, 1
+	}
+	return r.fails >= 2
+}
+
+func (r *run) step(s Step) {
+	r.res.Steps = append(r.res.Steps, s)
+	if r.req.OnStep != nil {
+		r.req.OnStep(s)
+	}
+}
+
+// finish fills in the scene, warnings, summary and memory.
+func (r *run) finish(reason StopReason) Result {
+	res := r.res
+	res.Reason = reason
+	if r.req.Snapshot != nil {
+		if doc, err := r.req.Snapshot(); err == nil {
+			res.Scene = doc
+		} else {
+			r.a.log.Warn("read final scene", "err", err)
+		}
+	}
+	if r.req.Lint != nil {
+		res.Warnings = r.req.Lint()
+	}
+	res.Summary = r.summary(reason, res.Warnings)
+	res.Finished = (reason == StopDone || reason == StopNoToolCalls) && len(res.Warnings) == 0
+	res.Duration = r.a.cfg.Now().Sub(r.start)
+	mem := r.req.Memory
+	if reason != StopError {
+		mem = mem.Add(Exchange{Request: clip(r.req.Prompt, 1000), Summary: res.Summary, At: r.start})
+		if res.Scene != nil {
+			if st, err := SceneState(res.Scene); err == nil {
+				mem.Scene, mem.HasScene = st, true
+			}
+		}
+	}
+	res.Memory = mem
+	r.a.log.Info("run finished", "reason", reason, "turns", res.Turns, "tool_calls", res.ToolCalls,
+		"tool_errors", res.ToolErrors, "prompt_tokens", res.PromptTokens, "output_tokens", res.OutputTokens,
+		"duration", res.Duration)
+	return res
+}
+
+var stopSentences = map[StopReason]string{
+	StopTurnLimit:       "Stopped before finishing: it reached the limit of %d model turns.",
+	StopToolCallLimit:   "Stopped before finishing: it reached the limit of %d tool calls.",
+	StopWallTime:        "Stopped before finishing: it ran out of time (%s).",
+	StopRepeatedFailure: "Stopped before finishing: the model kept repeating a call that failed.",
+	StopError:           "Failed: the model stopped answering.",
+}
+
+// summary says what happened in a sentence or three, honestly.
+func (r *run) summary(reason StopReason, warnings []string) string {
+	body := r.doneAt
+	if body == "" {
+		body = r.final
+	}
+	body = clip(oneLine(body), 300)
+	var parts []string
+	switch reason {
+	case StopDone, StopNoToolCalls:
+		if body == "" {
+			body = fmt.Sprintf("Done after %d tool calls.", r.res.ToolCalls)
+		}
+		parts = append(parts, body)
+	default:
+		l := r.a.cfg.Limits
+		var s string
+		switch reason {
+		case StopTurnLimit:
+			s = fmt.Sprintf(stopSentences[reason], l.Turns)
+		case StopToolCallLimit:
+			s = fmt.Sprintf(stopSentences[reason], l.ToolCalls)
+		case StopWallTime:
+			s = fmt.Sprintf(stopSentences[reason], l.Wall)
+		default:
+			s = stopSentences[reason]
+		}
+		parts = append(parts, s)
+		if r.res.ToolCalls > 0 {
+			parts = append(parts, fmt.Sprintf("The diagram may be incomplete (%d tool calls made).", r.res.ToolCalls))
+		}
+	}
+	if n := len(warnings); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d problem(s) remain in the drawing: %s.", n, clip(strings.Join(warnings, "; "), 200)))
+	}
+	return strings.Join(parts, " ")
+}
+
+func toolMessage(c ToolCall, text string) Message {
+	return Message{Role: RoleTool, ToolCallID: c.ID, ToolName: orUnnamed(c.Name), Content: text}
+}
+
+func orUnnamed(name string) string {
+	if name == "" {
+		return "(unnamed tool)"
+	}
+	return name
+}
+
+func argsText(c ToolCall) string {
+	if c.ArgsErr != "" {
+		return "invalid: " + c.ArgsErr
+	}
+	return string(c.Args)
+}
+
+func summaryArg(args json.RawMessage) string {
+	var v struct {
+		Summary string `json:"summary"`
+	}
+	if json.Unmarshal(args, &v) != nil {
+		return ""
+	}
+	return v.Summary
+}
+
+func schemaTokens(specs []tools.Spec) int {
+	n := 0
+	for _, s := range specs {
+		n += estimateTokens(s.Name) + estimateTokens(s.Description) + (len(s.Parameters)+3)/4 + 10
+	}
+	return n
+}
+
+var thinkTags = regexp.MustCompile(`(?s)<think>.*?(?:</think>|$)`)
+
+// stripThinking drops <think> blocks that some models write into content even with think off.
+func stripThinking(s string) string {
+	if !strings.Contains(s, "<think>") {
+		return s
+	}
+	return strings.TrimSpace(thinkTags.ReplaceAllString(s, ""))
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
