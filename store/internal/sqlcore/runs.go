@@ -1,0 +1,147 @@
+package sqlcore
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/excalibot/excalibot/store"
+)
+
+const runCols = `id, tkey, owner, state, detail, created, updated`
+
+func scanRun(sc interface{ Scan(...any) error }) (store.Run, error) {
+	var r store.Run
+	var tkey, state string
+	var created, updated int64
+	if err := sc.Scan(&r.ID, &tkey, &r.Owner, &state, &r.Detail, &created, &updated); err != nil {
+		return r, err
+	}
+	key, err := store.ParseThreadKey(tkey)
+	if err != nil {
+		return r, fmt.Errorf("run %d: stored %w", r.ID, err)
+	}
+	r.Key, r.State, r.Created, r.Updated = key, store.RunState(state), tm(created), tm(updated)
+	return r, nil
+}
+
+// CreateRun implements store.Store.
+func (s *DB) CreateRun(ctx context.Context, key store.ThreadKey, owner, detail string) (store.Run, error) {
+	if err := key.Validate(); err != nil {
+		return store.Run{}, err
+	}
+	if owner == "" {
+		return store.Run{}, fmt.Errorf("create run on %s: %w: no owner", key, store.ErrInvalid)
+	}
+	now := s.now()
+	r, err := scanRun(s.row(ctx, s.db, `INSERT INTO runs (tkey, owner, state, detail, created, updated)
+		VALUES (?, ?, ?, ?, ?, ?) RETURNING `+runCols, key.String(), owner, string(store.RunQueued), detail, now, now))
+	if err != nil {
+		return r, fmt.Errorf("create run on %s: %w", key, err)
+	}
+	return r, nil
+}
+
+// allowed says which states a run may move to from each state. Staying in a non-final state is
+// allowed so the bot can update the detail.
+var allowed = map[store.RunState][]store.RunState{
+	store.RunQueued:  {store.RunQueued, store.RunRunning, store.RunDone, store.RunFailed, store.RunInterrupted},
+	store.RunRunning: {store.RunRunning, store.RunDone, store.RunFailed, store.RunInterrupted},
+}
+
+func canMove(from, to store.RunState) bool {
+	for _, s := range allowed[from] {
+		if s == to {
+			return true
+		}
+	}
+	return false
+}
+
+// SetRunState implements store.Store.
+func (s *DB) SetRunState(ctx context.Context, id int64, state store.RunState, detail string) (store.Run, error) {
+	if !state.Valid() {
+		return store.Run{}, fmt.Errorf("set run %d: %w: unknown state %q", id, store.ErrInvalid, state)
+	}
+	var out store.Run
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		r, err := scanRun(s.row(ctx, tx, `SELECT `+runCols+` FROM runs WHERE id = ?`+s.d.ForUpdate, id))
+		if isNoRows(err) {
+			return fmt.Errorf("run %d: %w", id, store.ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("read run %d: %w", id, err)
+		}
+		if !canMove(r.State, state) {
+			return fmt.Errorf("run %d: %w: %s to %s", id, store.ErrBadTransition, r.State, state)
+		}
+		now := s.now()
+		if _, err := s.exec(ctx, tx, `UPDATE runs SET state = ?, detail = ?, updated = ? WHERE id = ?`,
+			string(state), detail, now, id); err != nil {
+			return fmt.Errorf("update run %d: %w", id, err)
+		}
+		r.State, r.Detail, r.Updated = state, detail, tm(now)
+		out = r
+		return nil
+	})
+	return out, err
+}
+
+// RecoverRuns implements store.Store.
+func (s *DB) RecoverRuns(ctx context.Context) ([]store.Run, error) {
+	now := s.now()
+	rows, err := s.query(ctx, s.db, `UPDATE runs SET state = 'interrupted', updated = ?
+		WHERE state IN ('queued', 'running') AND NOT EXISTS (SELECT 1 FROM leases l
+			WHERE l.tkey = runs.tkey AND l.owner = runs.owner AND l.expires > ?)
+		RETURNING `+runCols, now, now)
+	if err != nil {
+		return nil, fmt.Errorf("recover runs: %w", err)
+	}
+	out, err := collectRuns(rows)
+	if err != nil {
+		return nil, fmt.Errorf("recover runs: %w", err)
+	}
+	return out, nil
+}
+
+// Runs implements store.Store.
+func (s *DB) Runs(ctx context.Context, states ...store.RunState) ([]store.Run, error) {
+	q := `SELECT ` + runCols + ` FROM runs`
+	var args []any
+	if len(states) > 0 {
+		q += ` WHERE state IN (?` + strings.Repeat(`, ?`, len(states)-1) + `)`
+		for _, st := range states {
+			args = append(args, string(st))
+		}
+	}
+	rows, err := s.query(ctx, s.db, q+` ORDER BY id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	out, err := collectRuns(rows)
+	if err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	return out, nil
+}
+
+func collectRuns(rows *sql.Rows) ([]store.Run, error) {
+	defer rows.Close()
+	var out []store.Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	// UPDATE … RETURNING gives rows in no promised order.
+	slices.SortFunc(out, func(a, b store.Run) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
+}

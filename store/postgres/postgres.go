@@ -1,0 +1,76 @@
+// Package postgres is the store shared by several replicas: a PostgreSQL database through pgx. Writes
+// to one thread queue on its row lock (SELECT … FOR UPDATE), so only one compare-and-swap can win.
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/excalibot/excalibot/store"
+	"github.com/excalibot/excalibot/store/internal/sqlcore"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// migrationLock is the advisory lock key held while migrating ("excalibot" in ASCII, truncated).
+const migrationLock = 0x657863616c69
+
+// Store is a store.Store in a PostgreSQL database.
+type Store struct {
+	*sqlcore.DB
+}
+
+var _ store.Store = (*Store)(nil)
+
+
+// Open connects to the database named by dsn (a URL "postgres://user@host/db?sslmode=disable" or
+// key=value words "host=/run/postgresql dbname=excalibot"), checks it answers, and migrates it. It
+// refuses a database migrated by a newer program with store.ErrSchemaTooNew.
+func Open(ctx context.Context, dsn string, opt store.Options, log *slog.Logger) (*Store, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres store: bad DSN: %w", err)
+	}
+	db := stdlib.OpenDB(*cfg)
+	db.SetMaxOpenConns(10)
+	db.SetMaxIdleConns(10)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open postgres store %s@%s/%s: %w", cfg.User, cfg.Host, cfg.Database, err)
+	}
+	sub, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open postgres store: %w", err)
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	core := sqlcore.New(db, sqlcore.Dialect{
+		Name:       "postgres",
+		Dollar:     true,
+		ForUpdate:  " FOR UPDATE",
+		Migrations: sub,
+		LockMigrations: func(ctx context.Context, tx *sql.Tx) error {
+			_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(migrationLock))
+			return err
+		},
+	}, opt, log.With("store", "postgres", "database", cfg.Database))
+	if err := core.Migrate(ctx); err != nil {
+		db.Close()
+		if errors.Is(err, store.ErrSchemaTooNew) {
+			return nil, fmt.Errorf("open postgres store %s: %w", cfg.Database, err)
+		}
+		return nil, fmt.Errorf("open postgres store %s: migrate: %w", cfg.Database, err)
+	}
+	return &Store{DB: core}, nil
+}

@@ -1,0 +1,286 @@
+// Package store keeps what the bot must not forget: each chat thread's scene and its revisions, the
+// agent's memory, settings, link tokens, handled event ids, runs and per-thread leases.
+//
+// Two implementations satisfy Store: store/sqlite (one process, zero set-up) and store/postgres
+// (several replicas). Both pass the conformance suite in store/storetest. Scenes and memory are opaque
+// bytes here, so the store does not depend on the scene package.
+package store
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Store is the bot's persistent state. All methods may be called concurrently, from several processes
+// sharing one database. Every method that takes a ThreadKey validates it first.
+type Store interface {
+	// Load returns the thread with the scene at its current revision (nil Scene at revision 0).
+	// ErrNotFound if the thread was never created or was pruned.
+	Load(ctx context.Context, key ThreadKey) (*Thread, error)
+	// Save stores a new revision if the thread's current revision is still req.Base (0 creates the
+	// thread). ErrConflict if it moved on, ErrTooLarge if the scene or memory is above the limit.
+	// The new revision becomes current and the newest; revisions that were undone are no longer
+	// reachable by Redo from it. Older revisions beyond the history limit are dropped.
+	Save(ctx context.Context, req SaveRequest) (*Thread, error)
+	// Undo moves the current revision to the parent of revision from. ErrConflict if the current
+	// revision is not from, ErrNothingToUndo at the first kept revision, ErrNotFound without thread.
+	Undo(ctx context.Context, key ThreadKey, from int64) (*Thread, error)
+	// Redo moves the current revision to the newest revision whose parent is from (the one most
+	// recently undone). ErrConflict as for Undo, ErrNothingToRedo when there is none.
+	Redo(ctx context.Context, key ThreadKey, from int64) (*Thread, error)
+	// Revision returns one kept revision with its scene. ErrNotFound if never made or dropped.
+	Revision(ctx context.Context, key ThreadKey, rev int64) (*Revision, error)
+	// History lists kept revisions, newest first, at most limit (all kept when limit <= 0),
+	// without scenes. ErrNotFound without thread.
+	History(ctx context.Context, key ThreadKey, limit int) ([]Revision, error)
+	// SetMemory replaces the agent's memory of the thread, creating the thread if needed.
+	SetMemory(ctx context.Context, key ThreadKey, memory []byte) error
+	// SetSettings replaces the thread's settings, creating the thread if needed.
+	SetSettings(ctx context.Context, key ThreadKey, s Settings) error
+
+	// CreateLink makes a new random link token for an existing thread; only its SHA-256 is stored.
+	// A zero expires means the link never expires. ErrNotFound without thread.
+	CreateLink(ctx context.Context, key ThreadKey, kind LinkKind, expires time.Time) (token string, l Link, err error)
+	// ResolveLink finds the link a token belongs to. ErrNotFound for an unknown token (or a pruned
+	// thread), ErrLinkExpired and ErrLinkRevoked for dead links.
+	ResolveLink(ctx context.Context, token string) (Link, error)
+	// RevokeLinks revokes the thread's live links of a kind ("" for every kind) and says how many.
+	RevokeLinks(ctx context.Context, key ThreadKey, kind LinkKind) (int, error)
+
+	// ClaimEvent records a chat event id and reports true the first time it is seen within
+	// Options.EventTTL; a redelivered event gets false.
+	ClaimEvent(ctx context.Context, eventID string) (bool, error)
+
+	// AcquireLease gives owner the thread's lease for ttl, or renews it when owner already holds it.
+	// ErrLeaseHeld (as *LeaseHeldError) while another owner's lease has not expired.
+	AcquireLease(ctx context.Context, key ThreadKey, owner string, ttl time.Duration) (Lease, error)
+	// ReleaseLease ends owner's lease; releasing a lease one does not hold is not an error.
+	ReleaseLease(ctx context.Context, key ThreadKey, owner string) error
+	// ReleaseOwner ends every lease of owner, for a process that restarts under a stable owner name
+	// and knows its previous incarnation is dead.
+	ReleaseOwner(ctx context.Context, owner string) (int, error)
+
+	// CreateRun records a queued run of the thread by owner.
+	CreateRun(ctx context.Context, key ThreadKey, owner, detail string) (Run, error)
+	// SetRunState moves a run to a new state. ErrNotFound for an unknown run, ErrBadTransition when
+	// the run already finished (done, failed, interrupted) or the move goes backwards.
+	SetRunState(ctx context.Context, id int64, state RunState, detail string) (Run, error)
+	// RecoverRuns marks as interrupted every queued or running run whose owner no longer holds a live
+	// lease on its thread (the process died) and returns them, so the bot can tell those threads.
+	RecoverRuns(ctx context.Context) ([]Run, error)
+	// Runs lists runs in the given states (all states when none), oldest first.
+	Runs(ctx context.Context, states ...RunState) ([]Run, error)
+
+	// Prune deletes threads not updated since before (with their revisions and links), finished runs
+	// older than before, expired events and expired leases.
+	Prune(ctx context.Context, before time.Time) (PruneStats, error)
+	// Close releases the database; it waits for nothing else because the store starts no goroutines.
+	Close() error
+}
+
+// ThreadKey names a conversation: platform ("slack", "telegram"), workspace or chat, channel (or
+// forum topic) and thread id. Every part but Channel must be non-empty.
+type ThreadKey struct {
+	Platform  string
+	Workspace string
+	Channel   string
+	Thread    string
+}
+
+// String is the canonical encoding used as a database key: the parts path-escaped and joined by "/".
+func (k ThreadKey) String() string {
+	return url.PathEscape(k.Platform) + "/" + url.PathEscape(k.Workspace) + "/" +
+		url.PathEscape(k.Channel) + "/" + url.PathEscape(k.Thread)
+}
+
+// ParseThreadKey is the inverse of ThreadKey.String.
+func ParseThreadKey(s string) (ThreadKey, error) {
+	parts := strings.Split(s, "/")
+	if len(parts) != 4 {
+		return ThreadKey{}, fmt.Errorf("thread key %q: want platform/workspace/channel/thread", s)
+	}
+	var out [4]string
+	for i, p := range parts {
+		v, err := url.PathUnescape(p)
+		if err != nil {
+			return ThreadKey{}, fmt.Errorf("thread key %q: %w", s, err)
+		}
+		out[i] = v
+	}
+	k := ThreadKey{Platform: out[0], Workspace: out[1], Channel: out[2], Thread: out[3]}
+	return k, k.Validate()
+}
+
+// Validate reports a key that cannot name a thread.
+func (k ThreadKey) Validate() error {
+	switch {
+	case k.Platform == "":
+		return fmt.Errorf("%w: thread key has no platform", ErrInvalid)
+	case k.Workspace == "":
+		return fmt.Errorf("%w: thread key %s has no workspace or chat", ErrInvalid, k)
+	case k.Thread == "":
+		return fmt.Errorf("%w: thread key %s has no thread id", ErrInvalid, k)
+	case len(k.String()) > 512:
+		return fmt.Errorf("%w: thread key is %d bytes long, above 512", ErrInvalid, len(k.String()))
+	}
+	return nil
+}
+
+// Thread is one conversation's state at its current revision.
+type Thread struct {
+	Key ThreadKey
+	// Rev is the current revision (what the chat shows); 0 before the first scene. Save, Undo and
+	// Redo compare against it.
+	Rev int64
+	// Head is the newest revision number ever made; the next Save gets Head+1.
+	Head     int64
+	Scene    []byte // .excalidraw JSON at Rev; nil at revision 0
+	Memory   []byte // the agent's memory; opaque
+	Settings Settings
+	Created  time.Time
+	Updated  time.Time
+}
+
+// Settings are a thread's choices; empty fields mean "use the bot's default".
+type Settings struct {
+	Theme string `json:"theme,omitempty"` // "light" or "dark"
+	Model string `json:"model,omitempty"` // Ollama model name
+}
+
+// Author says who made a revision.
+type Author string
+
+// Authors of revisions.
+const (
+	AuthorAgent   Author = "agent"   // the LLM agent, answering a message
+	AuthorEditor  Author = "editor"  // a person, through the editable link
+	AuthorImport  Author = "import"  // an uploaded .excalidraw file
+	AuthorRestore Author = "restore" // a copy of an older revision made current again by a command
+)
+
+// SaveRequest is one new revision.
+type SaveRequest struct {
+	Key    ThreadKey
+	Base   int64  // the revision the change was made on; must equal the thread's current Rev
+	Scene  []byte // the whole new scene; required
+	Author Author
+	Reason string // why, in a few words: the user's request, "edited in browser", …
+	// Memory, when not nil, replaces the agent's memory in the same transaction.
+	Memory []byte
+}
+
+// Revision is one kept version of a thread's scene.
+type Revision struct {
+	Rev     int64
+	Parent  int64 // the revision it was made on; 0 for the first
+	Author  Author
+	Reason  string
+	Size    int    // bytes of Scene
+	Scene   []byte // nil in History listings
+	Created time.Time
+	Current bool // it is the thread's current revision
+}
+
+// LinkKind is what a link lets its holder do.
+type LinkKind string
+
+// Link kinds.
+const (
+	LinkEdit LinkKind = "edit"
+	LinkView LinkKind = "view"
+)
+
+// Link is a stored link token (the token itself is never stored).
+type Link struct {
+	ID      string // first 16 hex digits of the token's hash: safe to log
+	Key     ThreadKey
+	Kind    LinkKind
+	Created time.Time
+	Expires time.Time // zero: never
+	Revoked time.Time // zero: live
+}
+
+// Lease is one owner's exclusive right to work on a thread until Expires.
+type Lease struct {
+	Key     ThreadKey
+	Owner   string
+	Expires time.Time
+	// Generation grows each time the lease changes hands, so a stale holder can be told apart.
+	Generation int64
+}
+
+// RunState is where a run is in its life.
+type RunState string
+
+// Run states. Queued → running → done | failed; queued or running → interrupted (by RecoverRuns or
+// by the bot on shutdown).
+const (
+	RunQueued      RunState = "queued"
+	RunRunning     RunState = "running"
+	RunDone        RunState = "done"
+	RunFailed      RunState = "failed"
+	RunInterrupted RunState = "interrupted"
+)
+
+// Final reports whether a run in this state will not change again.
+func (s RunState) Final() bool { return s == RunDone || s == RunFailed || s == RunInterrupted }
+
+// Valid reports whether s is one of the run states.
+func (s RunState) Valid() bool {
+	switch s {
+	case RunQueued, RunRunning, RunDone, RunFailed, RunInterrupted:
+		return true
+	}
+	return false
+}
+
+// Run is one piece of work the bot does on a thread (answering a message, applying an edit).
+type Run struct {
+	ID      int64
+	Key     ThreadKey
+	Owner   string
+	State   RunState
+	Detail  string
+	Created time.Time
+	Updated time.Time
+}
+
+// PruneStats says what Prune deleted.
+type PruneStats struct {
+	Threads, Revisions, Runs, Events, Leases int
+}
+
+// Options tune a store; zero fields take the defaults below.
+type Options struct {
+	MaxSceneBytes int           // largest scene (and memory) accepted; default 5 MB
+	HistoryLimit  int           // revisions kept per thread; default 50
+	EventTTL      time.Duration // how long a claimed event id is remembered; default 24 h
+	Now           func() time.Time
+}
+
+// Defaults.
+const (
+	DefaultMaxSceneBytes = 5 << 20
+	DefaultHistoryLimit  = 50
+	DefaultEventTTL      = 24 * time.Hour
+)
+
+// WithDefaults returns o with zero fields set to their defaults.
+func (o Options) WithDefaults() Options {
+	if o.MaxSceneBytes <= 0 {
+		o.MaxSceneBytes = DefaultMaxSceneBytes
+	}
+	if o.HistoryLimit <= 0 {
+		o.HistoryLimit = DefaultHistoryLimit
+	}
+	if o.EventTTL <= 0 {
+		o.EventTTL = DefaultEventTTL
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
