@@ -289,7 +289,13 @@ func (o *object) finish(known ...string) {
 		if h, ok := fieldHints[strings.ToLower(k)]; ok && contains(known, h) {
 			hint = fmt.Sprintf(" (did you mean %q?)", h)
 		}
-		o.p.add(o.at(k), "unknown field%s; known fields: %s", hint, strings.Join(known, ", "))
+		if hint != "" {
+			o.p.add(o.at(k), "unknown field%s", hint)
+		} else if len(known) == 0 {
+			o.p.add(o.at(k), "unknown field; this tool takes no arguments")
+		} else {
+			o.p.add(o.at(k), "unknown field; known fields: %s", strings.Join(known, ", "))
+		}
 	}
 }
 

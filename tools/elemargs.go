@@ -179,10 +179,13 @@ func checkFieldsForType(o *object, a *elemArgs, forCreate bool) {
 	if t == "frame" && (a.Width == nil || a.Height == nil) && !o.has("width") && !o.has("height") {
 		o.p.add(o.at("width"), "a frame needs width and height that contain its children, e.g. 600 and 400")
 	}
-	if t == "text" && (a.Text == nil || strings.TrimSpace(*a.Text) == "") && !o.has("text") {
+	if t == "text" && a.Text == nil && !o.has("text") {
 		o.p.add(o.at("text"), "missing; a text element needs its text, e.g. \"Title\"")
 	}
-	if linear && a.StartID == nil && a.EndID == nil && a.Points == nil && (a.Width == nil || a.Height == nil) {
+	if t == "text" && a.Text != nil && strings.TrimSpace(*a.Text) == "" {
+		o.p.add(o.at("text"), "empty; a text element needs its text, e.g. \"Title\"")
+	}
+	if linear && a.StartID == nil && a.EndID == nil && a.Points == nil && !o.has("points") {
 		o.p.add(o.path, "a %s needs startElementId and endElementId (ids of shapes), or x, y and points like [[0,0],[200,0]]", t)
 	}
 }

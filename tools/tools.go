@@ -1,8 +1,21 @@
 // Package tools gives the agent's model its tools over a scene: JSON schemas written for small
 // local models, strict validation of arguments, limits, and results the model can act on.
+//
+// Every call is atomic: a mutating tool works on a clone of the scene and the clone replaces the
+// scene only when every part of the call succeeded, so a refused call changes nothing. Every call
+// returns a Result, also for an unknown tool, malformed JSON or a panic inside a tool.
 package tools
 
-import "encoding/json"
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/excalibot/excalibot/scene"
+)
 
 // Spec describes one tool to the model.
 type Spec struct {
@@ -23,4 +36,160 @@ type Result struct {
 	IsError bool
 	// Done is true when the model called the done tool: the run should end.
 	Done bool
+	// Changed is true when the call changed the scene (the caller may save a revision).
+	Changed bool
+}
+
+//go:embed guide/guide.md
+var guideText string
+
+// Set is the tool set over one scene. It is safe for concurrent use, though calls are serialised:
+// a model's tool calls are meant to apply in order.
+type Set struct {
+	mu    sync.Mutex
+	sc    *scene.Scene
+	lim   Limits
+	snaps map[string]*scene.Scene
+	order []string // snapshot names, oldest first, for evicting beyond MaxSnapshots
+}
+
+// New returns the tool set over sc. Zero fields of lim take their DefaultLimits values.
+func New(sc *scene.Scene, lim Limits) *Set {
+	if sc == nil {
+		sc = scene.New()
+	}
+	return &Set{sc: sc, lim: lim.withDefaults(), snaps: map[string]*scene.Scene{}}
+}
+
+// Scene returns the current scene. restore_snapshot and clear_canvas may replace it, and every
+// successful mutating call does (with an edited clone), so ask again after each call.
+func (s *Set) Scene() *scene.Scene {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sc
+}
+
+// Specs returns the tools in the order the model should see them.
+func (s *Set) Specs() []Spec {
+	out := make([]Spec, len(toolDocs))
+	for i, d := range toolDocs {
+		out[i] = Spec{Name: d.name, Description: d.desc, Parameters: append(json.RawMessage(nil), d.params...)}
+	}
+	return out
+}
+
+// handler runs one tool. Mutating handlers get w, a clone of the scene that replaces it when the
+// handler returns no error; read-only handlers get the scene itself and must not change it.
+type handler struct {
+	mutates bool
+	run     func(s *Set, w *scene.Scene, o *object) (string, error)
+}
+
+var handlers map[string]handler
+
+func init() {
+	handlers = map[string]handler{
+		"read_diagram_guide":    {false, (*Set).readGuide},
+		"get_scene":             {false, (*Set).getScene},
+		"get_element":           {false, (*Set).getElement},
+		"query_elements":        {false, (*Set).queryElements},
+		"batch_create_elements": {true, (*Set).batchCreate},
+		"create_element":        {true, (*Set).createElement},
+		"update_element":        {true, (*Set).updateElement},
+		"delete_elements":       {true, (*Set).deleteElements},
+		"group_elements":        {true, (*Set).groupElements},
+		"ungroup_elements":      {true, (*Set).ungroupElements},
+		"align_elements":        {true, (*Set).alignElements},
+		"distribute_elements":   {true, (*Set).distributeElements},
+		"lock_elements":         {true, (*Set).lockElements},
+		"unlock_elements":       {true, (*Set).unlockElements},
+		"set_viewport":          {true, (*Set).setViewport},
+		"snapshot_scene":        {false, (*Set).snapshotScene},
+		"restore_snapshot":      {false, (*Set).restoreSnapshot},
+		"clear_canvas":          {false, (*Set).clearCanvas},
+		"done":                  {false, (*Set).done},
+	}
+}
+
+// refusal is an error whose text is already written for the model.
+type refusal struct{ msg string }
+
+func (r *refusal) Error() string { return r.msg }
+
+func refuse(format string, args ...any) error { return &refusal{fmt.Sprintf(format, args...)} }
+
+// Call runs the named tool with its JSON arguments and always returns a Result.
+func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) (res Result) {
+	if err := ctx.Err(); err != nil {
+		return Result{Text: "not run: the request was cancelled (" + err.Error() + ")", IsError: true}
+	}
+	h, ok := handlers[name]
+	if !ok {
+		return Result{IsError: true, Text: fmt.Sprintf("unknown tool %q%s. Tools: %s", name,
+			didYouMean(name, toolNames()), strings.Join(toolNames(), ", "))}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer func() {
+		// A bug in one tool must not take the bot down; the clone it worked on is dropped.
+		if r := recover(); r != nil {
+			res = Result{IsError: true, Text: fmt.Sprintf("%s failed with an internal error (%v); nothing changed. Try a simpler call.", name, r)}
+		}
+	}()
+	p := &problems{}
+	o, ok := parseArgs(args, p)
+	if !ok {
+		return Result{IsError: true, Text: fmt.Sprintf("%s refused, nothing changed:\n%s", name, p.Error())}
+	}
+	o.p = p
+	w := s.sc
+	if h.mutates {
+		w = s.sc.Clone()
+	}
+	text, err := h.run(s, w, o)
+	if err == nil && !p.ok() {
+		err = p
+	}
+	if err != nil {
+		return Result{IsError: true, Text: fmt.Sprintf("%s refused, nothing changed:\n%s", name, errorText(err))}
+	}
+	res = Result{Text: text, Done: name == "done"}
+	if h.mutates {
+		s.sc = w
+		res.Changed = true
+	}
+	if name == "restore_snapshot" || name == "clear_canvas" {
+		res.Changed = true
+	}
+	return res
+}
+
+// errorText formats a refusal: problem lists as they are, single errors as one "- " line.
+func errorText(err error) string {
+	if p, ok := err.(*problems); ok {
+		return p.Error()
+	}
+	return "- " + err.Error()
+}
+
+// Tools without parameters ignore stray arguments: refusing get_scene over an extra field would
+// only cost the model a turn.
+
+func (s *Set) readGuide(_ *scene.Scene, _ *object) (string, error) {
+	return guideText + "\nColour names: " + colorNameList() + ".\n", nil
+}
+
+func (s *Set) getScene(sc *scene.Scene, _ *object) (string, error) {
+	return describeScene(sc, s.lim), nil
+}
+
+func (s *Set) done(_ *scene.Scene, o *object) (string, error) {
+	summary, _ := o.str("summary")
+	if !o.p.ok() {
+		return "", o.p
+	}
+	if summary == "" {
+		return "done.", nil
+	}
+	return "done: " + summary, nil
 }

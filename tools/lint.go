@@ -1,0 +1,278 @@
+package tools
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/excalibot/excalibot/scene"
+)
+
+// lint finds what makes a diagram look broken, using the scene package's geometry, and says how
+// to fix each problem with the tools. It runs on every get_scene, so a model that never asks for
+// warnings still sees them. Checks: overlapping shapes, labels overflowing their shape, arrows
+// not attached or not ending on a border, arrows through a third shape, elements far away.
+func lint(v *view) []string {
+	var out []string
+	var solids []*scene.Element // shapes and free texts: things that should not overlap
+	for i := range v.elems {
+		e := &v.elems[i]
+		if e.Type.IsShape() || (e.Type == scene.Text && !v.isLabel(e)) || e.Type == scene.Image {
+			solids = append(solids, e)
+		}
+	}
+	out = append(out, lintOverlaps(solids)...)
+	out = append(out, lintOverflow(v)...)
+	out = append(out, lintArrows(v, solids)...)
+	out = append(out, lintFar(v)...)
+	return out
+}
+
+func lintOverlaps(solids []*scene.Element) []string {
+	var out []string
+	boxes := make([]scene.Rect, len(solids))
+	for i, e := range solids {
+		boxes[i] = scene.BoundingBox(*e)
+	}
+	// Sweep along x so that a 500-element scene does not test every pair's outlines.
+	order := make([]int, len(solids))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return boxes[order[a]].X < boxes[order[b]].X })
+	type pair struct{ i, j int }
+	var found []pair
+	for oi, i := range order {
+		for _, j := range order[oi+1:] {
+			if boxes[j].X > boxes[i].X+boxes[i].Width {
+				break
+			}
+			if !boxes[i].Intersects(boxes[j]) || shareGroup(solids[i], solids[j]) {
+				continue
+			}
+			// A shape entirely inside a bigger one is a deliberate zone or lane, unless the inner
+			// one is a loose text, which should have been the shape's label.
+			inI, inJ := within(boxes[j], boxes[i]), within(boxes[i], boxes[j])
+			if (inI && solids[j].Type != scene.Text) || (inJ && solids[i].Type != scene.Text) {
+				continue
+			}
+			if !scene.Overlap(*solids[i], *solids[j]) {
+				continue
+			}
+			a, b := i, j
+			if solids[a].ID > solids[b].ID || (solids[b].Type != scene.Text && solids[a].Type == scene.Text) {
+				a, b = b, a
+			}
+			found = append(found, pair{a, b})
+		}
+	}
+	sort.Slice(found, func(x, y int) bool {
+		if solids[found[x].i].ID != solids[found[y].i].ID {
+			return solids[found[x].i].ID < solids[found[y].i].ID
+		}
+		return solids[found[x].j].ID < solids[found[y].j].ID
+	})
+	for _, p := range found {
+		a, b := solids[p.i], solids[p.j]
+		if b.Type == scene.Text && a.Type.IsShape() && within(boxes[p.j], boxes[p.i]) {
+			out = append(out, fmt.Sprintf("text %s lies on %s: delete %s and give %s the text instead", b.ID, a.ID, b.ID, a.ID))
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s overlaps %s: %s", a.ID, b.ID, moveHint(b.ID, boxes[p.i], boxes[p.j])))
+	}
+	return out
+}
+
+// moveHint proposes the smallest move of b (right/left or down/up) that clears a with a 40 px gap.
+func moveHint(id string, a, b scene.Rect) string {
+	const gap = 40
+	right := a.X + a.Width + gap - b.X
+	left := b.X + b.Width + gap - a.X
+	down := a.Y + a.Height + gap - b.Y
+	up := b.Y + b.Height + gap - a.Y
+	best := min(right, left, down, up)
+	switch best {
+	case right:
+		return fmt.Sprintf("move %s to x=%s", id, num(b.X+right))
+	case left:
+		return fmt.Sprintf("move %s to x=%s", id, num(b.X-left))
+	case down:
+		return fmt.Sprintf("move %s to y=%s", id, num(b.Y+down))
+	}
+	return fmt.Sprintf("move %s to y=%s", id, num(b.Y-up))
+}
+
+func within(inner, outer scene.Rect) bool {
+	return inner.X >= outer.X && inner.Y >= outer.Y &&
+		inner.X+inner.Width <= outer.X+outer.Width && inner.Y+inner.Height <= outer.Y+outer.Height
+}
+
+func shareGroup(a, b *scene.Element) bool {
+	for _, g := range a.GroupIDs {
+		if b.InGroup(g) {
+			return true
+		}
+	}
+	return false
+}
+
+// lintOverflow checks that each shape's label lies inside the shape's outline.
+func lintOverflow(v *view) []string {
+	var out []string
+	for i := range v.elems {
+		e := &v.elems[i]
+		if !e.Type.IsShape() {
+			continue
+		}
+		id := e.Label()
+		t, ok := v.byID[id]
+		if !ok {
+			continue
+		}
+		tb := scene.BoundingBox(*t)
+		corners := []scene.Point{{X: tb.X, Y: tb.Y}, {X: tb.X + tb.Width, Y: tb.Y},
+			{X: tb.X, Y: tb.Y + tb.Height}, {X: tb.X + tb.Width, Y: tb.Y + tb.Height}}
+		for _, c := range corners {
+			if !scene.ContainsPoint(*e, c, 2) {
+				out = append(out, fmt.Sprintf("text of %s overflows it (%sx%s text in a %sx%s %s): make %s larger or the text shorter",
+					e.ID, num(tb.Width), num(tb.Height), num(e.Width), num(e.Height), shortType(e.Type), e.ID))
+				break
+			}
+		}
+	}
+	return out
+}
+
+// lintArrows checks every arrow: both ends attached, ends on the border, no third shape crossed.
+func lintArrows(v *view, solids []*scene.Element) []string {
+	var out []string
+	for i := range v.elems {
+		a := &v.elems[i]
+		if a.Type != scene.Arrow || len(a.Points) < 2 {
+			continue
+		}
+		pts := a.AbsPoints()
+		var free []string
+		for k, end := range []struct {
+			name string
+			b    *scene.Binding
+			p    scene.Point
+		}{{"start", a.StartBinding, pts[0]}, {"end", a.EndBinding, pts[len(pts)-1]}} {
+			if end.b == nil {
+				free = append(free, end.name)
+				continue
+			}
+			t, ok := v.byID[end.b.ElementID]
+			if !ok {
+				continue // the scene never keeps a dangling binding; nothing the model can fix
+			}
+			if d := scene.DistanceToBorder(*t, end.p); d > math.Max(end.b.Gap, 0)+3 {
+				field := [2]string{"startElementId", "endElementId"}[k]
+				out = append(out, fmt.Sprintf("arrow %s %s is %s px from %s's border: set its %s again to re-attach it",
+					a.ID, end.name, num(d), t.ID, field))
+			}
+		}
+		if len(free) == 2 {
+			out = append(out, fmt.Sprintf("arrow %s is not attached to any shape: give it startElementId and endElementId", a.ID))
+		} else if len(free) == 1 {
+			field := map[string]string{"start": "startElementId", "end": "endElementId"}[free[0]]
+			out = append(out, fmt.Sprintf("arrow %s %s is not attached: give it %s", a.ID, free[0], field))
+		}
+		out = append(out, lintCrossing(a, pts, solids)...)
+	}
+	return out
+}
+
+// lintCrossing reports shapes an arrow passes through, other than its own ends and shapes that
+// contain one of its ends (zones, lanes).
+func lintCrossing(a *scene.Element, pts []scene.Point, solids []*scene.Element) []string {
+	ab := scene.BoundingBox(*a)
+	var hit []string
+	for _, s := range solids {
+		if !s.Type.IsShape() || (a.StartBinding != nil && a.StartBinding.ElementID == s.ID) ||
+			(a.EndBinding != nil && a.EndBinding.ElementID == s.ID) {
+			continue
+		}
+		if !ab.Intersects(scene.BoundingBox(*s)) {
+			continue
+		}
+		if scene.ContainsPoint(*s, pts[0], 0) || scene.ContainsPoint(*s, pts[len(pts)-1], 0) {
+			continue
+		}
+		for k := 1; k < len(pts); k++ {
+			if scene.SegmentIntersects(*s, pts[k-1], pts[k]) {
+				hit = append(hit, s.ID)
+				break
+			}
+		}
+	}
+	if len(hit) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("arrow %s passes through %s: move %s out of the way or re-route the arrow",
+		a.ID, strings.Join(hit, ", "), strings.Join(hit, ", "))}
+}
+
+// lintFar flags elements much further from their nearest neighbour than elements usually are:
+// they end up as a speck at the edge of the picture.
+func lintFar(v *view) []string {
+	var items []*scene.Element
+	for i := range v.elems {
+		e := &v.elems[i]
+		if v.isLabel(e) || v.isConnection(e) {
+			continue
+		}
+		items = append(items, e)
+	}
+	if len(items) < 3 {
+		return nil
+	}
+	boxes := make([]scene.Rect, len(items))
+	for i, e := range items {
+		boxes[i] = scene.BoundingBox(*e)
+	}
+	gaps := make([]float64, len(items))
+	for i := range items {
+		gaps[i] = math.Inf(1)
+		for j := range items {
+			if i != j {
+				gaps[i] = math.Min(gaps[i], rectGap(boxes[i], boxes[j]))
+			}
+		}
+	}
+	sorted := append([]float64(nil), gaps...)
+	sort.Float64s(sorted)
+	limit := math.Max(1000, 5*sorted[len(sorted)/2])
+	var out []string
+	for i, e := range items {
+		if gaps[i] > limit {
+			out = append(out, fmt.Sprintf("%s is far from everything else (%s px away): move it next to the rest or delete it", e.ID, num(gaps[i])))
+		}
+	}
+	return out
+}
+
+// rectGap is the distance between two boxes (0 when they touch or overlap).
+func rectGap(a, b scene.Rect) float64 {
+	dx := math.Max(0, math.Max(a.X-(b.X+b.Width), b.X-(a.X+a.Width)))
+	dy := math.Max(0, math.Max(a.Y-(b.Y+b.Height), b.Y-(a.Y+a.Height)))
+	return math.Hypot(dx, dy)
+}
+
+// formatWarnings renders up to max warnings as the get_scene warnings section.
+func formatWarnings(ws []string, max int) string {
+	if len(ws) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("warnings:\n")
+	for i, w := range ws {
+		if i == max {
+			fmt.Fprintf(&b, "- … and %d more warnings; fix these first\n", len(ws)-max)
+			break
+		}
+		b.WriteString("- " + w + "\n")
+	}
+	return b.String()
+}
