@@ -57,17 +57,17 @@ const nudgeText = "Your last call failed again with the same arguments. Read the
 
 // run is the state of one Run.
 type run struct {
-	a      *Agent
-	req    Request
-	res    Result
-	specs  map[string]tools.Spec
-	names  []string
-	start  time.Time
-	failed string // key of the last failing call
-	fails  int    // times it failed in a row
+	a         *Agent
+	req       Request
+	res       Result
+	specs     map[string]tools.Spec
+	names     []string
+	start     time.Time
+	failed    string // key of the last failing call
+	fails     int    // times it failed in a row
 	nudgedKey string // the failing call already nudged about
-	final  string // the model's last text
-	doneAt string // the summary given to done, if any
+	final     string // the model's last text
+	doneAt    string // the summary given to done, if any
 }
 
 // Run carries out one request. It returns a Result in every case; the error is non-nil only when

@@ -1,0 +1,181 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/excalibot/excalibot/tools"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata")
+
+func TestParseHost(t *testing.T) {
+	tests := []struct{ in, want, err string }{
+		{"", "http://127.0.0.1:11434", ""},
+		{"0.0.0.0", "http://0.0.0.0:11434", ""},
+		{"gpu-box:8080", "http://gpu-box:8080", ""},
+		{"http://ollama.internal", "http://ollama.internal:80", ""},
+		{"https://ollama.example.com/prefix", "https://ollama.example.com:443/prefix", ""},
+		{"[::1]:11434", "http://[::1]:11434", ""},
+		{"ftp://x", "", "scheme must be http or https"},
+		{"host:99999", "", "port"},
+	}
+	for _, tt := range tests {
+		u, err := ParseHost(tt.in)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("ParseHost(%q) err %v, want %q", tt.in, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || u.String() != tt.want {
+			t.Errorf("ParseHost(%q) = %v, %v; want %s", tt.in, u, err, tt.want)
+		}
+	}
+}
+
+func chatOnce(t *testing.T, cfg OllamaConfig) (Reply, error) {
+	t.Helper()
+	m, err := NewOllama(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Chat(context.Background(), []Message{{Role: RoleUser, Content: "hi"}}, newBoard().Specs())
+}
+
+func TestOllamaUnreachable(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now
+	_, err = chatOnce(t, OllamaConfig{Host: addr, Model: "qwen3:8b"})
+	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "ollama serve") || !strings.Contains(err.Error(), addr) {
+		t.Fatalf("err %v, want ErrUnreachable naming the URL and `ollama serve`", err)
+	}
+}
+
+func TestOllamaNoToolSupport(t *testing.T) {
+	f, srv := newFakeOllama(t)
+	f.model, f.noTools = "gemma2:2b", true
+	_, err := chatOnce(t, OllamaConfig{Host: srv.URL, Model: "gemma2:2b"})
+	if !errors.Is(err, ErrNoToolSupport) || !strings.Contains(err.Error(), "qwen3") {
+		t.Fatalf("err %v, want ErrNoToolSupport naming models that have it", err)
+	}
+}
+
+func TestOllamaErrorMidStream(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"model":"m","message":{"role":"assistant","content":"a"},"done":false}`+"\n")
+		io.WriteString(w, `{"error":"an error was encountered while running the model"}`+"\n")
+	}))
+	defer srv.Close()
+	_, err := chatOnce(t, OllamaConfig{Host: srv.URL, Model: "m"})
+	if err == nil || !strings.Contains(err.Error(), "an error was encountered") {
+		t.Fatalf("err %v, want the server's error", err)
+	}
+}
+
+func TestOllamaReplyAndOptions(t *testing.T) {
+	turn := calls(call("batch_create_elements", `{"elements":[{"id":"b","type":"rectangle"}],"z":1,"a":2}`))
+	turn.chunks = append([]api.ChatResponse{{Message: api.Message{Role: "assistant", Content: "Drawing "}}}, turn.chunks...)
+	f, srv := newFakeOllama(t, turn)
+	temp := 0.3
+	r, err := chatOnce(t, OllamaConfig{Host: srv.URL, Model: "qwen3:8b", NumCtx: 8192, Temperature: &temp, Think: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Message.Content != "Drawing " || len(r.Message.ToolCalls) != 1 || r.PromptTokens != 1200 {
+		t.Fatalf("reply %+v", r)
+	}
+	if got, want := string(r.Message.ToolCalls[0].Args), `{"elements":[{"id":"b","type":"rectangle"}],"z":1,"a":2}`; got != want {
+		t.Errorf("args %s, want %s (key order kept)", got, want)
+	}
+	req := f.request(0)
+	if req.Options["num_ctx"] != float64(8192) || req.Options["temperature"] != 0.3 || req.Think.Value != true {
+		t.Errorf("options %v think %v", req.Options, req.Think)
+	}
+	if req.Stream != nil && !*req.Stream {
+		t.Error("request must stream")
+	}
+}
+
+func TestNearContextLimitIsLogged(t *testing.T) {
+	turn := say("ok")
+	turn.chunks[len(turn.chunks)-1].PromptEvalCount = 15000
+	_, srv := newFakeOllama(t, turn)
+	var logs bytes.Buffer
+	m, err := NewOllama(OllamaConfig{Host: srv.URL, Model: "qwen3:8b"}, slog.New(slog.NewTextHandler(&logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Chat(context.Background(), []Message{{Role: RoleUser, Content: "hi"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logs.String(), "prompt close to the context window") || !strings.Contains(logs.String(), "prompt_tokens=15000") {
+		t.Errorf("log %q lacks the near-limit warning", logs.String())
+	}
+}
+
+func TestAPIToolsKeepsSchema(t *testing.T) {
+	specs := []tools.Spec{
+		{Name: "done", Description: "finish"},
+		{Name: "move", Parameters: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"},"dx":{"type":"number"},"color":{"type":"string","enum":["red","blue"]}},"required":["id"]}`)},
+		{Name: "bad", Parameters: json.RawMessage(`[1]`)},
+	}
+	if _, err := APITools(specs); err == nil || !strings.Contains(err.Error(), "tool bad") {
+		t.Fatalf("err %v, want an error naming the bad tool", err)
+	}
+	ts, err := APITools(specs[:2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(ts)
+	want := `[{"type":"function","function":{"name":"done","description":"finish","parameters":{"type":"object","properties":{}}}},` +
+		`{"type":"function","function":{"name":"move","parameters":{"type":"object","required":["id"],"properties":{"id":{"type":"string"},"dx":{"type":"number"},"color":{"type":"string","enum":["red","blue"]}}}}}]`
+	if string(b) != want {
+		t.Errorf("got  %s\nwant %s", b, want)
+	}
+}
+
+// TestRequestGolden pins the first request of a run as it goes on the wire: system prompt,
+// opening message, tools and options. Refresh with go test ./agent -update.
+func TestRequestGolden(t *testing.T) {
+	f, srv := newFakeOllama(t, calls(call("done", `{}`)))
+	if _, err := runOn(t, newAgent(t, srv.URL, Limits{}), newBoard(), "org chart: CEO, CTO, CFO", Memory{}); err != nil {
+		t.Fatal(err)
+	}
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, f.raw[0], "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	pretty.WriteByte('\n')
+	path := filepath.Join("testdata", "request.golden.json")
+	if *update {
+		if err := os.WriteFile(path, pretty.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./agent -update to create it)", err)
+	}
+	if !bytes.Equal(pretty.Bytes(), want) {
+		t.Errorf("request differs from %s (go test ./agent -update after checking):\n%s", path, pretty.String())
+	}
+}

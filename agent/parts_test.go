@@ -1,0 +1,234 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseTextCalls(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     []string // "name args" or "name !err-substring"
+		rest     string
+	}{
+		{"prose", "I drew the diagram.", nil, "I drew the diagram."},
+		{"json that is not a call", `{"answer": 42}`, nil, `{"answer": 42}`},
+		{"bare call", `{"name":"done","arguments":{}}`, []string{"done {}"}, ""},
+		{"parameters key", `{"name":"get_scene","parameters":{"x":1}}`, []string{`get_scene {"x":1}`}, ""},
+		{"openai shape", `{"type":"function","function":{"name":"done","arguments":"{\"summary\":\"ok\"}"}}`, []string{`done {"summary":"ok"}`}, ""},
+		{"array of calls", `[{"name":"a","arguments":{}},{"name":"b","arguments":{"k":"v"}}]`, []string{"a {}", `b {"k":"v"}`}, ""},
+		{"array with prose item", `[{"name":"a","arguments":{}}, 3]`, nil, `[{"name":"a","arguments":{}}, 3]`},
+		{"fenced", "```json\n{\"name\":\"done\",\"arguments\":{}}\n```", []string{"done {}"}, ""},
+		{"tags with text", "Sure.\n<tool_call>\n{\"name\":\"done\",\"arguments\":{}}\n</tool_call>", []string{"done {}"}, "Sure."},
+		{"two tags", "<tool_call>{\"name\":\"a\",\"arguments\":{}}</tool_call><tool_call>{\"name\":\"b\"}</tool_call>", []string{"a {}", "b {}"}, ""},
+		{"unclosed tag", "<tool_call>{\"name\":\"done\",\"arguments\":{}}", []string{"done {}"}, ""},
+		{"broken json in tag", `<tool_call>{"name": "update_element", "arguments": {"id": </tool_call>`, []string{"update_element !not valid JSON"}, ""},
+		{"args as bad string", `{"name":"done","arguments":"{oops"}`, []string{"done !not valid JSON"}, ""},
+		{"args as array", `{"name":"done","arguments":[1]}`, []string{"done !must be a JSON object, not an array"}, ""},
+		{"tag without name", `<tool_call>{"arguments":{}}</tool_call>`, []string{` !needs {"name"`}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			calls, rest := parseTextCalls(tt.in)
+			var got []string
+			for _, c := range calls {
+				if c.ArgsErr != "" {
+					got = append(got, c.Name+" !"+c.ArgsErr)
+				} else {
+					got = append(got, c.Name+" "+string(c.Args))
+				}
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+			for i := range got {
+				w := tt.want[i]
+				if name, sub, isErr := strings.Cut(w, " !"); isErr {
+					if !strings.HasPrefix(got[i], name+" !") || !strings.Contains(got[i], sub) {
+						t.Errorf("call %d: got %q, want %q", i, got[i], w)
+					}
+				} else if got[i] != w {
+					t.Errorf("call %d: got %q, want %q", i, got[i], w)
+				}
+			}
+			if rest != tt.rest {
+				t.Errorf("rest %q, want %q", rest, tt.rest)
+			}
+		})
+	}
+}
+
+func TestUnwrapArgs(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}}}`)
+	withArgs := json.RawMessage(`{"type":"object","properties":{"arguments":{"type":"object"}}}`)
+	tests := []struct {
+		args   string
+		schema json.RawMessage
+		want   string
+	}{
+		{`{"id":"a"}`, schema, `{"id":"a"}`},
+		{`{"arguments":{"id":"a"}}`, schema, `{"id":"a"}`},
+		{`{"parameters":{"id":"a"}}`, schema, `{"id":"a"}`},
+		{`{"arguments":{"id":"a"}}`, withArgs, `{"arguments":{"id":"a"}}`},
+		{`{"arguments":{"id":"a"},"id":"b"}`, schema, `{"arguments":{"id":"a"},"id":"b"}`},
+		{`{"arguments":"x"}`, schema, `{"arguments":"x"}`},
+	}
+	for _, tt := range tests {
+		if got := string(unwrapArgs(json.RawMessage(tt.args), tt.schema)); got != tt.want {
+			t.Errorf("unwrapArgs(%s) = %s, want %s", tt.args, got, tt.want)
+		}
+	}
+}
+
+func TestMemoryRoundTripAndVersion(t *testing.T) {
+	m := Memory{}.Add(Exchange{Request: "org chart", Summary: "Drew it.", At: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)})
+	m.Scene, m.HasScene = []ElementState{{ID: "a", Type: "rectangle", X: 1, Y: 2, W: 3, H: 4, Label: "A"}}, true
+	b, err := m.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := UnmarshalMemory(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(m) {
+		t.Errorf("round trip: got %+v, want %+v", got, m)
+	}
+	if empty, err := UnmarshalMemory(nil); err != nil || len(empty.Exchanges) != 0 {
+		t.Errorf("empty input: %+v %v", empty, err)
+	}
+	for _, bad := range []string{`{"version":9,"exchanges":[]}`, `not json`} {
+		if _, err := UnmarshalMemory([]byte(bad)); err == nil || !strings.Contains(err.Error(), "decode agent memory") {
+			t.Errorf("UnmarshalMemory(%s) err %v", bad, err)
+		}
+	}
+}
+
+func TestMemoryHistoryBudget(t *testing.T) {
+	var m Memory
+	for i := range 60 {
+		m = m.Add(Exchange{Request: fmt.Sprintf("request %02d %s", i, strings.Repeat("x", 80)), Summary: fmt.Sprintf("summary %02d", i)})
+	}
+	if len(m.Exchanges) != maxExchanges {
+		t.Fatalf("kept %d exchanges, want %d", len(m.Exchanges), maxExchanges)
+	}
+	h := m.History(110) // room for three exchanges of 34 tokens
+	if len(h) != 6 {
+		t.Fatalf("history has %d messages, want 6", len(h))
+	}
+	if !strings.HasPrefix(h[0].Content, "request 57") || h[5].Content != "summary 59" || h[0].Role != RoleUser || h[1].Role != RoleAssistant {
+		t.Errorf("history should be the newest pairs, oldest first: %q … %q", h[0].Content, h[5].Content)
+	}
+	if len(m.History(10)) != 0 {
+		t.Error("a budget below one exchange must send none")
+	}
+}
+
+func TestTrimConversationKeepsCallsWithResults(t *testing.T) {
+	head := []Message{{Role: RoleSystem, Content: "sys"}, {Role: RoleUser, Content: "req"}}
+	msgs := append([]Message(nil), head...)
+	for i := range 8 {
+		var cs []ToolCall
+		for j := range 2 {
+			cs = append(cs, ToolCall{ID: fmt.Sprintf("c%d_%d", i, j), Name: "get_scene", Args: json.RawMessage(`{}`)})
+		}
+		msgs = append(msgs, Message{Role: RoleAssistant, ToolCalls: cs})
+		for _, c := range cs {
+			msgs = append(msgs, Message{Role: RoleTool, ToolCallID: c.ID, Content: strings.Repeat("scene line\n", 100)})
+		}
+	}
+	for _, budget := range []int{100000, 3000, 1500, 600, 50} {
+		out := trimConversation(msgs, len(head), budget)
+		if out[0].Content != "sys" || out[1].Content != "req" {
+			t.Fatalf("budget %d: head lost", budget)
+		}
+		// Every call is followed by its results, and every result follows its call.
+		for i, m := range out {
+			for j, c := range m.ToolCalls {
+				if k := i + 1 + j; k >= len(out) || out[k].ToolCallID != c.ID {
+					t.Fatalf("budget %d: call %s separated from its result", budget, c.ID)
+				}
+			}
+			if m.Role == RoleTool && (i == 0 || (out[i-1].Role != RoleAssistant && out[i-1].Role != RoleTool)) {
+				t.Fatalf("budget %d: result %s without its call", budget, m.ToolCallID)
+			}
+		}
+		last := out[len(out)-1]
+		if last.ToolCallID != "c7_1" || !strings.HasSuffix(last.Content, "scene line\n") {
+			t.Errorf("budget %d: newest turn changed: %q", budget, last.Content[:20])
+		}
+		total := 0
+		for _, m := range out {
+			total += messageTokens(m)
+		}
+		t.Logf("budget %d: %d messages, ~%d tokens", budget, len(out), total)
+		if budget >= 1500 && total > budget {
+			t.Errorf("budget %d: %d tokens left", budget, total)
+		}
+	}
+}
+
+func TestSceneStateAndDiff(t *testing.T) {
+	before := `{"type":"excalidraw","elements":[
+	 {"id":"a","type":"rectangle","x":0,"y":0,"width":100,"height":50},
+	 {"id":"ta","type":"text","x":5,"y":5,"width":20,"height":20,"text":"API","containerId":"a"},
+	 {"id":"b","type":"ellipse","x":200,"y":0,"width":100,"height":50},
+	 {"id":"n","type":"text","x":0,"y":100,"width":80,"height":20,"text":"note"},
+	 {"id":"gone","type":"diamond","x":0,"y":300,"width":60,"height":60,"isDeleted":true}]}`
+	st, err := SceneState([]byte(before))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(st); got != "[{a rectangle 0 0 100 50 API} {b ellipse 200 0 100 50 } {n text 0 100 80 20 note}]" {
+		t.Errorf("state %s", got)
+	}
+	tests := []struct {
+		name  string
+		after string
+		want  string
+	}{
+		{"unchanged", before, ""},
+		{"bare array", `[{"id":"a","type":"rectangle","x":0,"y":0,"width":100,"height":50},{"id":"ta","type":"text","text":"API","containerId":"a"},
+		 {"id":"b","type":"ellipse","x":200,"y":0.4,"width":100,"height":50},{"id":"n","type":"text","x":0,"y":100,"width":80,"height":20,"text":"note"}]`, ""},
+		{"all kinds", `{"elements":[
+		 {"id":"a","type":"rectangle","x":40,"y":0,"width":100,"height":50},
+		 {"id":"ta","type":"text","text":"Gateway","containerId":"a"},
+		 {"id":"b","type":"ellipse","x":200,"y":0,"width":150,"height":50},
+		 {"id":"c","type":"diamond","x":0,"y":400,"width":60,"height":60},
+		 {"id":"n","type":"text","x":0,"y":100,"width":80,"height":20,"text":"note","isDeleted":true}]}`,
+			"- relabelled rectangle a: \"API\" -> \"Gateway\"\n" +
+				"- moved rectangle a \"Gateway\" from (0,0) to (40,0)\n" +
+				"- resized ellipse b from 100x50 to 150x50\n" +
+				"- added diamond c\n" +
+				"- removed text n \"note\""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			now, err := SceneState([]byte(tt.after))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := DiffScenes(st, now); got != tt.want {
+				t.Errorf("got\n%s\nwant\n%s", got, tt.want)
+			}
+		})
+	}
+	if _, err := SceneState([]byte(`{"elements":"x"}`)); err == nil || !strings.Contains(err.Error(), "read scene elements") {
+		t.Errorf("bad document: %v", err)
+	}
+}
+
+func TestDiffScenesIsBounded(t *testing.T) {
+	var now []ElementState
+	for i := range 40 {
+		now = append(now, ElementState{ID: fmt.Sprintf("e%d", i), Type: "rectangle"})
+	}
+	d := DiffScenes(nil, now)
+	lines := strings.Split(d, "\n")
+	if len(lines) != maxDiffLines+1 || !strings.Contains(lines[maxDiffLines], "and 25 more changes (40 added") {
+		t.Errorf("%d lines, last %q", len(lines), lines[len(lines)-1])
+	}
+}
