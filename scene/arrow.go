@@ -1,0 +1,283 @@
+package scene
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// canBind reports whether an arrow may be bound to e: rectangles, ellipses, diamonds and free text
+// (Excalidraw also binds to text; a label is not a target, its container is).
+func canBind(e *Element) bool {
+	return e.Type.IsShape() || (e.Type == Text && e.ContainerID == "")
+}
+
+// addBound lists ref in e's boundElements once.
+func addBound(e *Element, ref BoundElement) {
+	for _, b := range e.BoundElements {
+		if b.ID == ref.ID {
+			return
+		}
+	}
+	e.BoundElements = append(e.BoundElements, ref)
+}
+
+// dropBound removes id from e's boundElements.
+func dropBound(e *Element, id string) bool {
+	n := len(e.BoundElements)
+	e.BoundElements = slices.DeleteFunc(e.BoundElements, func(b BoundElement) bool { return b.ID == id })
+	return len(e.BoundElements) != n
+}
+
+// listArrow makes target list arrowID in its boundElements (a change to the target).
+func (s *Scene) listArrow(targetID, arrowID string) {
+	t := s.get(targetID)
+	if t == nil {
+		return
+	}
+	for _, b := range t.BoundElements {
+		if b.ID == arrowID {
+			return
+		}
+	}
+	c := t.clone()
+	addBound(c, BoundElement{ID: arrowID, Type: Arrow})
+	s.touch(c)
+	s.put(c)
+}
+
+// unlistArrow removes arrowID from target's boundElements unless the arrow is still bound to it at
+// its other end.
+func (s *Scene) unlistArrow(targetID, arrowID string) {
+	t := s.get(targetID)
+	if t == nil {
+		return
+	}
+	if a := s.get(arrowID); a != nil {
+		if (a.StartBinding != nil && a.StartBinding.ElementID == targetID) ||
+			(a.EndBinding != nil && a.EndBinding.ElementID == targetID) {
+			return
+		}
+	}
+	c := t.clone()
+	if dropBound(c, arrowID) {
+		s.touch(c)
+		s.put(c)
+	}
+}
+
+// checkBinding validates a binding's target for arrow a.
+func (s *Scene) checkBinding(a *Element, b *Binding, end string) error {
+	if b == nil {
+		return nil
+	}
+	if a.Type != Arrow {
+		return fmt.Errorf("element %q: %w: %s: only arrows bind to shapes (this is a %s)", a.ID, ErrInvalid, end, a.Type)
+	}
+	t := s.get(b.ElementID)
+	if t == nil {
+		return fmt.Errorf("arrow %q: %s: element %q: %w", a.ID, end, b.ElementID, ErrNotFound)
+	}
+	if !canBind(t) {
+		return fmt.Errorf("arrow %q: %w: %s element %q is a %s; arrows bind to rectangles, ellipses, diamonds and free text",
+			a.ID, ErrInvalid, end, t.ID, describeType(t))
+	}
+	return nil
+}
+
+func describeType(e *Element) string {
+	if e.Type == Text && e.ContainerID != "" {
+		return "label of " + e.ContainerID
+	}
+	return string(e.Type)
+}
+
+// RerouteArrows re-routes every arrow bound to the element with the given id, and the label of
+// each. Every operation that moves or resizes an element calls it; it is exported for callers that
+// edit geometry in ways this package does not see.
+func (s *Scene) RerouteArrows(id string) {
+	e := s.get(id)
+	if e == nil {
+		return
+	}
+	for _, b := range e.BoundElements {
+		if b.Type == Arrow {
+			s.routeArrow(b.ID)
+		}
+	}
+}
+
+// routeArrow puts a bound arrow's ends on its targets' borders, gap px outside, aimed along the
+// arrow: with two points, from centre to centre; with more, towards the neighbouring point, which
+// stays where it is. Unbound ends stay where they are. The arrow is rewritten unrotated.
+func (s *Scene) routeArrow(id string) {
+	a := s.get(id)
+	if a == nil || !a.Type.IsLinear() || len(a.Points) < 2 {
+		return
+	}
+	if a.StartBinding == nil && a.EndBinding == nil {
+		return
+	}
+	pts := a.AbsPoints()
+	n := len(pts)
+	var st, en *Element
+	if a.StartBinding != nil {
+		st = s.get(a.StartBinding.ElementID)
+	}
+	if a.EndBinding != nil {
+		en = s.get(a.EndBinding.ElementID)
+	}
+	if a.Elbowed {
+		// Elbow arrows keep their route; their ends go to the fixed points on the targets' boxes.
+		if st != nil && a.StartBinding.FixedPoint != nil {
+			pts[0] = fixedPointOf(st, *a.StartBinding.FixedPoint)
+		}
+		if en != nil && a.EndBinding.FixedPoint != nil {
+			pts[n-1] = fixedPointOf(en, *a.EndBinding.FixedPoint)
+		}
+	} else {
+		// Aim points: the neighbouring point, or for a two-point arrow the other target's centre.
+		startAim, endAim := pts[1], pts[n-2]
+		if n == 2 {
+			if en != nil {
+				startAim = en.Center()
+			}
+			if st != nil {
+				endAim = st.Center()
+			}
+		}
+		if st != nil {
+			if n == 2 && en == nil {
+				startAim = pts[1]
+			}
+			pts[0] = EdgePoint(*st, startAim, bindingGap(a.StartBinding))
+		}
+		if en != nil {
+			if n == 2 && st == nil {
+				endAim = pts[0]
+			}
+			pts[n-1] = EdgePoint(*en, endAim, bindingGap(a.EndBinding))
+		}
+	}
+	c := a.clone()
+	c.Angle = 0
+	setAbsPoints(c, pts)
+	for _, bp := range []*Binding{c.StartBinding, c.EndBinding} {
+		if bp == nil || c.Elbowed {
+			continue
+		}
+		// A re-routed arrow is written in the v1 form, aimed at the centre or the neighbour point.
+		bp.Gap, bp.hasGap = bindingGap(bp), true
+		bp.hasFocus = true
+		bp.FixedPoint, bp.Mode = nil, ""
+		delete(bp.extra, "fixedPoint")
+		delete(bp.extra, "mode")
+	}
+	if c.StartBinding != nil && st != nil && !c.Elbowed {
+		c.StartBinding.Focus = focusOf(st, pts[1], pts[0])
+	}
+	if c.EndBinding != nil && en != nil && !c.Elbowed {
+		c.EndBinding.Focus = focusOf(en, pts[n-2], pts[n-1])
+	}
+	if samePoints(a, c) && bindingsEqual(a, c) {
+		return
+	}
+	s.touch(c)
+	s.put(c)
+	s.layoutLabel(c.ID)
+}
+
+func samePoints(a, b *Element) bool {
+	return a.X == b.X && a.Y == b.Y && a.Width == b.Width && a.Height == b.Height &&
+		a.Angle == b.Angle && slices.Equal(a.Points, b.Points)
+}
+
+func bindingsEqual(a, b *Element) bool {
+	eq := func(x, y *Binding) bool {
+		if x == nil || y == nil {
+			return x == y
+		}
+		return x.ElementID == y.ElementID && x.Focus == y.Focus && x.Gap == y.Gap &&
+			(x.FixedPoint == nil) == (y.FixedPoint == nil) && x.Mode == y.Mode
+	}
+	return eq(a.StartBinding, b.StartBinding) && eq(a.EndBinding, b.EndBinding)
+}
+
+func bindingGap(b *Binding) float64 {
+	if b == nil || !b.hasGap || b.Gap <= 0 || !finite(b.Gap) {
+		return DefaultGap
+	}
+	return b.Gap
+}
+
+// fixedPointOf is a fixedPoint ratio pair mapped onto the target's (rotated) box.
+func fixedPointOf(t *Element, fp [2]float64) Point {
+	p := Point{t.X + fp[0]*t.Width, t.Y + fp[1]*t.Height}
+	return rotate(p, t.Center(), t.Angle)
+}
+
+// focusOf computes Excalidraw's focus for an arrow end: the signed distance of the arrow's line
+// (from its neighbour point `from` to its end `to`) from the target's centre, relative to the
+// target's size along the perpendicular, so that 0 means aimed at the centre (see
+// determineFocusDistance in packages/element/src/binding.ts).
+func focusOf(t *Element, from, to Point) float64 {
+	c := t.Center()
+	dx, dy := to.X-from.X, to.Y-from.Y
+	l := math.Hypot(dx, dy)
+	if l == 0 {
+		return 0
+	}
+	// Perpendicular distance of the centre from the line, signed.
+	d := ((c.X-from.X)*dy - (c.Y-from.Y)*dx) / l
+	half := math.Hypot(t.Width, t.Height) / 2
+	if half == 0 {
+		return 0
+	}
+	f := -d / half
+	if math.Abs(f) < 1e-9 {
+		return 0
+	}
+	return max(-1, min(1, f))
+}
+
+// setAbsPoints stores absolute points into a linear element: X, Y become the first point, Points
+// are relative to it, and Width/Height are the points' extent.
+func setAbsPoints(e *Element, pts []Point) {
+	e.X, e.Y = pts[0].X, pts[0].Y
+	e.Points = make([]Point, len(pts))
+	for i, p := range pts {
+		e.Points[i] = Point{p.X - e.X, p.Y - e.Y}
+	}
+	minX, minY, maxX, maxY := pointsBox(e.Points)
+	e.Width, e.Height = maxX-minX, maxY-minY
+}
+
+// normalizePoints makes the first point (0, 0), moving X, Y to compensate, and recomputes the size,
+// as Excalidraw's restore does.
+func normalizePoints(e *Element) {
+	if len(e.Points) == 0 {
+		return
+	}
+	p0 := e.Points[0]
+	if p0.X != 0 || p0.Y != 0 {
+		e.X += p0.X
+		e.Y += p0.Y
+		for i := range e.Points {
+			e.Points[i].X -= p0.X
+			e.Points[i].Y -= p0.Y
+		}
+	}
+	minX, minY, maxX, maxY := pointsBox(e.Points)
+	e.Width, e.Height = maxX-minX, maxY-minY
+}
+
+// arrowsOf returns the ids of arrows bound to e.
+func arrowsOf(e *Element) []string {
+	var out []string
+	for _, b := range e.BoundElements {
+		if b.Type == Arrow {
+			out = append(out, b.ID)
+		}
+	}
+	return out
+}

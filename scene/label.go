@@ -1,0 +1,169 @@
+package scene
+
+import (
+	"math"
+
+	"github.com/excalibot/excalibot/scene/fontmetrics"
+)
+
+// Text layout inside containers, after packages/element/src/textElement.ts (getContainerCoords,
+// getBoundTextMaxWidth/Height, computeBoundTextPosition, computeContainerDimensionForBoundText) and
+// arrow labels after LinearElementEditor.getBoundTextElementPosition.
+
+const (
+	// arrowLabelWidthFraction and arrowLabelMinWidthRatio are ARROW_LABEL_WIDTH_FRACTION and
+	// ARROW_LABEL_FONT_SIZE_TO_MIN_WIDTH_RATIO: an arrow label wraps at 70% of the arrow's width,
+	// but never narrower than 11 × font size.
+	arrowLabelWidthFraction = 0.7
+	arrowLabelMinWidthRatio = 11
+)
+
+func lineHeightOf(family int) float64 { return fontmetrics.LineHeight(family) }
+
+func wrapText(family int, size float64, text string, maxW float64) string {
+	return fontmetrics.Wrap(family, size, text, max(maxW, 0))
+}
+
+// measureText sets a free (unbound) auto-resizing text element's size from its text.
+func measureText(e *Element) {
+	if e.LineHeight <= 0 {
+		e.LineHeight = lineHeightOf(e.FontFamily)
+	}
+	w, _ := fontmetrics.Measure(e.FontFamily, e.FontSize, e.Text)
+	e.Width = w
+	e.Height = textHeight(e)
+}
+
+// textHeight is Excalidraw's getTextHeight: lines × fontSize × lineHeight.
+func textHeight(e *Element) float64 {
+	lines := 1
+	for i := 0; i < len(e.Text); i++ {
+		if e.Text[i] == '\n' {
+			lines++
+		}
+	}
+	return float64(lines) * e.FontSize * e.LineHeight
+}
+
+// containerInner returns the offset of the text area from the container's x/y and its maximum
+// width and height, per container type (excalidraw.md §4).
+func containerInner(c *Element, fontSize float64) (ox, oy, maxW, maxH float64) {
+	w, h := c.Width, c.Height
+	ox, oy = BoundTextPadding, BoundTextPadding
+	switch c.Type {
+	case Ellipse:
+		ox += (w / 2) * (1 - math.Sqrt2/2)
+		oy += (h / 2) * (1 - math.Sqrt2/2)
+		maxW = math.Round(w/2*math.Sqrt2) - 2*BoundTextPadding
+		maxH = math.Round(h/2*math.Sqrt2) - 2*BoundTextPadding
+	case Diamond:
+		ox += w / 4
+		oy += h / 4
+		maxW = math.Round(w/2) - 2*BoundTextPadding
+		maxH = math.Round(h/2) - 2*BoundTextPadding
+	case Arrow, Line:
+		maxW = max(arrowLabelWidthFraction*w, arrowLabelMinWidthRatio*fontSize)
+		maxH = h
+	default:
+		maxW = w - 2*BoundTextPadding
+		maxH = h - 2*BoundTextPadding
+	}
+	return ox, oy, maxW, maxH
+}
+
+// containerHeightFor is computeContainerDimensionForBoundText: the container height that fits a
+// label of height textH.
+func containerHeightFor(t Type, textH float64) float64 {
+	d := math.Ceil(textH) + 2*BoundTextPadding
+	switch t {
+	case Ellipse:
+		return math.Round(d / math.Sqrt2 * 2)
+	case Diamond:
+		return 2 * d
+	}
+	return d
+}
+
+// layoutLabel wraps the label of container id to its inner width, grows the container when the
+// text is taller than its inner box (re-routing its arrows), and centres the label per its
+// alignment. It is a no-op for elements without a label.
+func (s *Scene) layoutLabel(id string) {
+	c := s.get(id)
+	if c == nil {
+		return
+	}
+	lid := c.Label()
+	t := s.get(lid)
+	if t == nil {
+		return
+	}
+	nt := t.clone()
+	if nt.LineHeight <= 0 {
+		nt.LineHeight = lineHeightOf(nt.FontFamily)
+	}
+	_, _, maxW, maxH := containerInner(c, nt.FontSize)
+	nt.Text = fontmetrics.Wrap(nt.FontFamily, nt.FontSize, nt.OriginalText, max(maxW, 0))
+	w, _ := fontmetrics.Measure(nt.FontFamily, nt.FontSize, nt.Text)
+	nt.Width, nt.Height = w, textHeight(nt)
+
+	if c.Type.IsShape() && nt.Height > maxH {
+		nc := c.clone()
+		nc.Height = containerHeightFor(c.Type, nt.Height)
+		s.touch(nc)
+		s.put(nc)
+		c = nc
+		defer s.RerouteArrows(c.ID)
+	}
+	placeLabel(c, nt)
+	if sameTextGeometry(nt, t) {
+		return
+	}
+	s.touch(nt)
+	s.put(nt)
+}
+
+func sameTextGeometry(a, b *Element) bool {
+	return a.X == b.X && a.Y == b.Y && a.Width == b.Width && a.Height == b.Height &&
+		a.Angle == b.Angle && a.Text == b.Text && a.LineHeight == b.LineHeight
+}
+
+// placeLabel positions text t inside (or, for arrows, on the middle of) container c.
+func placeLabel(c, t *Element) {
+	if c.Type.IsLinear() {
+		m := linearMidpoint(c)
+		t.X, t.Y = m.X-t.Width/2, m.Y-t.Height/2
+		t.Angle = 0
+		return
+	}
+	ox, oy, maxW, maxH := containerInner(c, t.FontSize)
+	x, y := c.X+ox, c.Y+oy
+	switch t.TextAlign {
+	case "center":
+		x += (maxW - t.Width) / 2
+	case "right":
+		x += maxW - t.Width
+	}
+	switch t.VerticalAlign {
+	case "middle":
+		y += (maxH - t.Height) / 2
+	case "bottom":
+		y += maxH - t.Height
+	}
+	t.X, t.Y = x, y
+	t.Angle = c.Angle
+}
+
+// linearMidpoint is where Excalidraw centres an arrow's label: the middle point for an odd number
+// of points, else the midpoint of the middle segment.
+func linearMidpoint(e *Element) Point {
+	pts := e.AbsPoints()
+	n := len(pts)
+	if n == 0 {
+		return Point{e.X, e.Y}
+	}
+	if n%2 == 1 {
+		return pts[n/2]
+	}
+	a, b := pts[n/2-1], pts[n/2]
+	return Point{(a.X + b.X) / 2, (a.Y + b.Y) / 2}
+}

@@ -1,0 +1,258 @@
+package scene
+
+import (
+	"fmt"
+	"slices"
+)
+
+// LabelID is the id SetLabel gives a new label of the element with the given id (suffixed -2, -3,
+// ... when taken).
+func LabelID(containerID string) string { return containerID + "-label" }
+
+// SetLabel sets the label of a shape (rectangle, ellipse, diamond) or arrow: a bound text element
+// with containerId = id, listed in the container's boundElements, wrapped to the container's inner
+// width, centred, and the container grown to fit it. An empty text removes the label. A new label
+// gets Excalifont 20 px in the container's stroke colour; an existing one keeps its style (change it
+// with Update on the label's id). It returns the label's id ("" when removed).
+func (s *Scene) SetLabel(id, text string) (string, error) {
+	var lid string
+	err := s.atomically(func(w *Scene) error {
+		var err error
+		lid, err = w.setLabel(id, text)
+		return err
+	})
+	return lid, err
+}
+
+func (s *Scene) setLabel(id, text string) (string, error) {
+	c, err := s.mustGet(id)
+	if err != nil {
+		return "", err
+	}
+	if !c.Type.IsShape() && c.Type != Arrow {
+		return "", fmt.Errorf("element %q: %w: a %s cannot have a label (rectangles, ellipses, diamonds and arrows can)", id, ErrInvalid, c.Type)
+	}
+	if c.Locked {
+		return "", s.lockedError(c)
+	}
+	lid := c.Label()
+	if text == "" {
+		if lid != "" {
+			s.deleteSet(map[string]bool{lid: true})
+		}
+		return "", nil
+	}
+	if t := s.get(lid); t != nil {
+		nt := t.clone()
+		nt.OriginalText = text
+		nt.Text = text
+		s.touch(nt)
+		s.put(nt)
+		s.layoutLabel(id)
+		return lid, nil
+	}
+	t := NewElement(Text)
+	t.ID = s.freeID(LabelID(id))
+	t.StrokeColor = c.StrokeColor
+	if t.StrokeColor == "" || t.StrokeColor == "transparent" {
+		t.StrokeColor = DefaultStrokeColor
+	}
+	t.TextAlign, t.VerticalAlign = "center", "middle"
+	t.Text, t.OriginalText = text, text
+	t.ContainerID = id
+	t.GroupIDs = slices.Clone(c.GroupIDs)
+	t.FrameID = c.FrameID
+	t.Seed = s.randInt()
+	s.touch(&t)
+	// Excalidraw keeps a label right above its container in z-order.
+	s.insert(s.pos[id]+1, &t)
+	nc := s.get(id).clone()
+	addBound(nc, BoundElement{ID: t.ID, Type: Text})
+	s.touch(nc)
+	s.put(nc)
+	s.layoutLabel(id)
+	return t.ID, nil
+}
+
+// Delete removes the elements with the given ids and returns every id it removed, in z-order.
+//
+// Deleting keeps no dangling reference:
+//   - a shape's or arrow's label is deleted with it;
+//   - arrows bound to a deleted element are deleted too (with their labels): an arrow whose end
+//     lost its shape would float, which is what the diagram's reader would call broken;
+//   - a deleted arrow is removed from its targets' boundElements;
+//   - a deleted label is removed from its container's boundElements;
+//   - a deleted frame's children stay, with frameId cleared.
+//
+// Nothing is removed if any id is unknown or any element to remove is locked. Elements are removed
+// outright, not left as isDeleted tombstones: the scene is ours, not a collaboration session.
+func (s *Scene) Delete(ids ...string) ([]string, error) {
+	var removed []string
+	err := s.atomically(func(w *Scene) error {
+		set := map[string]bool{}
+		for _, id := range ids {
+			e, err := w.mustGet(id)
+			if err != nil {
+				return err
+			}
+			if w.lockedFor(e) {
+				return w.lockedError(e)
+			}
+			set[id] = true
+		}
+		w.expandDelete(set)
+		for id := range set {
+			if e := w.get(id); e != nil && w.lockedFor(e) {
+				return fmt.Errorf("deleting would remove %q, bound to what is deleted: %w", id, w.lockedError(e))
+			}
+		}
+		removed = w.deleteSet(set)
+		return nil
+	})
+	return removed, err
+}
+
+// expandDelete adds to set what goes with it: labels and bound arrows (and their labels).
+func (s *Scene) expandDelete(set map[string]bool) {
+	for changed := true; changed; {
+		changed = false
+		for id := range set {
+			e := s.get(id)
+			if e == nil {
+				continue
+			}
+			for _, b := range e.BoundElements {
+				if !set[b.ID] && s.get(b.ID) != nil {
+					set[b.ID] = true
+					changed = true
+				}
+			}
+		}
+	}
+}
+
+// deleteSet removes exactly the elements in set and cleans references to them in the others.
+func (s *Scene) deleteSet(set map[string]bool) []string {
+	var removed []string
+	for _, e := range s.elems {
+		if set[e.ID] {
+			removed = append(removed, e.ID)
+		}
+	}
+	for i, e := range s.elems {
+		if set[e.ID] {
+			continue
+		}
+		var c *Element
+		edit := func() *Element {
+			if c == nil {
+				c = e.clone()
+			}
+			return c
+		}
+		for _, b := range e.BoundElements {
+			if set[b.ID] {
+				dropBound(edit(), b.ID)
+			}
+		}
+		if set[e.ContainerID] {
+			// Only reachable for a label whose container is deleted: labels go with containers
+			// (expandDelete), so this is a safety net.
+			edit().ContainerID = ""
+		}
+		if set[e.FrameID] {
+			edit().FrameID = ""
+		}
+		if e.StartBinding != nil && set[e.StartBinding.ElementID] {
+			edit().StartBinding = nil
+		}
+		if e.EndBinding != nil && set[e.EndBinding.ElementID] {
+			edit().EndBinding = nil
+		}
+		if c != nil {
+			s.touch(c)
+			s.elems[i] = c
+		}
+	}
+	kept := s.elems[:0:0]
+	for _, e := range s.elems {
+		if !set[e.ID] {
+			kept = append(kept, e)
+		} else {
+			delete(s.pos, e.ID)
+		}
+	}
+	s.elems = kept
+	s.reindexPositions(0)
+	return removed
+}
+
+// Lock locks the elements (and their labels): they refuse every change until unlocked.
+func (s *Scene) Lock(ids ...string) error { return s.setLocked(ids, true) }
+
+// Unlock unlocks the elements (and their labels).
+func (s *Scene) Unlock(ids ...string) error { return s.setLocked(ids, false) }
+
+func (s *Scene) setLocked(ids []string, locked bool) error {
+	return s.atomically(func(w *Scene) error {
+		for _, id := range ids {
+			e, err := w.mustGet(id)
+			if err != nil {
+				return err
+			}
+			targets := []string{id}
+			if l := e.Label(); l != "" {
+				targets = append(targets, l)
+			}
+			for _, t := range targets {
+				el := w.get(t)
+				if el == nil || el.Locked == locked {
+					continue
+				}
+				c := el.clone()
+				c.Locked = locked
+				w.touch(c)
+				w.put(c)
+			}
+		}
+		return nil
+	})
+}
+
+// MoveBy moves the elements by (dx, dy): their labels move with them, frames carry their children,
+// and arrows bound to them follow. Groups are not expanded: pass every member (see GroupMembers).
+// Nothing moves if any element is unknown or locked.
+func (s *Scene) MoveBy(ids []string, dx, dy float64) error {
+	if !finite(dx, dy) {
+		return fmt.Errorf("move by (%g, %g): %w: offsets must be finite", dx, dy, ErrInvalid)
+	}
+	return s.atomically(func(w *Scene) error {
+		seen := map[string]bool{}
+		for _, id := range ids {
+			e, err := w.mustGet(id)
+			if err != nil {
+				return err
+			}
+			if w.lockedFor(e) {
+				return w.lockedError(e)
+			}
+			if e.ContainerID != "" {
+				continue // labels follow their containers
+			}
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			w.shift(id, dx, dy)
+			if e.Type == Frame {
+				for _, c := range w.frameChildren(id) {
+					if !seen[c] {
+						seen[c] = true
+						w.shift(c, dx, dy)
+					}
+				}
+			}
+		}
+		return nil
+	})
+}

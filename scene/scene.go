@@ -1,0 +1,343 @@
+package scene
+
+import (
+	crand "crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+)
+
+// Sentinel errors; every error a Scene method returns wraps one of them (test with errors.Is) and
+// names the element concerned.
+var (
+	ErrNotFound = errors.New("no such element")
+	ErrExists   = errors.New("element id already in use")
+	ErrLocked   = errors.New("element is locked")
+	ErrInvalid  = errors.New("invalid element")
+)
+
+// Scene is an Excalidraw document: elements in z-order (bottom first), the appState and files of
+// the .excalidraw file it came from, and an optional viewport.
+//
+// Invariants every method keeps: ids are unique; Index keys are valid and strictly increasing;
+// every containerId, frameId and binding points at a live element and the other side agrees
+// (the container lists its text, the arrow's targets list the arrow); bound arrows end on their
+// targets' borders; labels sit centred inside their containers.
+type Scene struct {
+	elems []*Element // z-order, bottom first; never modified in place (copy-on-write, see Clone)
+	pos   map[string]int
+
+	appState map[string]json.RawMessage
+	files    map[string]json.RawMessage
+	viewport *Rect
+
+	rnd *randSource
+	now func() time.Time
+}
+
+// Option configures a Scene made by New or Decode.
+type Option func(*Scene)
+
+// WithRand makes the scene draw seeds, version nonces and generated ids from r instead of a
+// cryptographically seeded source. Use a fixed seed (rand.New(rand.NewPCG(1, 2))) for golden tests.
+func WithRand(r *rand.Rand) Option {
+	return func(s *Scene) { s.rnd = &randSource{r: r} }
+}
+
+// WithClock makes the scene read the time for elements' "updated" field from now.
+func WithClock(now func() time.Time) Option {
+	return func(s *Scene) { s.now = now }
+}
+
+// randSource is shared by a scene and its clones; the mutex makes clones edited in different
+// goroutines safe.
+type randSource struct {
+	mu sync.Mutex
+	r  *rand.Rand
+}
+
+func (r *randSource) int63n(n int64) int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.r.Int64N(n)
+}
+
+func newCryptoRand() *rand.Rand {
+	var seed [32]byte
+	_, _ = crand.Read(seed[:]) // never fails on supported platforms (documented by crypto/rand)
+	return rand.New(rand.NewChaCha8(seed))
+}
+
+// New returns an empty scene.
+func New(opts ...Option) *Scene {
+	s := &Scene{pos: map[string]int{}}
+	for _, o := range opts {
+		o(s)
+	}
+	if s.rnd == nil {
+		s.rnd = &randSource{r: newCryptoRand()}
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	return s
+}
+
+// Clone returns an independent copy of the scene. Elements are shared until one side changes them
+// (every change replaces the element with an edited copy), so a clone costs one slice and one map
+// copy: use it for revisions, undo and all-or-nothing batches.
+func (s *Scene) Clone() *Scene {
+	c := *s
+	c.elems = make([]*Element, len(s.elems), len(s.elems)+8)
+	copy(c.elems, s.elems)
+	c.pos = make(map[string]int, len(s.pos))
+	for k, v := range s.pos {
+		c.pos[k] = v
+	}
+	// appState and files are replaced, never edited in place, by this package.
+	if s.viewport != nil {
+		v := *s.viewport
+		c.viewport = &v
+	}
+	return &c
+}
+
+// Len returns the number of live (not deleted) elements.
+func (s *Scene) Len() int {
+	n := 0
+	for _, e := range s.elems {
+		if !e.IsDeleted {
+			n++
+		}
+	}
+	return n
+}
+
+// Elements returns copies of the live elements in z-order, bottom first.
+func (s *Scene) Elements() []Element {
+	out := make([]Element, 0, len(s.elems))
+	for _, e := range s.elems {
+		if !e.IsDeleted {
+			out = append(out, *e.clone())
+		}
+	}
+	return out
+}
+
+// AllElements returns copies of every element in z-order, including deleted ones that a loaded
+// file carried (Excalidraw keeps them as tombstones for collaboration; they are written back).
+func (s *Scene) AllElements() []Element {
+	out := make([]Element, len(s.elems))
+	for i, e := range s.elems {
+		out[i] = *e.clone()
+	}
+	return out
+}
+
+// IDs returns the ids of the live elements in z-order.
+func (s *Scene) IDs() []string {
+	out := make([]string, 0, len(s.elems))
+	for _, e := range s.elems {
+		if !e.IsDeleted {
+			out = append(out, e.ID)
+		}
+	}
+	return out
+}
+
+// Get returns a copy of the live element with the given id.
+func (s *Scene) Get(id string) (Element, bool) {
+	e := s.get(id)
+	if e == nil {
+		return Element{}, false
+	}
+	return *e.clone(), true
+}
+
+// Has reports whether a live element with the given id exists.
+func (s *Scene) Has(id string) bool { return s.get(id) != nil }
+
+// get returns the shared live element (do not modify it) or nil.
+func (s *Scene) get(id string) *Element {
+	i, ok := s.pos[id]
+	if !ok || s.elems[i].IsDeleted {
+		return nil
+	}
+	return s.elems[i]
+}
+
+func (s *Scene) mustGet(id string) (*Element, error) {
+	e := s.get(id)
+	if e == nil {
+		return nil, fmt.Errorf("element %q: %w", id, ErrNotFound)
+	}
+	return e, nil
+}
+
+// put stores an edited copy of an existing element in place (same id).
+func (s *Scene) put(e *Element) { s.elems[s.pos[e.ID]] = e }
+
+// touch records a change to e as Excalidraw's mutateElement does: version+1, new nonce, updated.
+func (s *Scene) touch(e *Element) {
+	e.Version++
+	e.VersionNonce = s.randInt()
+	e.Updated = s.now().UnixMilli()
+}
+
+// randInt returns a random 31-bit positive integer, the range Excalidraw's randomInteger uses.
+func (s *Scene) randInt() int64 { return 1 + s.rnd.int63n(1<<31-1) }
+
+// newID returns an id that is not in use, Excalidraw-style (21 random characters from base 62).
+func (s *Scene) newID() string {
+	for {
+		var b [21]byte
+		for i := range b {
+			b[i] = base62Digits[s.rnd.int63n(62)]
+		}
+		id := string(b[:])
+		if _, used := s.pos[id]; !used {
+			return id
+		}
+	}
+}
+
+// freeID returns base if unused, else base-2, base-3, ...
+func (s *Scene) freeID(base string) string {
+	if _, used := s.pos[base]; !used {
+		return base
+	}
+	for i := 2; ; i++ {
+		id := fmt.Sprintf("%s-%d", base, i)
+		if _, used := s.pos[id]; !used {
+			return id
+		}
+	}
+}
+
+// insert places e at z-position i (0 = bottom), giving it an index key between its neighbours.
+func (s *Scene) insert(i int, e *Element) {
+	lo, hi := "", ""
+	if i > 0 {
+		lo = s.elems[i-1].Index
+	}
+	if i < len(s.elems) {
+		hi = s.elems[i].Index
+	}
+	k, err := keyBetween(lo, hi)
+	if err != nil {
+		// Neighbours are always valid and increasing (an invariant), so this cannot happen;
+		// resyncing after insertion repairs it anyway.
+		k = ""
+	}
+	e.Index = k
+	s.elems = append(s.elems, nil)
+	copy(s.elems[i+1:], s.elems[i:])
+	s.elems[i] = e
+	s.reindexPositions(i)
+	if k == "" {
+		s.syncIndices()
+	}
+}
+
+// remove drops the element at z-position i entirely.
+func (s *Scene) remove(i int) {
+	delete(s.pos, s.elems[i].ID)
+	s.elems = append(s.elems[:i], s.elems[i+1:]...)
+	s.reindexPositions(i)
+}
+
+func (s *Scene) reindexPositions(from int) {
+	for j := from; j < len(s.elems); j++ {
+		s.pos[s.elems[j].ID] = j
+	}
+}
+
+// syncIndices repairs invalid or non-increasing index keys, bumping the version of each element it
+// changes.
+func (s *Scene) syncIndices() {
+	idx := make([]string, len(s.elems))
+	for i, e := range s.elems {
+		idx[i] = e.Index
+	}
+	for _, i := range syncIndices(idx) {
+		e := s.elems[i].clone()
+		e.Index = idx[i]
+		s.touch(e)
+		s.elems[i] = e
+	}
+}
+
+// atomically runs op on a working copy and keeps the result only if op succeeds, so that a failed
+// operation leaves the scene exactly as it was.
+func (s *Scene) atomically(op func(w *Scene) error) error {
+	w := s.Clone()
+	if err := op(w); err != nil {
+		return err
+	}
+	*s = *w
+	return nil
+}
+
+// Clear removes every element (including tombstones) and the viewport; appState and files are
+// dropped too, since files belong to image elements.
+func (s *Scene) Clear() {
+	s.elems = nil
+	s.pos = map[string]int{}
+	s.files = nil
+	s.viewport = nil
+}
+
+// Viewport returns the rectangle of the scene meant to be shown, if one was set.
+func (s *Scene) Viewport() (Rect, bool) {
+	if s.viewport == nil {
+		return Rect{}, false
+	}
+	return *s.viewport, true
+}
+
+// SetViewport sets the rectangle of the scene meant to be shown (used to frame exports). It is
+// stored in appState under "excalibotViewport", so it survives our own files; Excalidraw ignores it.
+func (s *Scene) SetViewport(r Rect) error {
+	if !finite(r.X, r.Y, r.Width, r.Height) || r.Width <= 0 || r.Height <= 0 {
+		return fmt.Errorf("viewport %v: %w: width and height must be positive and finite", r, ErrInvalid)
+	}
+	s.viewport = &r
+	return nil
+}
+
+// ClearViewport removes the viewport.
+func (s *Scene) ClearViewport() { s.viewport = nil }
+
+// Files returns the image files of the scene (fileId to the raw JSON of the file entry).
+func (s *Scene) Files() map[string]json.RawMessage {
+	out := make(map[string]json.RawMessage, len(s.files))
+	for k, v := range s.files {
+		out[k] = v
+	}
+	return out
+}
+
+// Bounds returns the box around all live elements (rotation included), and false when the scene
+// is empty.
+func (s *Scene) Bounds() (Rect, bool) {
+	var r Rect
+	ok := false
+	for _, e := range s.elems {
+		if e.IsDeleted {
+			continue
+		}
+		b := BoundingBox(*e)
+		if !ok {
+			r, ok = b, true
+		} else {
+			r = r.Union(b)
+		}
+	}
+	return r, ok
+}
+
+// nowMillis is the time for the "updated" field.
+func (s *Scene) nowMillis() int64 { return s.now().UnixMilli() }
