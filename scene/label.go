@@ -71,6 +71,36 @@ func containerInner(c *Element, fontSize float64) (ox, oy, maxW, maxH float64) {
 	return ox, oy, maxW, maxH
 }
 
+// TextArea returns the box a container's label may fill, in scene coordinates before rotation:
+// the inner box of excalidraw.md §4 (padding 5; the smaller inscribed boxes of ellipses and
+// diamonds). For arrows it is the wrapping width centred on the arrow's midpoint, as tall as the
+// label's font allows one line (fontSize 20 assumed); for other elements it is the element's box.
+func TextArea(c Element) Rect {
+	if c.Type.IsLinear() {
+		_, _, maxW, _ := containerInner(&c, DefaultFontSize)
+		m := linearMidpoint(&c)
+		h := DefaultFontSize * lineHeightOf(DefaultFontFamily)
+		return Rect{m.X - maxW/2, m.Y - h/2, maxW, h}
+	}
+	if !c.Type.IsShape() {
+		return Rect{c.X, c.Y, c.Width, c.Height}
+	}
+	ox, oy, maxW, maxH := containerInner(&c, DefaultFontSize)
+	return Rect{c.X + ox, c.Y + oy, maxW, maxH}
+}
+
+// LabelText returns the text of the element's label as written (before wrapping), or "".
+func (s *Scene) LabelText(id string) string {
+	e := s.get(id)
+	if e == nil {
+		return ""
+	}
+	if t := s.get(e.Label()); t != nil {
+		return t.OriginalText
+	}
+	return ""
+}
+
 // containerHeightFor is computeContainerDimensionForBoundText: the container height that fits a
 // label of height textH.
 func containerHeightFor(t Type, textH float64) float64 {

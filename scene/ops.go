@@ -9,22 +9,78 @@ import (
 // ... when taken).
 func LabelID(containerID string) string { return containerID + "-label" }
 
+// TextStyle is the style of a label; zero fields mean "keep" (or the default for a new label).
+type TextStyle struct {
+	FontSize      float64
+	FontFamily    int
+	StrokeColor   string
+	TextAlign     string // left | center | right
+	VerticalAlign string // top | middle | bottom
+}
+
+func (st TextStyle) validate() error {
+	if !finite(st.FontSize) || st.FontSize < 0 {
+		return fmt.Errorf("%w: fontSize must be positive (got %g)", ErrInvalid, st.FontSize)
+	}
+	switch st.TextAlign {
+	case "", "left", "center", "right":
+	default:
+		return fmt.Errorf("%w: textAlign %q: want left, center or right", ErrInvalid, st.TextAlign)
+	}
+	switch st.VerticalAlign {
+	case "", "top", "middle", "bottom":
+	default:
+		return fmt.Errorf("%w: verticalAlign %q: want top, middle or bottom", ErrInvalid, st.VerticalAlign)
+	}
+	return nil
+}
+
+func (st TextStyle) apply(t *Element) {
+	if st.FontSize > 0 {
+		t.FontSize = st.FontSize
+	}
+	if st.FontFamily > 0 {
+		t.FontFamily = st.FontFamily
+		t.LineHeight = lineHeightOf(st.FontFamily)
+	}
+	if st.StrokeColor != "" {
+		t.StrokeColor = st.StrokeColor
+	}
+	if st.TextAlign != "" {
+		t.TextAlign = st.TextAlign
+	}
+	if st.VerticalAlign != "" {
+		t.VerticalAlign = st.VerticalAlign
+	}
+}
+
 // SetLabel sets the label of a shape (rectangle, ellipse, diamond) or arrow: a bound text element
 // with containerId = id, listed in the container's boundElements, wrapped to the container's inner
 // width, centred, and the container grown to fit it. An empty text removes the label. A new label
-// gets Excalifont 20 px in the container's stroke colour; an existing one keeps its style (change it
-// with Update on the label's id). It returns the label's id ("" when removed).
-func (s *Scene) SetLabel(id, text string) (string, error) {
+// gets Excalifont 20 px, centred, in the container's stroke colour; an existing one keeps its style.
+// The optional style (at most one) overrides fields of either. It returns the label's id ("" when
+// removed). The label can also be restyled later with Update on its id.
+func (s *Scene) SetLabel(id, text string, style ...TextStyle) (string, error) {
+	var st TextStyle
+	if len(style) > 1 {
+		return "", fmt.Errorf("element %q: %w: SetLabel takes at most one TextStyle", id, ErrInvalid)
+	}
+	if len(style) == 1 {
+		st = style[0]
+		if err := st.validate(); err != nil {
+			return "", fmt.Errorf("element %q: label: %w", id, err)
+		}
+	}
 	var lid string
 	err := s.atomically(func(w *Scene) error {
 		var err error
-		lid, err = w.setLabel(id, text)
+		lid, err = w.setLabel(id, text, st)
 		return err
 	})
 	return lid, err
 }
 
-func (s *Scene) setLabel(id, text string) (string, error) {
+func (s *Scene) setLabel(id, text string, st TextStyle) (string, error) {
 	c, err := s.mustGet(id)
 	if err != nil {
 		return "", err
@@ -46,6 +102,7 @@ func (s *Scene) setLabel(id, text string) (string, error) {
 		nt := t.clone()
 		nt.OriginalText = text
 		nt.Text = text
+		st.apply(nt)
 		s.touch(nt)
 		s.put(nt)
 		s.layoutLabel(id)
@@ -60,6 +117,7 @@ func (s *Scene) setLabel(id, text string) (string, error) {
 	t.TextAlign, t.VerticalAlign = "center", "middle"
 	t.Text, t.OriginalText = text, text
 	t.ContainerID = id
+	st.apply(&t)
 	t.GroupIDs = slices.Clone(c.GroupIDs)
 	t.FrameID = c.FrameID
 	t.Seed = s.randInt()

@@ -36,6 +36,10 @@ type Scene struct {
 
 	rnd *randSource
 	now func() time.Time
+
+	// inBatch is set on the working copy inside Batch: operations then run directly on it, since
+	// Batch already guarantees all-or-nothing.
+	inBatch bool
 }
 
 // Option configures a Scene made by New or Decode.
@@ -91,6 +95,7 @@ func New(opts ...Option) *Scene {
 // copy: use it for revisions, undo and all-or-nothing batches.
 func (s *Scene) Clone() *Scene {
 	c := *s
+	c.inBatch = false
 	c.elems = make([]*Element, len(s.elems), len(s.elems)+8)
 	copy(c.elems, s.elems)
 	c.pos = make(map[string]int, len(s.pos))
@@ -273,10 +278,31 @@ func (s *Scene) syncIndices() {
 // atomically runs op on a working copy and keeps the result only if op succeeds, so that a failed
 // operation leaves the scene exactly as it was.
 func (s *Scene) atomically(op func(w *Scene) error) error {
+	if s.inBatch {
+		return op(s)
+	}
 	w := s.Clone()
 	if err := op(w); err != nil {
 		return err
 	}
+	*s = *w
+	return nil
+}
+
+// Batch runs fn on one working copy of the scene and keeps its changes only if fn returns nil:
+// a whole tool call (hundreds of Add, SetLabel and Update calls) costs one Clone instead of one per
+// operation. Inside fn, call methods on b, not on s. A method that fails inside a batch may leave b
+// partly changed: return its error from fn (the batch is then discarded), don't carry on.
+func (s *Scene) Batch(fn func(b *Scene) error) error {
+	if s.inBatch {
+		return fn(s)
+	}
+	w := s.Clone()
+	w.inBatch = true
+	if err := fn(w); err != nil {
+		return err
+	}
+	w.inBatch = false
 	*s = *w
 	return nil
 }
