@@ -30,6 +30,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	case "config":
 		return cmdConfig(ctx, args[1:], stdout, stderr)
+	case "render":
+		return cmdRender(ctx, args[1:], stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "excalibot: unknown command %q\n\n", args[0])
 		usage(stderr)
@@ -42,6 +44,7 @@ func usage(w io.Writer) {
 
 commands:
   help      show this text
+  render    render a .excalidraw file to PNG or SVG in headless Chromium
   config    print the effective settings (secrets redacted) and what is missing or invalid
 `)
 }

@@ -1,0 +1,431 @@
+// Package render turns Excalidraw scenes into PNG and SVG with Excalidraw's own export code running
+// in headless Chromium, so the picture is what the editor shows: hand-drawn strokes, Excalidraw's
+// fonts, labels where the editor puts them.
+//
+// One Renderer owns one Chromium process and a pool of warm tabs, each with the embedded render
+// page loaded. The page is served from this binary on a loopback port and can reach nothing else.
+package render
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// Chat limits (Telegram sendPhoto; ../shared/reference/excalidraw.md §11). Larger pictures are
+// scaled down to fit, which also keeps big 2× exports from coming out blank.
+const (
+	MaxSideSum = 10000    // width + height in pixels
+	MaxAspect  = 20       // longer side / shorter side
+	MaxBytes   = 10 << 20 // encoded PNG size
+)
+
+// MaxSceneBytes bounds the .excalidraw document a render accepts.
+const MaxSceneBytes = 32 << 20
+
+// Defaults for Options and Config fields left at zero.
+const (
+	DefaultScale         = 2
+	DefaultPadding       = 20
+	DefaultTabs          = 2
+	DefaultRenderTimeout = 20 * time.Second
+	DefaultStartTimeout  = 30 * time.Second
+)
+
+var (
+	// ErrEmptyScene means the scene has no element that can be drawn.
+	ErrEmptyScene = errors.New("render: the scene has nothing to draw")
+	// ErrInvalidScene means the document is not a scene Excalidraw can load; the wrapping error
+	// says what is wrong.
+	ErrInvalidScene = errors.New("render: invalid scene")
+	// ErrTimeout means a render did not finish within Config.RenderTimeout, twice.
+	ErrTimeout = errors.New("render: timed out")
+	// ErrClosed means the Renderer was closed.
+	ErrClosed = errors.New("render: renderer is closed")
+)
+
+// Config sets up a Renderer.
+type Config struct {
+	// ChromePath is the Chromium binary; empty means the first of chromium, chromium-browser,
+	// google-chrome, google-chrome-stable, headless_shell found on PATH.
+	ChromePath string
+	// Tabs is the number of warm tabs, which is also how many renders run at once (default 2).
+	Tabs int
+	// RenderTimeout bounds one render attempt (default 20 s). A failed attempt is retried once.
+	RenderTimeout time.Duration
+	// StartTimeout bounds starting Chromium and loading the render page in a tab (default 30 s).
+	StartTimeout time.Duration
+}
+
+// Rect is a region of the scene in scene coordinates.
+type Rect struct {
+	X, Y, Width, Height float64
+}
+
+// Options shape one picture. The zero value is a light 2× PNG on the scene's background colour
+// with 20 px padding and the scene embedded.
+type Options struct {
+	// Scale multiplies the scene's size in pixels (default 2). PNG only; it is lowered when the
+	// picture would exceed the chat limits (MaxSideSum, MaxBytes).
+	Scale float64
+	// Dark renders with Excalidraw's dark theme.
+	Dark bool
+	// Transparent leaves the background out.
+	Transparent bool
+	// Background is a CSS colour for the background; empty means the scene's
+	// appState.viewBackgroundColor, else white.
+	Background string
+	// Padding around the drawing in scene pixels; 0 means DefaultPadding, negative means none.
+	// Not used with Viewport.
+	Padding int
+	// Viewport is the frame to draw; nil means the whole drawing with padding.
+	Viewport *Rect
+	// NoEmbedScene leaves the scene out of the picture. By default the PNG carries it (an
+	// application/vnd.excalidraw+json tEXt chunk), so dropping the PNG on excalidraw.com opens it
+	// editable; SVGs carry it in their metadata.
+	NoEmbedScene bool
+}
+
+// pageOptions is Options as the page reads them.
+type pageOptions struct {
+	Scale           float64   `json:"scale"`
+	Dark            bool      `json:"dark"`
+	Background      bool      `json:"background"`
+	BackgroundColor string    `json:"backgroundColor,omitempty"`
+	Padding         int       `json:"padding"`
+	Viewport        *pageRect `json:"viewport,omitempty"`
+	EmbedScene      bool      `json:"embedScene"`
+	MaxSideSum      int       `json:"maxSideSum"`
+	MaxAspect       float64   `json:"maxAspect"`
+	MaxBytes        int       `json:"maxBytes"`
+}
+
+type pageRect struct {
+	X      float64 `json:"x"`
+	Y      float64 `json:"y"`
+	Width  float64 `json:"width"`
+	Height float64 `json:"height"`
+}
+
+func (o Options) page() (pageOptions, error) {
+	p := pageOptions{
+		Scale:           o.Scale,
+		Dark:            o.Dark,
+		Background:      !o.Transparent,
+		BackgroundColor: o.Background,
+		Padding:         o.Padding,
+		EmbedScene:      !o.NoEmbedScene,
+		MaxSideSum:      MaxSideSum,
+		MaxAspect:       MaxAspect,
+		MaxBytes:        MaxBytes,
+	}
+	switch {
+	case p.Scale == 0:
+		p.Scale = DefaultScale
+	case p.Scale < 0 || p.Scale > 10:
+		return p, fmt.Errorf("render: scale %g is out of range (0 < scale ≤ 10)", o.Scale)
+	}
+	switch {
+	case p.Padding == 0:
+		p.Padding = DefaultPadding
+	case p.Padding < 0:
+		p.Padding = 0
+	}
+	if v := o.Viewport; v != nil {
+		if !(v.Width > 0 && v.Height > 0) {
+			return p, fmt.Errorf("render: viewport %gx%g must have a positive width and height", v.Width, v.Height)
+		}
+		p.Viewport = &pageRect{X: v.X, Y: v.Y, Width: v.Width, Height: v.Height}
+	}
+	return p, nil
+}
+
+// Renderer renders scenes in one Chromium process with a pool of warm tabs. Its methods may be
+// called concurrently.
+type Renderer struct {
+	cfg    Config
+	chrome string
+	log    *slog.Logger
+	srv    *server
+
+	startMu sync.Mutex // serialises (re)starting Chromium
+	mu      sync.Mutex // guards b, idle, closed
+	b       *browser
+	idle    []*tab
+	closed  bool
+	closing chan struct{} // closed by Close
+	slots   chan struct{} // one token per tab in use or being opened
+
+	wg sync.WaitGroup // supervise and the tabs' console watchers
+}
+
+// New starts Chromium, loads Config.Tabs tabs and returns when they are warm.
+// It returns an error wrapping ErrNoChrome when there is no Chromium binary.
+func New(ctx context.Context, cfg Config, log *slog.Logger) (*Renderer, error) {
+	if cfg.Tabs <= 0 {
+		cfg.Tabs = DefaultTabs
+	}
+	if cfg.RenderTimeout <= 0 {
+		cfg.RenderTimeout = DefaultRenderTimeout
+	}
+	if cfg.StartTimeout <= 0 {
+		cfg.StartTimeout = DefaultStartTimeout
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	path, err := findChrome(cfg.ChromePath)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := startServer(log)
+	if err != nil {
+		return nil, err
+	}
+	r := &Renderer{
+		cfg:     cfg,
+		chrome:  path,
+		log:     log,
+		srv:     srv,
+		closing: make(chan struct{}),
+		slots:   make(chan struct{}, cfg.Tabs),
+	}
+	stop := context.AfterFunc(ctx, func() { r.Close() })
+	defer stop()
+	if _, err := r.liveBrowser(); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("render: %w", err)
+	}
+	if err := r.warm(); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("render: warm tabs: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	r.wg.Add(1)
+	go r.supervise()
+	return r, nil
+}
+
+// Ready reports whether the renderer can render now: it is not closed and Chromium runs.
+// A dead Chromium is restarted in the background; Ready returns nil again once it is up.
+func (r *Renderer) Ready() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return ErrClosed
+	}
+	if r.b == nil || !r.b.alive() {
+		return errors.New("render: chromium is restarting")
+	}
+	return nil
+}
+
+// Close stops Chromium and waits until its processes and temporary profile are gone.
+func (r *Renderer) Close() error {
+	r.startMu.Lock()
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		r.startMu.Unlock()
+		return nil
+	}
+	r.closed = true
+	close(r.closing)
+	idle, b := r.idle, r.b
+	r.idle = nil
+	r.mu.Unlock()
+	r.startMu.Unlock()
+
+	for _, t := range idle {
+		t.cancel()
+	}
+	if b != nil {
+		b.stop() // renders in flight fail now and give their slots back
+	}
+	for range cap(r.slots) {
+		r.slots <- struct{}{}
+	}
+	r.wg.Wait()
+	if err := r.srv.close(); err != nil {
+		return fmt.Errorf("render: close page server: %w", err)
+	}
+	return nil
+}
+
+// PNG renders doc, an .excalidraw document, to PNG.
+func (r *Renderer) PNG(ctx context.Context, doc []byte, opts Options) ([]byte, error) {
+	var rep struct {
+		pageReply
+		PNG    string  `json:"png"`
+		Width  int     `json:"width"`
+		Height int     `json:"height"`
+		Scale  float64 `json:"scale"`
+		MS     float64 `json:"ms"`
+	}
+	if err := r.render(ctx, "png", doc, opts, &rep); err != nil {
+		return nil, err
+	}
+	png, err := base64.StdEncoding.DecodeString(rep.PNG)
+	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
+		return nil, fmt.Errorf("render: page returned no PNG (%d base64 bytes)", len(rep.PNG))
+	}
+	r.log.Debug("rendered png", "width", rep.Width, "height", rep.Height, "scale", rep.Scale,
+		"bytes", len(png), "page_ms", rep.MS)
+	return png, nil
+}
+
+// SVG renders doc, an .excalidraw document, to SVG with the used glyphs of each font embedded.
+// Options.Scale does not apply.
+func (r *Renderer) SVG(ctx context.Context, doc []byte, opts Options) ([]byte, error) {
+	var rep struct {
+		pageReply
+		SVG string  `json:"svg"`
+		MS  float64 `json:"ms"`
+	}
+	if err := r.render(ctx, "svg", doc, opts, &rep); err != nil {
+		return nil, err
+	}
+	if rep.SVG == "" {
+		return nil, errors.New("render: page returned no SVG")
+	}
+	return []byte(rep.SVG), nil
+}
+
+func (r *Renderer) render(ctx context.Context, fn string, doc []byte, opts Options, out reply) error {
+	po, err := opts.page()
+	if err != nil {
+		return err
+	}
+	lit, err := sceneLiteral(doc)
+	if err != nil {
+		return err
+	}
+	o, err := json.Marshal(po)
+	if err != nil {
+		return fmt.Errorf("render: encode options: %w", err)
+	}
+	return r.call(ctx, fmt.Sprintf("ExcalidrawRender.%s(JSON.parse(%s), %s)", fn, lit, o), out)
+}
+
+// sceneLiteral checks doc enough to give a clear error for what is not a scene, and returns it as
+// a JavaScript string literal: the page parses it, so no part of the document runs as code.
+func sceneLiteral(doc []byte) (string, error) {
+	if len(doc) > MaxSceneBytes {
+		return "", fmt.Errorf("%w: the document is %d bytes; the limit is %d", ErrInvalidScene, len(doc), MaxSceneBytes)
+	}
+	var env struct {
+		Type     string `json:"type"`
+		Elements *[]struct {
+			IsDeleted bool `json:"isDeleted"`
+		} `json:"elements"`
+	}
+	if err := json.Unmarshal(doc, &env); err != nil {
+		return "", fmt.Errorf("%w: not .excalidraw JSON: %v", ErrInvalidScene, err)
+	}
+	if env.Type != "excalidraw" {
+		return "", fmt.Errorf("%w: \"type\" is %q, want \"excalidraw\"", ErrInvalidScene, env.Type)
+	}
+	if env.Elements == nil {
+		return "", fmt.Errorf("%w: no \"elements\" array", ErrInvalidScene)
+	}
+	live := 0
+	for _, e := range *env.Elements {
+		if !e.IsDeleted {
+			live++
+		}
+	}
+	if live == 0 {
+		return "", fmt.Errorf("%w (%d elements, all deleted or none)", ErrEmptyScene, len(*env.Elements))
+	}
+	lit, err := json.Marshal(string(doc))
+	if err != nil {
+		return "", fmt.Errorf("render: quote scene: %w", err)
+	}
+	return string(lit), nil
+}
+
+// pageReply is the error half of every page answer: set when the scene, not the tab, failed.
+type pageReply struct {
+	Error *struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func (p *pageReply) pageError() error {
+	if p.Error == nil {
+		return nil
+	}
+	switch p.Error.Code {
+	case "empty":
+		return fmt.Errorf("%w: %s", ErrEmptyScene, p.Error.Message)
+	case "invalid":
+		return fmt.Errorf("%w: %s", ErrInvalidScene, p.Error.Message)
+	default:
+		return fmt.Errorf("render: excalidraw export failed: %s", p.Error.Message)
+	}
+}
+
+type reply interface{ pageError() error }
+
+// call evaluates expr in a warm tab and decodes its answer into out. A failure of the tab or of
+// Chromium (hang, crash, exit) is retried once on a fresh tab; an error from the scene is not.
+func (r *Renderer) call(ctx context.Context, expr string, out reply) error {
+	var err error
+	for attempt := 1; attempt <= 2; attempt++ {
+		var raw []byte
+		raw, err = r.evalOnce(ctx, expr)
+		if err == nil {
+			if err := json.Unmarshal(raw, out); err != nil {
+				return fmt.Errorf("render: decode page answer: %w", err)
+			}
+			return out.pageError()
+		}
+		if ctx.Err() != nil || errors.Is(err, ErrClosed) {
+			return err
+		}
+		if attempt == 1 {
+			r.log.Warn("render attempt failed; retrying on a fresh tab", "err", err)
+		}
+	}
+	return err
+}
+
+// evalOnce runs expr on one borrowed tab within the render timeout. A tab that fails is closed.
+func (r *Renderer) evalOnce(ctx context.Context, expr string) ([]byte, error) {
+	t, err := r.borrow(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("render: get a tab: %w", err)
+	}
+	tctx, cancel := context.WithTimeout(t.ctx, r.cfg.RenderTimeout)
+	stop := context.AfterFunc(ctx, cancel)
+	raw, err := chromedp.Run(tctx, chromedp.Evaluate[json.RawMessage](expr, chromedp.EvalAwaitPromise))
+	timedOut := errors.Is(tctx.Err(), context.DeadlineExceeded)
+	stop()
+	cancel()
+	if err == nil {
+		r.put(t)
+		return raw, nil
+	}
+	r.discard(t)
+	switch {
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("render: %w", ctx.Err())
+	case !t.b.alive():
+		return nil, fmt.Errorf("render: chromium exited during the render: %w", err)
+	case timedOut:
+		return nil, fmt.Errorf("%w after %s", ErrTimeout, r.cfg.RenderTimeout)
+	default:
+		return nil, fmt.Errorf("render: evaluate in tab: %w", err)
+	}
+}
