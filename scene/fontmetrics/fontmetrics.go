@@ -17,6 +17,38 @@ const (
 	LiberationSans = 9
 )
 
+// familyNames maps the names a tool schema may use to family numbers:
+// Excalidraw's own FONT_FAMILY keys, lower-cased, and short forms.
+var familyNames = map[string]int{
+	"virgil": Virgil, "helvetica": Helvetica, "cascadia": Cascadia, "excalifont": Excalifont,
+	"nunito": Nunito, "lilita one": LilitaOne, "lilita": LilitaOne, "comic shanns": ComicShanns,
+	"comic": ComicShanns, "liberation sans": LiberationSans, "liberation": LiberationSans,
+}
+
+// canonicalName is the FONT_FAMILY key of each family, lower-cased.
+var canonicalName = map[int]string{
+	Virgil: "virgil", Helvetica: "helvetica", Cascadia: "cascadia", Excalifont: "excalifont",
+	Nunito: "nunito", LilitaOne: "lilita one", ComicShanns: "comic shanns", LiberationSans: "liberation sans",
+}
+
+// FamilyByName returns the family number for a name such as "excalifont",
+// "Nunito", "lilita", "comic" or "Liberation Sans" (case and surrounding
+// space ignored); ok is false for an unknown name.
+func FamilyByName(name string) (family int, ok bool) {
+	family, ok = familyNames[strings.ToLower(strings.Join(strings.Fields(name), " "))]
+	return family, ok
+}
+
+// FamilyName returns the canonical lower-case name of a family number
+// ("excalifont" for 5), or "" for a number Excalidraw does not define.
+func FamilyName(family int) string { return canonicalName[family] }
+
+// FamilyNames lists the canonical names in family-number order, for schemas
+// and error messages.
+func FamilyNames() []string {
+	return []string{"virgil", "helvetica", "cascadia", "excalifont", "nunito", "lilita one", "comic shanns", "liberation sans"}
+}
+
 // lineHeights is Excalidraw's FONT_METRICS lineHeight per family.
 var lineHeights = map[int]float64{
 	Virgil: 1.25, Helvetica: 1.15, Cascadia: 1.2, Excalifont: 1.25,
@@ -32,49 +64,53 @@ func LineHeight(family int) float64 {
 	return lineHeights[Excalifont]
 }
 
-// LineWidth returns the width in px of one line of text.
+// LineWidth returns the width in px of one line of text in family at
+// fontSize: what Excalidraw 0.18.1's getLineWidth gets from canvas
+// measureText(line).width, modelled as the sum of measured advance widths plus
+// the measured correction of each adjacent pair (kerning).
 func LineWidth(family int, fontSize float64, line string) float64 {
-	// Rough estimate until the generated tables land.
-	w := 0.0
+	t := tableFor(family)
+	units := 0
+	prev := rune(-1)
 	for _, r := range line {
-		if r >= 0x2E80 {
-			w += 1
-		} else {
-			w += 0.6
+		// Canvas replaces ASCII whitespace with spaces before shaping.
+		switch r {
+		case '\t', '\n', '\r', '\f':
+			r = ' '
 		}
+		units += t.advance(r)
+		if prev >= 0 {
+			units += t.kern(prev, r)
+		}
+		prev = r
 	}
-	return w * fontSize
+	return float64(units) * fontSize / unitsPerEm
 }
 
-// Measure returns the size of text split into lines on "\n": the widest line
-// and lines*fontSize*LineHeight(family).
+// Measure returns the size of a text element's text as Excalidraw's
+// measureText computes it: lines split on newlines (CRLF and CR too), tabs
+// as eight spaces, width of the widest line, height lines*fontSize*LineHeight.
 func Measure(family int, fontSize float64, text string) (width, height float64) {
-	lines := strings.Split(text, "\n")
+	// measureText turns empty lines into " " before splitting again, so a
+	// lone "\r" still yields an empty line; keep that order.
+	parts := strings.Split(text, "\n")
+	for i, p := range parts {
+		if p == "" {
+			parts[i] = " "
+		}
+	}
+	lines := SplitLines(strings.Join(parts, "\n"))
 	for _, l := range lines {
 		width = max(width, LineWidth(family, fontSize, l))
 	}
 	return width, float64(len(lines)) * fontSize * LineHeight(family)
 }
 
-// Wrap breaks text into lines no wider than maxWidth as Excalidraw's wrapText does.
-func Wrap(family int, fontSize float64, text string, maxWidth float64) string {
-	// Placeholder: greedy word wrap until the exact port lands.
-	var out []string
-	for _, para := range strings.Split(text, "\n") {
-		line := ""
-		for _, w := range strings.Fields(para) {
-			cand := w
-			if line != "" {
-				cand = line + " " + w
-			}
-			if line != "" && LineWidth(family, fontSize, cand) > maxWidth {
-				out = append(out, line)
-				line = w
-			} else {
-				line = cand
-			}
-		}
-		out = append(out, line)
-	}
-	return strings.Join(out, "\n")
+// SplitLines is Excalidraw's splitIntoLines: CRLF and CR become LF, tabs
+// become eight spaces, then the text is split on LF.
+func SplitLines(text string) []string {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	text = strings.ReplaceAll(text, "\r", "\n")
+	text = strings.ReplaceAll(text, "\t", "        ")
+	return strings.Split(text, "\n")
 }

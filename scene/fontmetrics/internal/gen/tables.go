@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/binary"
+	"fmt"
+	"go/format"
+	"math"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/excalibot/excalibot/scene/fontmetrics/internal/browser"
+)
+
+// unicodeProps are the regex atoms of Excalidraw's line-break and emoji
+// regexes (textWrapping.ts). Go takes their ranges from V8 so that both agree
+// on the Unicode version.
+var unicodeProps = []string{
+	`\p{Extended_Pictographic}`, `\p{Emoji_Presentation}`, `\p{Emoji_Modifier}`, `\p{Emoji}`, `\p{RI}`,
+	`\p{Script=Han}`, `\p{Script=Hiragana}`, `\p{Script=Katakana}`, `\p{Script=Hangul}`, `\s`,
+}
+
+// propVar names the Go table of each property.
+var propVar = map[string]string{
+	`\p{Extended_Pictographic}`: "tabExtPict", `\p{Emoji_Presentation}`: "tabEmojiPres",
+	`\p{Emoji_Modifier}`: "tabEmojiMod", `\p{Emoji}`: "tabEmoji", `\p{RI}`: "tabRI",
+	`\p{Script=Han}`: "tabHan", `\p{Script=Hiragana}`: "tabHiragana", `\p{Script=Katakana}`: "tabKatakana",
+	`\p{Script=Hangul}`: "tabHangul", `\s`: "tabSpace",
+}
+
+// measuredRanges are the blocks measured per family: Latin (with Extended-A/B
+// and Additional for Vietnamese), Greek, Cyrillic, and the punctuation and
+// symbol blocks diagram labels use. Everything else gets an estimate.
+var measuredRanges = [][2]rune{
+	{0x20, 0x7E}, {0xA0, 0x24F}, {0x370, 0x3FF}, {0x400, 0x52F}, {0x1E00, 0x1EFF},
+	{0x2000, 0x206F}, {0x20A0, 0x20CF}, {0x2100, 0x214F}, {0x2190, 0x23FF},
+	{0x2460, 0x27BF}, {0xFB00, 0xFB06},
+}
+
+func inRanges(r rune, rs [][2]rune) bool {
+	for _, x := range rs {
+		if r >= x[0] && r <= x[1] {
+			return true
+		}
+	}
+	return false
+}
+
+func unionRanges(a, b [][2]rune) [][2]rune { return append(slices.Clone(a), b...) }
+
+// measuredCodePoints lists measuredRanges without pictographs above U+2000:
+// those render in the system's emoji font, which differs per machine, so they
+// get the emoji estimate instead (© and ® stay: the text fonts draw them).
+func measuredCodePoints(emoji [][2]rune) []rune {
+	var out []rune
+	for _, rg := range measuredRanges {
+		for r := rg[0]; r <= rg[1]; r++ {
+			if r >= 0x2000 && inRanges(r, emoji) {
+				continue
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func span(lo, hi rune) []rune {
+	var out []rune
+	for r := lo; r <= hi; r++ {
+		out = append(out, r)
+	}
+	return out
+}
+
+// pairGroups are the sets within which every ordered pair is measured: each
+// script with the punctuation, digits and spaces it is written with. Pairs
+// across scripts do not kern.
+func pairGroups() [][]rune {
+	common := slices.Concat(span(0x20, 0x40), span(0x5B, 0x60), span(0x7B, 0x7E), span(0xA0, 0xBF), span(0x2010, 0x203A))
+	latin := slices.Concat(span(0x20, 0x7E), span(0xA0, 0x17F), span(0x2010, 0x203A))
+	greek := slices.Concat(common, span(0x386, 0x3CE))
+	cyr := slices.Concat(common, span(0x400, 0x45F), span(0x490, 0x491))
+	return [][]rune{latin, greek, cyr}
+}
+
+// familyData is one family's tables in 1/4096 em.
+type familyData struct {
+	id     int
+	ranges []advRange
+	pairs  []pair
+}
+
+type advRange struct {
+	start rune
+	adv   []uint16
+}
+
+type pair struct {
+	a, b  uint16
+	delta int16
+}
+
+const unitsPerEm = 4096
+
+func toUnits(px, size float64) float64 { return math.Round(px / size * unitsPerEm) }
+
+func newFamilyData(id int, cps []rune, adv []float64, pairs []browser.Pair, size float64) familyData {
+	fd := familyData{id: id}
+	for i, r := range cps {
+		u := uint16(min(toUnits(adv[i], size), math.MaxUint16))
+		n := len(fd.ranges)
+		if n > 0 && fd.ranges[n-1].start+rune(len(fd.ranges[n-1].adv)) == r {
+			fd.ranges[n-1].adv = append(fd.ranges[n-1].adv, u)
+			continue
+		}
+		fd.ranges = append(fd.ranges, advRange{start: r, adv: []uint16{u}})
+	}
+	for _, p := range pairs {
+		d := toUnits(p.Delta, size)
+		if d == 0 || p.A > 0xFFFF || p.B > 0xFFFF {
+			continue
+		}
+		fd.pairs = append(fd.pairs, pair{a: uint16(p.A), b: uint16(p.B), delta: int16(max(min(d, math.MaxInt16), math.MinInt16))})
+	}
+	slices.SortFunc(fd.pairs, func(x, y pair) int {
+		if x.a != y.a {
+			return int(x.a) - int(y.a)
+		}
+		return int(x.b) - int(y.b)
+	})
+	return fd
+}
+
+// encode writes the format fontmetrics/data.go reads, deflated:
+//
+//	"EXFM" version=1 u8, families u8, then per family:
+//	id u8, ranges u16, per range (start u32, count u16, count×advance u16),
+//	pairs u32, per pair (a u16, b u16, delta i16), sorted by (a, b).
+func encode(fams []familyData) []byte {
+	var raw bytes.Buffer
+	w := func(v any) { _ = binary.Write(&raw, binary.LittleEndian, v) } // bytes.Buffer never fails
+	raw.WriteString("EXFM")
+	w(uint8(1))
+	w(uint8(len(fams)))
+	for _, f := range fams {
+		w(uint8(f.id))
+		w(uint16(len(f.ranges)))
+		for _, r := range f.ranges {
+			w(uint32(r.start))
+			w(uint16(len(r.adv)))
+			w(r.adv)
+		}
+		w(uint32(len(f.pairs)))
+		for _, p := range f.pairs {
+			w(p.a)
+			w(p.b)
+			w(p.delta)
+		}
+	}
+	var z bytes.Buffer
+	zw, _ := flate.NewWriter(&z, flate.BestCompression) // level is valid
+	_, _ = zw.Write(raw.Bytes())
+	_ = zw.Close()
+	return z.Bytes()
+}
+
+// writeUnicodeTables writes the V8 property ranges as Go tables.
+func writeUnicodeTables(path string, props map[string][][2]rune) error {
+	var b strings.Builder
+	b.WriteString("// Code generated by internal/gen from V8's Unicode data; DO NOT EDIT.\n\npackage fontmetrics\n\n")
+	for _, p := range unicodeProps {
+		rs, ok := props[p]
+		if !ok || len(rs) == 0 {
+			return fmt.Errorf("V8 returned no ranges for %s", p)
+		}
+		fmt.Fprintf(&b, "// %s matches %s.\nvar %s = []runeRange{", propVar[p], p, propVar[p])
+		for i, r := range rs {
+			if i%6 == 0 {
+				b.WriteString("\n\t")
+			} else {
+				b.WriteString(" ")
+			}
+			fmt.Fprintf(&b, "{0x%X, 0x%X},", r[0], r[1])
+		}
+		b.WriteString("\n}\n\n")
+	}
+	src, err := format.Source([]byte(b.String()))
+	if err != nil {
+		return fmt.Errorf("format tables: %w", err)
+	}
+	return os.WriteFile(path, src, 0o644)
+}
