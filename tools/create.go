@@ -135,7 +135,7 @@ func (s *Set) checkNewIDs(w *scene.Scene, specs []elemArgs) error {
 			first[a.ID] = "another element"
 		}
 		if e, exists := w.Get(a.ID); exists {
-			p.add(at(a, "id"), "%q is already on the canvas (a %s); pick another id, or use update_element to change it", a.ID, e.Type)
+			p.add(at(a, "id"), "%q is already on the canvas (%s); pick another id, or use update_element to change it", a.ID, withArticle(e.Type))
 		}
 	}
 	if !p.ok() {
@@ -167,7 +167,7 @@ func (s *Set) checkRefs(w *scene.Scene, a elemArgs, p *problems) error {
 		if e.Type.IsShape() || e.Type == scene.Text && e.ContainerID == "" {
 			return ""
 		}
-		return fmt.Sprintf("%q is a %s; arrows attach to rectangles, ellipses, diamonds and texts", e.ID, e.Type)
+		return fmt.Sprintf("%q is %s; arrows attach to rectangles, ellipses, diamonds and texts", e.ID, withArticle(e.Type))
 	}
 	ref("startElementId", a.StartID, target)
 	ref("endElementId", a.EndID, target)
@@ -177,7 +177,7 @@ func (s *Set) checkRefs(w *scene.Scene, a elemArgs, p *problems) error {
 	}
 	ref("frameId", a.FrameID, func(e scene.Element) string {
 		if e.Type != scene.Frame {
-			return fmt.Sprintf("%q is a %s, not a frame; create a frame (type \"frame\") first", e.ID, e.Type)
+			return fmt.Sprintf("%q is %s, not a frame; create a frame (type \"frame\") first", e.ID, withArticle(e.Type))
 		}
 		return ""
 	})
@@ -385,4 +385,12 @@ func warningsAbout(w *scene.Scene, ids []string) string {
 		return ""
 	}
 	return "\n" + formatWarnings(mine, 8)
+}
+
+func withArticle(t scene.Type) string {
+	switch t {
+	case scene.Arrow, scene.Ellipse, scene.Image:
+		return "an " + string(t)
+	}
+	return "a " + string(t)
 }

@@ -9,11 +9,13 @@ import (
 
 // idList reads the "ids" field every multi-element tool takes, checking the ids exist and are
 // not labels (the model addresses a label through its shape).
-func (s *Set) idList(w *scene.Scene, o *object, minN int, example string) ([]string, error) {
+// Other fields must have been read before: idList finishes the object, refusing unknown fields.
+func (s *Set) idList(w *scene.Scene, o *object, minN int, example string, known ...string) ([]string, error) {
 	ids, ok := o.strList("ids")
 	if !ok && !o.has("ids") {
 		o.p.add("ids", "missing; give element ids, e.g. %s", example)
 	}
+	o.finish(append([]string{"ids"}, known...)...)
 	return s.checkIDs(w, o, ids, minN, example)
 }
 
@@ -58,10 +60,6 @@ func (s *Set) deleteElements(w *scene.Scene, o *object) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	o.finish("ids")
-	if !o.p.ok() {
-		return "", o.p
-	}
 	types := map[string]scene.Type{}
 	for _, e := range w.Elements() {
 		types[e.ID] = e.Type
@@ -92,10 +90,6 @@ func (s *Set) lockElements(w *scene.Scene, o *object) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	o.finish("ids")
-	if !o.p.ok() {
-		return "", o.p
-	}
 	if err := w.Lock(ids...); err != nil {
 		return "", refuse("%s", sceneErrText(err))
 	}
@@ -106,10 +100,6 @@ func (s *Set) unlockElements(w *scene.Scene, o *object) (string, error) {
 	ids, err := s.idList(w, o, 1, `["r1"]`)
 	if err != nil {
 		return "", err
-	}
-	o.finish("ids")
-	if !o.p.ok() {
-		return "", o.p
 	}
 	if err := w.Unlock(ids...); err != nil {
 		return "", refuse("%s", sceneErrText(err))
