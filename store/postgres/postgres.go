@@ -31,7 +31,6 @@ type Store struct {
 
 var _ store.Store = (*Store)(nil)
 
-
 // Open connects to the database named by dsn (a URL "postgres://user@host/db?sslmode=disable" or
 // key=value words "host=/run/postgresql dbname=excalibot"), checks it answers, and migrates it. It
 // refuses a database migrated by a newer program with store.ErrSchemaTooNew.
