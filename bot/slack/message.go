@@ -1,0 +1,312 @@
+package slack
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackevents"
+
+	"github.com/excalibot/excalibot/bot"
+)
+
+// inbound is one message event as Slack sent it, before the adapter decides whether it is for
+// the bot. Both app_mention and message events end up here.
+type inbound struct {
+	teamID   string
+	eventID  string
+	retry    int  // redelivery attempt, 0 for the first delivery
+	mention  bool // an app_mention event
+	edited   bool
+	channel  string
+	chanType string // "channel", "group", "im", "mpim"; empty on app_mention
+	user     string
+	botID    string
+	subtype  string
+	text     string
+	ts       string
+	threadTS string
+	files    []slack.File
+	received time.Time
+}
+
+// parseEventsAPI picks the message out of an Events API callback; false for anything else.
+func parseEventsAPI(data any) (inbound, bool) {
+	ev, ok := data.(slackevents.EventsAPIEvent)
+	if !ok || ev.Type != slackevents.CallbackEvent {
+		return inbound{}, false
+	}
+	in := inbound{teamID: ev.TeamID, received: time.Now()}
+	if cb, ok := ev.Data.(*slackevents.EventsAPICallbackEvent); ok {
+		in.eventID = cb.EventID
+	}
+	switch e := ev.InnerEvent.Data.(type) {
+	case *slackevents.AppMentionEvent:
+		in.mention = true
+		in.edited = e.Edited != nil
+		in.channel, in.user, in.botID = e.Channel, e.User, e.BotID
+		in.text, in.ts, in.threadTS = e.Text, e.TimeStamp, e.ThreadTimeStamp
+		in.files = e.Files
+	case *slackevents.MessageEvent:
+		in.channel, in.chanType, in.user, in.botID = e.Channel, e.ChannelType, e.User, e.BotID
+		in.subtype, in.text, in.ts, in.threadTS = e.SubType, e.Text, e.TimeStamp, e.ThreadTimeStamp
+		if e.Message != nil {
+			in.files = e.Message.Files
+			in.edited = e.Message.Edited != nil
+		}
+	default:
+		return inbound{}, false
+	}
+	return in, true
+}
+
+// acceptedSubtypes are the message subtypes that carry a person's new message. Edits, deletions,
+// joins, topic changes and bot_message are not requests.
+var acceptedSubtypes = map[string]bool{"": true, "file_share": true, "thread_broadcast": true}
+
+// toMessage decides whether in is for the bot and builds the core's message. Mentions start a
+// thread on the mentioning message; messages in a thread the bot is part of need no mention;
+// every direct message is for the bot.
+func (a *Adapter) toMessage(ctx context.Context, in inbound) (bot.Message, bool) {
+	self, _ := a.identity()
+	log := a.log.With("channel", in.channel, "ts", in.ts, "event", in.eventID)
+	switch {
+	case in.botID != "" || in.user == "" || in.user == self.UserID:
+		log.Debug("slack: ignoring a bot's message", "bot_id", in.botID, "user", in.user)
+		return bot.Message{}, false
+	case !acceptedSubtypes[in.subtype] || in.edited:
+		log.Debug("slack: ignoring message subtype", "subtype", in.subtype, "edited", in.edited)
+		return bot.Message{}, false
+	}
+	team := in.teamID
+	if team == "" {
+		team = self.TeamID
+	}
+	if a.workspaces != nil && !a.workspaces[team] {
+		log.Info("slack: workspace not in the allowlist; message dropped", "team", team)
+		return bot.Message{}, false
+	}
+	if a.channels != nil && !a.channels[in.channel] {
+		log.Info("slack: channel not in the allowlist; message dropped")
+		return bot.Message{}, false
+	}
+
+	// app_mention carries no channel_type; mentions never happen in DMs anyway.
+	im := in.chanType == "im"
+	mentioned := in.mention || hasMention(in.text, self.UserID)
+	key := bot.ThreadKey{Platform: Platform, Workspace: team, Channel: in.channel, Thread: in.threadTS}
+	switch {
+	case im:
+		// A DM's top level is one conversation (Thread ""); a thread inside a DM is its own.
+	case in.threadTS == "" && mentioned:
+		key.Thread = in.ts // the mention starts a thread on itself
+	case in.threadTS == "":
+		return bot.Message{}, false // channel chatter
+	case mentioned:
+	case !a.knownThread(ctx, key):
+		return bot.Message{}, false // a thread the bot is not part of
+	}
+	if key.Thread != "" {
+		a.threads.add(key.String())
+	}
+	msg := bot.Message{
+		Key:      key,
+		EventID:  in.eventID,
+		ID:       in.ts,
+		User:     in.user,
+		Text:     cleanText(in.text, self.UserID),
+		Received: in.received,
+	}
+	for _, f := range in.files {
+		if at, ok := a.attachment(f); ok {
+			msg.Files = append(msg.Files, at)
+		}
+	}
+	if msg.Text == "" && len(msg.Files) == 0 {
+		log.Debug("slack: empty message ignored")
+		return bot.Message{}, false
+	}
+	return msg, true
+}
+
+// knownThread reports whether the bot is part of a thread: remembered here, or, after a restart,
+// known to the store through Config.KnownThread.
+func (a *Adapter) knownThread(ctx context.Context, key bot.ThreadKey) bool {
+	if a.threads.has(key.String()) {
+		return true
+	}
+	if a.cfg.KnownThread == nil {
+		return false
+	}
+	ok, err := a.cfg.KnownThread(ctx, key)
+	if err != nil {
+		a.log.Warn("slack: cannot tell whether the bot is in a thread; follow-up dropped", "thread", key.String(), "err", err)
+		return false
+	}
+	if ok {
+		a.threads.add(key.String())
+	}
+	return ok
+}
+
+func hasMention(text, userID string) bool {
+	return userID != "" && (strings.Contains(text, "<@"+userID+">") || strings.Contains(text, "<@"+userID+"|"))
+}
+
+// slackMarkup matches Slack's <…> tokens: user and channel mentions, links.
+var slackMarkup = regexp.MustCompile(`<([^<>]*)>`)
+
+// cleanText turns Slack's message markup into what a person typed: the bot's mention removed,
+// links and channel names as plain text, the three escaped characters unescaped. Mentions of
+// other people stay as <@U…>.
+func cleanText(text, botUserID string) string {
+	text = slackMarkup.ReplaceAllStringFunc(text, func(tok string) string {
+		inner := tok[1 : len(tok)-1]
+		target, label, hasLabel := strings.Cut(inner, "|")
+		switch {
+		case strings.HasPrefix(target, "@"):
+			if botUserID != "" && target[1:] == botUserID {
+				return ""
+			}
+			return tok
+		case strings.HasPrefix(target, "#"):
+			if hasLabel && label != "" {
+				return "#" + label
+			}
+			return tok
+		case strings.HasPrefix(target, "!"):
+			return tok // @here, @channel, dates
+		case hasLabel && label != "":
+			if label == strings.TrimPrefix(strings.TrimPrefix(target, "mailto:"), "http://") ||
+				strings.HasSuffix(target, "://"+label) {
+				return label
+			}
+			return label + " (" + target + ")"
+		default:
+			return strings.TrimPrefix(target, "mailto:")
+		}
+	})
+	text = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&").Replace(text)
+	// Removing the mention leaves doubled or leading spaces ("<@U1> draw" → " draw").
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		lines[i] = strings.Join(strings.Fields(l), " ")
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
+
+// attachment wraps a file posted with a message; the content is downloaded only if the core
+// asks for it, with the bot token, and never beyond the core's size limit.
+func (a *Adapter) attachment(f slack.File) (bot.Attachment, bool) {
+	if f.ID == "" && f.URLPrivate == "" {
+		return bot.Attachment{}, false
+	}
+	if f.Mode == "tombstone" || f.Mode == "hidden_by_limit" {
+		return bot.Attachment{}, false // deleted, or beyond the free plan's history
+	}
+	name := f.Name
+	if name == "" {
+		name = f.Title
+	}
+	return bot.Attachment{
+		Name: name,
+		MIME: f.Mimetype,
+		Size: int64(f.Size),
+		Fetch: func(ctx context.Context, max int64) ([]byte, error) {
+			return a.fetchFile(ctx, f, max)
+		},
+	}, true
+}
+
+// ErrTooLarge is returned by an attachment's Fetch when the file exceeds the limit.
+var ErrTooLarge = errors.New("file too large")
+
+func (a *Adapter) fetchFile(ctx context.Context, f slack.File, max int64) ([]byte, error) {
+	if f.IsExternal {
+		return nil, fmt.Errorf("slack file %s (%s) is stored outside Slack; upload the file itself", f.ID, f.Name)
+	}
+	link := f.URLPrivateDownload
+	if link == "" {
+		link = f.URLPrivate
+	}
+	if link == "" {
+		// Events may carry a partial file object ("file_access": "check_file_info").
+		info, _, _, err := a.api.GetFileInfoContext(ctx, f.ID, 0, 0)
+		if err != nil {
+			return nil, fmt.Errorf("slack files.info %s: %w", f.ID, err)
+		}
+		f = *info
+		link = f.URLPrivateDownload
+		if link == "" {
+			link = f.URLPrivate
+		}
+		if link == "" {
+			return nil, fmt.Errorf("slack file %s has no download link", f.ID)
+		}
+	}
+	if max > 0 && int64(f.Size) > max {
+		return nil, fmt.Errorf("slack file %s is %d bytes, the limit is %d: %w", f.Name, f.Size, max, ErrTooLarge)
+	}
+	w := &limitedBuffer{max: max}
+	if err := a.api.GetFileContext(ctx, link, w); err != nil {
+		if errors.Is(err, ErrTooLarge) {
+			return nil, fmt.Errorf("slack file %s is larger than the limit of %d bytes: %w", f.Name, max, ErrTooLarge)
+		}
+		return nil, fmt.Errorf("download slack file %s: %w", f.Name, err)
+	}
+	return w.buf.Bytes(), nil
+}
+
+// limitedBuffer fails the download as soon as it grows beyond max (0: no limit), so a file that
+// lies about its size still cannot fill memory.
+type limitedBuffer struct {
+	buf bytes.Buffer
+	max int64
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	if l.max > 0 && int64(l.buf.Len()+len(p)) > l.max {
+		return 0, ErrTooLarge
+	}
+	return l.buf.Write(p)
+}
+
+// threadSet remembers the threads the bot is part of, forgetting the oldest beyond max.
+type threadSet struct {
+	mu    sync.Mutex
+	max   int
+	set   map[string]struct{}
+	order []string // insertion order, for eviction
+}
+
+func newThreadSet(max int) *threadSet {
+	return &threadSet{max: max, set: map[string]struct{}{}}
+}
+
+func (s *threadSet) add(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.set[key]; ok {
+		return
+	}
+	s.set[key] = struct{}{}
+	s.order = append(s.order, key)
+	if len(s.order) > s.max {
+		old := s.order[0]
+		s.order = s.order[1:]
+		delete(s.set, old)
+	}
+}
+
+func (s *threadSet) has(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.set[key]
+	return ok
+}

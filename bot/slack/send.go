@@ -1,0 +1,317 @@
+package slack
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/slack-go/slack"
+
+	"github.com/excalibot/excalibot/bot"
+)
+
+const (
+	workingReaction = "eyes"
+	workingText     = "Working on it…"
+	// Slack's limits: 3 000 characters in a section's text, 40 000 in a message.
+	maxSectionText = 3000
+	maxMessageText = 39000
+)
+
+// Working adds the "eyes" reaction to msg and posts a status line in its thread. A part that
+// fails is logged and left out; the error is returned only when neither sign could be shown.
+func (a *Adapter) Working(ctx context.Context, msg bot.Message) (bot.Status, error) {
+	st := &status{a: a, channel: msg.Key.Channel, msgTS: msg.ID}
+	if msg.Key.Thread != "" {
+		a.threads.add(msg.Key.String())
+	}
+	var errs []error
+	if msg.ID != "" {
+		err := a.api.AddReactionContext(ctx, workingReaction, slack.NewRefToMessage(msg.Key.Channel, msg.ID))
+		switch {
+		case err == nil || isSlackError(err, "already_reacted"):
+			st.reacted = true
+		default:
+			errs = append(errs, fmt.Errorf("add reaction: %w", err))
+		}
+	}
+	_, ts, err := a.api.PostMessageContext(ctx, msg.Key.Channel,
+		slack.MsgOptionText(workingText, false), slack.MsgOptionTS(msg.Key.Thread))
+	if err != nil {
+		errs = append(errs, fmt.Errorf("post status: %w", err))
+	} else {
+		st.statusTS, st.lastText = ts, workingText
+	}
+	if !st.reacted && st.statusTS == "" {
+		return nil, fmt.Errorf("slack working signs in %s: %w", msg.Key, errors.Join(errs...))
+	}
+	if len(errs) > 0 {
+		a.log.Warn("slack: a working sign is missing", "thread", msg.Key.String(), "err", errors.Join(errs...))
+	}
+	return st, nil
+}
+
+// status is the working signs of one message: the reaction and the status line.
+type status struct {
+	a        *Adapter
+	channel  string
+	msgTS    string // the message that got the reaction
+	reacted  bool
+	statusTS string // the status line; empty when it could not be posted
+
+	mu       sync.Mutex
+	lastText string
+	lastEdit time.Time
+	finished bool
+}
+
+// Update edits the status line. Edits closer together than Config.StatusInterval are skipped
+// (the next one shows the latest state): chat.update is rate limited per workspace.
+func (s *status) Update(ctx context.Context, text string) error {
+	s.mu.Lock()
+	if s.finished || s.statusTS == "" || text == s.lastText ||
+		time.Since(s.lastEdit) < s.a.cfg.StatusInterval {
+		s.mu.Unlock()
+		return nil
+	}
+	s.lastText, s.lastEdit = text, time.Now()
+	s.mu.Unlock()
+	_, _, _, err := s.a.api.UpdateMessageContext(ctx, s.channel, s.statusTS,
+		slack.MsgOptionText(truncate(escapeText(text), maxSectionText), false))
+	if err != nil {
+		return fmt.Errorf("slack update status: %w", err)
+	}
+	return nil
+}
+
+// Finish removes the reaction and deletes the status line; the reply is already in the thread.
+func (s *status) Finish(ctx context.Context) error {
+	s.mu.Lock()
+	if s.finished {
+		s.mu.Unlock()
+		return nil
+	}
+	s.finished = true
+	s.mu.Unlock()
+	var errs []error
+	if s.reacted {
+		err := s.a.api.RemoveReactionContext(ctx, workingReaction, slack.NewRefToMessage(s.channel, s.msgTS))
+		if err != nil && !isSlackError(err, "no_reaction", "message_not_found") {
+			errs = append(errs, fmt.Errorf("remove reaction: %w", err))
+		}
+	}
+	if s.statusTS != "" {
+		_, _, err := s.a.api.DeleteMessageContext(ctx, s.channel, s.statusTS)
+		if err != nil && !isSlackError(err, "message_not_found") {
+			errs = append(errs, fmt.Errorf("delete status: %w", err))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("slack finish: %w", err)
+	}
+	return nil
+}
+
+// Send posts a reply into the thread named by key. Files (the PNG first) are uploaded with
+// files.getUploadURLExternal and the upload URL, then shared into the thread with one
+// files.completeUploadExternal call. Without links the summary is the files' comment; with an
+// editor or view link it follows as a Block Kit message with buttons.
+func (a *Adapter) Send(ctx context.Context, key bot.ThreadKey, r bot.Reply) error {
+	if key.Thread != "" {
+		a.threads.add(key.String())
+	}
+	text := escapeText(r.Text)
+	if r.Error && text != "" {
+		text = ":warning: " + text
+	}
+	var files []bot.File
+	if r.Image != nil {
+		files = append(files, *r.Image)
+	}
+	files = append(files, r.Files...)
+	withLinks := r.EditURL != "" || r.ViewURL != ""
+
+	if len(files) == 0 {
+		if text == "" && !withLinks {
+			return errors.New("slack send: empty reply")
+		}
+		return a.postReply(ctx, key, text, r, "")
+	}
+
+	uploaded, err := a.uploadFiles(ctx, key, files, commentIf(!withLinks, text))
+	if err != nil {
+		return err
+	}
+	if !withLinks {
+		return nil
+	}
+	return a.postReply(ctx, key, text, r, a.downloadLink(ctx, uploaded))
+}
+
+func commentIf(ok bool, text string) string {
+	if ok {
+		return truncate(text, maxMessageText)
+	}
+	return ""
+}
+
+// postReply posts text, with a Block Kit section and link buttons when the reply has links.
+func (a *Adapter) postReply(ctx context.Context, key bot.ThreadKey, text string, r bot.Reply, download string) error {
+	opts := []slack.MsgOption{slack.MsgOptionTS(key.Thread)}
+	fallback := text
+	if fallback == "" {
+		fallback = "Your diagram"
+	}
+	if blocks := replyBlocks(text, r, download); len(blocks) > 0 {
+		opts = append(opts, slack.MsgOptionText(truncate(fallback, maxSectionText), false), slack.MsgOptionBlocks(blocks...))
+	} else {
+		opts = append(opts, slack.MsgOptionText(truncate(text, maxMessageText), false))
+	}
+	if _, _, err := a.api.PostMessageContext(ctx, key.Channel, opts...); err != nil {
+		return fmt.Errorf("slack post reply in %s: %w", key, err)
+	}
+	return nil
+}
+
+// replyBlocks is the summary and the buttons (open in editor, view, download); nil without links.
+func replyBlocks(text string, r bot.Reply, download string) []slack.Block {
+	if r.EditURL == "" && r.ViewURL == "" {
+		return nil
+	}
+	var buttons []slack.BlockElement
+	button := func(id, label, link string) *slack.ButtonBlockElement {
+		return slack.NewButtonBlockElement(id, "", slack.NewTextBlockObject(slack.PlainTextType, label, false, false)).WithURL(link)
+	}
+	if r.EditURL != "" {
+		buttons = append(buttons, button("open_editor", "Open in editor", r.EditURL).WithStyle(slack.StylePrimary))
+	}
+	if r.ViewURL != "" {
+		buttons = append(buttons, button("view", "View", r.ViewURL))
+	}
+	if download != "" {
+		buttons = append(buttons, button("download", "Download", download))
+	}
+	var blocks []slack.Block
+	if text != "" {
+		blocks = append(blocks, slack.NewSectionBlock(
+			slack.NewTextBlockObject(slack.MarkdownType, truncate(text, maxSectionText), false, false), nil, nil))
+	}
+	return append(blocks, slack.NewActionBlock("links", buttons...))
+}
+
+// uploadFiles uploads each file and shares them all into the thread with one completion call.
+func (a *Adapter) uploadFiles(ctx context.Context, key bot.ThreadKey, files []bot.File, comment string) ([]slack.FileSummary, error) {
+	var done []slack.FileSummary
+	for _, f := range files {
+		if len(f.Content) == 0 {
+			return nil, fmt.Errorf("slack upload %s: the file is empty", f.Name)
+		}
+		u, err := a.api.GetUploadURLExternalContext(ctx, slack.GetUploadURLExternalParameters{
+			FileName: f.Name, FileSize: len(f.Content),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("slack upload %s: files.getUploadURLExternal: %w", f.Name, err)
+		}
+		// slack-go cannot retry a streamed upload on 429, so the retry is ours.
+		err = a.retryRateLimited(ctx, func() error {
+			return a.api.UploadToURL(ctx, slack.UploadToURLParameters{
+				UploadURL: u.UploadURL, Reader: bytes.NewReader(f.Content), Filename: f.Name,
+			})
+		})
+		if err != nil {
+			return nil, fmt.Errorf("slack upload %s: upload: %w", f.Name, err)
+		}
+		done = append(done, slack.FileSummary{ID: u.FileID, Title: f.Name})
+	}
+	res, err := a.api.CompleteUploadExternalContext(ctx, slack.CompleteUploadExternalParameters{
+		Files: done, Channel: key.Channel, ThreadTimestamp: key.Thread, InitialComment: comment,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("slack upload: files.completeUploadExternal in %s: %w", key, err)
+	}
+	if len(res.Files) != len(done) {
+		return nil, fmt.Errorf("slack upload: files.completeUploadExternal shared %d files of %d", len(res.Files), len(done))
+	}
+	return done, nil
+}
+
+// downloadLink is the link of the uploaded .excalidraw file (else the first file) for the
+// Download button; empty when Slack does not tell it, and then the button is left out.
+func (a *Adapter) downloadLink(ctx context.Context, files []slack.FileSummary) string {
+	if len(files) == 0 {
+		return ""
+	}
+	pick := files[0]
+	for _, f := range files {
+		if strings.HasSuffix(f.Title, ".excalidraw") {
+			pick = f
+			break
+		}
+	}
+	info, _, _, err := a.api.GetFileInfoContext(ctx, pick.ID, 0, 0)
+	if err != nil {
+		a.log.Warn("slack: no download link for the reply", "file", pick.ID, "err", err)
+		return ""
+	}
+	if info.URLPrivateDownload != "" {
+		return info.URLPrivateDownload
+	}
+	return info.Permalink
+}
+
+// retryRateLimited runs call again after Slack's Retry-After while it is rate limited, up to
+// Config.MaxRetries times.
+func (a *Adapter) retryRateLimited(ctx context.Context, call func() error) error {
+	for attempt := 0; ; attempt++ {
+		err := call()
+		var rl *slack.RateLimitedError
+		if !errors.As(err, &rl) || attempt >= a.cfg.MaxRetries {
+			return err
+		}
+		a.log.Info("slack: rate limited; waiting", "retry_after", rl.RetryAfter)
+		t := time.NewTimer(max(rl.RetryAfter, time.Second))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return errors.Join(err, ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+// isSlackError reports whether err is a Slack API error with one of the codes.
+func isSlackError(err error, codes ...string) bool {
+	var se slack.SlackErrorResponse
+	if !errors.As(err, &se) {
+		return false
+	}
+	for _, c := range codes {
+		if se.Err == c {
+			return true
+		}
+	}
+	return false
+}
+
+// escapeText escapes the three characters Slack's message text reserves.
+func escapeText(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+// truncate cuts s to at most n characters, never inside an escape or a UTF-8 sequence.
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)[:n-1]
+	cut := string(r)
+	if i := strings.LastIndex(cut, "&"); i >= 0 && !strings.Contains(cut[i:], ";") {
+		cut = cut[:i]
+	}
+	return cut + "…"
+}
