@@ -1,0 +1,283 @@
+package telegram
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf16"
+
+	tg "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
+	"github.com/excalibot/excalibot/bot"
+)
+
+// ourCommands are the slash commands a group message may carry without "@botname" and still be
+// for this bot (with several bots in a group, Telegram delivers "/help" to all of them).
+var ourCommands = map[string]bool{
+	"draw": true, "undo": true, "redo": true, "new": true, "reset": true, "history": true,
+	"export": true, "theme": true, "help": true, "start": true,
+}
+
+// refuseEvery limits allowlist refusals to one per chat in this interval.
+const refuseEvery = 10 * time.Minute
+
+// handleUpdate turns one update into a bot.Message for the core, or drops it.
+func (a *Adapter) handleUpdate(ctx context.Context, u *models.Update) {
+	me := a.me.Load()
+	m := u.Message
+	if m == nil || me == nil {
+		return
+	}
+	log := a.log.With("update_id", u.ID, "chat", m.Chat.ID, "message_id", m.ID)
+	user, name, ok := sender(m, me)
+	if !ok {
+		log.Debug("telegram: ignored a message from a bot or a channel")
+		return
+	}
+	text, ents := m.Text, m.Entities
+	if text == "" {
+		text, ents = m.Caption, m.CaptionEntities
+	}
+	if text == "" && m.Document == nil {
+		return // stickers, photos without a caption, service messages
+	}
+	key := bot.ThreadKey{Platform: Platform, Channel: strconv.FormatInt(m.Chat.ID, 10)}
+	switch m.Chat.Type {
+	case models.ChatTypePrivate:
+		// One diagram per private chat until /new, so the thread is the chat.
+	case models.ChatTypeGroup, models.ChatTypeSupergroup:
+		if !addressed(m, ents, text, me) {
+			return
+		}
+		key.Thread = a.threadOf(m, me).String()
+	default:
+		return
+	}
+	if !a.allowed(m.Chat.ID, user) {
+		log.Info("telegram: refused a sender outside the allowlists", "user", user)
+		a.refuse(ctx, m)
+		return
+	}
+	msg := bot.Message{
+		Key:      key,
+		EventID:  strconv.FormatInt(u.ID, 10),
+		ID:       strconv.Itoa(m.ID),
+		User:     strconv.FormatInt(user, 10),
+		UserName: name,
+		Text:     strings.TrimSpace(stripMention(text, ents, me)),
+		Received: time.Unix(int64(m.Date), 0),
+	}
+	if d := m.Document; d != nil {
+		msg.Files = append(msg.Files, a.attachment(d))
+	}
+	if key.Thread != "" {
+		a.threads.put(m.Chat.ID, m.ID, key.Thread)
+	}
+	a.handler.Handle(ctx, a, msg)
+}
+
+// sender returns who sent m, or ok=false for the bot itself, other bots and channel posts. An
+// anonymous group admin writes as the group through GroupAnonymousBot and counts as a user whose
+// id is the chat's.
+func sender(m *models.Message, me *models.User) (id int64, name string, ok bool) {
+	if m.SenderChat != nil && m.SenderChat.ID == m.Chat.ID && m.Chat.Type != models.ChatTypePrivate {
+		return m.Chat.ID, m.Chat.Title, true
+	}
+	if m.From == nil || m.From.ID == me.ID || m.From.IsBot || m.IsAutomaticForward || m.SenderChat != nil {
+		return 0, "", false
+	}
+	name = m.From.Username
+	if name == "" {
+		name = strings.TrimSpace(m.From.FirstName + " " + m.From.LastName)
+	}
+	return m.From.ID, name, true
+}
+
+func (a *Adapter) allowed(chat, user int64) bool {
+	return (len(a.chats) == 0 || a.chats[chat]) && (len(a.users) == 0 || a.users[user])
+}
+
+// refuse answers a refused sender once per chat per refuseEvery, so a stranger cannot make the
+// bot flood a chat with refusals.
+func (a *Adapter) refuse(ctx context.Context, m *models.Message) {
+	now := a.now()
+	a.refusedMu.Lock()
+	last, seen := a.refused[m.Chat.ID]
+	if seen && now.Sub(last) < refuseEvery {
+		a.refusedMu.Unlock()
+		return
+	}
+	if len(a.refused) > 10_000 {
+		clear(a.refused)
+	}
+	a.refused[m.Chat.ID] = now
+	a.refusedMu.Unlock()
+	text := "Sorry, I'm not enabled for this chat. Ask the person who runs this bot to allow it."
+	err := a.call(ctx, "sendMessage", func(ctx context.Context) error {
+		_, err := a.client.SendMessage(ctx, &tg.SendMessageParams{
+			ChatID: m.Chat.ID, MessageThreadID: topicOf(m), Text: text,
+			ReplyParameters: &models.ReplyParameters{MessageID: m.ID, AllowSendingWithoutReply: true},
+		})
+		return err
+	})
+	if err != nil {
+		a.log.Warn("telegram: refusal not sent", "chat", m.Chat.ID, "err", err)
+	}
+}
+
+func topicOf(m *models.Message) int {
+	if m.IsTopicMessage {
+		return m.MessageThreadID
+	}
+	return 0
+}
+
+// addressed reports whether a group message is for the bot: it mentions the bot, carries a
+// command for it, or replies to one of its messages.
+func addressed(m *models.Message, ents []models.MessageEntity, text string, me *models.User) bool {
+	if r := m.ReplyToMessage; r != nil && r.From != nil && r.From.ID == me.ID && !isTopicRoot(m) {
+		return true
+	}
+	for _, e := range ents {
+		switch e.Type {
+		case models.MessageEntityTypeMention:
+			if strings.EqualFold(entityText(text, e), "@"+me.Username) {
+				return true
+			}
+		case models.MessageEntityTypeTextMention:
+			if e.User != nil && e.User.ID == me.ID {
+				return true
+			}
+		case models.MessageEntityTypeBotCommand:
+			if e.Offset != 0 {
+				continue
+			}
+			cmd, target, hasTarget := strings.Cut(strings.TrimPrefix(entityText(text, e), "/"), "@")
+			if hasTarget {
+				return strings.EqualFold(target, me.Username)
+			}
+			return ourCommands[strings.ToLower(cmd)]
+		}
+	}
+	return false
+}
+
+// isTopicRoot tells a real reply from the reply to a forum topic's creation message that
+// Telegram puts on every message in a topic.
+func isTopicRoot(m *models.Message) bool {
+	return m.IsTopicMessage && m.ReplyToMessage != nil && m.ReplyToMessage.ID == m.MessageThreadID
+}
+
+// entityText cuts an entity out of text. Offsets count UTF-16 code units, not bytes.
+func entityText(text string, e models.MessageEntity) string {
+	u := utf16.Encode([]rune(text))
+	if e.Offset < 0 || e.Length < 0 || e.Offset+e.Length > len(u) {
+		return ""
+	}
+	return string(utf16.Decode(u[e.Offset : e.Offset+e.Length]))
+}
+
+// stripMention removes a leading mention of the bot ("@draw_bot, draw …" → "draw …"). Commands
+// keep their "@botname": the core's parser understands "/undo@draw_bot".
+func stripMention(text string, ents []models.MessageEntity, me *models.User) string {
+	u := utf16.Encode([]rune(text))
+	lead := len(u) - len(utf16.Encode([]rune(strings.TrimLeft(text, " \n\t"))))
+	for _, e := range ents {
+		if e.Offset != lead || e.Offset+e.Length > len(u) {
+			continue
+		}
+		ours := e.Type == models.MessageEntityTypeMention && strings.EqualFold(entityText(text, e), "@"+me.Username) ||
+			e.Type == models.MessageEntityTypeTextMention && e.User != nil && e.User.ID == me.ID
+		if ours {
+			rest := string(utf16.Decode(u[e.Offset+e.Length:]))
+			return strings.TrimLeft(rest, " \n\t,:;")
+		}
+	}
+	return text
+}
+
+// thread is a group conversation: a reply chain, inside a forum topic when there is one.
+type thread struct {
+	topic int // message_thread_id of the forum topic; 0 outside topics
+	root  int // first message of the reply chain
+}
+
+// String is the ThreadKey.Thread form "topic:root".
+func (t thread) String() string { return fmt.Sprintf("%d:%d", t.topic, t.root) }
+
+func parseThread(s string) (thread, error) {
+	if s == "" {
+		return thread{}, nil
+	}
+	a, b, ok := strings.Cut(s, ":")
+	topic, err1 := strconv.Atoi(a)
+	root, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil {
+		return thread{}, fmt.Errorf("telegram thread %q is not topic:root", s)
+	}
+	return thread{topic: topic, root: root}, nil
+}
+
+// threadOf finds the thread of an addressed group message: the thread of the message it replies
+// to when that one is known (the bot's picture, or an earlier request), else a new thread rooted
+// at the message replied to if it is the bot's (sent before a restart), else at m itself.
+func (a *Adapter) threadOf(m *models.Message, me *models.User) thread {
+	t := thread{topic: topicOf(m), root: m.ID}
+	r := m.ReplyToMessage
+	if r == nil || isTopicRoot(m) {
+		return t
+	}
+	if known, ok := a.threads.get(m.Chat.ID, r.ID); ok {
+		if kt, err := parseThread(known); err == nil {
+			return kt
+		}
+	}
+	if r.From != nil && r.From.ID == me.ID {
+		t.root = r.ID
+	}
+	return t
+}
+
+// threadMap remembers which thread each message of a group thread belongs to (the requests and
+// the bot's own messages), so a reply to any of them continues that thread. It is bounded: the
+// oldest entries go first.
+type threadMap struct {
+	mu    sync.Mutex
+	max   int
+	m     map[msgRef]string
+	order []msgRef // insertion order, a FIFO of at most max entries
+}
+
+type msgRef struct {
+	chat int64
+	msg  int
+}
+
+func newThreadMap(max int) *threadMap {
+	return &threadMap{max: max, m: map[msgRef]string{}}
+}
+
+func (t *threadMap) put(chat int64, msg int, thread string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	k := msgRef{chat, msg}
+	if _, ok := t.m[k]; !ok {
+		t.order = append(t.order, k)
+	}
+	t.m[k] = thread
+	for len(t.order) > t.max {
+		delete(t.m, t.order[0])
+		t.order = t.order[1:]
+	}
+}
+
+func (t *threadMap) get(chat int64, msg int) (string, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s, ok := t.m[msgRef{chat, msg}]
+	return s, ok
+}

@@ -1,0 +1,161 @@
+package telegram
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	tg "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
+	"github.com/excalibot/excalibot/bot"
+)
+
+// Working signs: a chat action shows for about 5 s, so it is repeated; status edits are spaced
+// because Telegram allows about one message per second per chat.
+const (
+	actionEvery = 4 * time.Second
+	editGap     = 1 * time.Second
+	statusStart = "Working on it…"
+)
+
+// status is the working sign of one request: the upload_photo chat action, repeated by a goroutine
+// that also applies status edits, and a status message that Finish deletes.
+type status struct {
+	a      *Adapter
+	d      dest
+	msgID  int // the status message; 0 when it could not be sent
+	poke   chan struct{}
+	stop   chan struct{}
+	done   chan struct{}
+	finish sync.Once
+
+	mu      sync.Mutex
+	pending string // latest text asked for by Update
+}
+
+// Working implements bot.Adapter. It shows the chat action and posts the status message as a reply
+// to msg, then keeps the action alive until Finish. Failing to show the signs is logged, not
+// returned: the work itself can go on.
+func (a *Adapter) Working(ctx context.Context, msg bot.Message) (bot.Status, error) {
+	d, err := destOf(msg.Key)
+	if err != nil {
+		return nil, err
+	}
+	if id, err := strconv.Atoi(msg.ID); err == nil && id > 0 {
+		d.replyTo = id
+	}
+	s := &status{a: a, d: d, poke: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	s.action(ctx)
+	var sent *models.Message
+	err = a.call(ctx, "sendMessage", func(ctx context.Context) (err error) {
+		sent, err = a.client.SendMessage(ctx, &tg.SendMessageParams{
+			ChatID: d.chat, MessageThreadID: d.topic, ReplyParameters: d.reply(), Text: statusStart,
+			DisableNotification: true,
+		})
+		return err
+	})
+	if err != nil {
+		a.log.Warn("telegram: status message not sent", "chat", d.chat, "err", err)
+	} else {
+		s.msgID = sent.ID
+		a.remember(d, sent)
+	}
+	go s.loop(ctx)
+	return s, nil
+}
+
+func (s *status) action(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, s.a.cfg.RequestTimeout)
+	defer cancel()
+	_, err := s.a.client.SendChatAction(ctx, &tg.SendChatActionParams{
+		ChatID: s.d.chat, MessageThreadID: s.d.topic, Action: models.ChatActionUploadPhoto,
+	})
+	if err != nil && ctx.Err() == nil {
+		s.a.log.Debug("telegram: chat action failed", "chat", s.d.chat, "err", err)
+	}
+}
+
+// loop repeats the chat action and applies status edits, at most one per editGap, until Finish
+// or until ctx ends.
+func (s *status) loop(ctx context.Context) {
+	defer close(s.done)
+	tick := time.NewTicker(s.a.actionEvery)
+	defer tick.Stop()
+	flush := time.NewTimer(0)
+	<-flush.C
+	defer flush.Stop()
+	var shown string
+	var lastEdit time.Time
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			s.action(ctx)
+			continue
+		case <-s.poke:
+			if wait := s.a.editGap - time.Since(lastEdit); wait > 0 {
+				flush.Reset(wait)
+				continue
+			}
+		case <-flush.C:
+		}
+		s.mu.Lock()
+		text := s.pending
+		s.mu.Unlock()
+		if text == "" || text == shown || s.msgID == 0 {
+			continue
+		}
+		shown, lastEdit = text, time.Now()
+		s.edit(ctx, text)
+	}
+}
+
+func (s *status) edit(ctx context.Context, text string) {
+	ctx, cancel := context.WithTimeout(ctx, s.a.cfg.RequestTimeout)
+	defer cancel()
+	// No 429 retry here: the next step's edit replaces this one anyway.
+	_, err := s.a.client.EditMessageText(ctx, &tg.EditMessageTextParams{ChatID: s.d.chat, MessageID: s.msgID, Text: text})
+	if err != nil && !strings.Contains(err.Error(), "message is not modified") && ctx.Err() == nil {
+		s.a.log.Debug("telegram: status edit failed", "chat", s.d.chat, "err", err)
+	}
+}
+
+// Update implements bot.Status. It returns at once; the edit is applied by the status goroutine.
+func (s *status) Update(_ context.Context, text string) error {
+	text, _ = split(strings.TrimSpace(text), maxText)
+	s.mu.Lock()
+	s.pending = text
+	s.mu.Unlock()
+	select {
+	case s.poke <- struct{}{}:
+	default: // a poke is already waiting; it will read the latest text
+	}
+	return nil
+}
+
+// Finish implements bot.Status: it stops the chat action, waits for the goroutine and deletes
+// the status message.
+func (s *status) Finish(ctx context.Context) error {
+	var err error
+	s.finish.Do(func() {
+		close(s.stop)
+		<-s.done
+		if s.msgID == 0 {
+			return
+		}
+		err = s.a.call(ctx, "deleteMessage", func(ctx context.Context) error {
+			_, err := s.a.client.DeleteMessage(ctx, &tg.DeleteMessageParams{ChatID: s.d.chat, MessageID: s.msgID})
+			return err
+		})
+		if err != nil && strings.Contains(err.Error(), "message to delete not found") {
+			err = nil // someone removed it already
+		}
+	})
+	return err
+}
