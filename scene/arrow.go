@@ -216,25 +216,39 @@ func fixedPointOf(t *Element, fp [2]float64) Point {
 	return rotate(p, t.Center(), t.Angle)
 }
 
-// focusOf computes Excalidraw's focus for an arrow end: the signed distance of the arrow's line
-// (from its neighbour point `from` to its end `to`) from the target's centre, relative to the
-// target's size along the perpendicular, so that 0 means aimed at the centre (see
-// determineFocusDistance in packages/element/src/binding.ts).
-func focusOf(t *Element, from, to Point) float64 {
+// focusOf computes Excalidraw's focus for an arrow end, as determineFocusDistance in
+// packages/element/src/binding.ts does: take the line from the neighbour point a to the end b in the
+// target's unrotated frame centred on its centre, normalised as n·x + m·y + c = 0 with (n, m) =
+// (−dy, dx)/|d| (the orientation of GALine.vector), and divide its offset c by the target's
+// extent along the line's normal. 0 means the arrow is aimed at the centre.
+func focusOf(t *Element, a, b Point) float64 {
 	c := t.Center()
-	dx, dy := to.X-from.X, to.Y-from.Y
+	ar, br := rotate(a, c, -t.Angle), rotate(b, c, -t.Angle)
+	ar, br = Point{ar.X - c.X, ar.Y - c.Y}, Point{br.X - c.X, br.Y - c.Y}
+	dx, dy := br.X-ar.X, br.Y-ar.Y
 	l := math.Hypot(dx, dy)
-	if l == 0 {
+	hw, hh := t.Width/2, t.Height/2
+	if l == 0 || hw == 0 || hh == 0 {
 		return 0
 	}
-	// Perpendicular distance of the centre from the line, signed.
-	d := ((c.X-from.X)*dy - (c.Y-from.Y)*dx) / l
-	half := math.Hypot(t.Width, t.Height) / 2
-	if half == 0 {
-		return 0
+	n, m := -dy/l, dx/l
+	off := -(n*ar.X + m*ar.Y)
+	q := t.Height / t.Width
+	nabs, mabs := math.Abs(n), math.Abs(m)
+	var f float64
+	switch t.Type {
+	case Diamond:
+		if mabs < nabs {
+			f = off / (nabs * hw)
+		} else {
+			f = off / (mabs * hh)
+		}
+	case Ellipse:
+		f = off / (hw * math.Sqrt(n*n+q*q*m*m))
+	default:
+		f = off / (hw * (nabs + q*mabs))
 	}
-	f := -d / half
-	if math.Abs(f) < 1e-9 {
+	if math.Abs(f) < 1e-9 || !finite(f) {
 		return 0
 	}
 	return max(-1, min(1, f))

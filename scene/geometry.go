@@ -13,7 +13,8 @@ const (
 	// and DEFAULT_PROPORTIONAL_RADIUS (packages/common/src/constants.ts).
 	defaultAdaptiveRadius     = 32
 	defaultProportionalRadius = 0.25
-	// curveSegments is how finely outline() approximates curves (corner arcs, tips, ellipses).
+	// curveSegments is the least number of chords outline() approximates a curve with (corner
+	// curves and diamond tips get about one per px of length).
 	curveSegments = 16
 )
 
@@ -60,6 +61,74 @@ func CornerRadius(x float64, r *Roundness) float64 {
 	return 0
 }
 
+// piece is one part of an element's border: a straight segment (p0-p3) or a cubic Bézier
+// (p0, c1, c2, p3), in the element's unrotated frame relative to its x/y.
+type piece struct {
+	p0, c1, c2, p3 Point
+	curve          bool
+}
+
+func seg(a, b Point) piece { return piece{p0: a, p3: b} }
+
+// quad is a quadratic Bézier written as the equivalent cubic.
+func quad(a, ctl, b Point) piece {
+	return piece{p0: a, c1: Point{a.X + 2.0/3*(ctl.X-a.X), a.Y + 2.0/3*(ctl.Y-a.Y)},
+		c2: Point{b.X + 2.0/3*(ctl.X-b.X), b.Y + 2.0/3*(ctl.Y-b.Y)}, p3: b, curve: true}
+}
+
+func (p piece) at(t float64) Point {
+	if !p.curve {
+		return Point{p.p0.X + t*(p.p3.X-p.p0.X), p.p0.Y + t*(p.p3.Y-p.p0.Y)}
+	}
+	return bezier(p.p0, p.c1, p.c2, p.p3, t)
+}
+
+// borderPieces returns the border of a closed element as Excalidraw's shape generator draws it
+// (packages/element/src/shape.ts): rounded rectangles are lines joined by quadratic curves whose
+// control point is the sharp corner ("Q w 0, w r"); diamonds have their tips at getDiamondPoints
+// (floor(w/2)+1, floor(h/2)+1) and, when rounded, cubic tips whose two control points are the
+// sharp tip. Ellipses are handled analytically and return nil.
+func borderPieces(e *Element) []piece {
+	w, h := e.Width, e.Height
+	switch e.Type {
+	case Ellipse:
+		return nil
+	case Diamond:
+		topX, rightY := math.Floor(w/2)+1, math.Floor(h/2)+1
+		top, right, bottom, left := Point{topX, 0}, Point{w, rightY}, Point{topX, h}, Point{0, rightY}
+		if e.Roundness == nil {
+			return []piece{seg(top, right), seg(right, bottom), seg(bottom, left), seg(left, top)}
+		}
+		vr := CornerRadius(math.Abs(topX-0), e.Roundness)
+		hr := CornerRadius(math.Abs(rightY-0), e.Roundness)
+		tip := func(a, t, b Point) piece { return piece{p0: a, c1: t, c2: t, p3: b, curve: true} }
+		return []piece{
+			seg(Point{top.X + vr, top.Y + hr}, Point{right.X - vr, right.Y - hr}),
+			tip(Point{right.X - vr, right.Y - hr}, right, Point{right.X - vr, right.Y + hr}),
+			seg(Point{right.X - vr, right.Y + hr}, Point{bottom.X + vr, bottom.Y - hr}),
+			tip(Point{bottom.X + vr, bottom.Y - hr}, bottom, Point{bottom.X - vr, bottom.Y - hr}),
+			seg(Point{bottom.X - vr, bottom.Y - hr}, Point{left.X + vr, left.Y + hr}),
+			tip(Point{left.X + vr, left.Y + hr}, left, Point{left.X + vr, left.Y - hr}),
+			seg(Point{left.X + vr, left.Y - hr}, Point{top.X - vr, top.Y + hr}),
+			tip(Point{top.X - vr, top.Y + hr}, top, Point{top.X + vr, top.Y + hr}),
+		}
+	}
+	r := 0.0
+	if e.Type == Rectangle || e.Type == Image || e.Type == Frame {
+		r = CornerRadius(min(w, h), e.Roundness)
+	}
+	if r <= 0 {
+		return []piece{seg(Point{0, 0}, Point{w, 0}), seg(Point{w, 0}, Point{w, h}),
+			seg(Point{w, h}, Point{0, h}), seg(Point{0, h}, Point{0, 0})}
+	}
+	return []piece{
+		seg(Point{r, 0}, Point{w - r, 0}), quad(Point{w - r, 0}, Point{w, 0}, Point{w, r}),
+		seg(Point{w, r}, Point{w, h - r}), quad(Point{w, h - r}, Point{w, h}, Point{w - r, h}),
+		seg(Point{w - r, h}, Point{r, h}), quad(Point{r, h}, Point{0, h}, Point{0, h - r}),
+		seg(Point{0, h - r}, Point{0, r}), quad(Point{0, r}, Point{0, 0}, Point{r, 0}),
+	}
+}
+
 // outline returns a closed polygon (first point not repeated) approximating the element's border
 // in scene coordinates, rotation applied. Arrows and lines give their polyline instead
 // (open; callers treat them separately).
@@ -68,79 +137,34 @@ func outline(e *Element) []Point {
 	w, h := e.Width, e.Height
 	switch e.Type {
 	case Ellipse:
-		n := curveSegments * 4
+		// About one vertex per 2 px of perimeter keeps the polygon within ~0.5/r px of the curve.
+		perim := math.Pi * (3*(w+h)/2 - math.Sqrt((3*w/2+h/2)*(w/2+3*h/2)))
+		n := max(64, min(4096, int(perim/2)))
 		local = make([]Point, n)
 		for i := range n {
 			t := 2 * math.Pi * float64(i) / float64(n)
 			local[i] = Point{w/2 + w/2*math.Cos(t), h/2 + h/2*math.Sin(t)}
 		}
-	case Diamond:
-		local = diamondOutline(w, h, e.Roundness)
 	case Arrow, Line:
 		return e.AbsPoints()
 	default:
-		r := 0.0
-		if e.Type == Rectangle || e.Type == Image || e.Type == Frame {
-			r = CornerRadius(min(w, h), e.Roundness)
+		for _, p := range borderPieces(e) {
+			if !p.curve {
+				local = append(local, p.p0)
+				continue
+			}
+			l := math.Hypot(p.c1.X-p.p0.X, p.c1.Y-p.p0.Y) + math.Hypot(p.c2.X-p.c1.X, p.c2.Y-p.c1.Y) +
+				math.Hypot(p.p3.X-p.c2.X, p.p3.Y-p.c2.Y)
+			n := max(curveSegments, min(1024, int(l)))
+			for i := range n {
+				local = append(local, p.at(float64(i)/float64(n)))
+			}
 		}
-		local = roundedRectOutline(w, h, r)
 	}
 	c := Point{e.X + w/2, e.Y + h/2}
 	out := make([]Point, len(local))
 	for i, p := range local {
 		out[i] = rotate(Point{e.X + p.X, e.Y + p.Y}, c, e.Angle)
-	}
-	return out
-}
-
-func roundedRectOutline(w, h, r float64) []Point {
-	if r <= 0 {
-		return []Point{{0, 0}, {w, 0}, {w, h}, {0, h}}
-	}
-	// Corner centres in drawing order top-right, bottom-right, bottom-left, top-left, each arc
-	// swept through a quarter turn.
-	centres := []Point{{w - r, r}, {w - r, h - r}, {r, h - r}, {r, r}}
-	start := []float64{-math.Pi / 2, 0, math.Pi / 2, math.Pi}
-	out := make([]Point, 0, 4*(curveSegments+1))
-	for k, c := range centres {
-		for i := 0; i <= curveSegments; i++ {
-			t := start[k] + math.Pi/2*float64(i)/curveSegments
-			out = append(out, Point{c.X + r*math.Cos(t), c.Y + r*math.Sin(t)})
-		}
-	}
-	return out
-}
-
-// diamondTips returns the diamond's tip radii as Excalidraw's shape generator computes them:
-// vertical offset vr = getCornerRadius(|topX-leftX|) and horizontal hr = getCornerRadius(|rightY-topY|).
-func diamondTips(w, h float64, r *Roundness) (vr, hr float64) {
-	if r == nil {
-		return 0, 0
-	}
-	return CornerRadius(w/2, r), CornerRadius(h/2, r)
-}
-
-// diamondOutline follows Excalidraw's rounded diamond path: each edge runs from one tip's cut to the
-// next, and each tip is a cubic Bézier whose two control points are the sharp tip itself.
-func diamondOutline(w, h float64, r *Roundness) []Point {
-	top, right, bottom, left := Point{w / 2, 0}, Point{w, h / 2}, Point{w / 2, h}, Point{0, h / 2}
-	vr, hr := diamondTips(w, h, r)
-	if vr == 0 && hr == 0 {
-		return []Point{top, right, bottom, left}
-	}
-	// Per tip: the point where the curve starts (coming from the previous tip) and where it ends.
-	type tip struct{ in, at, out Point }
-	tips := []tip{
-		{Point{top.X - vr, top.Y + hr}, top, Point{top.X + vr, top.Y + hr}},
-		{Point{right.X - vr, right.Y - hr}, right, Point{right.X - vr, right.Y + hr}},
-		{Point{bottom.X + vr, bottom.Y - hr}, bottom, Point{bottom.X - vr, bottom.Y - hr}},
-		{Point{left.X + vr, left.Y + hr}, left, Point{left.X + vr, left.Y - hr}},
-	}
-	out := make([]Point, 0, 4*(curveSegments+1))
-	for _, t := range tips {
-		for i := 0; i <= curveSegments; i++ {
-			out = append(out, bezier(t.in, t.at, t.at, t.out, float64(i)/curveSegments))
-		}
 	}
 	return out
 }
@@ -197,109 +221,65 @@ func EdgePoint(e Element, p Point, gap float64) Point {
 	return rotate(q, c, e.Angle)
 }
 
-// rayExit returns the distance from the centre to the border along the unit direction (ux, uy)
-// in the element's unrotated frame.
+// rayExit returns the distance from the element's centre to its border along the unit direction
+// (ux, uy), in the element's unrotated frame: exact for ellipses; for the other shapes the exact
+// intersection with their straight pieces and (by bisection to machine precision) their curves.
 func rayExit(e *Element, ux, uy float64) float64 {
 	hw, hh := e.Width/2, e.Height/2
-	switch e.Type {
-	case Ellipse:
+	if e.Type == Ellipse {
 		if hw == 0 || hh == 0 {
 			return 0
 		}
 		return 1 / math.Sqrt((ux/hw)*(ux/hw)+(uy/hh)*(uy/hh))
-	case Diamond:
-		return diamondExit(e.Width, e.Height, e.Roundness, ux, uy)
-	default:
-		r := 0.0
-		if e.Type == Rectangle || e.Type == Image || e.Type == Frame {
-			r = CornerRadius(min(e.Width, e.Height), e.Roundness)
-		}
-		return roundedRectExit(hw, hh, r, ux, uy)
 	}
-}
-
-// roundedRectExit intersects a ray from the centre of a box of half-size (hw, hh) whose corners are
-// rounded with radius r.
-func roundedRectExit(hw, hh, r, ux, uy float64) float64 {
-	t := math.Inf(1)
-	if ux != 0 {
-		t = hw / math.Abs(ux)
-	}
-	if uy != 0 {
-		t = min(t, hh/math.Abs(uy))
-	}
-	if r <= 0 {
-		return t
-	}
-	px, py := math.Abs(ux*t), math.Abs(uy*t)
-	cx, cy := hw-r, hh-r
-	if px <= cx || py <= cy {
-		return t // the hit is on a straight part of the border
-	}
-	// Solve |t·u − c| = r for the far root, with c the corner circle's centre (first quadrant).
-	ax, ay := math.Abs(ux), math.Abs(uy)
-	b := ax*cx + ay*cy
-	disc := b*b - (cx*cx + cy*cy - r*r)
-	if disc < 0 {
-		return t
-	}
-	return b + math.Sqrt(disc)
-}
-
-// diamondExit intersects a ray from the centre with Excalidraw's (possibly rounded) diamond.
-func diamondExit(w, h float64, r *Roundness, ux, uy float64) float64 {
-	hw, hh := w/2, h/2
-	if hw == 0 || hh == 0 {
-		return 0
-	}
-	ax, ay := math.Abs(ux), math.Abs(uy)
-	t := 1 / (ax/hw + ay/hh) // exact for sharp tips
-	vr, hr := diamondTips(w, h, r)
-	if vr == 0 && hr == 0 {
-		return t
-	}
-	// By symmetry work in the quadrant towards the right tip (+x) and the bottom tip (+y), with the
-	// centre at the origin. The right tip is cut between (hw-vr, -hr) and (hw-vr, +hr): the ray hits
-	// the curve when its hit on the straight edge lies beyond the cut.
-	px, py := ax*t, ay*t
-	if px > hw-vr {
-		return bezierExit(Point{hw - vr, -hr}, Point{hw, 0}, Point{hw - vr, hr}, ax, ay, t)
-	}
-	if py > hh-hr {
-		return bezierExit(Point{-vr, hh - hr}, Point{0, hh}, Point{vr, hh - hr}, ax, ay, t)
-	}
-	return t
-}
-
-// bezierExit finds where the ray s·(ux, uy) from the origin crosses the tip curve
-// B(p0, tip, tip, p3), by bisection on the sign of the cross product (the curve is convex and the
-// ray crosses it once). fallback is returned if it does not.
-func bezierExit(p0, tip, p3 Point, ux, uy, fallback float64) float64 {
-	side := func(u float64) (float64, Point) {
-		b := bezier(p0, tip, tip, p3, u)
-		return ux*b.Y - uy*b.X, b
-	}
-	lo, hi := 0.0, 1.0
-	slo, _ := side(lo)
-	shi, _ := side(hi)
-	if slo == 0 {
-		_, b := side(lo)
-		return math.Hypot(b.X, b.Y)
-	}
-	if slo*shi > 0 {
-		return fallback
-	}
-	for range 60 {
-		mid := (lo + hi) / 2
-		sm, _ := side(mid)
-		if (sm < 0) == (slo < 0) {
-			lo = mid
-		} else {
-			hi = mid
+	c := Point{hw, hh}
+	best := 0.0
+	for _, p := range borderPieces(e) {
+		if t, ok := rayPiece(c, ux, uy, p); ok && t > best {
+			best = t
 		}
 	}
-	_, b := side((lo + hi) / 2)
-	return math.Hypot(b.X, b.Y)
+	return best
+}
+
+// rayPiece intersects the ray c + t·u (t >= 0) with one border piece.
+func rayPiece(c Point, ux, uy float64, p piece) (float64, bool) {
+	side := func(q Point) float64 { return ux*(q.Y-c.Y) - uy*(q.X-c.X) }
+	along := func(q Point) float64 { return ux*(q.X-c.X) + uy*(q.Y-c.Y) }
+	if !p.curve {
+		s0, s1 := side(p.p0), side(p.p3)
+		if (s0 > 0 && s1 > 0) || (s0 < 0 && s1 < 0) || s0 == s1 {
+			return 0, false
+		}
+		q := p.at(s0 / (s0 - s1))
+		t := along(q)
+		return t, t >= 0
+	}
+	// Curves: bracket sign changes of side() on a fine grid, then bisect.
+	const n = 16
+	best, found := 0.0, false
+	prevU, prevS := 0.0, side(p.at(0))
+	for i := 1; i <= n; i++ {
+		u := float64(i) / n
+		su := side(p.at(u))
+		if prevS == 0 || (prevS < 0) != (su < 0) {
+			lo, hi, slo := prevU, u, prevS
+			for range 60 {
+				mid := (lo + hi) / 2
+				sm := side(p.at(mid))
+				if (sm < 0) == (slo < 0) && sm != 0 {
+					lo, slo = mid, sm
+				} else {
+					hi = mid
+				}
+			}
+			if t := along(p.at((lo + hi) / 2)); t >= 0 && t > best {
+				best, found = t, true
+			}
+		}
+		prevU, prevS = u, su
+	}
+	return best, found
 }
 
 // ContainsPoint reports whether p lies inside the element's outline (for arrows and lines: within

@@ -294,9 +294,9 @@ func syncIndices(idx []string) (changed []int) {
 		if validateKey(k) != nil || (prev != "" && k <= prev) {
 			continue
 		}
-		// Find the next valid key above k to make sure k does not block everything after it:
-		// a key that is higher than its successor is dropped instead of the successor when the
-		// successor agrees with the order before k.
+		// A key above the next usable key would force everything after it to be renumbered: drop
+		// it instead (Excalidraw keeps it and renumbers the rest; both give a valid order, this
+		// changes fewer elements). Of two equal keys the first is kept, as Excalidraw does.
 		next := ""
 		for j := i + 1; j < n; j++ {
 			if validateKey(idx[j]) == nil && (prev == "" || idx[j] > prev) {
@@ -304,7 +304,7 @@ func syncIndices(idx []string) (changed []int) {
 				break
 			}
 		}
-		if next != "" && k >= next {
+		if next != "" && k > next {
 			continue
 		}
 		keep[i] = true
