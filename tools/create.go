@@ -242,10 +242,7 @@ func addOne(w *scene.Scene, a elemArgs) error {
 		return err
 	}
 	if label != "" {
-		if _, err := w.SetLabel(e.ID, label); err != nil {
-			return err
-		}
-		if err := styleLabel(w, e.ID, a); err != nil {
+		if _, err := w.SetLabel(e.ID, label, labelStyle(a)); err != nil {
 			return err
 		}
 	}
@@ -311,26 +308,16 @@ func applyStyle(e *scene.Element, a elemArgs) {
 	}
 }
 
-// styleLabel applies font fields to a container's label (the scene gives new labels Excalifont 20).
-func styleLabel(w *scene.Scene, id string, a elemArgs) error {
-	if a.FontSize == nil && a.FontFamily == nil {
-		return nil
+// labelStyle is the font the model gave for a container's label (zero fields keep the scene's).
+func labelStyle(a elemArgs) scene.TextStyle {
+	var st scene.TextStyle
+	if a.FontSize != nil {
+		st.FontSize = *a.FontSize
 	}
-	c, _ := w.Get(id)
-	lid := c.Label()
-	if lid == "" {
-		return nil
+	if a.FontFamily != nil {
+		st.FontFamily = *a.FontFamily
 	}
-	return w.Update(lid, func(t *scene.Element) error {
-		if a.FontSize != nil {
-			t.FontSize = *a.FontSize
-		}
-		if a.FontFamily != nil {
-			t.FontFamily = *a.FontFamily
-			t.LineHeight = 0
-		}
-		return nil
-	})
+	return st
 }
 
 // sceneErrText turns a scene error into advice the model can follow.

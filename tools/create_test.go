@@ -105,8 +105,12 @@ func TestBatchCreate(t *testing.T) {
 				}
 			}},
 		{name: "locked at creation", tool: "batch_create_elements",
-			args:  `{"elements":[{"id":"r1","type":"rectangle","x":0,"y":0,"locked":true}]}`,
-			check: func(t *testing.T, sc *scene.Scene) { if !get(t, sc, "r1").Locked { t.Error("r1 not locked") } }},
+			args: `{"elements":[{"id":"r1","type":"rectangle","x":0,"y":0,"locked":true}]}`,
+			check: func(t *testing.T, sc *scene.Scene) {
+				if !get(t, sc, "r1").Locked {
+					t.Error("r1 not locked")
+				}
+			}},
 
 		// Refusals: nothing changes, and the text says which field, what, and what would be right.
 		{name: "missing elements", tool: "batch_create_elements", args: `{}`, wantErr: true, want: []string{"elements: missing"}},

@@ -117,7 +117,9 @@ func shareGroup(a, b *scene.Element) bool {
 	return false
 }
 
-// lintOverflow checks that each shape's label lies inside the shape's outline.
+// lintOverflow checks that each shape's label fits the box Excalidraw lets a label use (the
+// container's inner text area). The scene grows containers to fit, so this catches what growing
+// cannot fix: a word wider than the shape, or a shape sized by hand after a load.
 func lintOverflow(v *view) []string {
 	var out []string
 	for i := range v.elems {
@@ -125,20 +127,17 @@ func lintOverflow(v *view) []string {
 		if !e.Type.IsShape() {
 			continue
 		}
-		id := e.Label()
-		t, ok := v.byID[id]
+		t, ok := v.byID[e.Label()]
 		if !ok {
 			continue
 		}
-		tb := scene.BoundingBox(*t)
-		corners := []scene.Point{{X: tb.X, Y: tb.Y}, {X: tb.X + tb.Width, Y: tb.Y},
-			{X: tb.X, Y: tb.Y + tb.Height}, {X: tb.X + tb.Width, Y: tb.Y + tb.Height}}
-		for _, c := range corners {
-			if !scene.ContainsPoint(*e, c, 2) {
-				out = append(out, fmt.Sprintf("text of %s overflows it (%sx%s text in a %sx%s %s): make %s larger or the text shorter",
-					e.ID, num(tb.Width), num(tb.Height), num(e.Width), num(e.Height), shortType(e.Type), e.ID))
-				break
-			}
+		area := scene.TextArea(*e)
+		const tol = 1
+		tb := scene.Rect{X: t.X, Y: t.Y, Width: t.Width, Height: t.Height}
+		if tb.Width > area.Width+tol || tb.Height > area.Height+tol ||
+			!within(tb, scene.Rect{X: area.X - tol, Y: area.Y - tol, Width: area.Width + 2*tol, Height: area.Height + 2*tol}) {
+			out = append(out, fmt.Sprintf("text of %s overflows it (%sx%s text, room for %sx%s): make %s wider or the text shorter",
+				e.ID, num(tb.Width), num(tb.Height), num(area.Width), num(area.Height), e.ID))
 		}
 	}
 	return out

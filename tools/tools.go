@@ -78,8 +78,9 @@ func (s *Set) Specs() []Spec {
 	return out
 }
 
-// handler runs one tool. Mutating handlers get w, a clone of the scene that replaces it when the
-// handler returns no error; read-only handlers get the scene itself and must not change it.
+// handler runs one tool. Mutating handlers get w, the working copy of a scene.Batch whose changes
+// are kept only when the handler returns no error; the others get the scene itself and must not
+// change it (snapshot, restore and clear replace s.sc instead).
 type handler struct {
 	mutates bool
 	run     func(s *Set, w *scene.Scene, o *object) (string, error)
@@ -131,7 +132,7 @@ func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) (res 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer func() {
-		// A bug in one tool must not take the bot down; the clone it worked on is dropped.
+		// A bug in one tool must not take the bot down; the batch copy it worked on is dropped.
 		if r := recover(); r != nil {
 			res = Result{IsError: true, Text: fmt.Sprintf("%s failed with an internal error (%v); nothing changed. Try a simpler call.", name, r)}
 		}
@@ -142,22 +143,28 @@ func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) (res 
 		return Result{IsError: true, Text: fmt.Sprintf("%s refused, nothing changed:\n%s", name, p.Error())}
 	}
 	o.p = p
-	w := s.sc
+	var text string
+	var err error
 	if h.mutates {
-		w = s.sc.Clone()
-	}
-	text, err := h.run(s, w, o)
-	if err == nil && !p.ok() {
-		err = p
+		// One working copy per call: the scene keeps the changes only if the whole call succeeds.
+		err = s.sc.Batch(func(w *scene.Scene) error {
+			var e error
+			text, e = h.run(s, w, o)
+			if e == nil && !p.ok() {
+				e = p
+			}
+			return e
+		})
+	} else {
+		text, err = h.run(s, s.sc, o)
+		if err == nil && !p.ok() {
+			err = p
+		}
 	}
 	if err != nil {
 		return Result{IsError: true, Text: fmt.Sprintf("%s refused, nothing changed:\n%s", name, errorText(err))}
 	}
-	res = Result{Text: text, Done: name == "done"}
-	if h.mutates {
-		s.sc = w
-		res.Changed = true
-	}
+	res = Result{Text: text, Done: name == "done", Changed: h.mutates}
 	if name == "restore_snapshot" || name == "clear_canvas" {
 		res.Changed = true
 	}

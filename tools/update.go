@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/excalibot/excalibot/scene"
@@ -127,25 +126,23 @@ func applyUpdate(w *scene.Scene, old scene.Element, a elemArgs) error {
 	if err != nil {
 		return err
 	}
-	if isLabelled && a.Text != nil {
-		if _, err := w.SetLabel(old.ID, *a.Text); err != nil {
-			return err
-		}
-	}
-	if isLabelled && (a.FontSize != nil || a.FontFamily != nil) {
+	if isLabelled && (a.Text != nil || a.FontSize != nil || a.FontFamily != nil || a.StrokeColor != nil) {
 		c, _ := w.Get(old.ID)
-		if c.Label() == "" {
+		text := w.LabelText(old.ID)
+		if a.Text != nil {
+			text = *a.Text
+		}
+		if text == "" && (a.FontSize != nil || a.FontFamily != nil) && a.Text == nil {
 			return refuse("fontSize: %q has no text to size; give it text as well", old.ID)
 		}
-		if err := styleLabel(w, old.ID, a); err != nil {
-			return err
+		st := labelStyle(a)
+		if a.StrokeColor != nil {
+			// The label is drawn in the shape's stroke colour, as Excalidraw does for new labels.
+			st.StrokeColor = *a.StrokeColor
 		}
-	}
-	if isLabelled && a.StrokeColor != nil {
-		// The label is drawn in the shape's stroke colour, as Excalidraw does for new labels.
-		if c, _ := w.Get(old.ID); c.Label() != "" {
-			if err := w.Update(c.Label(), func(t *scene.Element) error { t.StrokeColor = *a.StrokeColor; return nil }); err != nil {
-				return fmt.Errorf("label colour: %w", err)
+		if text != "" || c.Label() != "" {
+			if _, err := w.SetLabel(old.ID, text, st); err != nil {
+				return err
 			}
 		}
 	}
