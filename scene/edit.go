@@ -383,7 +383,7 @@ func (s *Scene) lockedFor(e *Element) bool {
 }
 
 func (s *Scene) lockedError(e *Element) error {
-	if !e.Locked && e.ContainerID != "" {
+	if e.ContainerID != "" {
 		return fmt.Errorf("element %q is the label of %q: %w (unlock %q first)", e.ID, e.ContainerID, ErrLocked, e.ContainerID)
 	}
 	return fmt.Errorf("element %q: %w (unlock it first)", e.ID, ErrLocked)

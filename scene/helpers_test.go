@@ -2,6 +2,7 @@ package scene
 
 import (
 	"encoding/json"
+	"math"
 	"testing"
 )
 
@@ -69,3 +70,7 @@ func assertConsistent(t *testing.T, s *Scene) {
 		}
 	}
 }
+
+func nan() float64 { z := 0.0; return z / z }
+
+func hypot(p Point) float64 { return math.Hypot(p.X, p.Y) }

@@ -49,14 +49,14 @@ func TestKeyBetween(t *testing.T) {
 
 func TestKeyBetweenErrors(t *testing.T) {
 	tests := []struct{ a, b string }{
-		{"a0", "a0"},                           // not increasing
-		{"a1", "a0"},                           // reversed
-		{"a00", ""},                            // trailing zero
-		{"a0", "a10"},                          // a10: integer part a1, fraction "0"
-		{"", "A00000000000000000000000000"},    // the smallest key is reserved
-		{"a", ""},                              // shorter than its integer part
-		{"a#", ""},                             // not base 62
-		{"0a", ""},                             // bad head
+		{"a0", "a0"},                        // not increasing
+		{"a1", "a0"},                        // reversed
+		{"a00", ""},                         // trailing zero
+		{"a0", "a10"},                       // a10: integer part a1, fraction "0"
+		{"", "A00000000000000000000000000"}, // the smallest key is reserved
+		{"a", ""},                           // shorter than its integer part
+		{"a#", ""},                          // not base 62
+		{"0a", ""},                          // bad head
 	}
 	for _, tt := range tests {
 		if got, err := keyBetween(tt.a, tt.b); err == nil {
