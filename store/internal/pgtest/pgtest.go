@@ -180,9 +180,18 @@ func (s *Server) Kill() error {
 		return nil
 	}
 	// The whole process group: the postmaster's children must go too, or the restart finds them.
-	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	pgid := s.cmd.Process.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	<-s.done
 	s.cmd = nil
+	// The backends are not our children, so nothing waits for them: poll until the group is empty,
+	// or a restart finds their shared memory still attached.
+	for deadline := time.Now().Add(30 * time.Second); syscall.Kill(-pgid, 0) == nil; {
+		if time.Now().After(deadline) {
+			return errors.New("pgtest: postgres backends still alive 30 s after SIGKILL")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	return nil
 }
 
