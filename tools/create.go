@@ -14,7 +14,7 @@ import (
 var defaultSizes = map[string][2]float64{
 	"rectangle": {160, 80},
 	"ellipse":   {140, 70},
-	"diamond":   {180, 110},
+	"diamond":   {220, 130}, // a diamond's label gets only half its width
 }
 
 func (s *Set) batchCreate(w *scene.Scene, o *object) (string, error) {

@@ -138,9 +138,41 @@ func lintOverflow(v *view) []string {
 			!within(tb, scene.Rect{X: area.X - tol, Y: area.Y - tol, Width: area.Width + 2*tol, Height: area.Height + 2*tol}) {
 			out = append(out, fmt.Sprintf("text of %s overflows it (%sx%s text, room for %sx%s): make %s wider or the text shorter",
 				e.ID, num(tb.Width), num(tb.Height), num(area.Width), num(area.Height), e.ID))
+		} else if w := brokenWord(t); w != "" {
+			out = append(out, fmt.Sprintf("text of %s breaks the word %s across lines: make %s wider (about %s px)",
+				e.ID, quoteLabel(w), e.ID, num(e.Width+e.Width-area.Width+fontWidthGuess(t, w))))
 		}
 	}
 	return out
+}
+
+// brokenWord returns a word of the label that wrapping split over lines (Excalidraw breaks words
+// wider than the shape), or "".
+func brokenWord(t *scene.Element) string {
+	if t.Text == t.OriginalText {
+		return ""
+	}
+	words := map[string]bool{}
+	for _, w := range strings.Fields(t.OriginalText) {
+		words[w] = true
+	}
+	for _, w := range strings.Fields(t.Text) {
+		if !words[w] {
+			for _, o := range strings.Fields(t.OriginalText) {
+				if strings.Contains(o, w) {
+					return o
+				}
+			}
+			return w
+		}
+	}
+	return ""
+}
+
+// fontWidthGuess is a rough width of word in t's font, only for suggesting a size: 0.6 em per
+// character errs on the generous side for Excalidraw's fonts.
+func fontWidthGuess(t *scene.Element, word string) float64 {
+	return 0.6 * t.FontSize * float64(len([]rune(word)))
 }
 
 // lintArrows checks every arrow: both ends attached, ends on the border, no third shape crossed.
@@ -179,8 +211,41 @@ func lintArrows(v *view, solids []*scene.Element) []string {
 			out = append(out, fmt.Sprintf("arrow %s %s is not attached: give it %s", a.ID, free[0], field))
 		}
 		out = append(out, lintCrossing(a, pts, solids)...)
+		if w := lintArrowLabel(v, a, pts); w != "" {
+			out = append(out, w)
+		}
 	}
 	return out
+}
+
+// lintArrowLabel warns when an arrow is too short for its label: the label then covers the
+// arrowhead or spills onto the shapes it connects.
+func lintArrowLabel(v *view, a *scene.Element, pts []scene.Point) string {
+	t, ok := v.byID[a.Label()]
+	if !ok {
+		return ""
+	}
+	var length float64
+	for k := 1; k < len(pts); k++ {
+		length += math.Hypot(pts[k].X-pts[k-1].X, pts[k].Y-pts[k-1].Y)
+	}
+	first, last := pts[0], pts[len(pts)-1]
+	d := math.Hypot(last.X-first.X, last.Y-first.Y)
+	if d == 0 {
+		return ""
+	}
+	// The label's extent along the arrow, plus room for the arrowhead and the tail.
+	extent := math.Abs(last.X-first.X)/d*t.Width + math.Abs(last.Y-first.Y)/d*t.Height
+	const room = 40
+	if length >= extent+room {
+		return ""
+	}
+	ends := "its shapes"
+	if a.StartBinding != nil && a.EndBinding != nil {
+		ends = a.StartBinding.ElementID + " and " + a.EndBinding.ElementID
+	}
+	return fmt.Sprintf("arrow %s is %s px long, too short for its label %s: move %s about %s px further apart",
+		a.ID, num(length), quoteLabel(textOf(t)), ends, num(extent+room-length+20))
 }
 
 // lintCrossing reports shapes an arrow passes through, other than its own ends and shapes that
