@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -14,9 +15,10 @@ type ThreadKey struct {
 	Thread    string // Slack thread_ts; Telegram "topic:root message id"; web thread id
 }
 
-// String is the stable form used as the queue key and the store key.
+// String is the stable form used as the queue key: the parts path-escaped and joined by "/".
 func (k ThreadKey) String() string {
-	return strings.Join([]string{k.Platform, k.Workspace, k.Channel, k.Thread}, "/")
+	return strings.Join([]string{url.PathEscape(k.Platform), url.PathEscape(k.Workspace),
+		url.PathEscape(k.Channel), url.PathEscape(k.Thread)}, "/")
 }
 
 // Attachment is a file posted with a message. Content is fetched only when the core needs it

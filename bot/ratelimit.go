@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"math"
 	"sync"
 	"time"
 )
@@ -52,8 +53,7 @@ func (r *RateLimiter) Allow(key string) (ok bool, retryAfter time.Duration) {
 		b.tokens--
 		return true, 0
 	}
-	wait := time.Duration((1 - b.tokens) / r.rate * float64(time.Second))
-	return false, wait.Round(time.Second) + time.Second/2
+	return false, time.Duration(math.Ceil((1-b.tokens)/r.rate)) * time.Second
 }
 
 // forgetIdle drops buckets that have refilled completely; it runs at most once a minute.

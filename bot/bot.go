@@ -1,0 +1,359 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/excalibot/excalibot/store"
+)
+
+// Store is the part of the thread store the core uses (store.Store satisfies it).
+type Store interface {
+	Load(ctx context.Context, key store.ThreadKey) (*store.Thread, error)
+	Save(ctx context.Context, req store.SaveRequest) (*store.Thread, error)
+	Undo(ctx context.Context, key store.ThreadKey, from int64) (*store.Thread, error)
+	Redo(ctx context.Context, key store.ThreadKey, from int64) (*store.Thread, error)
+	History(ctx context.Context, key store.ThreadKey, limit int) ([]store.Revision, error)
+	SetSettings(ctx context.Context, key store.ThreadKey, s store.Settings) error
+	RevokeLinks(ctx context.Context, key store.ThreadKey, kind store.LinkKind) (int, error)
+	ClaimEvent(ctx context.Context, eventID string) (bool, error)
+	AcquireLease(ctx context.Context, key store.ThreadKey, owner string, ttl time.Duration) (store.Lease, error)
+	ReleaseLease(ctx context.Context, key store.ThreadKey, owner string) error
+	ReleaseOwner(ctx context.Context, owner string) (int, error)
+	CreateRun(ctx context.Context, key store.ThreadKey, owner, detail string) (store.Run, error)
+	SetRunState(ctx context.Context, id int64, state store.RunState, detail string) (store.Run, error)
+	RecoverRuns(ctx context.Context) ([]store.Run, error)
+}
+
+// Drawer runs the drawing agent on a thread's scene.
+type Drawer interface {
+	// Draw changes req.Scene as req.Prompt asks. An error means nothing should be saved; its text
+	// is shown to the user, so it must be a sentence they can act on.
+	Draw(ctx context.Context, req DrawRequest) (DrawResult, error)
+}
+
+// DrawRequest is one drawing run.
+type DrawRequest struct {
+	Prompt   string
+	Scene    []byte // the thread's current .excalidraw; nil for a new thread
+	Memory   []byte // the agent's memory of the thread; nil for a new thread
+	Model    string // the thread's model setting; "" for the default
+	Progress func(Progress)
+}
+
+// Progress is reported after each step of a run, for the status line.
+type Progress struct {
+	Step   int
+	Tool   string
+	Shapes int
+	Arrows int
+}
+
+// DrawResult is what a run produced.
+type DrawResult struct {
+	Scene   []byte
+	Memory  []byte
+	Summary string
+}
+
+// Renderer turns a scene into a picture.
+type Renderer interface {
+	// Render returns doc as "png" (with the scene embedded) or "svg", in a dark or light theme.
+	Render(ctx context.Context, doc []byte, format string, dark bool) ([]byte, error)
+}
+
+// Links makes the editor links of a thread. Optional.
+type Links interface {
+	ThreadLinks(ctx context.Context, key store.ThreadKey) (edit, view string, err error)
+}
+
+// Options are the core's limits and identity. Zero fields take defaults.
+type Options struct {
+	MaxMessageLength  int           // characters per message (4000)
+	MaxConcurrentRuns int           // threads working at once (4)
+	UserRatePerMinute float64       // drawing requests per user (6)
+	ChatRatePerMinute float64       // drawing requests per chat (20)
+	RunTimeout        time.Duration // one run, drawing and rendering (4 min)
+	MaxImportBytes    int64         // largest file accepted as an import (20 MB)
+	MaxSceneBytes     int           // largest scene inside an import (5 MB)
+	HistoryListed     int           // revisions shown by history (10)
+	// Owner names this process for leases and runs; stable across restarts of the same replica
+	// (default: "excalibot"), so that a restarted process can recover its own interrupted runs.
+	Owner string
+	Now   func() time.Time
+}
+
+func (o Options) withDefaults() Options {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&o.MaxMessageLength, 4000)
+	def(&o.MaxConcurrentRuns, 4)
+	def(&o.MaxSceneBytes, 5<<20)
+	def(&o.HistoryListed, 10)
+	if o.UserRatePerMinute <= 0 {
+		o.UserRatePerMinute = 6
+	}
+	if o.ChatRatePerMinute <= 0 {
+		o.ChatRatePerMinute = 20
+	}
+	if o.RunTimeout <= 0 {
+		o.RunTimeout = 4 * time.Minute
+	}
+	if o.MaxImportBytes <= 0 {
+		o.MaxImportBytes = 20 << 20
+	}
+	if o.Owner == "" {
+		o.Owner = "excalibot"
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+// Bot is the conversation core shared by every platform.
+type Bot struct {
+	store  Store
+	drawer Drawer
+	render Renderer
+	links  Links
+	opt    Options
+	log    *slog.Logger
+
+	queue     *Queue
+	userLimit *RateLimiter
+	chatLimit *RateLimiter
+
+	mu       sync.Mutex
+	adapters map[string]Adapter // by platform, for messages without an incoming message
+}
+
+// New returns the core. links may be nil (replies then carry no editor link).
+func New(st Store, d Drawer, r Renderer, links Links, opt Options, log *slog.Logger) *Bot {
+	opt = opt.withDefaults()
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Bot{
+		store: st, drawer: d, render: r, links: links, opt: opt,
+		log:       log.With("component", "bot"),
+		queue:     NewQueue(opt.MaxConcurrentRuns),
+		userLimit: NewRateLimiter(opt.UserRatePerMinute, 3, opt.Now),
+		chatLimit: NewRateLimiter(opt.ChatRatePerMinute, 5, opt.Now),
+		adapters:  map[string]Adapter{},
+	}
+}
+
+// Register tells the core about an adapter so it can post into its threads unprompted (after a
+// restart, or when the diagram was edited in the browser).
+func (b *Bot) Register(a Adapter) {
+	b.mu.Lock()
+	b.adapters[a.Platform()] = a
+	b.mu.Unlock()
+}
+
+func (b *Bot) adapter(platform string) Adapter {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.adapters[platform]
+}
+
+// Recover tells every thread whose run was cut short by a crash or restart that it can retry.
+// Call it once at start, after registering the adapters.
+func (b *Bot) Recover(ctx context.Context) error {
+	// This replica restarted, so leases under its own name belong to a dead process.
+	if _, err := b.store.ReleaseOwner(ctx, b.opt.Owner); err != nil {
+		return fmt.Errorf("release leases of the previous process: %w", err)
+	}
+	runs, err := b.store.RecoverRuns(ctx)
+	if err != nil {
+		return fmt.Errorf("recover interrupted runs: %w", err)
+	}
+	told := map[string]bool{}
+	for _, r := range runs {
+		key := fromStoreKey(r.Key)
+		if told[key.String()] {
+			continue
+		}
+		told[key.String()] = true
+		a := b.adapter(key.Platform)
+		if a == nil {
+			b.log.Warn("interrupted run on a platform that is not running", "thread", key.String())
+			continue
+		}
+		msg := "I was restarted while working on your last request, so it was not finished. Nothing in the diagram changed; please send it again."
+		if err := a.Send(ctx, key, Reply{Text: msg, Error: true}); err != nil {
+			b.log.Warn("tell thread about interrupted run", "thread", key.String(), "err", err)
+		}
+	}
+	return nil
+}
+
+// Close stops taking messages and lets running work finish until ctx ends; threads whose work was
+// cut short are told to retry.
+func (b *Bot) Close(ctx context.Context) {
+	interrupted := b.queue.Close(ctx)
+	// ctx is over by now when anything was interrupted: the notices get a short budget of their own.
+	notify, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	for _, k := range interrupted {
+		key, ok := parseQueueKey(k)
+		if !ok {
+			continue
+		}
+		if a := b.adapter(key.Platform); a != nil {
+			_ = a.Send(notify, key, Reply{Error: true,
+				Text: "I'm restarting and could not finish your request. Nothing in the diagram changed; please send it again in a minute."})
+		}
+	}
+}
+
+// QueueDepth reports waiting messages and active threads, for metrics.
+func (b *Bot) QueueDepth() (waiting, active int) { return b.queue.Depth() }
+
+// job is one message waiting in its thread's queue.
+type job struct {
+	a   Adapter
+	msg Message
+	cmd Command
+}
+
+// Handle takes one incoming message. It returns quickly: checks and refusals happen here, the work
+// is queued behind the thread's earlier messages.
+func (b *Bot) Handle(ctx context.Context, a Adapter, msg Message) {
+	b.Register(a)
+	log := b.log.With("thread", msg.Key.String(), "event", msg.EventID)
+	if dup, err := b.seen(ctx, msg); err != nil {
+		log.Warn("event dedup failed; handling the message anyway", "err", err)
+	} else if dup {
+		log.Info("redelivered event ignored")
+		return
+	}
+	if n := len([]rune(msg.Text)); n > b.opt.MaxMessageLength {
+		b.refuse(ctx, a, msg, fmt.Sprintf("That message is %d characters long; I take at most %d. Please shorten it.", n, b.opt.MaxMessageLength))
+		return
+	}
+	cmd := ParseCommand(msg.Text)
+	if len(msg.Files) > 0 && cmd.Kind == CmdHelp && cmd.Err == "" {
+		cmd = Command{Kind: CmdDraw} // a file with no text is an import
+	}
+	if cmd.Kind == CmdDraw {
+		if ok, wait := b.userLimit.Allow(msg.Key.Platform + ":" + msg.User); !ok {
+			b.refuse(ctx, a, msg, fmt.Sprintf("You're sending requests faster than I can draw. Please try again in %s.", wait))
+			return
+		}
+		if ok, wait := b.chatLimit.Allow(msg.Key.Platform + ":" + msg.Key.Workspace + ":" + msg.Key.Channel); !ok {
+			b.refuse(ctx, a, msg, fmt.Sprintf("This chat has sent many requests in a short time. Please try again in %s.", wait))
+			return
+		}
+	}
+	_, err := Submit(b.queue, msg.Key.String(), job{a: a, msg: msg, cmd: cmd}, b.work)
+	if err != nil {
+		b.refuse(ctx, a, msg, "I'm restarting right now. Please send that again in a minute.")
+	}
+}
+
+// seen claims the message's event id and (channel, message id); either seen before means a
+// redelivery.
+func (b *Bot) seen(ctx context.Context, msg Message) (bool, error) {
+	ids := []string{}
+	if msg.EventID != "" {
+		ids = append(ids, msg.Key.Platform+":event:"+msg.EventID)
+	}
+	if msg.ID != "" {
+		ids = append(ids, msg.Key.Platform+":msg:"+msg.Key.Workspace+":"+msg.Key.Channel+":"+msg.ID)
+	}
+	dup := false
+	for _, id := range ids {
+		fresh, err := b.store.ClaimEvent(ctx, id)
+		if err != nil {
+			return false, err
+		}
+		if !fresh {
+			dup = true
+		}
+	}
+	return dup, nil
+}
+
+func (b *Bot) refuse(ctx context.Context, a Adapter, msg Message, text string) {
+	if err := a.Send(ctx, msg.Key, Reply{Text: text, Error: true}); err != nil {
+		b.log.Warn("send refusal", "thread", msg.Key.String(), "err", err)
+	}
+}
+
+// work runs one turn of a thread: commands in order, consecutive drawing requests merged.
+func (b *Bot) work(ctx context.Context, batch Batch[job]) {
+	items := batch.Items
+	for i := 0; i < len(items); {
+		j := items[i]
+		if j.cmd.Kind != CmdDraw {
+			b.command(ctx, j)
+			i++
+			continue
+		}
+		k := i + 1
+		for k < len(items) && items[k].cmd.Kind == CmdDraw && len(items[k].msg.Files) == 0 {
+			k++
+		}
+		b.draw(ctx, items[i:k])
+		i = k
+	}
+}
+
+// storeKey maps a chat thread to the store's key, whose parts must not be empty.
+func storeKey(k ThreadKey) store.ThreadKey {
+	dash := func(s string) string {
+		if s == "" {
+			return "-"
+		}
+		return s
+	}
+	return store.ThreadKey{Platform: k.Platform, Workspace: dash(k.Workspace), Channel: dash(k.Channel), Thread: dash(k.Thread)}
+}
+
+func fromStoreKey(k store.ThreadKey) ThreadKey {
+	undash := func(s string) string {
+		if s == "-" {
+			return ""
+		}
+		return s
+	}
+	return ThreadKey{Platform: k.Platform, Workspace: undash(k.Workspace), Channel: undash(k.Channel), Thread: undash(k.Thread)}
+}
+
+// parseQueueKey is the inverse of ThreadKey.String.
+func parseQueueKey(s string) (ThreadKey, bool) {
+	p := strings.Split(s, "/")
+	if len(p) != 4 {
+		return ThreadKey{}, false
+	}
+	for i := range p {
+		v, err := url.PathUnescape(p[i])
+		if err != nil {
+			return ThreadKey{}, false
+		}
+		p[i] = v
+	}
+	return ThreadKey{Platform: p[0], Workspace: p[1], Channel: p[2], Thread: p[3]}, true
+}
+
+// friendly turns an error from a part of the bot into a sentence for the chat.
+func friendly(step string, err error) string {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Sprintf("Sorry, %s took too long and was stopped. Nothing in the diagram changed; try a smaller request or send it again.", step)
+	case errors.Is(err, context.Canceled):
+		return "I'm restarting and could not finish your request. Nothing in the diagram changed; please send it again in a minute."
+	}
+	return fmt.Sprintf("Sorry, %s failed: %s. Nothing in the diagram changed; you can send the request again.", step, strings.TrimSuffix(err.Error(), "."))
+}

@@ -1,0 +1,457 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/excalibot/excalibot/scene"
+	"github.com/excalibot/excalibot/store"
+	"github.com/excalibot/excalibot/store/sqlite"
+)
+
+// recorder is an Adapter that keeps what the core sent, per thread.
+type recorder struct {
+	mu      sync.Mutex
+	replies map[string][]Reply
+	status  []string
+	working int
+	finish  int
+	sent    chan struct{}
+}
+
+func newRecorder() *recorder {
+	return &recorder{replies: map[string][]Reply{}, sent: make(chan struct{}, 100)}
+}
+
+func (r *recorder) Platform() string { return "test" }
+
+func (r *recorder) Working(ctx context.Context, msg Message) (Status, error) {
+	r.mu.Lock()
+	r.working++
+	r.mu.Unlock()
+	return recStatus{r}, nil
+}
+
+type recStatus struct{ r *recorder }
+
+func (s recStatus) Update(ctx context.Context, text string) error {
+	s.r.mu.Lock()
+	s.r.status = append(s.r.status, text)
+	s.r.mu.Unlock()
+	return nil
+}
+
+func (s recStatus) Finish(ctx context.Context) error {
+	s.r.mu.Lock()
+	s.r.finish++
+	s.r.mu.Unlock()
+	return nil
+}
+
+func (r *recorder) Send(ctx context.Context, key ThreadKey, rep Reply) error {
+	r.mu.Lock()
+	r.replies[key.String()] = append(r.replies[key.String()], rep)
+	r.mu.Unlock()
+	r.sent <- struct{}{}
+	return nil
+}
+
+// wait blocks until n more replies were sent.
+func (r *recorder) wait(t *testing.T, n int) {
+	t.Helper()
+	for range n {
+		select {
+		case <-r.sent:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("timed out waiting for a reply")
+		}
+	}
+}
+
+func (r *recorder) last(key ThreadKey) Reply {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rs := r.replies[key.String()]
+	if len(rs) == 0 {
+		return Reply{}
+	}
+	return rs[len(rs)-1]
+}
+
+func (r *recorder) count(key ThreadKey) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.replies[key.String()])
+}
+
+// fakeDrawer adds one rectangle per request, labelled with the prompt, or fails when told to.
+type fakeDrawer struct {
+	mu      sync.Mutex
+	prompts []string
+	err     error
+	block   chan struct{} // when set, Draw waits on it
+}
+
+func (d *fakeDrawer) Draw(ctx context.Context, req DrawRequest) (DrawResult, error) {
+	d.mu.Lock()
+	d.prompts = append(d.prompts, req.Prompt)
+	err, block := d.err, d.block
+	d.mu.Unlock()
+	if block != nil {
+		select {
+		case <-block:
+		case <-ctx.Done():
+			return DrawResult{}, ctx.Err()
+		}
+	}
+	if err != nil {
+		return DrawResult{}, err
+	}
+	sc := scene.New()
+	if req.Scene != nil {
+		var derr error
+		if sc, derr = scene.Decode(req.Scene); derr != nil {
+			return DrawResult{}, derr
+		}
+	}
+	e := scene.NewElement(scene.Rectangle)
+	e.ID = fmt.Sprintf("r%d", sc.Len()+1)
+	e.X, e.Y, e.Width, e.Height = float64(sc.Len()*200), 0, 160, 80
+	if _, err := sc.Add(e); err != nil {
+		return DrawResult{}, err
+	}
+	if req.Progress != nil {
+		req.Progress(Progress{Step: 1, Tool: "create_element", Shapes: sc.Len()})
+	}
+	doc, err := sc.Encode()
+	return DrawResult{Scene: doc, Memory: []byte(`{"version":1}`), Summary: "Drew " + e.ID + "."}, err
+}
+
+type fakeRenderer struct{ err error }
+
+func (f fakeRenderer) Render(ctx context.Context, doc []byte, format string, dark bool) ([]byte, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	return []byte(fmt.Sprintf("%s dark=%v %d", format, dark, len(doc))), nil
+}
+
+type harness struct {
+	bot    *Bot
+	store  *sqlite.Store
+	rec    *recorder
+	drawer *fakeDrawer
+	n      int
+}
+
+func newHarness(t *testing.T, opt Options, r Renderer) *harness {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "bot.db"), store.Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if r == nil {
+		r = fakeRenderer{}
+	}
+	h := &harness{store: st, rec: newRecorder(), drawer: &fakeDrawer{}}
+	h.bot = New(st, h.drawer, r, nil, opt, nil)
+	t.Cleanup(func() { h.bot.Close(context.Background()) })
+	return h
+}
+
+var thread = ThreadKey{Platform: "test", Workspace: "w", Channel: "c", Thread: "1"}
+
+func (h *harness) say(key ThreadKey, text string, files ...Attachment) {
+	h.n++
+	h.bot.Handle(context.Background(), h.rec, Message{Key: key, EventID: fmt.Sprint("ev", h.n), ID: fmt.Sprint(h.n), User: "u1", Text: text, Files: files})
+}
+
+func (h *harness) rev(t *testing.T, key ThreadKey) *store.Thread {
+	t.Helper()
+	th, err := h.store.Load(context.Background(), storeKey(key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return th
+}
+
+func TestDrawFollowUpUndoRedo(t *testing.T) {
+	h := newHarness(t, Options{}, nil)
+	h.say(thread, "draw a box")
+	h.rec.wait(t, 1)
+	r := h.rec.last(thread)
+	if r.Error || r.Image == nil || len(r.Files) != 1 || r.Files[0].Name != "diagram.excalidraw" || !strings.Contains(r.Text, "Drew r1") {
+		t.Fatalf("first reply = %+v; want picture, file and summary", r)
+	}
+	h.say(thread, "add another")
+	h.rec.wait(t, 1)
+	if got := h.rev(t, thread).Rev; got != 2 {
+		t.Fatalf("revision after follow-up = %d, want 2", got)
+	}
+	h.say(thread, "undo")
+	h.rec.wait(t, 1)
+	if got := h.rev(t, thread).Rev; got != 1 {
+		t.Errorf("revision after undo = %d, want 1", got)
+	}
+	if r := h.rec.last(thread); r.Image == nil || !strings.Contains(r.Text, "revision 1") {
+		t.Errorf("undo reply = %+v; want the picture of revision 1", r)
+	}
+	h.say(thread, "/redo")
+	h.rec.wait(t, 1)
+	if got := h.rev(t, thread).Rev; got != 2 {
+		t.Errorf("revision after redo = %d, want 2", got)
+	}
+	h.say(thread, "history")
+	h.rec.wait(t, 1)
+	if r := h.rec.last(thread); !strings.Contains(r.Text, "2. agent: add another") || !strings.Contains(r.Text, "← current") {
+		t.Errorf("history = %q", r.Text)
+	}
+	h.rec.mu.Lock()
+	defer h.rec.mu.Unlock()
+	if h.rec.working != 2 || h.rec.finish != 2 {
+		t.Errorf("working signs shown %d and finished %d times, want 2 and 2", h.rec.working, h.rec.finish)
+	}
+}
+
+func TestFailedRunChangesNothing(t *testing.T) {
+	h := newHarness(t, Options{}, nil)
+	h.say(thread, "draw a box")
+	h.rec.wait(t, 1)
+	before := h.rev(t, thread)
+	h.drawer.mu.Lock()
+	h.drawer.err = errors.New("Ollama is not reachable at http://127.0.0.1:11434 (start it with `ollama serve`)")
+	h.drawer.mu.Unlock()
+	h.say(thread, "make it red")
+	h.rec.wait(t, 1)
+	r := h.rec.last(thread)
+	if !r.Error || !strings.Contains(r.Text, "Ollama is not reachable") || !strings.Contains(r.Text, "Nothing in the diagram changed") {
+		t.Errorf("reply = %+v; want a friendly error naming the cause", r)
+	}
+	after := h.rev(t, thread)
+	if after.Rev != before.Rev || string(after.Scene) != string(before.Scene) {
+		t.Errorf("failed run changed the thread: rev %d → %d", before.Rev, after.Rev)
+	}
+	runs, err := h.store.Runs(context.Background(), store.RunFailed)
+	if err != nil || len(runs) != 1 {
+		t.Errorf("failed runs = %v, %v; want 1", runs, err)
+	}
+}
+
+func TestRedeliveryIsIgnored(t *testing.T) {
+	h := newHarness(t, Options{}, nil)
+	msg := Message{Key: thread, EventID: "Ev1", ID: "111.222", User: "u", Text: "draw a box"}
+	h.bot.Handle(context.Background(), h.rec, msg)
+	h.rec.wait(t, 1)
+	h.bot.Handle(context.Background(), h.rec, msg)                                                                     // same event
+	h.bot.Handle(context.Background(), h.rec, Message{Key: thread, EventID: "Ev2", ID: "111.222", Text: "draw a box"}) // same message, new event id
+	time.Sleep(100 * time.Millisecond)
+	if n := h.rec.count(thread); n != 1 {
+		t.Errorf("%d replies, want 1", n)
+	}
+	if n := len(h.drawer.prompts); n != 1 {
+		t.Errorf("%d runs, want 1", n)
+	}
+}
+
+func TestLimits(t *testing.T) {
+	h := newHarness(t, Options{MaxMessageLength: 20, UserRatePerMinute: 1}, nil)
+	h.say(thread, strings.Repeat("x", 21))
+	h.rec.wait(t, 1)
+	if r := h.rec.last(thread); !r.Error || !strings.Contains(r.Text, "at most 20") {
+		t.Errorf("long message reply = %+v", r)
+	}
+	for range 4 { // burst of 3, then refused
+		h.say(thread, "draw")
+	}
+	// The refusal, plus one or two drawings: requests that wait behind a run are merged.
+	h.rec.wait(t, 2)
+	time.Sleep(200 * time.Millisecond)
+	h.rec.mu.Lock()
+	refusals := 0
+	for _, r := range h.rec.replies[thread.String()] {
+		if strings.Contains(r.Text, "faster than I can draw") {
+			refusals++
+		}
+	}
+	h.rec.mu.Unlock()
+	if refusals != 1 {
+		t.Errorf("%d rate-limit refusals, want 1", refusals)
+	}
+}
+
+func TestFollowUpsWhileBusyAreMerged(t *testing.T) {
+	h := newHarness(t, Options{}, nil)
+	h.drawer.block = make(chan struct{})
+	h.say(thread, "first")
+	for len(h.drawerPrompts()) == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	h.say(thread, "second")
+	h.say(thread, "third")
+	close(h.drawer.block)
+	h.rec.wait(t, 2)
+	got := h.drawerPrompts()
+	if len(got) != 2 || got[0] != "first" || !strings.Contains(got[1], "1. second\n2. third") {
+		t.Errorf("prompts = %q; want first, then second and third merged in order", got)
+	}
+}
+
+func (h *harness) drawerPrompts() []string {
+	h.drawer.mu.Lock()
+	defer h.drawer.mu.Unlock()
+	return append([]string(nil), h.drawer.prompts...)
+}
+
+func TestTwoThreadsInParallel(t *testing.T) {
+	h := newHarness(t, Options{}, nil)
+	other := ThreadKey{Platform: "test", Workspace: "w", Channel: "c", Thread: "2"}
+	h.say(thread, "one")
+	h.say(other, "two")
+	h.rec.wait(t, 2)
+	if h.rec.count(thread) != 1 || h.rec.count(other) != 1 {
+		t.Errorf("replies per thread = %d, %d; want 1 each", h.rec.count(thread), h.rec.count(other))
+	}
+}
+
+func TestImport(t *testing.T) {
+	h := newHarness(t, Options{UserRatePerMinute: 6000, ChatRatePerMinute: 6000}, nil)
+	doc := []byte(`{"type":"excalidraw","version":2,"elements":[{"id":"x","type":"rectangle","x":0,"y":0,"width":100,"height":50}]}`)
+	att := func(name string, data []byte) Attachment {
+		return Attachment{Name: name, Size: int64(len(data)), Fetch: func(ctx context.Context, max int64) ([]byte, error) { return data, nil }}
+	}
+	h.say(thread, "", att("mine.excalidraw", doc))
+	h.rec.wait(t, 1)
+	th := h.rev(t, thread)
+	if r := h.rec.last(thread); r.Error || !strings.Contains(r.Text, "Imported mine.excalidraw as revision 1") {
+		t.Fatalf("import reply = %+v", r)
+	}
+	if sc, err := scene.Decode(th.Scene); err != nil || !sc.Has("x") {
+		t.Errorf("stored scene lacks the imported element: %v", err)
+	}
+	tests := []struct {
+		name, file string
+		data       []byte
+		want       string
+	}{
+		{"broken json", "bad.excalidraw", []byte(`{"type":"excalidraw","elements":`), "not a diagram I can open"},
+		{"wrong kind", "notes.txt", []byte("hello"), "neither"},
+		{"png without scene", "pic.png", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\x00IEND\xaeB`\x82"), "no Excalidraw scene"},
+	}
+	for _, tt := range tests {
+		h.say(thread, "", att(tt.file, tt.data))
+		h.rec.wait(t, 1)
+		if r := h.rec.last(thread); !r.Error || !strings.Contains(r.Text, tt.want) || !strings.Contains(r.Text, "Nothing in the diagram changed") {
+			t.Errorf("%s: reply = %q, want an error with %q", tt.name, r.Text, tt.want)
+		}
+		if got := h.rev(t, thread).Rev; got != 1 {
+			t.Errorf("%s: revision = %d, want 1 (unchanged)", tt.name, got)
+		}
+	}
+}
+
+func TestResetThemeExport(t *testing.T) {
+	h := newHarness(t, Options{}, nil)
+	h.say(thread, "undo")
+	h.rec.wait(t, 1)
+	if r := h.rec.last(thread); !strings.Contains(r.Text, "no diagram") {
+		t.Errorf("undo on empty thread = %q", r.Text)
+	}
+	h.say(thread, "draw")
+	h.rec.wait(t, 1)
+	h.say(thread, "theme dark")
+	h.rec.wait(t, 1)
+	if r := h.rec.last(thread); r.Image == nil || !strings.Contains(string(r.Image.Content), "dark=true") {
+		t.Errorf("theme reply = %+v; want the picture re-rendered dark", r)
+	}
+	h.say(thread, "export svg")
+	h.rec.wait(t, 1)
+	if r := h.rec.last(thread); len(r.Files) != 1 || r.Files[0].Name != "diagram.svg" || r.Files[0].MIME != "image/svg+xml" {
+		t.Errorf("export reply = %+v", r)
+	}
+	h.say(thread, "export pdf")
+	h.rec.wait(t, 1)
+	if r := h.rec.last(thread); !r.Error || !strings.Contains(r.Text, "png, svg or excalidraw") {
+		t.Errorf("export pdf reply = %+v", r)
+	}
+	h.say(thread, "reset")
+	h.rec.wait(t, 1)
+	th := h.rev(t, thread)
+	if sc, err := scene.Decode(th.Scene); err != nil || sc.Len() != 0 || len(th.Memory) != 0 {
+		t.Errorf("after reset: scene %v elements, memory %q, err %v; want empty", sc, th.Memory, err)
+	}
+	h.say(thread, "undo")
+	h.rec.wait(t, 1)
+	if sc, _ := scene.Decode(h.rev(t, thread).Scene); sc == nil || sc.Len() != 1 {
+		t.Errorf("undo after reset did not bring the diagram back")
+	}
+}
+
+func TestRenderFailureStillDelivers(t *testing.T) {
+	h := newHarness(t, Options{}, fakeRenderer{err: errors.New("Chrome died")})
+	h.say(thread, "draw")
+	h.rec.wait(t, 1)
+	r := h.rec.last(thread)
+	if r.Image != nil || len(r.Files) != 1 || !strings.Contains(r.Text, "could not render the picture (Chrome died)") {
+		t.Errorf("reply = %+v; want the file and the reason", r)
+	}
+	if got := h.rev(t, thread).Rev; got != 1 {
+		t.Errorf("revision = %d, want 1: the drawing itself succeeded", got)
+	}
+}
+
+func TestCloseInterruptsAndRecoverTells(t *testing.T) {
+	dir := t.TempDir()
+	st, err := sqlite.Open(context.Background(), filepath.Join(dir, "bot.db"), store.Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rec := newRecorder()
+	d := &fakeDrawer{block: make(chan struct{})}
+	b := New(st, d, fakeRenderer{}, nil, Options{}, nil)
+	b.Handle(context.Background(), rec, Message{Key: thread, EventID: "e", Text: "draw"})
+	for len(func() []string { d.mu.Lock(); defer d.mu.Unlock(); return d.prompts }()) == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	b.Close(ctx)
+	rec.wait(t, 1)
+	found := false
+	for _, r := range rec.replies[thread.String()] {
+		if r.Error && strings.Contains(r.Text, "restarting") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("replies = %+v; want a note that the request was interrupted", rec.replies[thread.String()])
+	}
+	if runs, _ := st.Runs(context.Background(), store.RunInterrupted); len(runs) != 1 {
+		t.Errorf("interrupted runs = %d, want 1", len(runs))
+	}
+
+	// A crash leaves a run "running"; the next start tells its thread.
+	k := storeKey(thread)
+	if _, err := st.AcquireLease(context.Background(), k, "excalibot", time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	run, _ := st.CreateRun(context.Background(), k, "excalibot", "draw")
+	st.SetRunState(context.Background(), run.ID, store.RunRunning, "")
+	b2 := New(st, d, fakeRenderer{}, nil, Options{}, nil)
+	rec2 := newRecorder()
+	b2.Register(rec2)
+	if err := b2.Recover(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if r := rec2.last(thread); !strings.Contains(r.Text, "restarted while working") {
+		t.Errorf("after recovery the thread got %q", r.Text)
+	}
+	b2.Close(context.Background())
+}

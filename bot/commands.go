@@ -1,0 +1,195 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/excalibot/excalibot/scene"
+	"github.com/excalibot/excalibot/store"
+)
+
+// command carries out everything but a drawing request.
+func (b *Bot) command(ctx context.Context, j job) {
+	a, msg, cmd := j.a, j.msg, j.cmd
+	key := storeKey(msg.Key)
+	send := func(r Reply) {
+		if err := a.Send(ctx, msg.Key, r); err != nil {
+			b.log.Warn("send command reply", "thread", msg.Key.String(), "err", err)
+		}
+	}
+	if cmd.Err != "" {
+		send(Reply{Text: cmd.Err + " Say help to see what I understand.", Error: true})
+		return
+	}
+	if cmd.Kind == CmdHelp {
+		send(Reply{Text: HelpText})
+		return
+	}
+	th, err := b.load(ctx, key)
+	if err != nil {
+		send(Reply{Text: friendly("loading this thread's diagram", err), Error: true})
+		return
+	}
+	noDiagram := th.Rev == 0 && cmd.Kind != CmdTheme
+	if noDiagram {
+		send(Reply{Text: "There is no diagram in this thread yet. Describe one and I'll draw it."})
+		return
+	}
+	switch cmd.Kind {
+	case CmdUndo, CmdRedo:
+		move, word := b.store.Undo, "Undone"
+		if cmd.Kind == CmdRedo {
+			move, word = b.store.Redo, "Redone"
+		}
+		moved, err := move(ctx, key, th.Rev)
+		switch {
+		case errors.Is(err, store.ErrNothingToUndo):
+			send(Reply{Text: "There is nothing to undo: this is the oldest revision I kept."})
+		case errors.Is(err, store.ErrNothingToRedo):
+			send(Reply{Text: "There is nothing to redo."})
+		case err != nil:
+			send(Reply{Text: friendly(strings.ToLower(word[:4])+"ing", err), Error: true})
+		default:
+			b.post(ctx, a, msg.Key, moved, fmt.Sprintf("%s: back to revision %d.", word, moved.Rev))
+		}
+	case CmdReset:
+		_, err := b.store.Save(ctx, store.SaveRequest{Key: key, Base: th.Rev, Scene: emptyScene, Author: store.AuthorRestore, Reason: "reset", Memory: []byte{}})
+		if err != nil {
+			send(Reply{Text: friendly("starting a new diagram", err), Error: true})
+			return
+		}
+		if _, err := b.store.RevokeLinks(ctx, key, ""); err != nil {
+			b.log.Warn("revoke links on reset", "thread", msg.Key.String(), "err", err)
+		}
+		send(Reply{Text: "Started a new, empty diagram; the old editor links no longer work. Say undo to bring the previous diagram back."})
+	case CmdHistory:
+		revs, err := b.store.History(ctx, key, b.opt.HistoryListed)
+		if err != nil {
+			send(Reply{Text: friendly("reading the history", err), Error: true})
+			return
+		}
+		send(Reply{Text: historyText(revs, b.opt.Now())})
+	case CmdExport:
+		b.export(ctx, a, msg.Key, th, cmd.Arg)
+	case CmdTheme:
+		s := th.Settings
+		s.Theme = cmd.Arg
+		if err := b.store.SetSettings(ctx, key, s); err != nil {
+			send(Reply{Text: friendly("changing the theme", err), Error: true})
+			return
+		}
+		text := fmt.Sprintf("Pictures in this thread are now %s.", cmd.Arg)
+		if th.Rev == 0 {
+			send(Reply{Text: text})
+			return
+		}
+		th.Settings = s
+		b.post(ctx, a, msg.Key, th, text)
+	}
+}
+
+func (b *Bot) export(ctx context.Context, a Adapter, chatKey ThreadKey, th *store.Thread, format string) {
+	r := Reply{Text: fmt.Sprintf("Revision %d as %s.", th.Rev, format)}
+	switch format {
+	case "excalidraw":
+		r.Files = []File{sceneFile(th.Scene)}
+	case "png", "svg":
+		pic, err := b.render.Render(ctx, th.Scene, format, th.Settings.Theme == "dark")
+		if err != nil {
+			r = Reply{Text: friendly("rendering the "+format, err), Error: true, Files: []File{sceneFile(th.Scene)}}
+			break
+		}
+		mime := "image/png"
+		if format == "svg" {
+			mime = "image/svg+xml"
+		}
+		r.Files = []File{{Name: "diagram." + format, MIME: mime, Content: pic}}
+	}
+	if err := a.Send(ctx, chatKey, r); err != nil {
+		b.log.Warn("send export", "thread", chatKey.String(), "err", err)
+	}
+}
+
+func historyText(revs []store.Revision, now time.Time) string {
+	var sb strings.Builder
+	sb.WriteString("Revisions, newest first:\n")
+	for _, r := range revs {
+		mark := ""
+		if r.Current {
+			mark = " ← current"
+		}
+		reason := r.Reason
+		if reason == "" {
+			reason = "(no note)"
+		}
+		fmt.Fprintf(&sb, "%d. %s: %s, %s%s\n", r.Rev, r.Author, clip(reason, 80), ago(now.Sub(r.Created)), mark)
+	}
+	sb.WriteString("Say undo or redo to move between them.")
+	return sb.String()
+}
+
+func ago(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return plural(int(d/time.Minute), "minute") + " ago"
+	case d < 48*time.Hour:
+		return plural(int(d/time.Hour), "hour") + " ago"
+	}
+	return plural(int(d/(24*time.Hour)), "day") + " ago"
+}
+
+// importFile reads the first usable attachment: a .excalidraw (JSON) file, or a PNG with a scene
+// embedded. The scene is checked and normalised by the scene package, so what is saved is a valid
+// document whatever was uploaded.
+func (b *Bot) importFile(ctx context.Context, files []Attachment) ([]byte, error) {
+	f := files[0]
+	ext := strings.ToLower(path.Ext(f.Name))
+	isPNG := ext == ".png" || f.MIME == "image/png"
+	isJSON := ext == ".excalidraw" || ext == ".json" || strings.Contains(f.MIME, "json")
+	if !isPNG && !isJSON {
+		return nil, fmt.Errorf("I can import a .excalidraw file or a PNG exported from Excalidraw with the scene embedded; %q is neither.", f.Name)
+	}
+	if f.Size > b.opt.MaxImportBytes {
+		return nil, fmt.Errorf("%s is %s; I import files up to %s.", f.Name, size(f.Size), size(b.opt.MaxImportBytes))
+	}
+	data, err := f.Fetch(ctx, b.opt.MaxImportBytes)
+	if err != nil {
+		return nil, fmt.Errorf("I could not download %s (%v).", f.Name, err)
+	}
+	if scene.IsPNG(data) {
+		data, err = scene.EmbeddedScene(data, b.opt.MaxSceneBytes)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v.", f.Name, strings.TrimSuffix(err.Error(), "."))
+		}
+	} else if isPNG {
+		return nil, fmt.Errorf("%s is not a PNG file.", f.Name)
+	}
+	if len(data) > b.opt.MaxSceneBytes {
+		return nil, fmt.Errorf("the scene in %s is %s; I keep scenes up to %s.", f.Name, size(int64(len(data))), size(int64(b.opt.MaxSceneBytes)))
+	}
+	sc, err := scene.Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s is not a diagram I can open: %v.", f.Name, strings.TrimSuffix(err.Error(), "."))
+	}
+	doc, err := sc.Encode()
+	if err != nil {
+		return nil, fmt.Errorf("%s: could not be saved again: %v", f.Name, err)
+	}
+	return doc, nil
+}
+
+func size(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
