@@ -26,7 +26,9 @@ func (a *Adapter) attachment(d *models.Document) bot.Attachment {
 	}
 	return bot.Attachment{
 		Name: name, MIME: d.MimeType, Size: d.FileSize,
-		Fetch: func(ctx context.Context, limit int64) ([]byte, error) { return a.fetch(ctx, d.FileID, name, d.FileSize, limit) },
+		Fetch: func(ctx context.Context, limit int64) ([]byte, error) {
+			return a.fetch(ctx, d.FileID, name, d.FileSize, limit)
+		},
 	}
 }
 

@@ -49,6 +49,7 @@ type Call struct {
 	Files  map[string]Upload // multipart file parts by field name
 	Code   int               // 200, or the error_code answered
 	Error  string            // description of the error answered
+	At     time.Time         // when the request arrived
 }
 
 // Failure is an error injected for the next calls of a method.
@@ -136,11 +137,14 @@ func (s *Server) notify() {
 	s.changed = make(chan struct{})
 }
 
-// WaitFor evaluates cond after every change until it holds or timeout passes, and reports whether
-// it held. cond may call the Server's accessors.
+// WaitFor evaluates cond after every change (and every few milliseconds, for conditions outside
+// the fake) until it holds or timeout passes, and reports whether it held. cond may call the
+// Server's accessors.
 func (s *Server) WaitFor(timeout time.Duration, cond func() bool) bool {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
 	for {
 		s.mu.Lock()
 		ch := s.changed
@@ -150,6 +154,7 @@ func (s *Server) WaitFor(timeout time.Duration, cond func() bool) bool {
 		}
 		select {
 		case <-ch:
+		case <-tick.C:
 		case <-deadline.C:
 			return cond()
 		}
@@ -185,7 +190,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fields, files, err := readParams(r)
-	call := Call{Method: method, Fields: fields, Files: files, Code: 200}
+	call := Call{Method: method, Fields: fields, Files: files, Code: 200, At: time.Now()}
 	var result any
 	if err == nil {
 		err = s.injected(method)

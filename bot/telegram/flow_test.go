@@ -1,0 +1,311 @@
+package telegram
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/bot/telegram/tgfake"
+)
+
+func TestPrivateChatDrawing(t *testing.T) {
+	e := start(t, nil)
+	sent := e.fake.Send(tgfake.Post{Chat: dmChat.ID, From: alice, Text: "draw how a request reaches Postgres"})
+
+	got := e.rec.next(t)
+	want := bot.Message{
+		Key:     bot.ThreadKey{Platform: "telegram", Channel: "101", Thread: ""},
+		EventID: strconv.FormatInt(sent.UpdateID, 10), ID: strconv.Itoa(sent.MessageID),
+		User: "101", UserName: "alice", Text: "draw how a request reaches Postgres",
+	}
+	if got.Key != want.Key || got.EventID != want.EventID || got.ID != want.ID || got.User != want.User ||
+		got.UserName != want.UserName || got.Text != want.Text || got.Received.IsZero() {
+		t.Fatalf("message\n got %+v\nwant %+v", got, want)
+	}
+
+	// Status message deleted at the end; photo and document remain.
+	msgs := e.botMessages(t, dmChat.ID, 2)
+	e.rec.settle(t)
+	photo, doc := msgs[0], msgs[1]
+	if photo.Kind != "photo" || photo.Text != "Browser → API → Postgres" || photo.File.Name != "diagram.png" {
+		t.Errorf("first reply: got %+v, want the photo with the summary as caption", summary(msgs[:1]))
+	}
+	if len(photo.Buttons) != 1 || photo.Buttons[0] != (tgfake.Button{Text: "Open in editor", URL: editURL}) {
+		t.Errorf("photo buttons: got %+v, want one Open in editor → %s", photo.Buttons, editURL)
+	}
+	if doc.Kind != "document" || doc.File.Name != "diagram.excalidraw" || string(doc.File.Data) != `{"type":"excalidraw"}` {
+		t.Errorf("second reply: got %+v, want diagram.excalidraw", summary(msgs[1:]))
+	}
+	if photo.ReplyTo != 0 || doc.ReplyTo != 0 {
+		t.Errorf("private replies quote message %d/%d, want no quote (the chat is the thread)", photo.ReplyTo, doc.ReplyTo)
+	}
+
+	// Working signs: the action, a status message replying to the request, edited, then deleted.
+	var status *tgfake.Message
+	for _, m := range e.fake.Messages(dmChat.ID) {
+		if m.FromBot && m.Kind == "text" {
+			status = &m
+		}
+	}
+	switch {
+	case status == nil:
+		t.Fatal("no status message was posted")
+	case status.ReplyTo != sent.MessageID || !status.Deleted:
+		t.Errorf("status message: replies to %d, deleted %v; want a reply to %d, deleted", status.ReplyTo, status.Deleted, sent.MessageID)
+	case len(status.Edits) != 1 || status.Edits[0] != statusStart || status.Text != "drawing… 2 shapes, 1 arrow":
+		t.Errorf("status texts: got %q then %q, want %q then the update", status.Edits, status.Text, statusStart)
+	}
+	actions := e.fake.Calls("sendChatAction")
+	if len(actions) == 0 || actions[0].Fields["action"] != "upload_photo" || actions[0].Fields["chat_id"] != "101" {
+		t.Errorf("chat actions: got %+v, want upload_photo in chat 101", actions)
+	}
+
+	// The commands menu was registered on start.
+	var names []string
+	for _, c := range e.fake.Commands() {
+		names = append(names, c.Command)
+	}
+	if got, want := strings.Join(names, " "), "draw undo redo new history export theme help"; got != want {
+		t.Errorf("commands: got %q, want %q", got, want)
+	}
+	// Our own reply_markup: no copy_text on the wire (the fake would refuse it, as Telegram does).
+	for _, c := range e.fake.Calls("sendPhoto") {
+		if strings.Contains(c.Fields["reply_markup"], "copy_text") {
+			t.Errorf("reply_markup carries copy_text: %s", c.Fields["reply_markup"])
+		}
+	}
+}
+
+// TestGroupAddressing sends chatter and requests in order; updates are handled in order, so when
+// the last one arrives every earlier one has been decided.
+func TestGroupAddressing(t *testing.T) {
+	e := start(t, nil)
+	e.rec.silence()
+	tests := []struct {
+		text     string
+		wantText string // "" when the bot must ignore the message
+	}{
+		{"hello everyone", ""},
+		{"/draw@other_bot a flow", ""},
+		{"/ban alice", ""},
+		{"ask @someone_else about it", ""},
+		{"@draw_bot draw a cache in front of the API", "draw a cache in front of the API"},
+		{"@Draw_Bot, undo", "undo"},
+		{"/draw a login sequence", "/draw a login sequence"},
+		{"/undo@draw_bot", "/undo@draw_bot"},
+		{"Привет 👋 @draw_bot нарисуй схему", "Привет 👋 @draw_bot нарисуй схему"},
+		{"👋 /draw x", ""}, // a command counts only at the start
+	}
+	var want []string
+	for _, tc := range tests {
+		e.fake.Send(tgfake.Post{Chat: group.ID, From: alice, Text: tc.text})
+		if tc.wantText != "" {
+			want = append(want, tc.wantText)
+		}
+	}
+	e.fake.Send(tgfake.Post{Chat: group.ID, From: bob, Text: "@draw_bot end"})
+	want = append(want, "end")
+	var got []string
+	for range want {
+		got = append(got, e.rec.next(t).Text)
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("delivered\n got %q\nwant %q", got, want)
+	}
+	for _, m := range e.rec.messages() {
+		if m.Key.Thread != "0:"+m.ID {
+			t.Errorf("message %s %q: thread %q, want a new thread 0:%s rooted at it", m.ID, m.Text, m.Key.Thread, m.ID)
+		}
+	}
+}
+
+func TestGroupReplyChainIsAThread(t *testing.T) {
+	e := start(t, nil)
+	first := e.fake.Send(tgfake.Post{Chat: group.ID, From: alice, Text: "@draw_bot draw the deploy pipeline"})
+	m1 := e.rec.next(t)
+	msgs := e.botMessages(t, group.ID, 2)
+	e.rec.settle(t)
+	if msgs[0].ReplyTo != first.MessageID {
+		t.Errorf("picture replies to %d, want the request %d", msgs[0].ReplyTo, first.MessageID)
+	}
+
+	// Bob answers the picture without a mention: same thread.
+	e.fake.Send(tgfake.Post{Chat: group.ID, From: bob, ReplyTo: msgs[0].ID, Text: "make the database a cylinder"})
+	m2 := e.rec.next(t)
+	// Alice answers the .excalidraw document: same thread again.
+	e.fake.Send(tgfake.Post{Chat: group.ID, From: alice, ReplyTo: msgs[1].ID, Text: "and add Redis"})
+	m3 := e.rec.next(t)
+	// A mention replying to Bob's follow-up (a user message of the thread) continues it too.
+	e.fake.Send(tgfake.Post{Chat: group.ID, From: alice, ReplyTo: atoi(t, m2.ID), Text: "@draw_bot undo"})
+	m4 := e.rec.next(t)
+	// A fresh mention starts another thread.
+	other := e.fake.Send(tgfake.Post{Chat: group.ID, From: bob, Text: "@draw_bot draw an org chart"})
+	m5 := e.rec.next(t)
+	e.rec.settle(t)
+
+	want := "0:" + strconv.Itoa(first.MessageID)
+	for i, m := range []bot.Message{m1, m2, m3, m4} {
+		if m.Key.Thread != want {
+			t.Errorf("message %d (%q): thread %q, want %q", i+1, m.Text, m.Key.Thread, want)
+		}
+	}
+	if m5.Key.Thread != "0:"+strconv.Itoa(other.MessageID) {
+		t.Errorf("new mention: thread %q, want 0:%d", m5.Key.Thread, other.MessageID)
+	}
+	// Every answer in the first thread quotes its root.
+	for _, m := range e.fake.BotMessages(group.ID) {
+		if m.ReplyTo != first.MessageID && m.ReplyTo != other.MessageID {
+			t.Errorf("bot message %d replies to %d, want a thread root", m.ID, m.ReplyTo)
+		}
+	}
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestForumTopicKept(t *testing.T) {
+	e := start(t, nil)
+	topic := e.fake.CreateTopic(forum.ID, "Architecture")
+	req := e.fake.Send(tgfake.Post{Chat: forum.ID, From: alice, Topic: topic, Text: "@draw_bot draw our services"})
+	m := e.rec.next(t)
+	if want := strconv.Itoa(topic) + ":" + strconv.Itoa(req.MessageID); m.Key.Thread != want {
+		t.Errorf("thread %q, want %q", m.Key.Thread, want)
+	}
+	msgs := e.botMessages(t, forum.ID, 2)
+	e.rec.settle(t)
+	for _, bm := range msgs {
+		if bm.Topic != topic || bm.ReplyTo != req.MessageID {
+			t.Errorf("bot message %d: topic %d replying to %d, want topic %d replying to %d", bm.ID, bm.Topic, bm.ReplyTo, topic, req.MessageID)
+		}
+	}
+	for _, c := range e.fake.Calls("sendChatAction") {
+		if c.Fields["message_thread_id"] != strconv.Itoa(topic) {
+			t.Errorf("chat action in thread %q, want the topic %d", c.Fields["message_thread_id"], topic)
+		}
+	}
+	// A plain message in the topic replies to the topic's creation message: not to the bot.
+	e.fake.Send(tgfake.Post{Chat: forum.ID, From: bob, Topic: topic, Text: "nice"})
+	e.fake.Send(tgfake.Post{Chat: forum.ID, From: bob, Topic: topic, ReplyTo: msgs[0].ID, Text: "now in blue"})
+	follow := e.rec.next(t)
+	if follow.Text != "now in blue" || follow.Key.Thread != m.Key.Thread {
+		t.Errorf("follow-up: got %q in thread %q, want %q in %q", follow.Text, follow.Key.Thread, "now in blue", m.Key.Thread)
+	}
+}
+
+func TestIgnoresBotsAndItself(t *testing.T) {
+	e := start(t, nil)
+	e.rec.silence()
+	self := e.fake.Bot
+	e.fake.Send(tgfake.Post{Chat: group.ID, From: robot, Text: "@draw_bot draw a loop"})
+	e.fake.Send(tgfake.Post{Chat: group.ID, From: self, Text: "@draw_bot draw myself"})
+	e.fake.Send(tgfake.Post{Chat: dmChat.ID, From: robot, Text: "hi"})
+	e.fake.Send(tgfake.Post{Chat: dmChat.ID, From: alice, Text: "sentinel"})
+	if got := e.rec.next(t); got.Text != "sentinel" {
+		t.Errorf("first delivered: %q, want the sentinel only", got.Text)
+	}
+	if n := len(e.rec.messages()); n != 1 {
+		t.Errorf("%d messages delivered, want 1", n)
+	}
+}
+
+func TestAllowlists(t *testing.T) {
+	e := start(t, func(c *Config) { c.Chats = []string{"101", "-1001"}; c.Users = []string{"101"} })
+	e.rec.silence()
+	e.fake.Send(tgfake.Post{Chat: 102, From: bob, Text: "draw a cat"})            // chat not allowed
+	e.fake.Send(tgfake.Post{Chat: 102, From: bob, Text: "draw a dog"})            // refused silently now
+	e.fake.Send(tgfake.Post{Chat: group.ID, From: bob, Text: "@draw_bot draw x"}) // user not allowed
+	e.fake.Send(tgfake.Post{Chat: group.ID, From: alice, Text: "@draw_bot sentinel"})
+	if got := e.rec.next(t); got.Text != "sentinel" {
+		t.Errorf("first delivered: %q, want the sentinel", got.Text)
+	}
+	if n := len(e.rec.messages()); n != 1 {
+		t.Errorf("%d messages delivered, want 1", n)
+	}
+	refusals := e.fake.BotMessages(102)
+	if len(refusals) != 1 || !strings.Contains(refusals[0].Text, "not enabled") {
+		t.Errorf("refusals in Bob's chat: %+v, want exactly one polite refusal", summary(refusals))
+	}
+	if got := e.fake.BotMessages(group.ID); len(got) != 1 {
+		t.Errorf("refusals in the group: %+v, want one", summary(got))
+	}
+}
+
+func TestDocumentAttachment(t *testing.T) {
+	e := start(t, nil)
+	e.rec.silence()
+	scene := []byte(`{"type":"excalidraw","version":2,"elements":[]}`)
+	e.fake.Send(tgfake.Post{Chat: dmChat.ID, From: alice, Text: "continue from this", Document: &tgfake.Upload{Name: "flow.excalidraw", Data: scene}})
+	m := e.rec.next(t)
+	if len(m.Files) != 1 || m.Files[0].Name != "flow.excalidraw" || m.Files[0].Size != int64(len(scene)) || m.Text != "continue from this" {
+		t.Fatalf("got text %q files %+v, want the caption and flow.excalidraw of %d bytes", m.Text, m.Files, len(scene))
+	}
+	data, err := m.Files[0].Fetch(t.Context(), 1<<20)
+	if err != nil || string(data) != string(scene) {
+		t.Errorf("Fetch: got %q, %v; want the file", data, err)
+	}
+	if _, err := m.Files[0].Fetch(t.Context(), 10); err == nil || !strings.Contains(err.Error(), "more than") {
+		t.Errorf("Fetch over the limit: got %v, want a size error", err)
+	}
+
+	// Telegram does not hand files over 20 MB to bots: a clear error, and no getFile call.
+	calls := len(e.fake.Calls("getFile"))
+	e.fake.Send(tgfake.Post{Chat: dmChat.ID, From: alice, Document: &tgfake.Upload{Name: "big.png", Data: []byte("x")}, DocumentSize: 25 << 20})
+	big := e.rec.next(t)
+	_, err = big.Files[0].Fetch(t.Context(), 30<<20)
+	if err == nil || !strings.Contains(err.Error(), "20 MB") {
+		t.Errorf("Fetch of 25 MB: got %v, want the 20 MB limit named", err)
+	}
+	if n := len(e.fake.Calls("getFile")); n != calls {
+		t.Errorf("getFile called %d times for a file known to be too big", n-calls)
+	}
+}
+
+func TestRedeliveredUpdateKeepsEventID(t *testing.T) {
+	e := start(t, nil)
+	e.rec.silence()
+	sent := e.fake.Send(tgfake.Post{Chat: dmChat.ID, From: alice, Text: "draw a"})
+	first := e.rec.next(t)
+	e.fake.Redeliver(sent.UpdateID)
+	again := e.rec.next(t)
+	if again.EventID != first.EventID || again.ID != first.ID || again.Key != first.Key {
+		t.Errorf("redelivery: got %s/%s/%s, want the same event %s/%s/%s for the core to drop",
+			again.EventID, again.ID, again.Key, first.EventID, first.ID, first.Key)
+	}
+}
+
+func TestWebhook(t *testing.T) {
+	e := start(t, func(c *Config) { c.Mode = "webhook"; c.WebhookSecret = "s3cret_-token" })
+	hook := e.fake.Webhook()
+	if hook.URL != e.hook.URL+WebhookPath || hook.Secret != "s3cret_-token" {
+		t.Fatalf("registered webhook %+v, want %s with the secret", hook, e.hook.URL+WebhookPath)
+	}
+	e.rec.silence()
+	sent := e.fake.Send(tgfake.Post{Chat: dmChat.ID, From: alice, Text: "draw via webhook"})
+	if sent.WebhookStatus != 200 || sent.WebhookErr != nil {
+		t.Fatalf("webhook answered %d, %v; want 200", sent.WebhookStatus, sent.WebhookErr)
+	}
+	if got := e.rec.next(t); got.Text != "draw via webhook" {
+		t.Errorf("delivered %q", got.Text)
+	}
+
+	forged := map[string]string{"wrong secret": "guess", "no secret": "", "secret with a suffix": "s3cret_-token2"}
+	for name, secret := range forged {
+		u := json.RawMessage(`{"update_id":99,"message":{"message_id":50,"date":1,"chat":{"id":101,"type":"private"},"from":{"id":101,"first_name":"A"},"text":"forged"}}`)
+		var upd = mustUpdate(t, u)
+		status, err := e.fake.PostWebhook(hook.URL, secret, upd)
+		if err != nil || status != 401 {
+			t.Errorf("%s: got %d, %v; want 401", name, status, err)
+		}
+	}
+	if n := len(e.rec.messages()); n != 1 {
+		t.Errorf("%d messages delivered, want only the genuine one", n)
+	}
+}
