@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	_ "embed"
 	"encoding/json"
 	"strings"
@@ -57,4 +58,33 @@ func requestMessage(prompt, sceneText, changes string) string {
 	b.WriteString(strings.TrimSpace(prompt))
 	b.WriteString("\n</request>")
 	return b.String()
+}
+
+// WarningsIn reads the warnings section of get_scene's text: the "- " lines after a line
+// "warnings:". It returns nil when there is none.
+func WarningsIn(sceneText string) []string {
+	var out []string
+	in := false
+	for _, line := range strings.Split(sceneText, "\n") {
+		switch {
+		case strings.TrimSpace(line) == "warnings:":
+			in = true
+		case in && strings.HasPrefix(line, "- "):
+			out = append(out, strings.TrimPrefix(line, "- "))
+		case in && strings.TrimSpace(line) != "":
+			in = false
+		}
+	}
+	return out
+}
+
+// LintWith returns a Request.Lint that reads the warnings from the toolbox's get_scene.
+func LintWith(tb Toolbox) func() []string {
+	return func() []string {
+		res := tb.Call(context.Background(), "get_scene", json.RawMessage("{}"))
+		if res.IsError {
+			return nil
+		}
+		return WarningsIn(res.Text)
+	}
 }

@@ -1,0 +1,125 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/excalibot/excalibot/tools"
+)
+
+// instantModel answers at once: a get_scene call per turn, then done.
+type instantModel struct {
+	n, turns int
+}
+
+func (m *instantModel) Chat(_ context.Context, _ []Message, _ []tools.Spec) (Reply, error) {
+	m.n++
+	name := "get_scene"
+	if m.n >= m.turns {
+		name = "done"
+	}
+	return Reply{Message: Message{Role: RoleAssistant,
+		ToolCalls: []ToolCall{{ID: fmt.Sprintf("call_%d", m.n), Name: name, Args: json.RawMessage(`{}`)}}},
+		PromptTokens: 1000, OutputTokens: 20}, nil
+}
+
+// instantTools answers every call at once with a scene text of realistic size.
+type instantTools struct{ specs []tools.Spec }
+
+var sceneText = strings.Repeat(`r1 rectangle at (0,0) 160x80 "Service"`+"\n", 50)
+
+func (t instantTools) Specs() []tools.Spec { return t.specs }
+func (t instantTools) Call(_ context.Context, name string, _ json.RawMessage) tools.Result {
+	return tools.Result{Text: sceneText, Done: name == "done"}
+}
+
+const benchTurns = 10
+
+// BenchmarkLoopOverhead measures what the loop itself costs per turn with an instant model and
+// instant tools, against a bare loop of the same model and tool calls (no bookkeeping) and against
+// one request to a local fake Ollama over HTTP, both measured in the same run.
+func BenchmarkLoopOverhead(b *testing.B) {
+	tb := instantTools{specs: newBoard().Specs()}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		a := New(&instantModel{turns: benchTurns}, Config{}, nil)
+		res, err := a.Run(ctx, Request{Prompt: "org chart", Tools: tb})
+		if err != nil || res.Turns != benchTurns {
+			b.Fatalf("run: %v, %d turns", err, res.Turns)
+		}
+	}
+	loopNs := float64(b.Elapsed().Nanoseconds()) / float64(b.N) / benchTurns
+
+	bare := testing.Benchmark(func(b *testing.B) {
+		for b.Loop() {
+			m := &instantModel{turns: benchTurns}
+			var msgs []Message
+			for range benchTurns {
+				r, _ := m.Chat(ctx, msgs, tb.specs)
+				msgs = append(msgs, r.Message)
+				for _, c := range r.Message.ToolCalls {
+					msgs = append(msgs, Message{Role: RoleTool, Content: tb.Call(ctx, c.Name, c.Args).Text})
+				}
+			}
+		}
+	})
+	bareNs := float64(bare.NsPerOp()) / benchTurns
+
+	httpReq := testing.Benchmark(func(b *testing.B) {
+		f, srv := newFakeOllama(b)
+		m, err := NewOllama(OllamaConfig{Host: srv.URL, Model: "qwen3:8b"}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		msgs := []Message{{Role: RoleSystem, Content: SystemPrompt()}, {Role: RoleUser, Content: "org chart"}}
+		turn := calls(call("get_scene", `{}`))
+		for b.Loop() {
+			f.mu.Lock()
+			f.turns = append(f.turns, turn)
+			f.mu.Unlock()
+			if _, err := m.Chat(ctx, msgs, tb.specs); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	overhead := loopNs - bareNs
+	b.ReportMetric(loopNs/1e3, "µs/turn")
+	b.ReportMetric(overhead/1e3, "overhead-µs/turn")
+	b.ReportMetric(loopNs/bareNs, "x-bare-loop")
+	b.ReportMetric(overhead/float64(httpReq.NsPerOp()), "overhead/local-http-request")
+}
+
+// BenchmarkPromptSizeFake reports the bytes of system prompt and tool schemas with the test
+// toolbox; prompt_size_test.go reports the real toolset.
+func BenchmarkPromptSizeFake(b *testing.B) {
+	reportPromptSize(b, newBoard().Specs())
+}
+
+// Peers' prompt sizes (peers.md): 6.7 KB for 21 tools, 13 KB for 26 tools, 28 KB when a guide
+// must be read first. The target is 9 KB.
+const (
+	peerSmallBytes = 6700
+	targetBytes    = 9 * 1024
+)
+
+func reportPromptSize(b *testing.B, specs []tools.Spec) {
+	var sys, schemas int
+	for b.Loop() {
+		var err error
+		if sys, schemas, err = PromptSize(specs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	total := sys + schemas
+	b.ReportMetric(float64(len(specs)), "tools")
+	b.ReportMetric(float64(sys), "system-bytes")
+	b.ReportMetric(float64(schemas), "schema-bytes")
+	b.ReportMetric(float64(total), "total-bytes")
+	b.ReportMetric(float64(total)/targetBytes, "x-target-9KB")
+	b.ReportMetric(float64(total)/peerSmallBytes, "x-peer-6.7KB")
+}
+
