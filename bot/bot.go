@@ -21,6 +21,7 @@ type Store interface {
 	Redo(ctx context.Context, key store.ThreadKey, from int64) (*store.Thread, error)
 	History(ctx context.Context, key store.ThreadKey, limit int) ([]store.Revision, error)
 	SetSettings(ctx context.Context, key store.ThreadKey, s store.Settings) error
+	SetMemory(ctx context.Context, key store.ThreadKey, memory []byte) error
 	RevokeLinks(ctx context.Context, key store.ThreadKey, kind store.LinkKind) (int, error)
 	ClaimEvent(ctx context.Context, eventID string) (bool, error)
 	AcquireLease(ctx context.Context, key store.ThreadKey, owner string, ttl time.Duration) (store.Lease, error)
@@ -60,6 +61,9 @@ type DrawResult struct {
 	Scene   []byte
 	Memory  []byte
 	Summary string
+	// Changed is false when the run left the scene as it was (the model only answered, e.g. with a
+	// question): then no revision is made and the reply is the text alone.
+	Changed bool
 }
 
 // Renderer turns a scene into a picture.

@@ -130,7 +130,7 @@ func (d *fakeDrawer) Draw(ctx context.Context, req DrawRequest) (DrawResult, err
 		req.Progress(Progress{Step: 1, Tool: "create_element", Shapes: sc.Len()})
 	}
 	doc, err := sc.Encode()
-	return DrawResult{Scene: doc, Memory: []byte(`{"version":1}`), Summary: "Drew " + e.ID + "."}, err
+	return DrawResult{Scene: doc, Memory: []byte(`{"version":1}`), Summary: "Drew " + e.ID + ".", Changed: true}, err
 }
 
 type fakeRenderer struct{ err error }

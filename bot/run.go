@@ -114,6 +114,21 @@ func (b *Bot) draw(ctx context.Context, jobs []job) {
 		if memory == nil {
 			memory = []byte{}
 		}
+		if !res.Changed {
+			if err := b.store.SetMemory(ctx, key, memory); err != nil {
+				log.Warn("store agent memory", "err", err)
+			}
+			finish(store.RunDone, "no change")
+			text := strings.TrimSpace(summary + " " + res.Summary)
+			if summary != "" { // an import happened: show it
+				b.post(ctx, a, msg.Key, th, text)
+				return
+			}
+			if err := a.Send(ctx, msg.Key, Reply{Text: text}); err != nil {
+				log.Warn("send reply", "err", err)
+			}
+			return
+		}
 		th, err = b.store.Save(ctx, store.SaveRequest{Key: key, Base: th.Rev, Scene: res.Scene, Author: store.AuthorAgent, Reason: clip(prompts[len(prompts)-1], 200), Memory: memory})
 		if errors.Is(err, store.ErrConflict) {
 			finish(store.RunFailed, "conflict")

@@ -25,7 +25,7 @@ type UserMessage struct {
 	ThreadTS    string // a reply in this thread
 	BotID       string // set for messages from bots (integrations, or the bot itself)
 	Subtype     string // e.g. "channel_join", "message_changed"; "file_share" is set when Files are given
-	Team        string // default the fake's team
+	Team        string // the workspace the event is for (team_id); default the fake's team
 	Files       []UploadedFile
 }
 
@@ -105,7 +105,9 @@ func (s *Server) Post(m UserMessage) Posted {
 		inner["display_as_bot"] = false
 	}
 	out := Posted{TS: ts}
-	if m.ChannelType != "im" && strings.Contains(m.Text, "<@"+s.cfg.BotUserID+">") && m.Subtype != "message_changed" {
+	// Slack sends app_mention for new messages only: not for joins, edits or other subtypes.
+	newMessage := m.Subtype == "" || m.Subtype == "file_share" || m.Subtype == "thread_broadcast"
+	if m.ChannelType != "im" && newMessage && strings.Contains(m.Text, "<@"+s.cfg.BotUserID+">") {
 		mention := map[string]any{}
 		for _, k := range []string{"channel", "user", "text", "ts", "event_ts", "team", "client_msg_id", "blocks", "thread_ts", "parent_user_id", "bot_id", "files", "upload"} {
 			if v, ok := inner[k]; ok {

@@ -1,0 +1,79 @@
+package bot
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/excalibot/excalibot/agent"
+	"github.com/excalibot/excalibot/scene"
+	"github.com/excalibot/excalibot/tools"
+)
+
+// AgentDrawer is the Drawer of the running bot: the agent loop with the drawing tools over the
+// thread's scene.
+type AgentDrawer struct {
+	Agent  *agent.Agent
+	Limits tools.Limits
+	Log    *slog.Logger
+}
+
+// Draw runs the agent on req.Scene. Agent errors are already sentences a user can act on.
+func (d AgentDrawer) Draw(ctx context.Context, req DrawRequest) (DrawResult, error) {
+	sc := scene.New()
+	if req.Scene != nil {
+		var err error
+		if sc, err = scene.Decode(req.Scene); err != nil {
+			return DrawResult{}, fmt.Errorf("the stored diagram could not be read (%v); say reset to start over", err)
+		}
+	}
+	before, err := sc.Encode()
+	if err != nil {
+		return DrawResult{}, fmt.Errorf("encode the current diagram: %w", err)
+	}
+	mem, err := agent.UnmarshalMemory(req.Memory)
+	if err != nil && d.Log != nil {
+		// A memory this program cannot read costs the conversation's context, not the diagram.
+		d.Log.Warn("agent memory unreadable; starting the conversation afresh", "err", err)
+	}
+	set := tools.New(sc, d.Limits)
+	step := 0
+	res, err := d.Agent.Run(ctx, agent.Request{
+		Prompt:   req.Prompt,
+		Tools:    set,
+		Memory:   mem,
+		Snapshot: func() ([]byte, error) { return set.Scene().Encode() },
+		Lint:     func() []string { return tools.Warnings(set.Scene()) },
+		OnStep: func(s agent.Step) {
+			if s.Kind != agent.StepTool || req.Progress == nil {
+				return
+			}
+			step++
+			p := Progress{Step: step, Tool: s.Tool}
+			for _, e := range set.Scene().Elements() {
+				switch {
+				case e.Type == scene.Arrow:
+					p.Arrows++
+				case e.Type.IsShape():
+					p.Shapes++
+				}
+			}
+			req.Progress(p)
+		},
+	})
+	if err != nil {
+		return DrawResult{}, err
+	}
+	doc := res.Scene
+	if doc == nil {
+		if doc, err = set.Scene().Encode(); err != nil {
+			return DrawResult{}, fmt.Errorf("encode the new diagram: %w", err)
+		}
+	}
+	memory, err := res.Memory.Marshal()
+	if err != nil {
+		return DrawResult{}, err
+	}
+	return DrawResult{Scene: doc, Memory: memory, Summary: res.Summary, Changed: !bytes.Equal(doc, before)}, nil
+}

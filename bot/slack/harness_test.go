@@ -1,0 +1,182 @@
+package slack
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/bot/slack/slackfake"
+)
+
+// recorder is a small bot.Handler: it drops redeliveries the way the core does (by event id
+// and by channel+ts), records what it receives, and runs an optional reply in a goroutine it
+// owns, as the core's queue would.
+type recorder struct {
+	reply func(ctx context.Context, a bot.Adapter, m bot.Message)
+	fake  *slackfake.Server // set by start before Run, so replies may read it
+	block chan struct{}     // when set, Handle waits on it: a slow core
+
+	mu        sync.Mutex
+	raw       []bot.Message // every hand-over, duplicates included
+	delivered []bot.Message // after dedup
+	seen      map[string]bool
+	got       chan bot.Message
+	wg        sync.WaitGroup
+}
+
+func newRecorder() *recorder {
+	return &recorder{seen: map[string]bool{}, got: make(chan bot.Message, 64)}
+}
+
+func (r *recorder) Handle(ctx context.Context, a bot.Adapter, m bot.Message) {
+	if r.block != nil {
+		<-r.block
+	}
+	r.mu.Lock()
+	r.raw = append(r.raw, m)
+	dup := r.seen["ev/"+m.EventID] || r.seen["msg/"+m.Key.Channel+"/"+m.ID]
+	r.seen["ev/"+m.EventID], r.seen["msg/"+m.Key.Channel+"/"+m.ID] = true, true
+	if !dup {
+		r.delivered = append(r.delivered, m)
+	}
+	r.mu.Unlock()
+	if dup {
+		return
+	}
+	r.got <- m
+	if r.reply != nil {
+		r.wg.Go(func() { r.reply(context.WithoutCancel(ctx), a, m) })
+	}
+}
+
+func (r *recorder) rawCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.raw)
+}
+
+// waitRaw waits until n hand-overs (duplicates included) have happened and returns them.
+func (r *recorder) waitRaw(t *testing.T, n int) []bot.Message {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for r.rawCount() < n && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.raw) != n {
+		t.Fatalf("hand-overs = %d, want %d", len(r.raw), n)
+	}
+	return slices.Clone(r.raw)
+}
+
+// next waits for the next delivered message.
+func (r *recorder) next(t *testing.T) bot.Message {
+	t.Helper()
+	select {
+	case m := <-r.got:
+		return m
+	case <-time.After(10 * time.Second):
+		t.Fatal("no message delivered")
+		return bot.Message{}
+	}
+}
+
+// nextText waits for the next delivered message and checks its text. To show that messages
+// were dropped, callers send a valid sentinel after them: the dispatcher keeps order.
+func (r *recorder) nextText(t *testing.T, want string) bot.Message {
+	t.Helper()
+	m := r.next(t)
+	if m.Text != want {
+		t.Fatalf("delivered %q, want %q (an earlier message was not dropped?)", m.Text, want)
+	}
+	return m
+}
+
+type env struct {
+	fake *slackfake.Server
+	a    *Adapter
+	rec  *recorder
+	ctx  context.Context
+}
+
+// start runs an adapter against a fresh fake Slack until the test ends.
+func start(t *testing.T, mode string, rec *recorder, mod func(*Config)) *env {
+	t.Helper()
+	fake := slackfake.New(t, slackfake.Config{})
+	fc := fake.Config()
+	cfg := Config{
+		BotToken: fc.BotToken, AppToken: fc.AppToken, SigningSecret: fc.SigningSecret,
+		Mode: mode, APIURL: fake.APIURL(), HTTPTimeout: 10 * time.Second,
+		PingInterval: 5 * time.Second, StatusInterval: time.Nanosecond,
+	}
+	if mod != nil {
+		mod(&cfg)
+	}
+	logs := &logBuffer{}
+	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	a, err := New(cfg, rec, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.fake = fake
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	t.Cleanup(func() {
+		if rec.block != nil {
+			select {
+			case <-rec.block:
+			default:
+				close(rec.block)
+			}
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+		rec.wg.Wait()
+		if t.Failed() {
+			t.Logf("adapter log:\n%s", logs.String())
+		}
+	})
+	tctx, tcancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(tcancel)
+	if mode == ModeSocket {
+		if err := fake.WaitConnected(tctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &env{fake: fake, a: a, rec: rec, ctx: tctx}
+}
+
+// logBuffer keeps the adapter's log, shown when a test fails. (Logging straight to t.Log races
+// with the test's end: slack-go's goroutines may log a moment after Run returned.)
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
