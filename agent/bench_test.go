@@ -122,4 +122,3 @@ func reportPromptSize(b *testing.B, specs []tools.Spec) {
 	b.ReportMetric(float64(total)/targetBytes, "x-target-9KB")
 	b.ReportMetric(float64(total)/peerSmallBytes, "x-peer-6.7KB")
 }
-

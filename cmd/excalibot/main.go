@@ -32,6 +32,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdConfig(ctx, args[1:], stdout, stderr)
 	case "render":
 		return cmdRender(ctx, args[1:], stdout, stderr)
+	case "draw":
+		return cmdDraw(ctx, args[1:], stdout, stderr)
+	case "chat":
+		return cmdChat(ctx, args[1:], stdout, stderr)
+	case "eval":
+		return cmdEval(ctx, args[1:], stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "excalibot: unknown command %q\n\n", args[0])
 		usage(stderr)
@@ -45,6 +51,9 @@ func usage(w io.Writer) {
 commands:
   help      show this text
   render    render a .excalidraw file to PNG or SVG in headless Chromium
+  draw      draw a diagram from a prompt with the model: writes the PNG and the .excalidraw file
+  chat      a drawing thread in the terminal: each line changes the same diagram (undo, reset, save)
+  eval      run the suite of diagram requests against a real model and report how each went
   config    print the effective settings (secrets redacted) and what is missing or invalid
 `)
 }

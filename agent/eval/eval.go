@@ -1,0 +1,238 @@
+// Package eval runs a suite of diagram requests against a real model and reports, per case,
+// whether the run finished, its turns, tool errors, tokens, time and the lint warnings left in the
+// final scene. It needs a model, so CI runs only its unit tests; `excalibot eval` runs it.
+package eval
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/excalibot/excalibot/agent"
+)
+
+// Case is one diagram request, possibly followed by follow-up edits in the same thread.
+type Case struct {
+	Name string `json:"name"` // short, file-name safe: it names the pictures
+	Kind string `json:"kind"` // org-chart, flowchart, architecture, sequence, follow-up …
+	// Prompts are the thread's messages in order; the first draws, the rest edit.
+	Prompts []string `json:"prompts"`
+	// Labels must appear (case-insensitive) in the final scene's labels.
+	Labels []string `json:"labels,omitempty"`
+	// Absent must not appear in the final scene's labels (e.g. after a removal).
+	Absent []string `json:"absent,omitempty"`
+}
+
+// Suite is a list of cases.
+type Suite struct {
+	Cases []Case `json:"cases"`
+}
+
+var nameOK = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,40}$`)
+
+// Load reads and checks a suite file.
+func Load(path string) (Suite, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Suite{}, fmt.Errorf("read suite: %w", err)
+	}
+	return Parse(b)
+}
+
+// Parse decodes a suite and checks every case, naming the first problem of each.
+func Parse(b []byte) (Suite, error) {
+	var s Suite
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return Suite{}, fmt.Errorf("parse suite: %w", err)
+	}
+	var errs []error
+	seen := map[string]bool{}
+	for i, c := range s.Cases {
+		switch {
+		case !nameOK.MatchString(c.Name):
+			errs = append(errs, fmt.Errorf("case %d: name %q must be lower-case letters, digits and dashes", i, c.Name))
+		case seen[c.Name]:
+			errs = append(errs, fmt.Errorf("case %d: name %q is used twice", i, c.Name))
+		case len(c.Prompts) == 0:
+			errs = append(errs, fmt.Errorf("case %s: no prompts", c.Name))
+		case c.Kind == "":
+			errs = append(errs, fmt.Errorf("case %s: no kind", c.Name))
+		}
+		for j, p := range c.Prompts {
+			if strings.TrimSpace(p) == "" {
+				errs = append(errs, fmt.Errorf("case %s: prompt %d is empty", c.Name, j))
+			}
+		}
+		seen[c.Name] = true
+	}
+	if len(s.Cases) == 0 {
+		errs = append(errs, errors.New("the suite has no cases"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return Suite{}, fmt.Errorf("check suite: %w", err)
+	}
+	return s, nil
+}
+
+// Select keeps the cases whose name or kind contains filter (all when filter is empty).
+func (s Suite) Select(filter string) Suite {
+	if filter == "" {
+		return s
+	}
+	var out Suite
+	for _, c := range s.Cases {
+		if strings.Contains(c.Name, filter) || strings.Contains(c.Kind, filter) {
+			out.Cases = append(out.Cases, c)
+		}
+	}
+	return out
+}
+
+// Outcome is the measured result of one case, summed over its prompts.
+type Outcome struct {
+	Case         string
+	Kind         string
+	Finished     bool // every run ended normally with no warnings, and the labels check passed
+	Reason       agent.StopReason
+	Runs         int
+	Turns        int
+	ToolCalls    int
+	ToolErrors   int
+	PromptTokens int
+	OutputTokens int
+	Duration     time.Duration
+	Warnings     []string // lint warnings of the final scene
+	Missing      []string // expected labels not found, and absent labels found
+	Err          string   // the error that ended the case, if any
+	Scene        []byte   // the final .excalidraw
+}
+
+// Thread runs one prompt of a case, continuing from the memory of the previous prompt. The first
+// call of a case gets a zero Memory and must start from an empty canvas.
+type Thread func(ctx context.Context, prompt string, mem agent.Memory) (agent.Result, error)
+
+// RunCase plays the prompts of c in one thread and measures them.
+func RunCase(ctx context.Context, c Case, th Thread) Outcome {
+	o := Outcome{Case: c.Name, Kind: c.Kind}
+	var mem agent.Memory
+	clean := true
+	for _, p := range c.Prompts {
+		res, err := th(ctx, p, mem)
+		o.Runs++
+		o.Turns += res.Turns
+		o.ToolCalls += res.ToolCalls
+		o.ToolErrors += res.ToolErrors
+		o.PromptTokens += res.PromptTokens
+		o.OutputTokens += res.OutputTokens
+		o.Duration += res.Duration
+		o.Reason = res.Reason
+		if res.Scene != nil {
+			o.Scene = res.Scene
+		}
+		o.Warnings = res.Warnings
+		if err != nil {
+			o.Err = err.Error()
+			return o
+		}
+		clean = clean && res.Finished
+		mem = res.Memory
+	}
+	o.Missing = CheckLabels(o.Scene, c.Labels, c.Absent)
+	o.Finished = clean && len(o.Missing) == 0
+	return o
+}
+
+// CheckLabels returns the expected labels missing from the scene ("missing X") and the absent
+// ones present ("unexpected X"), matching case-insensitively within labels.
+func CheckLabels(doc []byte, want, absent []string) []string {
+	var labels []string
+	if st, err := agent.SceneState(doc); err == nil {
+		for _, e := range st {
+			labels = append(labels, strings.ToLower(e.Label))
+		}
+	}
+	has := func(s string) bool {
+		s = strings.ToLower(s)
+		for _, l := range labels {
+			if strings.Contains(l, s) {
+				return true
+			}
+		}
+		return false
+	}
+	var out []string
+	for _, w := range want {
+		if !has(w) {
+			out = append(out, "missing "+w)
+		}
+	}
+	for _, a := range absent {
+		if has(a) {
+			out = append(out, "unexpected "+a)
+		}
+	}
+	return out
+}
+
+// WriteScene writes the outcome's scene as DIR/NAME.excalidraw and returns the path.
+func WriteScene(dir string, o Outcome) (string, error) {
+	if len(o.Scene) == 0 {
+		return "", nil
+	}
+	p := filepath.Join(dir, o.Case+".excalidraw")
+	if err := os.WriteFile(p, o.Scene, 0o644); err != nil {
+		return "", fmt.Errorf("write scene: %w", err)
+	}
+	return p, nil
+}
+
+// Report writes one line per outcome and the totals.
+func Report(w io.Writer, outs []Outcome) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "case\tkind\tok\tend\truns\tturns\tcalls\terrors\ttokens in/out\ttime\twarnings\tnotes")
+	var fin, turns, calls, errs, in, out, warn int
+	var total time.Duration
+	for _, o := range outs {
+		ok := "no"
+		if o.Finished {
+			ok = "yes"
+			fin++
+		}
+		notes := append(append([]string(nil), o.Missing...), o.Err)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d/%d\t%s\t%d\t%s\n", o.Case, o.Kind, ok, o.Reason, o.Runs,
+			o.Turns, o.ToolCalls, o.ToolErrors, o.PromptTokens, o.OutputTokens, o.Duration.Round(100*time.Millisecond),
+			len(o.Warnings), strings.Trim(strings.Join(notes, "; "), "; "))
+		turns += o.Turns
+		calls += o.ToolCalls
+		errs += o.ToolErrors
+		in += o.PromptTokens
+		out += o.OutputTokens
+		warn += len(o.Warnings)
+		total += o.Duration
+	}
+	fmt.Fprintf(tw, "total\t\t%d/%d\t\t\t%d\t%d\t%d\t%d/%d\t%s\t%d\t\n", fin, len(outs), turns, calls, errs, in, out,
+		total.Round(100*time.Millisecond), warn)
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	// The warnings themselves, so a person can see what went wrong without opening files.
+	for _, o := range outs {
+		ws := append([]string(nil), o.Warnings...)
+		sort.Strings(ws)
+		for _, wn := range ws {
+			fmt.Fprintf(w, "%s: %s\n", o.Case, wn)
+		}
+	}
+	return nil
+}

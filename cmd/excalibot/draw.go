@@ -1,0 +1,237 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/excalibot/excalibot/agent"
+	"github.com/excalibot/excalibot/config"
+	"github.com/excalibot/excalibot/render"
+	"github.com/excalibot/excalibot/scene"
+	"github.com/excalibot/excalibot/tools"
+)
+
+// cmdDraw draws one diagram from a prompt and writes the PNG and the .excalidraw file:
+//
+//	excalibot draw "org chart: CEO, CTO, CFO" [-o diagram.png] [--model NAME] [--in start.excalidraw]
+func cmdDraw(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("draw", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("o", "diagram.png", "PNG to write; the .excalidraw file goes beside it")
+	in := fs.String("in", "", "start from this .excalidraw file instead of an empty canvas")
+	quiet := fs.Bool("q", false, "do not show each step")
+	verbose := fs.Bool("v", false, "log what the agent and the renderer do")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `usage: excalibot draw [flags] "PROMPT"
+
+Asks the model (Ollama at OLLAMA_HOST) to draw PROMPT, shows each step, and writes the
+picture and the editable .excalidraw file. Flags may come before or after the prompt.
+
+`)
+		fs.PrintDefaults()
+	}
+	l, pos, code := loadConfig(fs, args, stderr, "draw")
+	if l == nil {
+		return code
+	}
+	prompt := strings.TrimSpace(strings.Join(pos, " "))
+	if prompt == "" {
+		fs.Usage()
+		return 2
+	}
+	k, err := newKit(l.Config, stderr, *verbose)
+	if err != nil {
+		fmt.Fprintf(stderr, "excalibot draw: %v\n", err)
+		return 2
+	}
+	sc := scene.New()
+	if *in != "" {
+		if sc, err = readScene(*in); err != nil {
+			fmt.Fprintf(stderr, "excalibot draw: %v\n", err)
+			return 1
+		}
+	}
+	set := k.tools(sc)
+	var onStep func(agent.Step)
+	if !*quiet {
+		onStep = func(s agent.Step) { printStep(stdout, s) }
+	}
+	res, err := k.agent.Run(ctx, k.request(set, prompt, agent.Memory{}, onStep))
+	if err != nil {
+		fmt.Fprintf(stderr, "excalibot draw: %v\n", err)
+		return 1
+	}
+	fmt.Fprintln(stdout, res.Summary)
+	fmt.Fprintln(stdout, runFigures(res))
+
+	sceneFile := strings.TrimSuffix(*out, filepath.Ext(*out)) + ".excalidraw"
+	if err := os.WriteFile(sceneFile, res.Scene, 0o644); err != nil {
+		fmt.Fprintf(stderr, "excalibot draw: write scene: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "wrote %s\n", sceneFile)
+	pic, err := k.renderPNG(ctx, res.Scene)
+	if err != nil {
+		fmt.Fprintf(stderr, "excalibot draw: no PNG: %v\n(the drawing is in %s; open it at excalidraw.com)\n", err, sceneFile)
+		return 1
+	}
+	if err := os.WriteFile(*out, pic, 0o644); err != nil {
+		fmt.Fprintf(stderr, "excalibot draw: write PNG: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "wrote %s (%d bytes)\n", *out, len(pic))
+	return 0
+}
+
+// kit is the agent wired from the settings, shared by draw, chat and eval.
+type kit struct {
+	cfg   config.Config
+	agent *agent.Agent
+	model *agent.Ollama
+	log   *slog.Logger
+	rend  *render.Renderer // started on first use
+}
+
+func newKit(cfg config.Config, stderr io.Writer, verbose bool) (*kit, error) {
+	level := slog.LevelWarn
+	if verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	temp := cfg.Temperature
+	m, err := agent.NewOllama(agent.OllamaConfig{Host: cfg.OllamaHost, Model: cfg.Model, NumCtx: cfg.NumCtx,
+		Temperature: &temp, KeepAlive: cfg.KeepAlive, Think: cfg.Think}, log)
+	if err != nil {
+		return nil, err
+	}
+	a := agent.New(m, agent.Config{ContextTokens: cfg.NumCtx, Limits: agent.Limits{
+		Turns: cfg.MaxTurns, ToolCalls: cfg.MaxToolCalls, Wall: cfg.RunTimeout, Request: cfg.ModelTimeout}}, log)
+	return &kit{cfg: cfg, agent: a, model: m, log: log}, nil
+}
+
+func (k *kit) tools(sc *scene.Scene) *tools.Set {
+	return tools.New(sc, tools.Limits{MaxElements: k.cfg.MaxElements, MaxBatch: k.cfg.MaxBatch, MaxLabel: k.cfg.MaxLabelLength})
+}
+
+func (k *kit) request(set *tools.Set, prompt string, mem agent.Memory, onStep func(agent.Step)) agent.Request {
+	return agent.Request{Prompt: prompt, Tools: set, Memory: mem, OnStep: onStep,
+		Snapshot: func() ([]byte, error) { return set.Scene().Encode() },
+		Lint:     agent.LintWith(set)}
+}
+
+// renderPNG renders with one Chromium started on first use; close releases it.
+func (k *kit) renderPNG(ctx context.Context, doc []byte) ([]byte, error) {
+	if k.rend == nil {
+		r, err := render.New(ctx, render.Config{ChromePath: k.cfg.ChromePath, Tabs: 1, RenderTimeout: k.cfg.RenderTimeout}, k.log)
+		if err != nil {
+			return nil, err
+		}
+		k.rend = r
+	}
+	return k.rend.PNG(ctx, doc, render.Options{Scale: k.cfg.RenderScale})
+}
+
+func (k *kit) close() {
+	if k.rend != nil {
+		if err := k.rend.Close(); err != nil {
+			k.log.Warn("close renderer", "err", err)
+		}
+		k.rend = nil
+	}
+}
+
+func readScene(path string) (*scene.Scene, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read scene: %w", err)
+	}
+	sc, err := scene.Decode(b)
+	if err != nil {
+		return nil, fmt.Errorf("read scene %s: %w", path, err)
+	}
+	return sc, nil
+}
+
+// printStep shows one step on a line, as it happens.
+func printStep(w io.Writer, s agent.Step) {
+	switch s.Kind {
+	case agent.StepModel:
+		line := fmt.Sprintf("  [%d] model: %d+%d tokens, %s", s.Turn, s.PromptTokens, s.OutputTokens, s.Duration.Round(time.Millisecond))
+		if s.Result != "" {
+			line += fmt.Sprintf(": %q", s.Result)
+		}
+		fmt.Fprintln(w, line)
+	case agent.StepTool:
+		mark := "ok"
+		if s.IsError {
+			mark = "ERROR"
+		}
+		from := ""
+		if s.FromText {
+			from = " (written as text)"
+		}
+		fmt.Fprintf(w, "  [%d] %s%s %s -> %s: %s\n", s.Turn, s.Tool, from, s.Args, mark, s.Result)
+	case agent.StepNudge:
+		fmt.Fprintf(w, "  [%d] nudge: %s\n", s.Turn, s.Result)
+	}
+}
+
+func runFigures(r agent.Result) string {
+	return fmt.Sprintf("(%s: %d turns, %d tool calls, %d errors, %d+%d tokens, %s, model %s)", r.Reason, r.Turns,
+		r.ToolCalls, r.ToolErrors, r.PromptTokens, r.OutputTokens, r.Duration.Round(time.Millisecond), r.ModelTime.Round(time.Millisecond))
+}
+
+// loadConfig reads the settings and the command's own flags from args, which may mix flags and
+// positional arguments in any order (flag stops at the first positional, so they are split
+// first). It returns nil and an exit code when the command should stop.
+func loadConfig(fs *flag.FlagSet, args []string, stderr io.Writer, name string) (*config.Loaded, []string, int) {
+	probe := flag.NewFlagSet(name, flag.ContinueOnError)
+	probe.SetOutput(io.Discard)
+	fs.VisitAll(func(f *flag.Flag) { probe.Var(f.Value, f.Name, f.Usage) })
+	_, _ = config.Load(probe, nil, nil) // registers the settings' flags on probe to learn their names
+	var flags, pos []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			pos = append(pos, args[i+1:]...)
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			pos = append(pos, a)
+			continue
+		}
+		flags = append(flags, a)
+		fname := strings.TrimLeft(a, "-")
+		if strings.Contains(fname, "=") {
+			continue
+		}
+		f := probe.Lookup(fname)
+		if f == nil {
+			continue // flag.Parse reports it
+		}
+		if bf, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && bf.IsBoolFlag() {
+			continue
+		}
+		if i+1 < len(args) {
+			flags = append(flags, args[i+1])
+			i++
+		}
+	}
+	l, err := config.Load(fs, flags, os.Environ())
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, nil, 0
+		}
+		fmt.Fprintf(stderr, "excalibot %s: %v\n", name, err)
+		return nil, nil, 2
+	}
+	return l, pos, 0
+}
