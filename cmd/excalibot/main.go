@@ -28,6 +28,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "help", "-h", "--help":
 		usage(stdout)
 		return 0
+	case "serve":
+		return cmdServe(ctx, args[1:], stdout, stderr)
 	case "config":
 		return cmdConfig(ctx, args[1:], stdout, stderr)
 	case "render":
@@ -50,6 +52,7 @@ func usage(w io.Writer) {
 
 commands:
   help      show this text
+  serve     run the bot: chat adapters with credentials, the HTTP server, the store
   render    render a .excalidraw file to PNG or SVG in headless Chromium
   draw      draw a diagram from a prompt with the model: writes the PNG and the .excalidraw file
   chat      a drawing thread in the terminal: each line changes the same diagram (undo, reset, save)

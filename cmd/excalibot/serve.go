@@ -1,0 +1,270 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/excalibot/excalibot/agent"
+	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/config"
+	"github.com/excalibot/excalibot/render"
+	"github.com/excalibot/excalibot/scene"
+	"github.com/excalibot/excalibot/store"
+	"github.com/excalibot/excalibot/store/postgres"
+	"github.com/excalibot/excalibot/store/sqlite"
+	"github.com/excalibot/excalibot/tools"
+)
+
+// shutdownGrace is how long running work may finish after SIGTERM.
+const shutdownGrace = 30 * time.Second
+
+// cmdServe runs the bot: the store, the renderer, the agent, the chat adapters that have
+// credentials, and the HTTP server.
+func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	l, err := config.Load(fs, args, os.Environ())
+	if err != nil {
+		fmt.Fprintf(stderr, "excalibot serve: %v\n", err)
+		return 2
+	}
+	log := newLogger(stderr, l.Config)
+	if err := serve(ctx, l.Config, log, nil); err != nil {
+		log.Error("excalibot stopped", "err", err)
+		return 1
+	}
+	return 0
+}
+
+// serve runs until ctx ends. ready, when not nil, receives the HTTP address once everything is up
+// (tests listen on port 0).
+func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<- string) error {
+	st, err := openStore(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	rend := newRenderer(ctx, cfg, log)
+	defer rend.Close()
+
+	temp := cfg.Temperature
+	model, err := agent.NewOllama(agent.OllamaConfig{Host: cfg.OllamaHost, Model: cfg.Model, NumCtx: cfg.NumCtx,
+		Temperature: &temp, KeepAlive: cfg.KeepAlive, Think: cfg.Think}, log)
+	if err != nil {
+		return fmt.Errorf("ollama client: %w", err)
+	}
+	ag := agent.New(model, agent.Config{ContextTokens: cfg.NumCtx, Limits: agent.Limits{
+		Turns: cfg.MaxTurns, ToolCalls: cfg.MaxToolCalls, Wall: cfg.RunTimeout, Request: cfg.ModelTimeout}}, log)
+	drawer := bot.AgentDrawer{Agent: ag, Log: log,
+		Limits: tools.Limits{MaxElements: cfg.MaxElements, MaxBatch: cfg.MaxBatch, MaxLabel: cfg.MaxLabelLength}}
+
+	owner, _ := os.Hostname()
+	core := bot.New(st, drawer, rend, nil, bot.Options{
+		MaxMessageLength:  cfg.MaxMessageLength,
+		MaxConcurrentRuns: cfg.MaxConcurrentRuns,
+		UserRatePerMinute: cfg.UserRatePerMinute,
+		ChatRatePerMinute: cfg.ChatRatePerMinute,
+		RunTimeout:        cfg.RunTimeout + cfg.RenderTimeout + 30*time.Second,
+		MaxSceneBytes:     cfg.MaxSceneSize,
+		Owner:             "excalibot@" + owner,
+	}, log)
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if err := rend.Ready(); err != nil {
+			http.Error(w, "renderer: "+err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		if _, err := st.Load(r.Context(), store.ThreadKey{Platform: "probe", Workspace: "-", Thread: "-"}); err != nil && !errors.Is(err, store.ErrNotFound) {
+			http.Error(w, "store: "+err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, "ready\n")
+	})
+
+	runners, err := startAdapters(cfg, core, mux, log)
+	if err != nil {
+		return err
+	}
+	if msg := cfg.MissingChat(); msg != "" {
+		log.Warn(msg)
+	}
+
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s (set --listen or EXCALIBOT_LISTEN): %w", cfg.Listen, err)
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 60 * time.Second, IdleTimeout: 2 * time.Minute}
+	var wg sync.WaitGroup
+	errc := make(chan error, 1+len(runners))
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			errc <- fmt.Errorf("http server: %w", err)
+		}
+	}()
+	log.Info("excalibot is up", "http", "http://"+ln.Addr().String(), "model", cfg.Model, "ollama", cfg.OllamaHost)
+
+	if err := core.Recover(ctx); err != nil {
+		log.Warn("could not recover interrupted runs", "err", err)
+	}
+	adapterCtx, stopAdapters := context.WithCancel(ctx)
+	for _, r := range runners {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := r.run(adapterCtx); err != nil && adapterCtx.Err() == nil {
+				errc <- fmt.Errorf("%s: %w", r.name, err)
+			}
+		}()
+	}
+	pruneDone := startPruning(adapterCtx, st, cfg.PruneAfter, log, &wg)
+	if ready != nil {
+		ready <- ln.Addr().String()
+	}
+
+	var runErr error
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down: letting running drawings finish", "grace", shutdownGrace)
+	case runErr = <-errc:
+		log.Error("a component failed; shutting down", "err", runErr)
+	}
+	stopAdapters()
+	grace, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
+	defer cancel()
+	core.Close(grace)
+	if err := srv.Shutdown(grace); err != nil {
+		log.Warn("http shutdown", "err", err)
+	}
+	<-pruneDone
+	wg.Wait()
+	return runErr
+}
+
+// runner is a chat adapter's receive loop.
+type runner struct {
+	name string
+	run  func(ctx context.Context) error
+}
+
+// storeCloser is the store as serve uses it.
+type storeCloser interface {
+	bot.Store
+	Prune(ctx context.Context, before time.Time) (store.PruneStats, error)
+	Close() error
+}
+
+func openStore(ctx context.Context, cfg config.Config, log *slog.Logger) (storeCloser, error) {
+	kind, target, err := cfg.StoreTarget()
+	if err != nil {
+		return nil, err
+	}
+	opt := store.Options{MaxSceneBytes: cfg.MaxSceneSize, HistoryLimit: cfg.HistoryKeep}
+	if kind == "postgres" {
+		st, err := postgres.Open(ctx, target, opt, log)
+		if err != nil {
+			return nil, fmt.Errorf("open PostgreSQL store: %w", err)
+		}
+		return st, nil
+	}
+	if target == "" {
+		if target, err = sqlite.DefaultPath(); err != nil {
+			return nil, fmt.Errorf("default SQLite path (set --database sqlite:PATH): %w", err)
+		}
+	}
+	st, err := sqlite.Open(ctx, target, opt, log)
+	if err != nil {
+		return nil, fmt.Errorf("open SQLite store %s: %w", target, err)
+	}
+	log.Info("store", "sqlite", target)
+	return st, nil
+}
+
+// startPruning removes old threads every hour when PruneAfter is set; the returned channel closes
+// when the loop has stopped.
+func startPruning(ctx context.Context, st storeCloser, after time.Duration, log *slog.Logger, wg *sync.WaitGroup) <-chan struct{} {
+	done := make(chan struct{})
+	if after <= 0 {
+		close(done)
+		return done
+	}
+	go func() {
+		defer close(done)
+		t := time.NewTicker(time.Hour)
+		defer t.Stop()
+		for {
+			stats, err := st.Prune(ctx, time.Now().Add(-after))
+			if err != nil && ctx.Err() == nil {
+				log.Warn("prune old threads", "err", err)
+			} else if err == nil {
+				log.Info("pruned", "stats", fmt.Sprintf("%+v", stats))
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return done
+}
+
+// chromeRenderer adapts the renderer to the bot: the scene's own viewport frames the picture.
+type chromeRenderer struct {
+	r     *render.Renderer
+	err   error // why there is no renderer
+	scale float64
+}
+
+func newRenderer(ctx context.Context, cfg config.Config, log *slog.Logger) *chromeRenderer {
+	r, err := render.New(ctx, render.Config{ChromePath: cfg.ChromePath, Tabs: cfg.RenderTabs, RenderTimeout: cfg.RenderTimeout}, log)
+	if err != nil {
+		// The bot still answers with the .excalidraw file; the reason goes into every reply and the log.
+		log.Error("renderer unavailable: replies will carry the .excalidraw file without a picture", "err", err)
+		return &chromeRenderer{err: err}
+	}
+	return &chromeRenderer{r: r, scale: cfg.RenderScale}
+}
+
+func (c *chromeRenderer) Render(ctx context.Context, doc []byte, format string, dark bool) ([]byte, error) {
+	if c.r == nil {
+		return nil, c.err
+	}
+	opt := render.Options{Scale: c.scale, Dark: dark}
+	if sc, err := scene.Decode(doc); err == nil {
+		if v, ok := sc.Viewport(); ok {
+			opt.Viewport = &render.Rect{X: v.X, Y: v.Y, Width: v.Width, Height: v.Height}
+		}
+	}
+	if format == "svg" {
+		return c.r.SVG(ctx, doc, opt)
+	}
+	return c.r.PNG(ctx, doc, opt)
+}
+
+func (c *chromeRenderer) Ready() error {
+	if c.r == nil {
+		return c.err
+	}
+	return c.r.Ready()
+}
+
+func (c *chromeRenderer) Close() {
+	if c.r != nil {
+		_ = c.r.Close()
+	}
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/excalibot/excalibot/config"
+)
+
+// testConfig is a config for serve on a free port with SQLite in a temp dir.
+func testConfig(t *testing.T) config.Config {
+	t.Helper()
+	cfg := config.Default()
+	cfg.Listen = "127.0.0.1:0"
+	cfg.Database = "sqlite:" + filepath.Join(t.TempDir(), "bot.db")
+	cfg.OllamaHost = "http://127.0.0.1:1" // nothing listens there
+	return cfg
+}
+
+// startServe runs serve in the background and returns its HTTP address and a stop function that
+// waits for it to end.
+func startServe(t *testing.T, cfg config.Config, logs io.Writer) (string, func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	log := slog.New(slog.NewTextHandler(logs, nil))
+	go func() { done <- serve(ctx, cfg, log, ready) }()
+	select {
+	case addr := <-ready:
+		return addr, func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("serve returned %v", err)
+			}
+		}
+	case err := <-done:
+		cancel()
+		t.Fatalf("serve ended before it was ready: %v", err)
+	case <-time.After(60 * time.Second):
+		cancel()
+		t.Fatal("serve did not get ready")
+	}
+	return "", nil
+}
+
+func TestServeWithoutChatCredentials(t *testing.T) {
+	if _, err := exec.LookPath("chromium"); err != nil {
+		t.Skip("chromium is not installed (apt-get install chromium); .ci/run installs it")
+	}
+	var logs bytes.Buffer
+	addr, stop := startServe(t, testConfig(t), &logs)
+	for _, path := range []string{"/healthz", "/readyz"} {
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("GET %s = %d %s, want 200", path, resp.StatusCode, body)
+		}
+	}
+	stop()
+	if !strings.Contains(logs.String(), "SLACK_BOT_TOKEN") || !strings.Contains(logs.String(), "TELEGRAM_BOT_TOKEN") {
+		t.Errorf("log does not say which settings to set:\n%s", logs.String())
+	}
+}
