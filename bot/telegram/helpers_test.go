@@ -3,7 +3,9 @@ package telegram
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
+	"hash/crc32"
 	"image"
 	"image/png"
 	"log/slog"
@@ -134,6 +136,20 @@ func drawReply(ctx context.Context, a bot.Adapter, m bot.Message) error {
 
 // smallPNG is the usual picture; encoded once because the race detector makes encoding slow.
 var smallPNG = sync.OnceValue(func() []byte { return pngOf(800, 600) })
+
+// pngHeader is a PNG of w×h pixels as far as its header goes (signature, IHDR, IEND): enough for
+// the size checks here and in the fake, without encoding millions of pixels.
+func pngHeader(w, h int) []byte {
+	chunk := func(typ string, data []byte) []byte {
+		b := binary.BigEndian.AppendUint32(nil, uint32(len(data)))
+		b = append(append(b, typ...), data...)
+		return binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(append([]byte(typ), data...)))
+	}
+	ihdr := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, uint32(w)), uint32(h))
+	ihdr = append(ihdr, 8, 0, 0, 0, 0) // 8-bit grey, no interlace
+	out := append([]byte("\x89PNG\r\n\x1a\n"), chunk("IHDR", ihdr)...)
+	return append(out, chunk("IEND", nil)...)
+}
 
 func pngOf(w, h int) []byte {
 	var b bytes.Buffer

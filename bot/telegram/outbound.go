@@ -136,13 +136,14 @@ func buttonURL(s string) bool {
 // split cuts s after at most n UTF-16 units (Telegram's unit for lengths), at the last line break
 // or space of the second half of the piece when there is one, so words stay whole.
 func split(s string, n int) (head, rest string) {
+	s = strings.ToValidUTF8(s, "\uFFFD") // so that head is a prefix of s
 	u := utf16.Encode([]rune(s))
 	if len(u) <= n {
 		return s, ""
 	}
 	cut := n
-	if utf16.IsSurrogate(rune(u[cut-1])) && cut < len(u) && utf16.IsSurrogate(rune(u[cut])) {
-		cut-- // never split a surrogate pair
+	if u[cut-1] >= 0xD800 && u[cut-1] < 0xDC00 {
+		cut-- // a high surrogate: never split a pair
 	}
 	head = string(utf16.Decode(u[:cut]))
 	if i := strings.LastIndexAny(head, "\n "); i > len(head)/2 {

@@ -372,3 +372,10 @@ func (s *Server) Webhook() Webhook {
 	defer s.mu.Unlock()
 	return s.webhook
 }
+
+// PendingUpdates returns the updates queued for getUpdates and not yet confirmed.
+func (s *Server) PendingUpdates() []models.Update {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]models.Update(nil), s.queue...)
+}
