@@ -135,13 +135,13 @@ func TestMentionInChannelRepliesInThread(t *testing.T) {
 		{"without link", "", func(string) []string {
 			return []string{
 				"user: <@U0BOT> draw how a request flows",
-				"bot: Browser → API → Postgres, 3 boxes &amp; 2 arrows [file diagram.png image/png 2008B] [file diagram.excalidraw application/json 89B]",
+				fmt.Sprintf("bot: Browser → API → Postgres, 3 boxes &amp; 2 arrows [file diagram.png image/png 2008B] [file diagram.excalidraw application/json %dB]", len(sceneJSON)),
 			}
 		}},
 		{"with editor link", "https://excalibot.example/edit/abc", func(dl string) []string {
 			return []string{
 				"user: <@U0BOT> draw how a request flows",
-				"bot:  [file diagram.png image/png 2008B] [file diagram.excalidraw application/json 89B]",
+				fmt.Sprintf("bot:  [file diagram.png image/png 2008B] [file diagram.excalidraw application/json %dB]", len(sceneJSON)),
 				"bot: Browser → API → Postgres, 3 boxes &amp; 2 arrows {section Browser → API → Postgres, 3 boxes &amp; 2 arrows} " +
 					"{button Open in editor→https://excalibot.example/edit/abc} {button Download→" + dl + "}",
 			}
@@ -160,7 +160,7 @@ func TestMentionInChannelRepliesInThread(t *testing.T) {
 			if m.Key != want || m.ID != ts || m.User != "U1" || m.Text != "draw how a request flows" || m.EventID == "" {
 				t.Fatalf("message = %+v\nwant key %+v, id %s, text %q", m, want, ts, "draw how a request flows")
 			}
-			rec.wg.Wait()
+			rec.waitReplied(t)
 			if len(d.errs) > 0 {
 				t.Fatal(d.errs)
 			}
@@ -256,7 +256,7 @@ func TestDirectMessage(t *testing.T) {
 	if m.Key != want || m.ID != ts {
 		t.Fatalf("DM key = %+v id %s, want %+v id %s", m.Key, m.ID, want, ts)
 	}
-	rec.wg.Wait()
+	rec.waitReplied(t)
 	got := threadShape(t, e.fake.Thread("D1", ""))
 	if w := []string{"user: draw a cat", "bot: Here is your diagram."}; !reflect.DeepEqual(got, w) {
 		t.Errorf("DM:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(w, "\n"))

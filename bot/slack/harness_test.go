@@ -26,11 +26,12 @@ type recorder struct {
 	delivered []bot.Message // after dedup
 	seen      map[string]bool
 	got       chan bot.Message
-	wg        sync.WaitGroup
+	replied   chan bot.Message // after reply returned
+	wg        sync.WaitGroup   // waited for only after Run stopped (see start)
 }
 
 func newRecorder() *recorder {
-	return &recorder{seen: map[string]bool{}, got: make(chan bot.Message, 64)}
+	return &recorder{seen: map[string]bool{}, got: make(chan bot.Message, 64), replied: make(chan bot.Message, 64)}
 }
 
 func (r *recorder) Handle(ctx context.Context, a bot.Adapter, m bot.Message) {
@@ -50,7 +51,10 @@ func (r *recorder) Handle(ctx context.Context, a bot.Adapter, m bot.Message) {
 	}
 	r.got <- m
 	if r.reply != nil {
-		r.wg.Go(func() { r.reply(context.WithoutCancel(ctx), a, m) })
+		r.wg.Go(func() {
+			r.reply(context.WithoutCancel(ctx), a, m)
+			r.replied <- m
+		})
 	}
 }
 
@@ -84,6 +88,16 @@ func (r *recorder) next(t *testing.T) bot.Message {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no message delivered")
 		return bot.Message{}
+	}
+}
+
+// waitReplied waits until the reply to the next message has been sent.
+func (r *recorder) waitReplied(t *testing.T) {
+	t.Helper()
+	select {
+	case <-r.replied:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no reply finished")
 	}
 }
 
