@@ -70,15 +70,9 @@ func processesUsing(dir string) []int {
 	return pids
 }
 
-func TestCloseLeavesNothing(t *testing.T) {
-	needChrome(t)
-	r, err := New(context.Background(), Config{ChromePath: os.Getenv("CHROME")}, testLogger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.PNG(testCtx(t), readFile(t, "testdata/shapes.excalidraw"), Options{}); err != nil {
-		t.Fatal(err)
-	}
+// assertCloseLeavesNothing closes r and checks that no Chromium process and no profile is left.
+func assertCloseLeavesNothing(t *testing.T, r *Renderer) {
+	t.Helper()
 	pid := chromePID(t, r)
 	dir := profileDir(t, pid)
 	if n := len(processesUsing(dir)); n < 2 {
@@ -105,9 +99,24 @@ func TestCloseLeavesNothing(t *testing.T) {
 }
 
 // TestChromeKilled kills Chromium with SIGKILL between renders and during one; the next render
-// must succeed either way, on a new Chromium.
+// must succeed either way, on a new Chromium. Closing the renderer after all that leaves no
+// process and no profile behind.
 func TestChromeKilled(t *testing.T) {
 	r := own(t, Config{Tabs: 2})
+	var killed []string // profiles of the killed browsers
+	defer func() {
+		for _, dir := range killed {
+			if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("profile %s of a killed chromium is still there (stat: %v)", dir, err)
+			}
+		}
+	}()
+	kill := func(pid int) {
+		killed = append(killed, profileDir(t, pid))
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+	}
 	doc := readFile(t, "testdata/shapes.excalidraw")
 	if _, err := r.PNG(testCtx(t), doc, Options{}); err != nil {
 		t.Fatal(err)
@@ -115,9 +124,7 @@ func TestChromeKilled(t *testing.T) {
 
 	t.Run("between renders", func(t *testing.T) {
 		pid := chromePID(t, r)
-		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
+		kill(pid)
 		b, err := r.PNG(testCtx(t), doc, Options{})
 		if err != nil {
 			t.Fatalf("render after kill: %v", err)
@@ -134,10 +141,9 @@ func TestChromeKilled(t *testing.T) {
 		// the same expression on the restarted Chromium.
 		expr := fmt.Sprintf(`new Promise(ok => setTimeout(ok, 1500)).then(() => ExcalidrawRender.png(JSON.parse(%s), %s))`,
 			mustLiteral(t, doc), `{"scale":1,"background":true,"padding":20,"embedScene":false,"maxSideSum":10000,"maxAspect":20,"maxBytes":10485760}`)
-		go func() {
-			time.Sleep(300 * time.Millisecond)
-			syscall.Kill(pid, syscall.SIGKILL)
-		}()
+		killed = append(killed, profileDir(t, pid))
+		timer := time.AfterFunc(300*time.Millisecond, func() { syscall.Kill(pid, syscall.SIGKILL) })
+		defer timer.Stop()
 		var rep struct {
 			pageReply
 			PNG string `json:"png"`
@@ -156,7 +162,7 @@ func TestChromeKilled(t *testing.T) {
 	// The supervisor restarts a killed Chromium without waiting for a render.
 	t.Run("ready again", func(t *testing.T) {
 		pid := chromePID(t, r)
-		syscall.Kill(pid, syscall.SIGKILL)
+		kill(pid)
 		deadline := time.Now().Add(60 * time.Second)
 		for r.Ready() != nil || chromePID(t, r) == pid {
 			if time.Now().After(deadline) {
@@ -165,6 +171,8 @@ func TestChromeKilled(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	})
+
+	t.Run("close", func(t *testing.T) { assertCloseLeavesNothing(t, r) })
 }
 
 func mustLiteral(t *testing.T, doc []byte) string {

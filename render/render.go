@@ -264,24 +264,32 @@ func (r *Renderer) Close() error {
 
 // PNG renders doc, an .excalidraw document, to PNG.
 func (r *Renderer) PNG(ctx context.Context, doc []byte, opts Options) ([]byte, error) {
-	var rep struct {
-		pageReply
-		PNG    string  `json:"png"`
-		Width  int     `json:"width"`
-		Height int     `json:"height"`
-		Scale  float64 `json:"scale"`
-		MS     float64 `json:"ms"`
-	}
+	png, _, err := r.png(ctx, doc, opts)
+	return png, err
+}
+
+// pngReply is the page's answer to png().
+type pngReply struct {
+	pageReply
+	PNG    string  `json:"png"`
+	Width  int     `json:"width"`
+	Height int     `json:"height"`
+	Scale  float64 `json:"scale"`
+	MS     float64 `json:"ms"` // time the export took inside the page
+}
+
+func (r *Renderer) png(ctx context.Context, doc []byte, opts Options) ([]byte, pngReply, error) {
+	var rep pngReply
 	if err := r.render(ctx, "png", doc, opts, &rep); err != nil {
-		return nil, err
+		return nil, rep, err
 	}
 	png, err := base64.StdEncoding.DecodeString(rep.PNG)
 	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
-		return nil, fmt.Errorf("render: page returned no PNG (%d base64 bytes)", len(rep.PNG))
+		return nil, rep, fmt.Errorf("render: page returned no PNG (%d base64 bytes)", len(rep.PNG))
 	}
 	r.log.Debug("rendered png", "width", rep.Width, "height", rep.Height, "scale", rep.Scale,
 		"bytes", len(png), "page_ms", rep.MS)
-	return png, nil
+	return png, rep, nil
 }
 
 // SVG renders doc, an .excalidraw document, to SVG with the used glyphs of each font embedded.

@@ -1,0 +1,220 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"image/png"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// BenchmarkRender measures a warm render (a pooled tab) of a 30- and a 290-element scene and, in the
+// same run, the baselines it is compared with:
+//
+//   - floor: the time the export takes inside the page (Excalidraw's own work);
+//   - fresh tab: a new tab per render, loading the page first (how Kroki's Excalidraw service
+//     renders);
+//   - one-shot: `chromium --headless --screenshot` of a page that renders the scene, a new
+//     browser per picture;
+//   - throughput: renders per second of the pool with 2 tabs against 2 workers with a fresh tab
+//     per render.
+//
+//	go test ./render -run '^$' -bench Render -benchtime 20x
+func BenchmarkRender(b *testing.B) {
+	for _, n := range []int{30, 290} {
+		b.Run(fmt.Sprintf("elements=%d", n), func(b *testing.B) { benchRender(b, gridScene(n)) })
+	}
+}
+
+func benchRender(b *testing.B, doc []byte) {
+	r := shared(b)
+	ctx := context.Background()
+	opts := Options{}
+	if _, err := r.PNG(ctx, doc, opts); err != nil { // the first render of a scene loads its glyphs
+		b.Fatal(err)
+	}
+	var warm, floor []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		_, rep, err := r.png(ctx, doc, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		warm = append(warm, time.Since(start))
+		floor = append(floor, time.Duration(rep.MS*float64(time.Millisecond)))
+	}
+	b.StopTimer()
+
+	const samples = 3
+	var fresh, oneshot []time.Duration
+	for range samples {
+		d, err := freshTabRender(ctx, r, doc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fresh = append(fresh, d)
+	}
+	if shot, err := oneShotSetup(b, doc); err != nil {
+		b.Logf("one-shot baseline skipped: %v", err)
+	} else {
+		for range samples {
+			d, err := shot()
+			if err != nil {
+				b.Fatal(err)
+			}
+			oneshot = append(oneshot, d)
+		}
+	}
+	pooled := throughput(20, 4, func() error { _, err := r.PNG(ctx, doc, opts); return err })
+	kroki := throughput(4, 2, func() error { _, err := freshTabRender(ctx, r, doc); return err })
+
+	w, f, fr := median(warm), median(floor), median(fresh)
+	b.ReportMetric(ms(w), "warm-ms")
+	b.ReportMetric(ms(f), "floor-ms")
+	b.ReportMetric(ms(fr), "fresh-tab-ms")
+	b.ReportMetric(float64(fr)/float64(w), "x-faster-than-fresh-tab")
+	b.ReportMetric(float64(w)/float64(f), "warm/floor")
+	if len(oneshot) > 0 {
+		b.ReportMetric(ms(median(oneshot)), "one-shot-ms")
+		b.ReportMetric(float64(median(oneshot))/float64(w), "x-faster-than-one-shot")
+	}
+	b.ReportMetric(pooled, "renders/s-2-tabs")
+	b.ReportMetric(kroki, "renders/s-fresh-tabs")
+	b.ReportMetric(pooled/kroki, "x-throughput")
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// throughput runs n renders on workers goroutines and returns renders per second.
+func throughput(n, workers int, render func() error) float64 {
+	jobs := make(chan struct{}, n)
+	for range n {
+		jobs <- struct{}{}
+	}
+	close(jobs)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for range jobs {
+				if err := render(); err != nil {
+					panic(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return float64(n) / time.Since(start).Seconds()
+}
+
+// freshTabRender opens a new tab on the renderer's browser, loads the page and renders once.
+func freshTabRender(ctx context.Context, r *Renderer, doc []byte) (time.Duration, error) {
+	r.mu.Lock()
+	b := r.b
+	r.mu.Unlock()
+	start := time.Now()
+	tctx, cancel := chromedp.NewContext(b.ctx)
+	defer cancel()
+	lit, err := sceneLiteral(doc)
+	if err != nil {
+		return 0, err
+	}
+	var rep pngReply
+	rep, err = chromedp.Run(tctx, func(ctx context.Context, t *chromedp.Target) (pngReply, error) {
+		if _, err := chromedp.Navigate(r.srv.url)(ctx, t); err != nil {
+			return rep, err
+		}
+		return chromedp.Evaluate[pngReply](fmt.Sprintf(`ExcalidrawRender.png(JSON.parse(%s), %s)`, lit,
+			`{"scale":2,"background":true,"padding":20,"embedScene":true,"maxSideSum":10000,"maxAspect":20,"maxBytes":10485760}`),
+			chromedp.EvalAwaitPromise)(ctx, t)
+	})
+	if err == nil && rep.PNG == "" {
+		err = fmt.Errorf("no PNG: %v", rep.pageError())
+	}
+	return time.Since(start), err
+}
+
+// oneShotSetup writes a page that renders doc into an <img> and returns a func that screenshots it
+// with a new headless Chromium, the way a CLI one-shot renders.
+func oneShotSetup(b *testing.B, doc []byte) (func() (time.Duration, error), error) {
+	chrome, err := findChrome(os.Getenv("CHROME"))
+	if err != nil {
+		return nil, err
+	}
+	dir := b.TempDir()
+	js, err := fs.ReadFile(dist, "web/dist/render.js")
+	if err != nil {
+		return nil, err
+	}
+	files := map[string][]byte{
+		"render.js": js,
+		"scene.js":  append(append([]byte("window.SCENE = "), doc...), ';'),
+		"shot.html": []byte(`<!doctype html><meta charset="utf-8"><body style="margin:0">
+<script src="render.js"></script><script src="scene.js"></script>
+<script>ExcalidrawRender.png(SCENE, {scale: 2, background: true, padding: 20, embedScene: true, maxSideSum: 10000, maxAspect: 20, maxBytes: 10485760})
+  .then(r => { const i = new Image(); i.src = "data:image/png;base64," + r.png; document.body.append(i); });</script>`),
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	return func() (time.Duration, error) {
+		profile, err := os.MkdirTemp(dir, "profile")
+		if err != nil {
+			return 0, err
+		}
+		out := filepath.Join(dir, "shot.png")
+		os.Remove(out)
+		start := time.Now()
+		cmd := exec.Command(chrome, "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir="+profile,
+			"--virtual-time-budget=20000", "--window-size=1280,800", "--screenshot="+out,
+			"file://"+filepath.Join(dir, "shot.html"))
+		if outb, err := cmd.CombinedOutput(); err != nil {
+			return 0, fmt.Errorf("%s: %v: %s", chrome, err, outb)
+		}
+		d := time.Since(start)
+		shot, err := os.ReadFile(out)
+		if err != nil {
+			return 0, fmt.Errorf("no screenshot: %w", err)
+		}
+		// The screenshot must show the rendered scene, not a page still waiting for it.
+		img, err := png.Decode(bytes.NewReader(shot))
+		if err != nil {
+			return 0, fmt.Errorf("decode screenshot: %w", err)
+		}
+		if ink(img) < 1000 {
+			return 0, fmt.Errorf("the screenshot is blank: the page had not rendered the scene yet")
+		}
+		return d, os.RemoveAll(profile)
+	}, nil
+}
+
+// BenchmarkColdStart measures New: starting Chromium and warming 2 tabs.
+func BenchmarkColdStart(b *testing.B) {
+	needChrome(b)
+	for b.Loop() {
+		r, err := New(context.Background(), Config{ChromePath: os.Getenv("CHROME")}, testLogger(b))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		r.Close()
+		b.StartTimer()
+	}
+}
