@@ -3,8 +3,8 @@ package render
 import (
 	"bytes"
 	"context"
-	"image/png"
 	"fmt"
+	"image/png"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -21,14 +21,17 @@ import (
 // same run, the baselines it is compared with:
 //
 //   - floor: the time the export takes inside the page (Excalidraw's own work);
+//
 //   - fresh tab: a new tab per render, loading the page first (how Kroki's Excalidraw service
 //     renders);
+//
 //   - one-shot: `chromium --headless --screenshot` of a page that renders the scene, a new
 //     browser per picture;
+//
 //   - throughput: renders per second of the pool with 2 tabs against 2 workers with a fresh tab
 //     per render.
 //
-//	go test ./render -run '^$' -bench Render -benchtime 20x
+//     go test ./render -run '^$' -bench Render -benchtime 20x
 func BenchmarkRender(b *testing.B) {
 	for _, n := range []int{30, 290} {
 		b.Run(fmt.Sprintf("elements=%d", n), func(b *testing.B) { benchRender(b, gridScene(n)) })
