@@ -78,6 +78,10 @@ func (l Limits) coord(o *object, name string) (float64, bool) {
 	return v, true
 }
 
+// minSize is the smallest width or height accepted: below it a shape is a speck and its label
+// cannot be laid out.
+const minSize = 10
+
 // size reads a width or height: positive and within the limit.
 func (l Limits) size(o *object, name string) (float64, bool) {
 	v, ok := o.num(name)
@@ -86,6 +90,10 @@ func (l Limits) size(o *object, name string) (float64, bool) {
 	}
 	if v <= 0 {
 		o.p.add(o.at(name), "%g is not a positive size; use a size like 160 (width) or 80 (height)", v)
+		return 0, false
+	}
+	if v < minSize {
+		o.p.add(o.at(name), "%g px is too small to see; use at least %d, e.g. 160 (width) or 80 (height)", v, minSize)
 		return 0, false
 	}
 	if v > l.MaxCoord {

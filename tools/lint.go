@@ -236,7 +236,7 @@ func lintArrowLabel(v *view, a *scene.Element, pts []scene.Point) string {
 	}
 	// The label's extent along the arrow, plus room for the arrowhead and the tail.
 	extent := math.Abs(last.X-first.X)/d*t.Width + math.Abs(last.Y-first.Y)/d*t.Height
-	const room = 40
+	const room = 60
 	if length >= extent+room {
 		return ""
 	}
