@@ -1,12 +1,12 @@
 package tools
 
 import (
-	"fmt"
-	"time"
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // FuzzCall throws arbitrary tool names and argument bytes at a Set holding the org chart. Every
