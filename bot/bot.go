@@ -361,3 +361,13 @@ func friendly(step string, err error) string {
 	}
 	return fmt.Sprintf("Sorry, %s failed: %s. Nothing in the diagram changed; you can send the request again.", step, strings.TrimSuffix(err.Error(), "."))
 }
+
+// KnownThread reports whether the bot has a diagram in the thread, so a platform can treat a
+// message there as addressed to the bot without a mention (after a restart, or on another replica).
+func (b *Bot) KnownThread(ctx context.Context, key ThreadKey) (bool, error) {
+	_, err := b.store.Load(ctx, storeKey(key))
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
