@@ -79,9 +79,11 @@ func TestPrivateChatDrawing(t *testing.T) {
 }
 
 // TestGroupAddressing sends chatter and requests in order; updates are handled in order, so when
-// the last one arrives every earlier one has been decided.
+// the last one arrives every earlier one has been decided. Privacy mode is off (the bot is an
+// admin), so the adapter sees all the chatter and must pick out what is for it.
 func TestGroupAddressing(t *testing.T) {
 	e := start(t, nil)
+	e.fake.SetPrivacy(false)
 	e.rec.silence()
 	tests := []struct {
 		text     string

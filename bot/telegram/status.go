@@ -49,14 +49,13 @@ func (a *Adapter) Working(ctx context.Context, msg bot.Message) (bot.Status, err
 	}
 	s := &status{a: a, d: d, poke: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	s.action(ctx)
-	var sent *models.Message
-	err = a.call(ctx, "sendMessage", func(ctx context.Context) (err error) {
-		sent, err = a.client.SendMessage(ctx, &tg.SendMessageParams{
-			ChatID: d.chat, MessageThreadID: d.topic, ReplyParameters: d.reply(), Text: statusStart,
-			DisableNotification: true,
-		})
-		return err
+	// No 429 retry: waiting out a rate limit here would hold up the work the status is about.
+	sctx, cancel := context.WithTimeout(ctx, a.cfg.RequestTimeout)
+	sent, err := a.client.SendMessage(sctx, &tg.SendMessageParams{
+		ChatID: d.chat, MessageThreadID: d.topic, ReplyParameters: d.reply(), Text: statusStart,
+		DisableNotification: true,
 	})
+	cancel()
 	if err != nil {
 		a.log.Warn("telegram: status message not sent", "chat", d.chat, "err", err)
 	} else {

@@ -3,6 +3,8 @@ package telegram
 import (
 	"context"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -79,6 +81,7 @@ func TestMentionsAndCommands(t *testing.T) {
 		// Entities as Telegram computes them, from the fake.
 		fake := tgfake.New(token)
 		fake.AddChat(group)
+		fake.SetPrivacy(false)
 		fake.Send(tgfake.Post{Chat: group.ID, From: alice, Text: tc.text})
 		raw := fake.PendingUpdates()
 		fake.Close()
@@ -170,5 +173,40 @@ func TestRunRetriesGetMe(t *testing.T) {
 	}
 	if len(waits) != 2 || waits[1] != 2*waits[0] {
 		t.Errorf("getMe backoff: %v, want two growing waits", waits)
+	}
+}
+
+func TestWebhookHandlerStates(t *testing.T) {
+	post := func(h http.Handler, method, secret string) int {
+		req := httptest.NewRequest(method, WebhookPath, strings.NewReader(`{"update_id":1}`))
+		req.Header.Set("X-Telegram-Bot-Api-Secret-Token", secret)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		return w.Code
+	}
+	hooked, err := New(Config{Token: "1:x", Mode: "webhook", WebhookSecret: "abc", PublicURL: "https://bot.example.com"}, newRecorder(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	polling, err := New(Config{Token: "1:x"}, newRecorder(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		h      http.Handler
+		method string
+		secret string
+		want   int
+	}{
+		{"before Run: Telegram retries later", hooked.WebhookHandler(), "POST", "abc", 503},
+		{"wrong secret before Run", hooked.WebhookHandler(), "POST", "abd", 401},
+		{"GET", hooked.WebhookHandler(), "GET", "abc", 405},
+		{"polling mode", polling.WebhookHandler(), "POST", "", 404},
+	}
+	for _, tc := range tests {
+		if got := post(tc.h, tc.method, tc.secret); got != tc.want {
+			t.Errorf("%s: got %d, want %d", tc.name, got, tc.want)
+		}
 	}
 }

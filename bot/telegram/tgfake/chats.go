@@ -175,12 +175,22 @@ func entities(text string) []models.MessageEntity {
 	return out
 }
 
-// Send posts p into its chat and queues the update (or delivers it to the webhook).
+// Send posts p into its chat and queues the update (or delivers it to the webhook). In groups,
+// privacy mode decides whether the bot gets an update at all (see SetPrivacy).
 func (s *Server) Send(p Post) Sent {
+	u, sent, hook := s.post(p)
+	if u != nil && hook.URL != "" {
+		sent.WebhookStatus, sent.WebhookErr = s.PostWebhook(hook.URL, hook.Secret, *u)
+	}
+	return sent
+}
+
+// post stores p and queues its update; u is nil when privacy mode hides it from the bot.
+func (s *Server) post(p Post) (u *models.Update, sent Sent, hook Webhook) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	c := s.chats[p.Chat]
 	if c == nil {
-		s.mu.Unlock()
 		panic(fmt.Sprintf("tgfake: unknown chat %d: call AddChat first", p.Chat))
 	}
 	from := p.From
@@ -199,21 +209,57 @@ func (s *Server) Send(p Post) Sent {
 	}
 	link(c, m, p.ReplyTo, p.Topic)
 	s.add(c, m)
+	if !s.visible(c, m) {
+		return nil, Sent{MessageID: m.ID}, Webhook{} // privacy mode: the bot never hears of it
+	}
 	s.nextUpdate++
-	u := models.Update{ID: s.nextUpdate, Message: &m.raw}
-	sent := Sent{UpdateID: u.ID, MessageID: m.ID}
-	hook := s.webhook
-	if hook.URL == "" {
-		s.queue = append(s.queue, u)
+	msg := m.raw
+	u = &models.Update{ID: s.nextUpdate, Message: &msg}
+	if s.webhook.URL == "" {
+		s.queue = append(s.queue, *u)
 	} else {
-		s.delivered = append(s.delivered, u)
+		s.delivered = append(s.delivered, *u)
 	}
 	s.notify()
-	s.mu.Unlock()
-	if hook.URL != "" {
-		sent.WebhookStatus, sent.WebhookErr = s.PostWebhook(hook.URL, hook.Secret, u)
+	return u, Sent{UpdateID: u.ID, MessageID: m.ID}, s.webhook
+}
+
+// visible applies privacy mode (on unless SetPrivacy(false)): in groups the bot receives only
+// commands, mentions of it and replies to its messages. Called with s.mu held.
+func (s *Server) visible(c *chat, m *stored) bool {
+	if c.info.Type == models.ChatTypePrivate || s.Bot.CanReadAllGroupMessages {
+		return true
 	}
-	return sent
+	if r := m.raw.ReplyToMessage; r != nil && r.From != nil && r.From.ID == s.Bot.ID && r.ID != m.Topic {
+		return true
+	}
+	text, ents := m.raw.Text, m.raw.Entities
+	if m.raw.Document != nil {
+		text, ents = m.raw.Caption, m.raw.CaptionEntities
+	}
+	u := utf16.Encode([]rune(text))
+	for _, e := range ents {
+		word := string(utf16.Decode(u[e.Offset : e.Offset+e.Length]))
+		switch e.Type {
+		case models.MessageEntityTypeMention:
+			if strings.EqualFold(word, "@"+s.Bot.Username) {
+				return true
+			}
+		case models.MessageEntityTypeBotCommand:
+			if _, to, ok := strings.Cut(word, "@"); !ok || strings.EqualFold(to, s.Bot.Username) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// SetPrivacy turns privacy mode on (the default, as for a new bot) or off (a bot that is admin
+// or had privacy disabled in @BotFather), as getMe's can_read_all_group_messages reports it.
+func (s *Server) SetPrivacy(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Bot.CanReadAllGroupMessages = !on
 }
 
 // Redeliver hands the update with id over again, as Telegram does after a webhook error or when a

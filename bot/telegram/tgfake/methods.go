@@ -21,6 +21,8 @@ import (
 func (s *Server) dispatch(r *http.Request, method string, f map[string]string, files map[string]Upload) (any, error) {
 	switch strings.ToLower(method) {
 	case "getme":
+		s.mu.Lock()
+		defer s.mu.Unlock()
 		return s.Bot, nil
 	case "getupdates":
 		return s.getUpdates(r.Context(), f)
