@@ -160,3 +160,7 @@ func TestOpenBadDSN(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkStore(b *testing.B) {
+	storetest.Bench(b, func(t testing.TB) storetest.Opener { return factory(t) })
+}

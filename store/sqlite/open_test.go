@@ -65,7 +65,7 @@ func TestOpenBadPath(t *testing.T) {
 	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{filepath.Join(blocker, "sub", "x.db"), "/tmp/a?b.db"} {
+	for _, p := range []string{filepath.Join(blocker, "sub", "x.db"), "/tmp/a?b.db", ":memory:", "file:x.db"} {
 		if _, err := sqlite.Open(t.Context(), p, store.Options{}, nil); err == nil {
 			t.Errorf("Open(%q): got no error", p)
 		}

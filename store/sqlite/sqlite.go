@@ -62,6 +62,10 @@ func Open(ctx context.Context, path string, opt store.Options, log *slog.Logger)
 		}
 		path = p
 	}
+	if path == ":memory:" || strings.HasPrefix(path, "file:") {
+		// Each pooled connection would get its own empty in-memory database.
+		return nil, fmt.Errorf("open sqlite store: %q: give a file path (tests: a file in t.TempDir())", path)
+	}
 	if strings.ContainsAny(path, "?#") {
 		return nil, fmt.Errorf("open sqlite store: path %q must not contain '?' or '#'", path)
 	}
@@ -88,7 +92,7 @@ func Open(ctx context.Context, path string, opt store.Options, log *slog.Logger)
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	core := sqlcore.New(db, sqlcore.Dialect{Name: "sqlite", Migrations: sub}, opt, log.With("store", path))
+	core := sqlcore.New(db, sqlcore.Dialect{Name: "sqlite", SerialWrites: true, Migrations: sub}, opt, log.With("store", path))
 	if err := core.Migrate(ctx); err != nil {
 		db.Close()
 		if errors.Is(err, store.ErrSchemaTooNew) {

@@ -57,3 +57,7 @@ func TestDurability(t *testing.T) {
 		t.Fatalf("integrity_check: got %q, %v, want ok", res, err)
 	}
 }
+
+func BenchmarkStore(b *testing.B) {
+	storetest.Bench(b, func(t testing.TB) storetest.Opener { return factory(t) })
+}

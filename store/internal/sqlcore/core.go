@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/excalibot/excalibot/store"
@@ -30,6 +31,9 @@ type Dialect struct {
 	ForUpdate string
 	// Migrations holds NNNN_name.sql files, applied in order.
 	Migrations fs.FS
+	// SerialWrites makes writers of this process queue on a mutex. SQLite allows one writer at a
+	// time anyway, and waiting on a mutex is cheaper and fairer than its busy-timeout polling.
+	SerialWrites bool
 	// LockMigrations, when set, runs first in the migration transaction to keep two processes
 	// starting at once from migrating together.
 	LockMigrations func(ctx context.Context, tx *sql.Tx) error
@@ -41,6 +45,7 @@ type DB struct {
 	d   Dialect
 	opt store.Options
 	log *slog.Logger
+	wmu sync.Mutex // held by writers when d.SerialWrites
 }
 
 // New wraps an open database. Call Migrate before use.
@@ -93,8 +98,19 @@ func (s *DB) row(ctx context.Context, e execer, q string, args ...any) *sql.Row 
 	return e.QueryRowContext(ctx, s.rebind(q), args...)
 }
 
+// lockWrite takes the write mutex when the dialect wants writes serialised; call the result to
+// release it.
+func (s *DB) lockWrite() func() {
+	if !s.d.SerialWrites {
+		return func() {}
+	}
+	s.wmu.Lock()
+	return s.wmu.Unlock
+}
+
 // inTx runs fn in a transaction and commits it, or rolls back when fn fails.
 func (s *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	defer s.lockWrite()()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)

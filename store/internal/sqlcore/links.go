@@ -25,6 +25,7 @@ func linkID(hash []byte) string { return hex.EncodeToString(hash[:8]) }
 
 // CreateLink implements store.Store.
 func (s *DB) CreateLink(ctx context.Context, key store.ThreadKey, kind store.LinkKind, expires time.Time) (string, store.Link, error) {
+	defer s.lockWrite()()
 	if err := key.Validate(); err != nil {
 		return "", store.Link{}, err
 	}
@@ -80,6 +81,7 @@ func (s *DB) ResolveLink(ctx context.Context, token string) (store.Link, error) 
 
 // RevokeLinks implements store.Store.
 func (s *DB) RevokeLinks(ctx context.Context, key store.ThreadKey, kind store.LinkKind) (int, error) {
+	defer s.lockWrite()()
 	if err := key.Validate(); err != nil {
 		return 0, err
 	}
@@ -102,6 +104,7 @@ func (s *DB) RevokeLinks(ctx context.Context, key store.ThreadKey, kind store.Li
 
 // ClaimEvent implements store.Store.
 func (s *DB) ClaimEvent(ctx context.Context, eventID string) (bool, error) {
+	defer s.lockWrite()()
 	if eventID == "" || len(eventID) > 512 {
 		return false, fmt.Errorf("claim event: %w: id must be 1 to 512 bytes, got %d", store.ErrInvalid, len(eventID))
 	}
@@ -122,6 +125,7 @@ func (s *DB) ClaimEvent(ctx context.Context, eventID string) (bool, error) {
 
 // AcquireLease implements store.Store.
 func (s *DB) AcquireLease(ctx context.Context, key store.ThreadKey, owner string, ttl time.Duration) (store.Lease, error) {
+	defer s.lockWrite()()
 	if err := key.Validate(); err != nil {
 		return store.Lease{}, err
 	}
@@ -154,6 +158,7 @@ func (s *DB) AcquireLease(ctx context.Context, key store.ThreadKey, owner string
 
 // ReleaseLease implements store.Store.
 func (s *DB) ReleaseLease(ctx context.Context, key store.ThreadKey, owner string) error {
+	defer s.lockWrite()()
 	if err := key.Validate(); err != nil {
 		return err
 	}
@@ -165,6 +170,7 @@ func (s *DB) ReleaseLease(ctx context.Context, key store.ThreadKey, owner string
 
 // ReleaseOwner implements store.Store.
 func (s *DB) ReleaseOwner(ctx context.Context, owner string) (int, error) {
+	defer s.lockWrite()()
 	res, err := s.exec(ctx, s.db, `DELETE FROM leases WHERE owner = ?`, owner)
 	if err != nil {
 		return 0, fmt.Errorf("release leases of %q: %w", owner, err)

@@ -30,6 +30,7 @@ func scanRun(sc interface{ Scan(...any) error }) (store.Run, error) {
 
 // CreateRun implements store.Store.
 func (s *DB) CreateRun(ctx context.Context, key store.ThreadKey, owner, detail string) (store.Run, error) {
+	defer s.lockWrite()()
 	if err := key.Validate(); err != nil {
 		return store.Run{}, err
 	}
@@ -92,6 +93,7 @@ func (s *DB) SetRunState(ctx context.Context, id int64, state store.RunState, de
 
 // RecoverRuns implements store.Store.
 func (s *DB) RecoverRuns(ctx context.Context) ([]store.Run, error) {
+	defer s.lockWrite()()
 	now := s.now()
 	rows, err := s.query(ctx, s.db, `UPDATE runs SET state = 'interrupted', updated = ?
 		WHERE state IN ('queued', 'running') AND NOT EXISTS (SELECT 1 FROM leases l

@@ -254,6 +254,7 @@ func (s *DB) History(ctx context.Context, key store.ThreadKey, limit int) ([]sto
 
 // SetMemory implements store.Store.
 func (s *DB) SetMemory(ctx context.Context, key store.ThreadKey, memory []byte) error {
+	defer s.lockWrite()()
 	if err := key.Validate(); err != nil {
 		return err
 	}
@@ -275,6 +276,7 @@ func (s *DB) SetMemory(ctx context.Context, key store.ThreadKey, memory []byte) 
 
 // SetSettings implements store.Store.
 func (s *DB) SetSettings(ctx context.Context, key store.ThreadKey, st store.Settings) error {
+	defer s.lockWrite()()
 	if err := key.Validate(); err != nil {
 		return err
 	}

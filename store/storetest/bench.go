@@ -1,0 +1,155 @@
+package storetest
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/excalibot/excalibot/store"
+)
+
+// Scene returns a deterministic .excalidraw document with n elements — boxes, their labels and
+// arrows between them — with every field Excalidraw writes, pretty-printed as Excalidraw saves it
+// (about 1 KB per element, like the files in the shared corpus).
+func Scene(n int) []byte {
+	r := rand.New(rand.NewPCG(1, 2))
+	base := func(id, typ string, x, y, w, h float64) map[string]any {
+		return map[string]any{
+			"id": id, "type": typ, "x": x, "y": y, "width": w, "height": h, "angle": 0,
+			"strokeColor": "#1e1e1e", "backgroundColor": "#a5d8ff", "fillStyle": "solid", "strokeWidth": 2,
+			"strokeStyle": "solid", "roughness": 1, "opacity": 100, "groupIds": []string{}, "frameId": nil,
+			"roundness": map[string]int{"type": 3}, "seed": r.Int32(), "version": 1 + r.IntN(900),
+			"versionNonce": r.Int32(), "isDeleted": false, "boundElements": []any{}, "updated": 1710530844151,
+			"link": nil, "locked": false,
+		}
+	}
+	els := make([]map[string]any, 0, n)
+	for i := 0; len(els) < n; i++ {
+		x, y := float64(i%10)*260+r.Float64(), float64(i/10)*180+r.Float64()
+		box, label := fmt.Sprintf("box%05d", i), fmt.Sprintf("txt%05d", i)
+		b := base(box, "rectangle", x, y, 200, 100)
+		b["boundElements"] = []map[string]string{{"type": "text", "id": label}}
+		els = append(els, b)
+		if len(els) < n {
+			t := base(label, "text", x+20, y+37, 160, 25)
+			text := fmt.Sprintf("Service %d", i)
+			t["roundness"], t["containerId"], t["text"], t["originalText"] = nil, box, text, text
+			t["fontSize"], t["fontFamily"], t["textAlign"], t["verticalAlign"], t["lineHeight"] = 20, 5, "center", "middle", 1.25
+			els = append(els, t)
+		}
+		if len(els) < n && i > 0 {
+			a := base(fmt.Sprintf("arr%05d", i), "arrow", x, y+50, 60, 0)
+			a["points"] = [][2]float64{{0, 0}, {-60, 0}}
+			a["startBinding"] = map[string]any{"elementId": box, "focus": 0, "gap": 8}
+			a["endBinding"] = map[string]any{"elementId": fmt.Sprintf("box%05d", i-1), "focus": 0, "gap": 8}
+			a["startArrowhead"], a["endArrowhead"], a["lastCommittedPoint"] = nil, "arrow", nil
+			els = append(els, a)
+		}
+	}
+	doc := map[string]any{"type": "excalidraw", "version": 2, "source": "https://excalidraw.com",
+		"elements": els, "appState": map[string]any{"viewBackgroundColor": "#ffffff", "gridSize": nil}, "files": map[string]any{}}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// baseline measures, in the same run, what the benchmark is compared with: writing the scene to a
+// file and fsyncing it (the least a durable save must do), or reading it back (for loads).
+func baseline(b *testing.B, scene []byte, write bool) time.Duration {
+	b.Helper()
+	path := filepath.Join(b.TempDir(), "baseline.excalidraw")
+	if err := os.WriteFile(path, scene, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	const rounds = 50
+	start := time.Now()
+	for range rounds {
+		if write {
+			f, err := os.Create(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := f.Write(scene); err != nil {
+				b.Fatal(err)
+			}
+			if err := f.Sync(); err != nil {
+				b.Fatal(err)
+			}
+			f.Close()
+		} else if _, err := os.ReadFile(path); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return time.Since(start) / rounds
+}
+
+// Bench runs the store benchmarks: save (one new revision, compare-and-swap included) and load of a
+// 500-element scene, and saves from 4 writers on 4 threads at once. Each reports revisions (or loads)
+// per second and its ratio to a file baseline measured in the same run.
+func Bench(b *testing.B, f Factory) {
+	scene := Scene(500)
+	b.Run("Save500", func(b *testing.B) {
+		s := f(b)(b, store.Options{})
+		ctx, key := b.Context(), Key(1)
+		base := baseline(b, scene, true)
+		b.SetBytes(int64(len(scene)))
+		b.ResetTimer()
+		for i := 0; b.Loop(); i++ {
+			if _, err := s.Save(ctx, store.SaveRequest{Key: key, Base: int64(i), Scene: scene, Author: store.AuthorAgent}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		report(b, base, "rev/s", "x-fsync-file")
+	})
+	b.Run("Load500", func(b *testing.B) {
+		s := f(b)(b, store.Options{})
+		ctx, key := b.Context(), Key(1)
+		for i := range 60 { // a full history behind the current revision
+			if _, err := s.Save(ctx, store.SaveRequest{Key: key, Base: int64(i), Scene: scene, Author: store.AuthorAgent}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		base := baseline(b, scene, false)
+		b.SetBytes(int64(len(scene)))
+		b.ResetTimer()
+		for b.Loop() {
+			if _, err := s.Load(ctx, key); err != nil {
+				b.Fatal(err)
+			}
+		}
+		report(b, base, "loads/s", "x-read-file")
+	})
+	b.Run("Save500Parallel4", func(b *testing.B) {
+		s := f(b)(b, store.Options{})
+		base := baseline(b, scene, true)
+		var next atomic.Int64
+		b.SetBytes(int64(len(scene)))
+		b.SetParallelism(4) // × GOMAXPROCS writers, each on its own thread
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			key := Key(int(next.Add(1)))
+			var rev int64
+			for pb.Next() {
+				if _, err := s.Save(b.Context(), store.SaveRequest{Key: key, Base: rev, Scene: scene, Author: store.AuthorAgent}); err != nil {
+					b.Error(err)
+					return
+				}
+				rev++
+			}
+		})
+		report(b, base, "rev/s", "x-fsync-file")
+	})
+}
+
+func report(b *testing.B, base time.Duration, unit, ratio string) {
+	per := b.Elapsed() / time.Duration(b.N)
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), unit)
+	b.ReportMetric(float64(per)/float64(base), ratio)
+}
