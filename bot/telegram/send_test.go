@@ -19,7 +19,7 @@ import (
 
 // sendOnly builds an adapter that only sends (no Run), with the waits for retry_after recorded
 // instead of slept.
-func sendOnly(t *testing.T) (*Adapter, *tgfake.Server, *[]time.Duration) {
+func sendOnly(t testing.TB) (*Adapter, *tgfake.Server, *[]time.Duration) {
 	t.Helper()
 	fake := tgfake.New(token)
 	t.Cleanup(fake.Close)
