@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"sync"
 	"unicode"
@@ -21,30 +22,35 @@ import (
 //go:embed metrics.bin
 var metricsBin []byte
 
-// unitsPerEm is the fixed-point unit of the tables: 1/4096 em.
-const unitsPerEm = 4096
+// unitsPerEm is the fixed-point unit of the tables: 1/65536 em.
+const unitsPerEm = 65536
 
 // denseLimit: code points below it are looked up in a flat slice.
 const denseLimit = 0x2800
 
 // unmeasured marks a slot of the dense slice that the generator did not measure.
-const unmeasured = 0xFFFF
+const unmeasured = math.MaxUint32
 
 // Estimates for characters outside the measured blocks, in units. They err
 // wide so a label never overflows: CJK and other East Asian wide characters
-// take 1 em (Xiaolai and Noto CJK ideographs are 1 em), emoji 1.3 em (colour
-// emoji fonts run 1.0-1.3 em), anything else 0.8 em, wider than most letters
-// of Arabic, Hebrew, Indic, Thai, Georgian or Armenian fallback fonts.
+// take the per-family estimate from the tables (Xiaolai's widest for
+// Excalifont, else 1 em), an emoji 1.3 em (colour emoji fonts run 1.0-1.3
+// em; sequences see emojiSeqWidth), anything else 0.8 em, wider than most letters of Arabic,
+// Hebrew, Indic, Thai, Georgian or Armenian fallback fonts.
 const (
-	estimateWide  = unitsPerEm
 	estimateEmoji = unitsPerEm * 13 / 10
 	estimateOther = unitsPerEm * 8 / 10
+	// estimateEmojiPart is each further part of an emoji sequence.
+	estimateEmojiPart = unitsPerEm * 11 / 10
+	estimateMark      = unitsPerEm / 4
 )
 
 type table struct {
-	dense  []uint16          // advance by code point below denseLimit, or unmeasured
-	sparse map[rune]uint16   // measured code points at or above denseLimit
-	pairs  map[uint32]int16  // (a<<16 | b) -> correction
+	wide   int               // estimate for CJK ideographs, kana, fullwidth forms
+	hangul int               // estimate for Hangul
+	dense  []uint32          // advance by code point below denseLimit, or unmeasured
+	sparse map[rune]uint32   // measured code points at or above denseLimit
+	pairs  map[uint32]int32  // (a<<16 | b) -> correction
 	firsts map[rune]struct{} // code points that start at least one pair
 }
 
@@ -72,8 +78,8 @@ func decode(z []byte) (map[int]*table, error) {
 	if err := binary.Read(r, binary.LittleEndian, &hdr); err != nil {
 		return nil, fmt.Errorf("read header: %w", err)
 	}
-	if string(hdr.Magic[:]) != "EXFM" || hdr.Version != 1 {
-		return nil, fmt.Errorf("not a version 1 EXFM file (magic %q, version %d)", hdr.Magic[:], hdr.Version)
+	if string(hdr.Magic[:]) != "EXFM" || hdr.Version != 3 {
+		return nil, fmt.Errorf("not a version 3 EXFM file (magic %q, version %d)", hdr.Magic[:], hdr.Version)
 	}
 	out := make(map[int]*table, hdr.N)
 	for range hdr.N {
@@ -92,11 +98,12 @@ func decode(z []byte) (map[int]*table, error) {
 func decodeFamily(r *bytes.Reader) (int, *table, error) {
 	le := binary.LittleEndian
 	var id uint8
+	var wide, hangul uint32
 	var nRanges uint16
-	if err := errors.Join(binary.Read(r, le, &id), binary.Read(r, le, &nRanges)); err != nil {
+	if err := errors.Join(binary.Read(r, le, &id), binary.Read(r, le, &wide), binary.Read(r, le, &hangul), binary.Read(r, le, &nRanges)); err != nil {
 		return 0, nil, fmt.Errorf("read family header: %w", err)
 	}
-	t := &table{dense: make([]uint16, denseLimit), sparse: map[rune]uint16{}, pairs: map[uint32]int16{}, firsts: map[rune]struct{}{}}
+	t := &table{wide: int(wide), hangul: int(hangul), dense: make([]uint32, denseLimit), sparse: map[rune]uint32{}, pairs: map[uint32]int32{}, firsts: map[rune]struct{}{}}
 	for i := range t.dense {
 		t.dense[i] = unmeasured
 	}
@@ -106,7 +113,7 @@ func decodeFamily(r *bytes.Reader) (int, *table, error) {
 		if err := errors.Join(binary.Read(r, le, &start), binary.Read(r, le, &n)); err != nil {
 			return 0, nil, fmt.Errorf("read family %d range header: %w", id, err)
 		}
-		adv := make([]uint16, n)
+		adv := make([]uint32, n)
 		if err := binary.Read(r, le, adv); err != nil {
 			return 0, nil, fmt.Errorf("read family %d advances at U+%04X: %w", id, start, err)
 		}
@@ -125,7 +132,7 @@ func decodeFamily(r *bytes.Reader) (int, *table, error) {
 	}
 	pairs := make([]struct {
 		A, B  uint16
-		Delta int16
+		Delta int32
 	}, nPairs)
 	if err := binary.Read(r, le, pairs); err != nil {
 		return 0, nil, fmt.Errorf("read family %d pairs: %w", id, err)
@@ -152,6 +159,15 @@ func tableFor(family int) *table {
 	return ts[Excalifont]
 }
 
+// measured reports whether the generator measured r.
+func (t *table) measured(r rune) bool {
+	if r >= 0 && r < denseLimit {
+		return t.dense[r] != unmeasured
+	}
+	_, ok := t.sparse[r]
+	return ok
+}
+
 // advance returns the width of r alone, in units.
 func (t *table) advance(r rune) int {
 	if r >= 0 && r < denseLimit {
@@ -161,7 +177,7 @@ func (t *table) advance(r rune) int {
 	} else if a, ok := t.sparse[r]; ok {
 		return int(a)
 	}
-	return estimate(r)
+	return t.estimate(r)
 }
 
 // kern returns the correction for a followed by b, in units.
@@ -175,18 +191,31 @@ func (t *table) kern(a, b rune) int {
 	return int(t.pairs[uint32(a)<<16|uint32(b)])
 }
 
-var zeroWidth = []*unicode.RangeTable{unicode.Mn, unicode.Me, unicode.Cf, unicode.Variation_Selector}
+var (
+	zeroWidth = []*unicode.RangeTable{unicode.Cf, unicode.Variation_Selector}
+)
+
+// latinMarks are the combining blocks used with Latin, Greek and Cyrillic.
+var latinMarks = []runeRange{{0x0300, 0x036F}, {0x0483, 0x0489}, {0x1AB0, 0x1AFF}, {0x1DC0, 0x1DFF}, {0x20D0, 0x20FF}, {0xFE20, 0xFE2F}}
 
 // estimate is the width of a character the generator did not measure.
-func estimate(r rune) int {
+func (t *table) estimate(r rune) int {
 	switch {
 	case unicode.In(r, zeroWidth...):
-		return 0 // combining marks, joiners and selectors do not advance
+		return 0 // joiners and variation selectors do not advance
+	case inTable(r, latinMarks):
+		// A decomposed accent usually takes no room, but when the font
+		// lacks it the browser draws the whole cluster in a fallback font.
+		return estimateMark
 	case isEmojiChar(r):
 		return estimateEmoji
+	case inTable(r, tabHangul) || inTable(r, hangulJamo):
+		return t.hangul
 	case isWide(r):
-		return estimateWide
+		return t.wide
 	default:
+		// Other scripts' marks too: without a font for the script every
+		// character, mark or not, is a box.
 		return estimateOther
 	}
 }
@@ -204,9 +233,10 @@ var wideRanges = []runeRange{
 	{0x20000, 0x3FFFD},
 }
 
+var hangulJamo = []runeRange{{0x1100, 0x11FF}, {0x3130, 0x318F}, {0xA960, 0xA97F}, {0xD7B0, 0xD7FF}}
+
 func isWide(r rune) bool {
-	return inTable(r, wideRanges) || inTable(r, tabHan) || inTable(r, tabHiragana) ||
-		inTable(r, tabKatakana) || inTable(r, tabHangul)
+	return inTable(r, wideRanges) || inTable(r, tabHan) || inTable(r, tabHiragana) || inTable(r, tabKatakana)
 }
 
 // runeRange is an inclusive range of code points; tables are sorted.

@@ -3,7 +3,10 @@
 // embedded, plus Excalidraw's line-height table and its wrapText algorithm.
 package fontmetrics
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // Excalidraw's FONT_FAMILY numbers.
 const (
@@ -72,7 +75,15 @@ func LineWidth(family int, fontSize float64, line string) float64 {
 	t := tableFor(family)
 	units := 0
 	prev := rune(-1)
-	for _, r := range line {
+	for i := 0; i < len(line); {
+		if n := t.emojiLen(line[i:]); n > 0 {
+			units += emojiSeqWidth(line[i : i+n])
+			prev = -1
+			i += n
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(line[i:])
+		i += n
 		// Canvas replaces ASCII whitespace with spaces before shaping.
 		switch r {
 		case '\t', '\n', '\r', '\f':
@@ -85,6 +96,55 @@ func LineWidth(family int, fontSize float64, line string) float64 {
 		prev = r
 	}
 	return float64(units) * fontSize / unitsPerEm
+}
+
+// emojiSeqWidth estimates an emoji sequence (ZWJ family, flag, skin tone):
+// one glyph where a colour emoji font joins it, but one glyph per part where
+// none does (Linux without Noto Color Emoji draws a flag as two letter boxes),
+// so every visible part after the first adds estimateEmojiPart.
+func emojiSeqWidth(seq string) int {
+	parts := 0
+	for _, r := range seq {
+		switch {
+		case r == 0x200D, r == 0xFE0F, r == 0x20E3, r >= 0xE0020 && r <= 0xE007F:
+		default:
+			parts++
+		}
+	}
+	return estimateEmoji + estimateEmojiPart*max(parts-1, 0)
+}
+
+// emojiLen returns the byte length of the emoji sequence s starts with, or 0.
+// Pictographs the tables measured (text presentation: ™, ↔, ☺) count as
+// text unless VS16 asks for the emoji form.
+func (t *table) emojiLen(s string) int {
+	r, n := utf8.DecodeRuneInString(s)
+	if r < 0xA9 || !isEmojiChar(r) {
+		return 0
+	}
+	if t.measured(r) {
+		if next, _ := utf8.DecodeRuneInString(s[n:]); next != 0xFE0F {
+			return 0
+		}
+	}
+	var buf [32]rune
+	k := 0
+	for _, c := range s {
+		if k == len(buf) {
+			break
+		}
+		buf[k] = c
+		k++
+	}
+	end := emojiAt(buf[:k], 0)
+	if end == 0 {
+		return 0
+	}
+	bytes := 0
+	for _, c := range buf[:end] {
+		bytes += utf8.RuneLen(c)
+	}
+	return bytes
 }
 
 // Measure returns the size of a text element's text as Excalidraw's

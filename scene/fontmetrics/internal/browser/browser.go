@@ -53,7 +53,8 @@ func DistDir(dir string) string {
 }
 
 // Start serves the page on a loopback port, starts Chromium and waits until
-// every font face has loaded. Close stops both.
+// every face of Families has loaded; Xiaolai's 209 subsets are registered and
+// load on demand, for the text being measured. Close stops both.
 func Start(ctx context.Context, o Options) (*Browser, error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
@@ -65,6 +66,10 @@ func Start(ctx context.Context, o Options) (*Browser, error) {
 	wrapJS, err := extractWrapText(filepath.Join(dist, "dev"))
 	if err != nil {
 		return nil, fmt.Errorf("extract wrapText: %w", err)
+	}
+	xiaolai, err := xiaolaiFamily(filepath.Join(dist, "dev"))
+	if err != nil {
+		return nil, fmt.Errorf("read Xiaolai faces: %w", err)
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -117,7 +122,7 @@ func Start(ctx context.Context, o Options) (*Browser, error) {
 		return nil, fmt.Errorf("open measurement page: %w", err)
 	}
 	var loadErrs []string
-	if err = b.call(&loadErrs, "loadFonts", Families); err != nil {
+	if err = b.call(&loadErrs, "loadFonts", Families, []Family{xiaolai}); err != nil {
 		b.Close()
 		return nil, fmt.Errorf("open measurement page: %w", err)
 	}
@@ -167,6 +172,18 @@ func (b *Browser) call(out any, fn string, args ...any) error {
 func (b *Browser) MeasureStrings(font string, strs []string) ([]float64, error) {
 	var out []float64
 	return out, b.call(&out, "measureStrings", font, strs)
+}
+
+// Item is one text in one font.
+type Item struct {
+	Font string `json:"font"`
+	Text string `json:"text"`
+}
+
+// MeasureMany returns the canvas advance width of each item, in one round trip.
+func (b *Browser) MeasureMany(items []Item) ([]float64, error) {
+	var out []float64
+	return out, b.call(&out, "measureMany", items)
 }
 
 // MeasureChars returns the advance width of each code point alone.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 )
 
 func mustJSON(v any) string {
@@ -63,4 +64,35 @@ func cut(src []byte, from, to string) ([]byte, error) {
 		return nil, fmt.Errorf("marker %q not found after %q", to, from)
 	}
 	return src[i : i+j], nil
+}
+
+var xiaolaiFace = regexp.MustCompile(`uri: Xiaolai_Regular_([0-9a-f]+)_default,\s*descriptors:\s*\{\s*unicodeRange:\s*"([^"]+)"`)
+
+// xiaolaiFamily reads the 209 unicode-range faces of Xiaolai, Excalifont's
+// CJK fallback, from the dev build: too many to copy by hand, and the page
+// needs them so Excalifont's CJK text is measured in the font Excalidraw uses.
+func xiaolaiFamily(devDir string) (Family, error) {
+	files, err := filepath.Glob(filepath.Join(devDir, "chunk-*.js"))
+	if err != nil {
+		return Family{}, fmt.Errorf("list dev chunks: %w", err)
+	}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			return Family{}, fmt.Errorf("read %s: %w", f, err)
+		}
+		block, err := cut(src, "\nvar XiaolaiFontFaces = [", "\n];")
+		if err != nil {
+			continue
+		}
+		fam := Family{ID: 100, Name: "Xiaolai"}
+		for _, m := range xiaolaiFace.FindAllSubmatch(block, -1) {
+			fam.Faces = append(fam.Faces, Face{File: "Xiaolai/Xiaolai-Regular-" + string(m[1]) + ".woff2", UnicodeRange: string(m[2])})
+		}
+		if len(fam.Faces) < 100 {
+			return Family{}, fmt.Errorf("found only %d Xiaolai faces in %s", len(fam.Faces), f)
+		}
+		return fam, nil
+	}
+	return Family{}, fmt.Errorf("no chunk in %s declares XiaolaiFontFaces", devDir)
 }

@@ -8,8 +8,14 @@ const ctx = document.createElement("canvas").getContext("2d");
 // loadFonts registers every face like ExcalidrawFontFace does and waits until
 // all are loaded: canvas text never triggers a load by itself, so measuring
 // before this would silently use a fallback font.
-window.loadFonts = async (families) => {
+window.loadFonts = async (families, lazy) => {
   const loads = [];
+  for (const f of lazy) {
+    for (const face of f.faces) {
+      const desc = { display: "swap", style: "normal", weight: "400", unicodeRange: face.unicodeRange };
+      document.fonts.add(new FontFace(f.name, `url(/fonts/${face.file}) format("woff2")`, desc));
+    }
+  }
   for (const f of families) {
     for (const face of f.faces || []) {
       const desc = { display: "swap", style: "normal", weight: "400" };
@@ -26,14 +32,33 @@ window.loadFonts = async (families) => {
 };
 
 
+// need loads the lazily registered faces (Xiaolai's 209 subsets) that text
+// in font touches, as the browser would on first use.
+const need = async (font, texts) => {
+  const all = texts.join("");
+  // check() is synchronous and cheap; load() costs a task even when done.
+  if (all && !document.fonts.check(font, all)) await document.fonts.load(font, all);
+};
+
 // measureStrings returns the advance width of each string.
-window.measureStrings = (font, strings) => {
+window.measureStrings = async (font, strings) => {
+  await need(font, strings);
   ctx.font = font;
   return strings.map((s) => ctx.measureText(s).width);
 };
 
+// measureMany returns the width of each {font, text}.
+window.measureMany = async (items) => {
+  for (const it of items) await need(it.font, [it.text]);
+  return items.map((it) => {
+    ctx.font = it.font;
+    return ctx.measureText(it.text).width;
+  });
+};
+
 // measureChars returns the advance width of each code point alone.
-window.measureChars = (font, cps) => {
+window.measureChars = async (font, cps) => {
+  await need(font, [String.fromCodePoint(...cps)]);
   ctx.font = font;
   return cps.map((cp) => ctx.measureText(String.fromCodePoint(cp)).width);
 };
@@ -95,5 +120,7 @@ window.unicodeRanges = (props) => {
 // into /wrap.js) on each case.
 window.parseTokensCases = (lines) => lines.map((l) => window.excalidrawParseTokens(l));
 
-window.wrapCases = (cases) =>
-  cases.map((c) => window.excalidrawWrapText(c.text, c.font, c.maxWidth));
+window.wrapCases = async (cases) => {
+  for (const c of cases) await need(c.font, [c.text]);
+  return cases.map((c) => window.excalidrawWrapText(c.text, c.font, c.maxWidth));
+};

@@ -49,8 +49,7 @@ func run(ctx context.Context, log *slog.Logger, out, pkg, chromium string) error
 	if err != nil {
 		return fmt.Errorf("read unicode properties: %w", err)
 	}
-	emoji := unionRanges(props[`\p{Extended_Pictographic}`], props[`\p{Emoji_Presentation}`])
-	cps := measuredCodePoints(emoji)
+	cps := measuredCodePoints(props[`\p{Emoji_Presentation}`])
 
 	var fams []familyData
 	for _, f := range browser.Families {
@@ -58,7 +57,9 @@ func run(ctx context.Context, log *slog.Logger, out, pkg, chromium string) error
 			continue // Helvetica: measured as Liberation Sans, see README
 		}
 		font := browser.FontString(f.ID, measureSize)
+		t0 := time.Now()
 		adv, err := b.MeasureChars(font, cps)
+		log.Info("chars", "family", f.Name, "took", time.Since(t0))
 		if err != nil {
 			return fmt.Errorf("measure %s characters: %w", f.Name, err)
 		}
@@ -66,9 +67,14 @@ func run(ctx context.Context, log *slog.Logger, out, pkg, chromium string) error
 		if err != nil {
 			return fmt.Errorf("measure %s pairs: %w", f.Name, err)
 		}
-		fams = append(fams, newFamilyData(f.ID, cps, adv, pairs, measureSize))
+		fd := newFamilyData(f.ID, cps, adv, pairs, measureSize)
+		if fd.wide, fd.hangul, err = wideEstimates(b, f); err != nil {
+			return fmt.Errorf("measure %s CJK: %w", f.Name, err)
+		}
+		fams = append(fams, fd)
 		log.Info("measured", "family", f.Name, "chars", len(cps), "pairs", len(pairs))
 	}
+	log.Info("tables measured", "took", time.Since(start).Round(time.Millisecond))
 	data := encode(fams)
 	if err := os.WriteFile(filepath.Join(out, "metrics.bin"), data, 0o644); err != nil {
 		return fmt.Errorf("write metrics.bin: %w", err)

@@ -50,9 +50,10 @@ func inRanges(r rune, rs [][2]rune) bool {
 
 func unionRanges(a, b [][2]rune) [][2]rune { return append(slices.Clone(a), b...) }
 
-// measuredCodePoints lists measuredRanges without pictographs above U+2000:
-// those render in the system's emoji font, which differs per machine, so they
-// get the emoji estimate instead (© and ® stay: the text fonts draw them).
+// measuredCodePoints lists measuredRanges without the characters shown as
+// emoji by default (Emoji_Presentation): those render in the system's emoji
+// font, which differs per machine, so they get the emoji estimate instead.
+// Text-presentation pictographs (™, ↔, ☺) stay: the text fonts draw them.
 func measuredCodePoints(emoji [][2]rune) []rune {
 	var out []rune
 	for _, rg := range measuredRanges {
@@ -88,41 +89,46 @@ func pairGroups() [][]rune {
 // familyData is one family's tables in 1/4096 em.
 type familyData struct {
 	id     int
+	wide   uint32 // estimate for CJK ideographs, kana and fullwidth forms
+	hangul uint32 // estimate for Hangul
 	ranges []advRange
 	pairs  []pair
 }
 
 type advRange struct {
 	start rune
-	adv   []uint16
+	adv   []uint32
 }
 
 type pair struct {
 	a, b  uint16
-	delta int16
+	delta int32
 }
 
-const unitsPerEm = 4096
+// unitsPerEm is the fixed point of the tables: 1/65536 em, fine enough that
+// a sum of advances lands within 1e-4 px of Chromium's at label sizes, so
+// wrap decisions at an exact boundary rarely differ.
+const unitsPerEm = 65536
 
 func toUnits(px, size float64) float64 { return math.Round(px / size * unitsPerEm) }
 
 func newFamilyData(id int, cps []rune, adv []float64, pairs []browser.Pair, size float64) familyData {
 	fd := familyData{id: id}
 	for i, r := range cps {
-		u := uint16(min(toUnits(adv[i], size), math.MaxUint16))
+		u := uint32(min(toUnits(adv[i], size), math.MaxUint32-1))
 		n := len(fd.ranges)
 		if n > 0 && fd.ranges[n-1].start+rune(len(fd.ranges[n-1].adv)) == r {
 			fd.ranges[n-1].adv = append(fd.ranges[n-1].adv, u)
 			continue
 		}
-		fd.ranges = append(fd.ranges, advRange{start: r, adv: []uint16{u}})
+		fd.ranges = append(fd.ranges, advRange{start: r, adv: []uint32{u}})
 	}
 	for _, p := range pairs {
 		d := toUnits(p.Delta, size)
 		if d == 0 || p.A > 0xFFFF || p.B > 0xFFFF {
 			continue
 		}
-		fd.pairs = append(fd.pairs, pair{a: uint16(p.A), b: uint16(p.B), delta: int16(max(min(d, math.MaxInt16), math.MinInt16))})
+		fd.pairs = append(fd.pairs, pair{a: uint16(p.A), b: uint16(p.B), delta: int32(d)})
 	}
 	slices.SortFunc(fd.pairs, func(x, y pair) int {
 		if x.a != y.a {
@@ -135,17 +141,20 @@ func newFamilyData(id int, cps []rune, adv []float64, pairs []browser.Pair, size
 
 // encode writes the format fontmetrics/data.go reads, deflated:
 //
-//	"EXFM" version=1 u8, families u8, then per family:
-//	id u8, ranges u16, per range (start u32, count u16, count×advance u16),
-//	pairs u32, per pair (a u16, b u16, delta i16), sorted by (a, b).
+//	"EXFM" version=3 u8, families u8, then per family:
+//	id u8, wide u32, hangul u32, ranges u16, per range (start u32, count u16, count×advance u32),
+//	pairs u32, per pair (a u16, b u16, delta i32), sorted by (a, b);
+//	widths in 1/65536 em.
 func encode(fams []familyData) []byte {
 	var raw bytes.Buffer
 	w := func(v any) { _ = binary.Write(&raw, binary.LittleEndian, v) } // bytes.Buffer never fails
 	raw.WriteString("EXFM")
-	w(uint8(1))
+	w(uint8(3))
 	w(uint8(len(fams)))
 	for _, f := range fams {
 		w(uint8(f.id))
+		w(f.wide)
+		w(f.hangul)
 		w(uint16(len(f.ranges)))
 		for _, r := range f.ranges {
 			w(uint32(r.start))
@@ -191,4 +200,37 @@ func writeUnicodeTables(path string, props map[string][][2]rune) error {
 		return fmt.Errorf("format tables: %w", err)
 	}
 	return os.WriteFile(path, src, 0o644)
+}
+
+// wideEstimates returns the CJK and Hangul estimates of a family. Excalifont
+// falls back to Xiaolai, which Excalidraw bundles, so its widths are measured
+// (the widest of a sample); other families fall back to whatever CJK font the
+// viewer's system has, so they get 1 em, at least as wide as the common ones.
+func wideEstimates(b *browser.Browser, f browser.Family) (wide, hangul uint32, err error) {
+	if f.ID != 5 {
+		return unitsPerEm, unitsPerEm, nil
+	}
+	var han, hang []rune
+	for r := rune(0x4E00); r <= 0x9FFF; r += 37 {
+		han = append(han, r)
+	}
+	han = append(han, span(0x3041, 0x3096)...)
+	han = append(han, span(0x30A1, 0x30FA)...)
+	han = append(han, span(0xFF01, 0xFF5E)...)
+	for r := rune(0xAC00); r <= 0xD7A3; r += 29 {
+		hang = append(hang, r)
+	}
+	font := browser.FontString(f.ID, measureSize)
+	maxOf := func(cps []rune) (uint32, error) {
+		ws, err := b.MeasureChars(font, cps)
+		if err != nil {
+			return 0, err
+		}
+		return uint32(toUnits(slices.Max(ws), measureSize)), nil
+	}
+	if wide, err = maxOf(han); err != nil {
+		return 0, 0, err
+	}
+	hangul, err = maxOf(hang)
+	return wide, hangul, err
 }

@@ -1,0 +1,133 @@
+package fontmetrics
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/excalibot/excalibot/scene/fontmetrics/internal/browser"
+)
+
+// startLive starts Chromium with Excalidraw's fonts, or skips the test saying
+// what is missing.
+func startLive(t *testing.T) *browser.Browser {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("live Chromium check skipped in -short mode")
+	}
+	chromium := cmpOr(os.Getenv("FONTMETRICS_CHROMIUM"), "/usr/bin/chromium")
+	if _, err := os.Stat(chromium); err != nil {
+		t.Skipf("live Chromium check skipped: no Chromium at %s (set FONTMETRICS_CHROMIUM)", chromium)
+	}
+	pkg := filepath.Join("internal", "browser")
+	if _, err := os.Stat(browser.DistDir(pkg)); err != nil {
+		t.Skipf("live Chromium check skipped: Excalidraw's npm package is not installed (cd scene/fontmetrics/%s && npm ci --ignore-scripts)", pkg)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	b, err := browser.Start(ctx, browser.Options{Chromium: chromium, PackageDir: pkg})
+	if err != nil {
+		t.Fatalf("start Chromium: %v", err)
+	}
+	t.Cleanup(b.Close)
+	return b
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// Alphabets for random labels: each script with the digits, punctuation and
+// spaces it is written with.
+var liveAlphabets = []string{
+	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,:;-()/&'\"!?%#@+=_éèüöäßçñÉÅøł–—…“”",
+	"абвгдеёжзийклмнопрстуфхцчшщъыьэюяАБВГДЕЁЖЗИЙКЛМНОПРСТУФХЦЧШЩЭЮЯіїєґ 0123456789.,:;-()«»!?",
+	"αβγδεζηθικλμνξοπρστυφχψωάέήίόύώΑΒΓΔΕΖΗΘΙΚΛΜΝΞΟΠΡΣΤΥΦΧΨΩ 0123456789.,;-()!",
+}
+
+func randomLabel(rng *rand.Rand) string {
+	alpha := []rune(liveAlphabets[rng.IntN(len(liveAlphabets))])
+	n := 3 + rng.IntN(30)
+	var b strings.Builder
+	for range n {
+		if rng.IntN(6) == 0 {
+			b.WriteByte(' ') // word-like runs
+			continue
+		}
+		b.WriteRune(alpha[rng.IntN(len(alpha))])
+	}
+	return b.String()
+}
+
+var liveFamilies = []int{Virgil, Helvetica, Cascadia, Excalifont, Nunito, LilitaOne, ComicShanns, LiberationSans}
+
+// TestLiveChromium re-measures random labels (not in any table or golden
+// file) in Chromium and checks LineWidth within the 4 px target, then runs
+// Excalidraw's wrapText on random cases and compares Wrap.
+func TestLiveChromium(t *testing.T) {
+	b := startLive(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	const perFamily = 60
+	type sample struct {
+		family int
+		size   float64
+		text   string
+	}
+	var samples []sample
+	var items []browser.Item
+	for _, fam := range liveFamilies {
+		for range perFamily {
+			s := sample{family: fam, size: float64(12 + rng.IntN(30)), text: randomLabel(rng)}
+			samples = append(samples, s)
+			items = append(items, browser.Item{Font: browser.FontString(s.family, s.size), Text: s.text})
+		}
+	}
+	want, err := b.MeasureMany(items)
+	if err != nil {
+		t.Fatalf("measure in Chromium: %v", err)
+	}
+	worst := map[int]float64{}
+	for i, s := range samples {
+		got := LineWidth(s.family, s.size, s.text)
+		worst[s.family] = max(worst[s.family], math.Abs(got-want[i]))
+		if math.Abs(got-want[i]) > tolerancePx {
+			t.Errorf("LineWidth(%d, %v, %q) = %.2f, Chromium %.2f", s.family, s.size, s.text, got, want[i])
+		}
+	}
+	for _, fam := range liveFamilies {
+		t.Logf("family %d: %d random labels, max |err| %.3f px", fam, perFamily, worst[fam])
+	}
+
+	var cases []browser.WrapCase
+	var fams []int
+	var sizes []float64
+	for range 400 {
+		fam := liveFamilies[rng.IntN(len(liveFamilies))]
+		size := float64(14 + rng.IntN(24))
+		text := randomLabel(rng) + " " + randomLabel(rng)
+		cases = append(cases, browser.WrapCase{Text: text, Font: browser.FontString(fam, size), MaxWidth: float64(20 + rng.IntN(300))})
+		fams, sizes = append(fams, fam), append(sizes, size)
+	}
+	wrapped, err := b.Wrap(cases)
+	if err != nil {
+		t.Fatalf("wrap in Chromium: %v", err)
+	}
+	same := 0
+	for i, c := range cases {
+		got := Wrap(fams[i], sizes[i], c.Text, c.MaxWidth)
+		if got == wrapped[i] {
+			same++
+			continue
+		}
+		t.Errorf("Wrap(%d, %v, %q, %v):\n got %q\nwant %q", fams[i], sizes[i], c.Text, c.MaxWidth, got, wrapped[i])
+	}
+	t.Logf("wrap: %d of %d random cases identical to Excalidraw's wrapText", same, len(cases))
+}
