@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/excalibot/excalibot/store"
 )
@@ -121,6 +122,50 @@ func testConcurrentWriters(t *testing.T, f Factory) {
 		}
 		if !bytes.Equal(got.Scene, acked[rev]) {
 			t.Fatalf("revision %d: got %q, want the acknowledged %q", rev, got.Scene, acked[rev])
+		}
+	}
+}
+
+// testConcurrentClaims: replicas racing to claim one event id or one thread's lease; exactly one
+// wins each race.
+func testConcurrentClaims(t *testing.T, f Factory) {
+	e := newEnv(t, f, store.Options{})
+	stores := []store.Store{e.s, e.another()}
+	ctx := t.Context()
+	const racers, races = 8, 5
+	for race := range races {
+		var wg sync.WaitGroup
+		events := make([]bool, racers)
+		leases := make([]error, racers)
+		start := make(chan struct{})
+		for r := range racers {
+			s := stores[r%2]
+			wg.Go(func() {
+				<-start
+				var err error
+				events[r], err = s.ClaimEvent(ctx, fmt.Sprintf("Ev%d", race))
+				if err != nil {
+					t.Errorf("ClaimEvent: %v", err)
+				}
+				_, leases[r] = s.AcquireLease(ctx, Key(race), fmt.Sprintf("replica%d", r), time.Minute)
+			})
+		}
+		close(start)
+		wg.Wait()
+		var claimed, leased int
+		for r := range racers {
+			if events[r] {
+				claimed++
+			}
+			switch err := leases[r]; {
+			case err == nil:
+				leased++
+			case !errors.Is(err, store.ErrLeaseHeld):
+				t.Fatalf("race %d: AcquireLease: got %v, want success or ErrLeaseHeld", race, err)
+			}
+		}
+		if claimed != 1 || leased != 1 {
+			t.Fatalf("race %d: %d claimed the event and %d got the lease, want 1 and 1", race, claimed, leased)
 		}
 	}
 }

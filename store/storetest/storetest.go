@@ -130,6 +130,7 @@ func Run(t *testing.T, f Factory) {
 		{"Prune", testPrune},
 		{"ConcurrentCAS", testConcurrentCAS},
 		{"ConcurrentWriters", testConcurrentWriters},
+		{"ConcurrentClaims", testConcurrentClaims},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, f) })

@@ -1,0 +1,87 @@
+package sqlcore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/excalibot/excalibot/store"
+)
+
+// ClaimEvent implements store.Store.
+func (s *DB) ClaimEvent(ctx context.Context, eventID string) (bool, error) {
+	defer s.lockWrite()()
+	if eventID == "" || len(eventID) > 512 {
+		return false, fmt.Errorf("claim event: %w: id must be 1 to 512 bytes, got %d", store.ErrInvalid, len(eventID))
+	}
+	now := s.now()
+	// An expired row is taken over as if it were absent; a live one makes the statement a no-op.
+	res, err := s.exec(ctx, s.db, `INSERT INTO events (id, expires) VALUES (?, ?)
+		ON CONFLICT (id) DO UPDATE SET expires = excluded.expires WHERE events.expires <= ?`,
+		eventID, now+s.opt.EventTTL.Milliseconds(), now)
+	if err != nil {
+		return false, fmt.Errorf("claim event %q: %w", eventID, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("claim event %q: %w", eventID, err)
+	}
+	return n == 1, nil
+}
+
+// AcquireLease implements store.Store.
+func (s *DB) AcquireLease(ctx context.Context, key store.ThreadKey, owner string, ttl time.Duration) (store.Lease, error) {
+	defer s.lockWrite()()
+	if err := key.Validate(); err != nil {
+		return store.Lease{}, err
+	}
+	if owner == "" || ttl <= 0 {
+		return store.Lease{}, fmt.Errorf("lease %s: %w: need an owner and a positive ttl", key, store.ErrInvalid)
+	}
+	now := s.now()
+	exp := now + ttl.Milliseconds()
+	var gen int64
+	err := s.row(ctx, s.db, `INSERT INTO leases (tkey, owner, expires, generation) VALUES (?, ?, ?, 1)
+		ON CONFLICT (tkey) DO UPDATE SET owner = excluded.owner, expires = excluded.expires,
+			generation = CASE WHEN leases.owner = excluded.owner THEN leases.generation ELSE leases.generation + 1 END
+		WHERE leases.owner = excluded.owner OR leases.expires <= ?
+		RETURNING generation`, key.String(), owner, exp, now).Scan(&gen)
+	if err == nil {
+		return store.Lease{Key: key, Owner: owner, Expires: tm(exp), Generation: gen}, nil
+	}
+	if !isNoRows(err) {
+		return store.Lease{}, fmt.Errorf("acquire lease on %s: %w", key, err)
+	}
+	held := &store.LeaseHeldError{Key: key}
+	var hexp int64
+	err = s.row(ctx, s.db, `SELECT owner, expires FROM leases WHERE tkey = ?`, key.String()).Scan(&held.Owner, &hexp)
+	if err != nil && !isNoRows(err) { // released meanwhile: still report it as held, the caller retries
+		return store.Lease{}, fmt.Errorf("read lease on %s: %w", key, err)
+	}
+	held.Expires = tm(hexp)
+	return store.Lease{}, held
+}
+
+// ReleaseLease implements store.Store.
+func (s *DB) ReleaseLease(ctx context.Context, key store.ThreadKey, owner string) error {
+	defer s.lockWrite()()
+	if err := key.Validate(); err != nil {
+		return err
+	}
+	if _, err := s.exec(ctx, s.db, `DELETE FROM leases WHERE tkey = ? AND owner = ?`, key.String(), owner); err != nil {
+		return fmt.Errorf("release lease on %s: %w", key, err)
+	}
+	return nil
+}
+
+// ReleaseOwner implements store.Store.
+func (s *DB) ReleaseOwner(ctx context.Context, owner string) (int, error) {
+	defer s.lockWrite()()
+	res, err := s.exec(ctx, s.db, `DELETE FROM leases WHERE owner = ?`, owner)
+	if err != nil {
+		return 0, fmt.Errorf("release leases of %q: %w", owner, err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
