@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -73,6 +74,7 @@ type Adapter struct {
 	// owns, so neither the websocket reader nor an HTTP handler ever waits for the core.
 	inbox chan inbound
 
+	started  atomic.Bool // Run runs once
 	mu       sync.Mutex
 	self     identity
 	selfDone chan struct{} // closed once self is known
@@ -188,6 +190,9 @@ func (a *Adapter) Platform() string { return Platform }
 // refused (auth.test) or, in Socket Mode, when Slack refuses the connection for good. In events
 // mode Run must run too: it processes what EventsHandler accepted.
 func (a *Adapter) Run(ctx context.Context) error {
+	if !a.started.CompareAndSwap(false, true) {
+		return errors.New("slack: Run called twice")
+	}
 	id, err := a.authTest(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -201,10 +206,12 @@ func (a *Adapter) Run(ctx context.Context) error {
 	close(a.selfDone)
 	a.log.Info("slack connected", "mode", a.cfg.Mode, "team", id.TeamID, "bot_user", id.UserID)
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	// Cancel before waiting (defers run last-in first-out), or an early error return would wait
+	// for a dispatcher that only stops when the caller's ctx ends.
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	wg.Go(func() { a.dispatch(ctx) })
 
 	if a.cfg.Mode != ModeSocket {
@@ -254,11 +261,11 @@ func (a *Adapter) runSocket(ctx context.Context) error {
 	sm := socketmode.New(a.api,
 		socketmode.OptionPingInterval(a.cfg.PingInterval),
 		socketmode.OptionLog(slog.NewLogLogger(a.log.Handler(), slog.LevelDebug)))
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errc := make(chan error, 1)
-	var wg sync.WaitGroup
-	defer wg.Wait()
 	wg.Go(func() { errc <- sm.RunContext(ctx) })
 	for {
 		select {

@@ -449,3 +449,33 @@ func TestUploadRateLimitedIsRetried(t *testing.T) {
 		t.Errorf("DM = %v, want one message with d.png", got)
 	}
 }
+
+func TestRunRefusedTokens(t *testing.T) {
+	fake := slackfake.New(t, slackfake.Config{})
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"bot token", Config{BotToken: "xoxb-wrong", AppToken: fake.Config().AppToken}, "invalid_auth (check SLACK_BOT_TOKEN)"},
+		{"app token", Config{BotToken: fake.Config().BotToken, AppToken: "xapp-wrong"}, "slack socket mode"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.cfg.APIURL = fake.APIURL()
+			a, err := New(tc.cfg, newRecorder(), nil)
+			must(t, err)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			err = a.Run(ctx)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Run = %v, want an error containing %q", err, tc.want)
+			}
+			if ctx.Err() != nil {
+				t.Error("Run kept retrying a refused token until the deadline")
+			}
+			if err := a.Run(ctx); err == nil || !strings.Contains(err.Error(), "twice") {
+				t.Errorf("second Run = %v, want a refusal", err)
+			}
+		})
+	}
+}
