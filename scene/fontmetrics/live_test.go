@@ -69,11 +69,20 @@ func randomLabel(rng *rand.Rand) string {
 
 var liveFamilies = []int{Virgil, Helvetica, Cascadia, Excalifont, Nunito, LilitaOne, ComicShanns, LiberationSans}
 
-// TestLiveChromium re-measures random labels (not in any table or golden
-// file) in Chromium and checks LineWidth within the 4 px target, then runs
-// Excalidraw's wrapText on random cases and compares Wrap.
+// TestLiveChromium starts one Chromium (a few seconds) for three checks:
+// random labels re-measured against LineWidth, random wrap cases against
+// Excalidraw's wrapText, and the test-file cases against wrapText with the
+// test metric.
 func TestLiveChromium(t *testing.T) {
 	b := startLive(t)
+	t.Run("labels", func(t *testing.T) { liveLabels(t, b) })
+	t.Run("wrap", func(t *testing.T) { liveWrap(t, b) })
+	t.Run("excalidraw-test-cases", func(t *testing.T) { liveExcalidrawCases(t, b) })
+}
+
+// liveLabels re-measures random labels (not in any table or golden file) and
+// checks LineWidth within the 4 px target.
+func liveLabels(t *testing.T, b *browser.Browser) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	const perFamily = 60
 	type sample struct {
@@ -105,7 +114,11 @@ func TestLiveChromium(t *testing.T) {
 	for _, fam := range liveFamilies {
 		t.Logf("family %d: %d random labels, max |err| %.3f px", fam, perFamily, worst[fam])
 	}
+}
 
+// liveWrap compares Wrap with Excalidraw's wrapText on random cases.
+func liveWrap(t *testing.T, b *browser.Browser) {
+	rng := rand.New(rand.NewPCG(3, 4))
 	var cases []browser.WrapCase
 	var fams []int
 	var sizes []float64
@@ -130,4 +143,25 @@ func TestLiveChromium(t *testing.T) {
 		t.Errorf("Wrap(%d, %v, %q, %v):\n got %q\nwant %q", fams[i], sizes[i], c.Text, c.MaxWidth, got, wrapped[i])
 	}
 	t.Logf("wrap: %d of %d random cases identical to Excalidraw's wrapText", same, len(cases))
+}
+
+// liveExcalidrawCases runs the test-file cases through 0.18.1's own wrapText
+// with the test metric, confirming the table's expectations.
+func liveExcalidrawCases(t *testing.T, b *browser.Browser) {
+	var cases []browser.WrapCase
+	for _, c := range excalidrawWrapCases {
+		if math.IsNaN(c.maxWidth) || math.IsInf(c.maxWidth, 0) {
+			continue // JSON cannot carry them; the table covers them
+		}
+		cases = append(cases, browser.WrapCase{Text: c.text, MaxWidth: c.maxWidth})
+	}
+	want, err := b.WrapTestMetric(cases)
+	if err != nil {
+		t.Fatalf("wrap in Chromium: %v", err)
+	}
+	for i, c := range cases {
+		if got := wrapWith(c.Text, c.MaxWidth, excalidrawTestWidth); got != want[i] {
+			t.Errorf("wrap(%q, %v) = %q, 0.18.1 wrapText %q", c.Text, c.MaxWidth, got, want[i])
+		}
+	}
 }

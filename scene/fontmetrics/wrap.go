@@ -19,10 +19,16 @@ import (
 // unit, so two astral characters sharing a high surrogate share a width
 // within a browser session; Wrap measures each character.
 func Wrap(family int, fontSize float64, text string, maxWidth float64) string {
+	return wrapWith(text, maxWidth, func(s string) float64 { return LineWidth(family, fontSize, s) })
+}
+
+// wrapWith is Wrap with any line-width function; tests pass Excalidraw's
+// test-suite metric (10 px per UTF-16 unit) to replay its cases.
+func wrapWith(text string, maxWidth float64, width func(string) float64) string {
 	if math.IsNaN(maxWidth) || math.IsInf(maxWidth, 0) || maxWidth < 0 {
 		return text
 	}
-	w := wrapper{family: family, size: fontSize, max: maxWidth}
+	w := wrapper{width: width, max: maxWidth}
 	var lines []string
 	for _, line := range strings.Split(text, "\n") {
 		if w.width(line) <= maxWidth {
@@ -35,12 +41,9 @@ func Wrap(family int, fontSize float64, text string, maxWidth float64) string {
 }
 
 type wrapper struct {
-	family int
-	size   float64
-	max    float64
+	width func(string) float64
+	max   float64
 }
-
-func (w wrapper) width(s string) float64 { return LineWidth(w.family, w.size, s) }
 
 func (w wrapper) wrapLine(line string) []string {
 	var lines []string

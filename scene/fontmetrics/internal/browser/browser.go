@@ -237,3 +237,10 @@ func (b *Browser) Tokens(lines []string) ([][]string, error) {
 	var out [][]string
 	return out, b.call(&out, "parseTokensCases", lines)
 }
+
+// WrapTestMetric runs Excalidraw's wrapText with its test suite's metric,
+// 10 px per UTF-16 unit; Font is ignored.
+func (b *Browser) WrapTestMetric(cases []WrapCase) ([]string, error) {
+	var out []string
+	return out, b.call(&out, "wrapCasesTestMetric", cases)
+}

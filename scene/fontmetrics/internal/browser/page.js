@@ -124,3 +124,16 @@ window.wrapCases = async (cases) => {
   for (const c of cases) await need(c.font, [c.text]);
   return cases.map((c) => window.excalidrawWrapText(c.text, c.font, c.maxWidth));
 };
+
+// wrapCasesTestMetric runs wrapText with the metric of Excalidraw's test
+// suite (jest-canvas-mock: 10 px per UTF-16 unit), so its test-file cases can
+// be replayed against the 0.18.1 code itself.
+window.wrapCasesTestMetric = (cases) => {
+  const real = getLineWidth;
+  getLineWidth = (text) => text.length * 10;
+  try {
+    return cases.map((c) => window.excalidrawWrapText(c.text, "test-metric", c.maxWidth));
+  } finally {
+    getLineWidth = real;
+  }
+};
