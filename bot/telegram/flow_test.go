@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-telegram/bot/models"
+
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/bot/telegram/tgfake"
 )
@@ -309,5 +311,62 @@ func TestWebhook(t *testing.T) {
 	}
 	if n := len(e.rec.messages()); n != 1 {
 		t.Errorf("%d messages delivered, want only the genuine one", n)
+	}
+}
+
+// TestRestart replies to a picture posted before a restart: with a persistent index the thread
+// goes on; with the default in-memory one it starts afresh at that picture (the documented limit).
+func TestRestart(t *testing.T) {
+	for _, persistent := range []bool{true, false} {
+		t.Run(map[bool]string{true: "persistent index", false: "memory index"}[persistent], func(t *testing.T) {
+			idx := NewMemoryIndex(100) // outlives the first adapter, as a store would
+			withIndex := func(c *Config) {
+				if persistent {
+					c.Threads = idx
+				}
+			}
+			first := start(t, withIndex)
+			req := first.fake.Send(tgfake.Post{Chat: group.ID, From: alice, Text: "@draw_bot draw a queue"})
+			first.rec.next(t)
+			picture := first.botMessages(t, group.ID, 2)[0]
+			first.stop()
+
+			second := startOn(t, first.fake, withIndex)
+			second.rec.silence()
+			second.fake.Send(tgfake.Post{Chat: group.ID, From: bob, ReplyTo: picture.ID, Text: "add a dead-letter queue"})
+			got := second.rec.next(t)
+			want := "0:" + strconv.Itoa(req.MessageID)
+			if !persistent {
+				want = "0:" + strconv.Itoa(picture.ID)
+			}
+			if got.Key.Thread != want {
+				t.Errorf("thread after restart: got %q, want %q", got.Key.Thread, want)
+			}
+		})
+	}
+}
+
+func TestMemoryIndexForgetsOldest(t *testing.T) {
+	idx := NewMemoryIndex(2)
+	ctx := t.Context()
+	for i, th := range []string{"0:1", "0:2", "0:3"} {
+		idx.SetThread(ctx, -1, i+1, th)
+	}
+	idx.SetThread(ctx, -1, 3, "0:3") // again: no double entry
+	for msg, want := range map[int]string{1: "", 2: "0:2", 3: "0:3"} {
+		if got, _, _ := idx.Thread(ctx, -1, msg); got != want {
+			t.Errorf("message %d: got %q, want %q", msg, got, want)
+		}
+	}
+}
+
+func TestAnonymousAdmin(t *testing.T) {
+	e := start(t, nil)
+	e.rec.silence()
+	anon := models.User{ID: 1087968824, IsBot: true, FirstName: "Group", Username: "GroupAnonymousBot"}
+	e.fake.Send(tgfake.Post{Chat: group.ID, From: anon, SenderChat: &group, Text: "@draw_bot draw the org"})
+	got := e.rec.next(t)
+	if got.User != strconv.FormatInt(group.ID, 10) || got.UserName != "Team" || got.Text != "draw the org" {
+		t.Errorf("anonymous admin: got user %q (%q) text %q, want the group as the user", got.User, got.UserName, got.Text)
 	}
 }

@@ -164,16 +164,25 @@ type env struct {
 	a    *Adapter
 	rec  *recorder
 	hook *httptest.Server // webhook mode only
+	stop func()           // stops the adapter and waits for it; also run at the end of the test
 }
 
 // start runs an adapter against a fresh fake until the test ends; edit adjusts the config.
 func start(t *testing.T, edit func(*Config)) *env {
 	t.Helper()
 	fake := tgfake.New(token)
+	t.Cleanup(fake.Close)
 	for _, c := range []models.Chat{dmChat, group, forum, {ID: 102, Type: models.ChatTypePrivate, FirstName: "Bob"}} {
 		fake.AddChat(c)
 	}
+	return startOn(t, fake, edit)
+}
+
+// startOn runs an adapter against fake until e.stop or the end of the test.
+func startOn(t *testing.T, fake *tgfake.Server, edit func(*Config)) *env {
+	t.Helper()
 	e := &env{fake: fake, rec: newRecorder()}
+	polls := len(fake.Calls("deleteWebhook"))
 	cfg := Config{Token: token, APIURL: fake.URL, PollTimeout: 2 * time.Second, RequestTimeout: 5 * time.Second}
 	if edit != nil {
 		edit(&cfg)
@@ -199,7 +208,7 @@ func start(t *testing.T, edit func(*Config)) *env {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx) }()
-	t.Cleanup(func() {
+	e.stop = sync.OnceFunc(func() {
 		cancel()
 		select {
 		case err := <-done:
@@ -213,8 +222,8 @@ func start(t *testing.T, edit func(*Config)) *env {
 		if e.hook != nil {
 			e.hook.Close()
 		}
-		fake.Close()
 	})
+	t.Cleanup(e.stop)
 	ready := func() bool {
 		if a.me.Load() == nil || len(fake.Commands()) == 0 {
 			return false
@@ -224,7 +233,7 @@ func start(t *testing.T, edit func(*Config)) *env {
 			defer a.hookMu.RUnlock()
 			return a.hookCtx != nil
 		}
-		return len(fake.Calls("deleteWebhook")) > 0 // the last call before polling starts
+		return len(fake.Calls("deleteWebhook")) > polls // the last call before polling starts
 	}
 	if !fake.WaitFor(wait, ready) {
 		t.Fatal("adapter did not start")

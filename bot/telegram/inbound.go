@@ -53,7 +53,7 @@ func (a *Adapter) handleUpdate(ctx context.Context, u *models.Update) {
 		if !addressed(m, ents, text, me) {
 			return
 		}
-		key.Thread = a.threadOf(m, me).String()
+		key.Thread = a.threadOf(ctx, m, me).String()
 	default:
 		return
 	}
@@ -75,7 +75,7 @@ func (a *Adapter) handleUpdate(ctx context.Context, u *models.Update) {
 		msg.Files = append(msg.Files, a.attachment(d))
 	}
 	if key.Thread != "" {
-		a.threads.put(m.Chat.ID, m.ID, key.Thread)
+		a.setThread(ctx, m.Chat.ID, m.ID, key.Thread)
 	}
 	a.handler.Handle(ctx, a, msg)
 }
@@ -225,13 +225,17 @@ func parseThread(s string) (thread, error) {
 // threadOf finds the thread of an addressed group message: the thread of the message it replies
 // to when that one is known (the bot's picture, or an earlier request), else a new thread rooted
 // at the message replied to if it is the bot's (sent before a restart), else at m itself.
-func (a *Adapter) threadOf(m *models.Message, me *models.User) thread {
+func (a *Adapter) threadOf(ctx context.Context, m *models.Message, me *models.User) thread {
 	t := thread{topic: topicOf(m), root: m.ID}
 	r := m.ReplyToMessage
 	if r == nil || isTopicRoot(m) {
 		return t
 	}
-	if known, ok := a.threads.get(m.Chat.ID, r.ID); ok {
+	known, ok, err := a.threads.Thread(ctx, m.Chat.ID, r.ID)
+	if err != nil {
+		a.log.Warn("telegram: thread lookup failed; treating the reply as a new thread", "chat", m.Chat.ID, "err", err)
+	}
+	if ok {
 		if kt, err := parseThread(known); err == nil {
 			return kt
 		}
@@ -242,10 +246,14 @@ func (a *Adapter) threadOf(m *models.Message, me *models.User) thread {
 	return t
 }
 
-// threadMap remembers which thread each message of a group thread belongs to (the requests and
-// the bot's own messages), so a reply to any of them continues that thread. It is bounded: the
-// oldest entries go first.
-type threadMap struct {
+func (a *Adapter) setThread(ctx context.Context, chat int64, msg int, thread string) {
+	if err := a.threads.SetThread(ctx, chat, msg, thread); err != nil {
+		a.log.Warn("telegram: thread not recorded; replies to this message will start a new thread", "chat", chat, "message_id", msg, "err", err)
+	}
+}
+
+// MemoryIndex is the default ThreadIndex: the last max messages, in memory.
+type MemoryIndex struct {
 	mu    sync.Mutex
 	max   int
 	m     map[msgRef]string
@@ -257,11 +265,13 @@ type msgRef struct {
 	msg  int
 }
 
-func newThreadMap(max int) *threadMap {
-	return &threadMap{max: max, m: map[msgRef]string{}}
+// NewMemoryIndex returns an index that forgets the oldest entries beyond max.
+func NewMemoryIndex(max int) *MemoryIndex {
+	return &MemoryIndex{max: max, m: map[msgRef]string{}}
 }
 
-func (t *threadMap) put(chat int64, msg int, thread string) {
+// SetThread implements ThreadIndex.
+func (t *MemoryIndex) SetThread(_ context.Context, chat int64, msg int, thread string) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	k := msgRef{chat, msg}
@@ -273,11 +283,13 @@ func (t *threadMap) put(chat int64, msg int, thread string) {
 		delete(t.m, t.order[0])
 		t.order = t.order[1:]
 	}
+	return nil
 }
 
-func (t *threadMap) get(chat int64, msg int) (string, bool) {
+// Thread implements ThreadIndex.
+func (t *MemoryIndex) Thread(_ context.Context, chat int64, msg int) (string, bool, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s, ok := t.m[msgRef{chat, msg}]
-	return s, ok
+	return s, ok, nil
 }

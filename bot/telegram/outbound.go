@@ -208,7 +208,7 @@ func (a *Adapter) sendImage(ctx context.Context, d dest, img bot.File, caption s
 	if err != nil {
 		return fmt.Errorf("telegram: send picture: %w", err)
 	}
-	a.remember(d, sent)
+	a.remember(ctx, d, sent)
 	return nil
 }
 
@@ -230,7 +230,7 @@ func (a *Adapter) sendDocument(ctx context.Context, d dest, f bot.File, caption 
 	if err != nil {
 		return fmt.Errorf("telegram: send %s: %w", f.Name, err)
 	}
-	a.remember(d, sent)
+	a.remember(ctx, d, sent)
 	return nil
 }
 
@@ -247,13 +247,13 @@ func (a *Adapter) sendText(ctx context.Context, d dest, text string, markup any)
 	if err != nil {
 		return fmt.Errorf("telegram: send message: %w", err)
 	}
-	a.remember(d, sent)
+	a.remember(ctx, d, sent)
 	return nil
 }
 
 // remember files a message the bot sent under its thread, so replies to it continue the thread.
-func (a *Adapter) remember(d dest, m *models.Message) {
+func (a *Adapter) remember(ctx context.Context, d dest, m *models.Message) {
 	if m != nil && d.thread != "" {
-		a.threads.put(d.chat, m.ID, d.thread)
+		a.setThread(ctx, d.chat, m.ID, d.thread)
 	}
 }

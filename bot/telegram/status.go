@@ -60,7 +60,7 @@ func (a *Adapter) Working(ctx context.Context, msg bot.Message) (bot.Status, err
 		a.log.Warn("telegram: status message not sent", "chat", d.chat, "err", err)
 	} else {
 		s.msgID = sent.ID
-		a.remember(d, sent)
+		a.remember(ctx, d, sent)
 	}
 	go s.loop(ctx)
 	return s, nil

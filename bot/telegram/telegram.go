@@ -48,6 +48,20 @@ type Config struct {
 	PollTimeout    time.Duration // long-poll wait per getUpdates; default 30 s
 	RequestTimeout time.Duration // limit for every other call (uploads included); default 60 s
 	MaxRetryWait   time.Duration // longest 429 retry_after honoured; default 60 s
+
+	// Threads remembers which group message belongs to which thread. Nil keeps the last 50 000
+	// messages in memory, so after a restart a reply to an older picture starts a new thread; a
+	// persistent index (over the store) keeps threads across restarts and replicas.
+	Threads ThreadIndex
+}
+
+// ThreadIndex maps a message of a group chat (a request, or one of the bot's answers) to the
+// ThreadKey.Thread it belongs to. Lookups that fail are logged and treated as unknown.
+type ThreadIndex interface {
+	// Thread returns the thread of message msg in chat, or ok=false when it is not known.
+	Thread(ctx context.Context, chat int64, msg int) (thread string, ok bool, err error)
+	// SetThread records that message msg in chat belongs to thread.
+	SetThread(ctx context.Context, chat int64, msg int, thread string) error
 }
 
 // Adapter is the Telegram side of the bot. It implements bot.Adapter.
@@ -59,7 +73,7 @@ type Adapter struct {
 	log     *slog.Logger
 	chats   map[int64]bool
 	users   map[int64]bool
-	threads *threadMap
+	threads ThreadIndex
 
 	me      atomic.Pointer[models.User] // set by Run once getMe answered
 	started atomic.Bool
@@ -131,9 +145,12 @@ func New(cfg Config, h bot.Handler, log *slog.Logger) (*Adapter, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Threads == nil {
+		cfg.Threads = NewMemoryIndex(50_000)
+	}
 	a := &Adapter{
 		cfg: cfg, handler: h, log: log.With("platform", Platform),
-		chats: chats, users: users, threads: newThreadMap(50_000),
+		chats: chats, users: users, threads: cfg.Threads,
 		httpc:   &http.Client{Timeout: cfg.RequestTimeout},
 		refused: map[int64]time.Time{},
 		sleep:   sleepCtx,

@@ -135,12 +135,14 @@ func (s *Server) CreateTopic(chatID int64, name string) int {
 
 // Post is a message a user (or another bot) sends.
 type Post struct {
-	Chat     int64
-	From     models.User
-	Text     string // text, or the caption when Document is set; entities are derived from it
-	ReplyTo  int    // id of the message replied to
-	Topic    int    // forum topic id
-	Document *Upload
+	Chat    int64
+	From    models.User
+	Text    string // text, or the caption when Document is set; entities are derived from it
+	ReplyTo int    // id of the message replied to
+	Topic   int    // forum topic id
+	// SenderChat is set for messages sent on behalf of a chat (anonymous group admins).
+	SenderChat *models.Chat
+	Document   *Upload
 	// DocumentSize overrides the reported file size (to simulate files Telegram won't hand over).
 	DocumentSize int64
 }
@@ -196,6 +198,7 @@ func (s *Server) post(p Post) (u *models.Update, sent Sent, hook Webhook) {
 	from := p.From
 	m := &stored{Message: Message{From: from.ID, Kind: "text", Text: p.Text}}
 	m.raw.From = &from
+	m.raw.SenderChat = p.SenderChat
 	if p.Document != nil {
 		f := s.storeFile(p.Document.Name, p.Document.Data)
 		if p.DocumentSize > 0 {
