@@ -365,7 +365,14 @@ func (s *Scene) repairReferences() {
 				}
 			}
 		}
-		// boundElements: keep entries whose element exists and points back at us; one text only.
+		s.elems[i] = c
+	}
+	// boundElements, once every containerId and binding above is settled: keep entries whose
+	// element exists and points back at us; one text only.
+	for i, c := range s.elems {
+		if c.IsDeleted {
+			continue
+		}
 		var kept []BoundElement
 		hasText := false
 		for _, b := range c.BoundElements {
