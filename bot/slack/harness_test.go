@@ -120,7 +120,7 @@ type env struct {
 }
 
 // start runs an adapter against a fresh fake Slack until the test ends.
-func start(t *testing.T, mode string, rec *recorder, mod func(*Config)) *env {
+func start(t testing.TB, mode string, rec *recorder, mod func(*Config)) *env {
 	t.Helper()
 	fake := slackfake.New(t, slackfake.Config{})
 	fc := fake.Config()
@@ -188,7 +188,7 @@ func (l *logBuffer) String() string {
 	return l.buf.String()
 }
 
-func must(t *testing.T, err error) {
+func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
