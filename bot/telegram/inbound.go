@@ -117,12 +117,12 @@ func (a *Adapter) refuse(ctx context.Context, m *models.Message) {
 	a.refused[m.Chat.ID] = now
 	a.refusedMu.Unlock()
 	text := "Sorry, I'm not enabled for this chat. Ask the person who runs this bot to allow it."
-	err := a.call(ctx, "sendMessage", func(ctx context.Context) error {
-		_, err := a.client.SendMessage(ctx, &tg.SendMessageParams{
-			ChatID: m.Chat.ID, MessageThreadID: topicOf(m), Text: text,
-			ReplyParameters: &models.ReplyParameters{MessageID: m.ID, AllowSendingWithoutReply: true},
-		})
-		return err
+	// One attempt, no 429 wait: this runs on the update loop, which must not stall for a stranger.
+	ctx, cancel := context.WithTimeout(ctx, a.cfg.RequestTimeout)
+	defer cancel()
+	_, err := a.client.SendMessage(ctx, &tg.SendMessageParams{
+		ChatID: m.Chat.ID, MessageThreadID: topicOf(m), Text: text,
+		ReplyParameters: &models.ReplyParameters{MessageID: m.ID, AllowSendingWithoutReply: true},
 	})
 	if err != nil {
 		a.log.Warn("telegram: refusal not sent", "chat", m.Chat.ID, "err", err)

@@ -249,7 +249,7 @@ func (a *Adapter) Run(ctx context.Context) error {
 		return a.serveWebhook(ctx)
 	}
 	// A leftover webhook makes every getUpdates fail with 409 Conflict.
-	if err := a.call(ctx, "deleteWebhook", func(ctx context.Context) error {
+	if err := a.startup(ctx, "deleteWebhook", func(ctx context.Context) error {
 		_, err := a.client.DeleteWebhook(ctx, &tg.DeleteWebhookParams{})
 		return err
 	}); err != nil && ctx.Err() == nil {
@@ -259,25 +259,37 @@ func (a *Adapter) Run(ctx context.Context) error {
 	return nil
 }
 
-// identify calls getMe, retrying network trouble (the bot may start before the network is up)
-// but not a rejected token.
+// identify calls getMe; a rejected token is named as such.
 func (a *Adapter) identify(ctx context.Context) (*models.User, error) {
+	var me *models.User
+	err := a.startup(ctx, "getMe", func(ctx context.Context) (err error) {
+		me, err = a.client.GetMe(ctx)
+		return err
+	})
+	if errors.Is(err, tg.ErrorUnauthorized) || errors.Is(err, tg.ErrorNotFound) {
+		return nil, fmt.Errorf("telegram: the bot token was rejected (check TELEGRAM_BOT_TOKEN): %w", err)
+	}
+	return me, err
+}
+
+// startup runs a call Run cannot do without, retrying network trouble and server errors with
+// backoff (the bot may start before the network is up), but not answers that will not change:
+// a rejected token (401, 404), a bad request (400) or a refusal (403).
+func (a *Adapter) startup(ctx context.Context, what string, fn func(ctx context.Context) error) error {
 	backoff := time.Second
 	for {
-		var me *models.User
-		err := a.call(ctx, "getMe", func(ctx context.Context) (err error) {
-			me, err = a.client.GetMe(ctx)
+		err := a.call(ctx, what, fn)
+		if err == nil || ctx.Err() != nil {
 			return err
-		})
-		if err == nil {
-			return me, nil
 		}
-		if errors.Is(err, tg.ErrorUnauthorized) || errors.Is(err, tg.ErrorNotFound) {
-			return nil, fmt.Errorf("telegram: the bot token was rejected (check TELEGRAM_BOT_TOKEN): %w", err)
+		for _, permanent := range []error{tg.ErrorUnauthorized, tg.ErrorNotFound, tg.ErrorBadRequest, tg.ErrorForbidden} {
+			if errors.Is(err, permanent) {
+				return err
+			}
 		}
-		a.log.Warn("telegram: getMe failed; retrying", "err", err, "in", backoff)
+		a.log.Warn("telegram: call failed; retrying", "call", what, "err", err, "in", backoff)
 		if err := a.sleep(ctx, backoff); err != nil {
-			return nil, err
+			return err
 		}
 		backoff = min(2*backoff, 30*time.Second)
 	}
@@ -285,7 +297,7 @@ func (a *Adapter) identify(ctx context.Context) (*models.User, error) {
 
 func (a *Adapter) serveWebhook(ctx context.Context) error {
 	url := strings.TrimRight(a.cfg.PublicURL, "/") + WebhookPath
-	if err := a.call(ctx, "setWebhook", func(ctx context.Context) error {
+	if err := a.startup(ctx, "setWebhook", func(ctx context.Context) error {
 		_, err := a.client.SetWebhook(ctx, &tg.SetWebhookParams{URL: url, SecretToken: a.cfg.WebhookSecret, AllowedUpdates: []string{"message"}})
 		return err
 	}); err != nil {

@@ -210,3 +210,19 @@ func TestWebhookHandlerStates(t *testing.T) {
 		}
 	}
 }
+
+func TestRunWebhookRefused(t *testing.T) {
+	fake := tgfake.New(token)
+	defer fake.Close()
+	fake.Fail("setWebhook", tgfake.Failure{Code: 400, Description: "Bad Request: bad webhook: Failed to resolve host"})
+	a, err := New(Config{Token: token, APIURL: fake.URL, Mode: "webhook", WebhookSecret: "abc", PublicURL: "https://bot.example.com"}, newRecorder(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), wait)
+	defer cancel()
+	err = a.Run(ctx)
+	if err == nil || !strings.Contains(err.Error(), "register webhook https://bot.example.com/telegram/webhook") || !strings.Contains(err.Error(), "Failed to resolve host") {
+		t.Errorf("Run: got %v, want the webhook URL and Telegram's reason", err)
+	}
+}
