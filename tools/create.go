@@ -352,22 +352,14 @@ func createdText(w *scene.Scene, ids []string, lim Limits) string {
 	return b.String()
 }
 
-// warningsAbout returns the lint warnings that mention any of ids, so a create or update call
+// warningsAbout returns the lint warnings that involve any of ids, so a create or update call
 // tells the model at once what it just broke.
 func warningsAbout(w *scene.Scene, ids []string) string {
-	set := map[string]bool{}
+	focus := make(map[string]bool, len(ids))
 	for _, id := range ids {
-		set[id] = true
+		focus[id] = true
 	}
-	var mine []string
-	for _, wn := range lint(newView(w)) {
-		for _, f := range strings.FieldsFunc(wn, func(r rune) bool { return r == ' ' || r == ',' || r == ':' || r == '\'' }) {
-			if set[f] || set[strings.TrimSuffix(f, "'s")] {
-				mine = append(mine, wn)
-				break
-			}
-		}
-	}
+	mine := lintScoped(newView(w), lintScope{focus: focus})
 	if len(mine) == 0 {
 		return ""
 	}

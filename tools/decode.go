@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // maxProblems caps how many argument problems one refusal lists: enough to fix a whole batch in
@@ -56,7 +57,6 @@ type object struct {
 	path   string
 	fields map[string]json.RawMessage
 	order  []string // field names in input order, for deterministic messages
-	seen   map[string]bool
 	p      *problems
 }
 
@@ -65,7 +65,7 @@ type object struct {
 func parseArgs(raw json.RawMessage, p *problems) (*object, bool) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
-		return &object{fields: map[string]json.RawMessage{}, seen: map[string]bool{}, p: p}, true
+		return &object{fields: map[string]json.RawMessage{}, p: p}, true
 	}
 	if !json.Valid(raw) {
 		var v any
@@ -77,33 +77,22 @@ func parseArgs(raw json.RawMessage, p *problems) (*object, bool) {
 }
 
 func newObject(path string, raw json.RawMessage, p *problems) (*object, bool) {
-	o := &object{path: path, fields: map[string]json.RawMessage{}, seen: map[string]bool{}, p: p}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	tok, err := dec.Token()
-	if err != nil || tok != json.Delim('{') {
+	o := &object{path: path, p: p}
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
 		p.add(path, "want a JSON object {…}, got %s", describeJSON(raw))
 		return nil, false
 	}
-	for dec.More() {
-		kt, err := dec.Token()
-		if err != nil {
-			p.add(path, "malformed object: %v", err)
-			return nil, false
-		}
-		key, _ := kt.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			p.add(o.at(key), "malformed value: %v", err)
-			return nil, false
-		}
-		if _, dup := o.fields[key]; dup {
-			p.add(o.at(key), "given twice; give each field once")
-			continue
-		}
-		o.fields[key] = v
-		o.order = append(o.order, key)
+	// One Unmarshal into raw fields is several times faster than walking tokens, which matters
+	// for a 400-element batch. (A key given twice keeps its last value, as in encoding/json.)
+	if err := json.Unmarshal(raw, &o.fields); err != nil {
+		p.add(path, "malformed object: %v", err)
+		return nil, false
 	}
+	o.order = make([]string, 0, len(o.fields))
+	for k := range o.fields {
+		o.order = append(o.order, k)
+	}
+	sort.Strings(o.order) // deterministic messages
 	return o, true
 }
 
@@ -117,7 +106,6 @@ func (o *object) at(name string) string {
 // raw returns a field's raw value, or nil when absent or null (null counts as "not given",
 // which is what small models mean by it).
 func (o *object) raw(name string) json.RawMessage {
-	o.seen[name] = true
 	v, ok := o.fields[name]
 	if !ok || string(bytes.TrimSpace(v)) == "null" {
 		return nil
@@ -132,6 +120,9 @@ func (o *object) str(name string) (string, bool) {
 	v := o.raw(name)
 	if v == nil {
 		return "", false
+	}
+	if s, ok := fastString(v); ok {
+		return s, true
 	}
 	var s string
 	if err := json.Unmarshal(v, &s); err != nil {
@@ -166,7 +157,27 @@ func (o *object) num(name string) (float64, bool) {
 	return n, true
 }
 
+// fastString decodes a JSON string without escapes directly; the bytes were already validated
+// by the decoder that produced v. Anything else takes the encoding/json path.
+func fastString(v json.RawMessage) (string, bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' || bytes.IndexByte(v, '\\') >= 0 || !utf8.Valid(v) {
+		return "", false
+	}
+	for _, c := range v[1 : len(v)-1] {
+		if c < 0x20 || c == '"' {
+			return "", false
+		}
+	}
+	return string(v[1 : len(v)-1]), true
+}
+
 func jsonNumber(v json.RawMessage) (float64, bool) {
+	// JSON's number grammar is a subset of ParseFloat's, so a validated raw number parses as is;
+	// an overflow gives ±Inf with an error and is refused.
+	if len(v) > 0 && (v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) {
+		f, err := strconv.ParseFloat(string(v), 64)
+		return f, err == nil && !math.IsNaN(f) && !math.IsInf(f, 0)
+	}
 	var n json.Number
 	if err := json.Unmarshal(v, &n); err != nil {
 		return 0, false
@@ -282,7 +293,7 @@ func (o *object) enum(name string, allowed []string, aliases map[string]string) 
 // writes "color" should learn "strokeColor" rather than see its colour silently ignored.
 func (o *object) finish(known ...string) {
 	for _, k := range o.order {
-		if o.seen[k] {
+		if contains(known, k) {
 			continue
 		}
 		hint := didYouMean(k, known)

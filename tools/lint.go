@@ -13,7 +13,29 @@ import (
 // to fix each problem with the tools. It runs on every get_scene, so a model that never asks for
 // warnings still sees them. Checks: overlapping shapes, labels overflowing their shape, arrows
 // not attached or not ending on a border, arrows through a third shape, elements far away.
-func lint(v *view) []string {
+func lint(v *view) []string { return lintScoped(v, lintScope{border: true}) }
+
+// lintScope narrows a lint to what one call touched: warnings that involve a focus id. border
+// asks for the arrow-end check, which only finds something in scenes loaded from files: the scene
+// package puts the ends of arrows it routes on the border, so create and update skip it.
+type lintScope struct {
+	focus  map[string]bool // nil: everything
+	border bool
+}
+
+func (sc lintScope) in(ids ...string) bool {
+	if sc.focus == nil {
+		return true
+	}
+	for _, id := range ids {
+		if sc.focus[id] {
+			return true
+		}
+	}
+	return false
+}
+
+func lintScoped(v *view, scope lintScope) []string {
 	var out []string
 	var solids []*scene.Element // shapes and free texts: things that should not overlap
 	for i := range v.elems {
@@ -22,14 +44,14 @@ func lint(v *view) []string {
 			solids = append(solids, e)
 		}
 	}
-	out = append(out, lintOverlaps(solids)...)
-	out = append(out, lintOverflow(v)...)
-	out = append(out, lintArrows(v, solids)...)
-	out = append(out, lintFar(v)...)
+	out = append(out, lintOverlaps(solids, scope)...)
+	out = append(out, lintOverflow(v, scope)...)
+	out = append(out, lintArrows(v, solids, scope)...)
+	out = append(out, lintFar(v, scope)...)
 	return out
 }
 
-func lintOverlaps(solids []*scene.Element) []string {
+func lintOverlaps(solids []*scene.Element, scope lintScope) []string {
 	var out []string
 	boxes := make([]scene.Rect, len(solids))
 	for i, e := range solids {
@@ -48,7 +70,7 @@ func lintOverlaps(solids []*scene.Element) []string {
 			if boxes[j].X > boxes[i].X+boxes[i].Width {
 				break
 			}
-			if !boxes[i].Intersects(boxes[j]) || shareGroup(solids[i], solids[j]) {
+			if !boxes[i].Intersects(boxes[j]) || shareGroup(solids[i], solids[j]) || !scope.in(solids[i].ID, solids[j].ID) {
 				continue
 			}
 			// A shape entirely inside a bigger one is a deliberate zone or lane, unless the inner
@@ -120,11 +142,11 @@ func shareGroup(a, b *scene.Element) bool {
 // lintOverflow checks that each shape's label fits the box Excalidraw lets a label use (the
 // container's inner text area). The scene grows containers to fit, so this catches what growing
 // cannot fix: a word wider than the shape, or a shape sized by hand after a load.
-func lintOverflow(v *view) []string {
+func lintOverflow(v *view, scope lintScope) []string {
 	var out []string
 	for i := range v.elems {
 		e := &v.elems[i]
-		if !e.Type.IsShape() {
+		if !e.Type.IsShape() || !scope.in(e.ID) {
 			continue
 		}
 		t, ok := v.byID[e.Label()]
@@ -176,14 +198,32 @@ func fontWidthGuess(t *scene.Element, word string) float64 {
 }
 
 // lintArrows checks every arrow: both ends attached, ends on the border, no third shape crossed.
-func lintArrows(v *view, solids []*scene.Element) []string {
+func lintArrows(v *view, solids []*scene.Element, scope lintScope) []string {
 	var out []string
+	var focusSolids []*scene.Element
+	for _, s := range solids {
+		if scope.in(s.ID) {
+			focusSolids = append(focusSolids, s)
+		}
+	}
 	for i := range v.elems {
 		a := &v.elems[i]
 		if a.Type != scene.Arrow || len(a.Points) < 2 {
 			continue
 		}
+		ends := []string{a.ID}
+		if a.StartBinding != nil {
+			ends = append(ends, a.StartBinding.ElementID)
+		}
+		if a.EndBinding != nil {
+			ends = append(ends, a.EndBinding.ElementID)
+		}
 		pts := a.AbsPoints()
+		if !scope.in(ends...) {
+			// Only a new or moved shape can have come into this arrow's way.
+			out = append(out, lintCrossing(a, pts, focusSolids)...)
+			continue
+		}
 		var free []string
 		for k, end := range []struct {
 			name string
@@ -195,10 +235,16 @@ func lintArrows(v *view, solids []*scene.Element) []string {
 				continue
 			}
 			t, ok := v.byID[end.b.ElementID]
-			if !ok {
+			if !ok || !scope.border {
 				continue // the scene never keeps a dangling binding; nothing the model can fix
 			}
-			if d := scene.DistanceToBorder(*t, end.p); d > math.Max(end.b.Gap, 0)+3 {
+			tol := math.Max(end.b.Gap, 0) + 3
+			// Fast accept: the ray from the centre through the end leaves the shape within tol of
+			// the end. The exact distance (which builds the outline) is computed only otherwise.
+			if ex := scene.EdgePoint(*t, end.p, 0); math.Hypot(ex.X-end.p.X, ex.Y-end.p.Y) <= tol {
+				continue
+			}
+			if d := scene.DistanceToBorder(*t, end.p); d > tol {
 				field := [2]string{"startElementId", "endElementId"}[k]
 				out = append(out, fmt.Sprintf("arrow %s %s is %s px from %s's border: set its %s again to re-attach it",
 					a.ID, end.name, num(d), t.ID, field))
@@ -258,14 +304,24 @@ func lintCrossing(a *scene.Element, pts []scene.Point, solids []*scene.Element) 
 			(a.EndBinding != nil && a.EndBinding.ElementID == s.ID) {
 			continue
 		}
-		if !ab.Intersects(scene.BoundingBox(*s)) {
+		sb := scene.BoundingBox(*s)
+		if !ab.Intersects(sb) {
 			continue
 		}
-		if scene.ContainsPoint(*s, pts[0], 0) || scene.ContainsPoint(*s, pts[len(pts)-1], 0) {
+		// Cheap box tests first: the exact outline tests below build the shape's polygon.
+		near := false
+		for k := 1; k < len(pts) && !near; k++ {
+			near = segmentHitsBox(pts[k-1], pts[k], sb)
+		}
+		if !near {
+			continue
+		}
+		if (sb.Contains(pts[0]) && scene.ContainsPoint(*s, pts[0], 0)) ||
+			(sb.Contains(pts[len(pts)-1]) && scene.ContainsPoint(*s, pts[len(pts)-1], 0)) {
 			continue
 		}
 		for k := 1; k < len(pts); k++ {
-			if scene.SegmentIntersects(*s, pts[k-1], pts[k]) {
+			if segmentHitsBox(pts[k-1], pts[k], sb) && scene.SegmentIntersects(*s, pts[k-1], pts[k]) {
 				hit = append(hit, s.ID)
 				break
 			}
@@ -278,9 +334,35 @@ func lintCrossing(a *scene.Element, pts []scene.Point, solids []*scene.Element) 
 		a.ID, strings.Join(hit, ", "), strings.Join(hit, ", "))}
 }
 
+// segmentHitsBox reports whether segment a-b meets box r (Liang–Barsky clipping): a necessary
+// condition for crossing the shape inside the box, used to skip the exact test.
+func segmentHitsBox(a, b scene.Point, r scene.Rect) bool {
+	t0, t1 := 0.0, 1.0
+	dx, dy := b.X-a.X, b.Y-a.Y
+	for _, c := range [4][2]float64{{-dx, a.X - r.X}, {dx, r.X + r.Width - a.X}, {-dy, a.Y - r.Y}, {dy, r.Y + r.Height - a.Y}} {
+		p, q := c[0], c[1]
+		if p == 0 {
+			if q < 0 {
+				return false
+			}
+			continue
+		}
+		t := q / p
+		if p < 0 {
+			t0 = math.Max(t0, t)
+		} else {
+			t1 = math.Min(t1, t)
+		}
+		if t0 > t1 {
+			return false
+		}
+	}
+	return true
+}
+
 // lintFar flags elements much further from their nearest neighbour than elements usually are:
 // they end up as a speck at the edge of the picture.
-func lintFar(v *view) []string {
+func lintFar(v *view, scope lintScope) []string {
 	var items []*scene.Element
 	for i := range v.elems {
 		e := &v.elems[i]
@@ -296,25 +378,53 @@ func lintFar(v *view) []string {
 	for i, e := range items {
 		boxes[i] = scene.BoundingBox(*e)
 	}
-	gaps := make([]float64, len(items))
-	for i := range items {
-		gaps[i] = math.Inf(1)
-		for j := range items {
-			if i != j {
-				gaps[i] = math.Min(gaps[i], rectGap(boxes[i], boxes[j]))
-			}
-		}
-	}
+	gaps := nearestGaps(boxes)
 	sorted := append([]float64(nil), gaps...)
 	sort.Float64s(sorted)
 	limit := math.Max(1000, 5*sorted[len(sorted)/2])
 	var out []string
 	for i, e := range items {
-		if gaps[i] > limit {
+		if gaps[i] > limit && scope.in(e.ID) {
 			out = append(out, fmt.Sprintf("%s is far from everything else (%s px away): move it next to the rest or delete it", e.ID, num(gaps[i])))
 		}
 	}
 	return out
+}
+
+// nearestGaps returns, for each box, the gap to its nearest other box. Boxes are swept in x order
+// and the scan stops once the x distance alone exceeds the best gap, so a grid-like diagram costs
+// far less than comparing every pair.
+func nearestGaps(boxes []scene.Rect) []float64 {
+	order := make([]int, len(boxes))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return boxes[order[a]].X < boxes[order[b]].X })
+	// maxW bounds how far left a box can reach into another's x range.
+	maxW := 0.0
+	for _, b := range boxes {
+		maxW = math.Max(maxW, b.Width)
+	}
+	gaps := make([]float64, len(boxes))
+	for oi, i := range order {
+		best := math.Inf(1)
+		bi := boxes[i]
+		for _, j := range order[oi+1:] {
+			if boxes[j].X-(bi.X+bi.Width) > best {
+				break
+			}
+			best = math.Min(best, rectGap(bi, boxes[j]))
+		}
+		for k := oi - 1; k >= 0; k-- {
+			j := order[k]
+			if bi.X-(boxes[j].X+maxW) > best {
+				break
+			}
+			best = math.Min(best, rectGap(bi, boxes[j]))
+		}
+		gaps[i] = best
+	}
+	return gaps
 }
 
 // rectGap is the distance between two boxes (0 when they touch or overlap).
