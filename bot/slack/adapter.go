@@ -74,6 +74,10 @@ type Adapter struct {
 	// owns, so neither the websocket reader nor an HTTP handler ever waits for the core.
 	inbox chan inbound
 
+	refusedMu sync.Mutex
+	refused   map[string]time.Time // channel → last allowlist refusal posted there
+	bg        sync.WaitGroup       // refusals being posted; Run waits for them
+
 	started  atomic.Bool // Run runs once
 	mu       sync.Mutex
 	self     identity
@@ -161,6 +165,7 @@ func New(cfg Config, h bot.Handler, log *slog.Logger) (*Adapter, error) {
 		threads:    newThreadSet(maxRememberedThreads),
 		inbox:      make(chan inbound, inboxSize),
 		selfDone:   make(chan struct{}),
+		refused:    map[string]time.Time{},
 	}, nil
 }
 
@@ -168,19 +173,6 @@ const (
 	inboxSize            = 256
 	maxRememberedThreads = 50_000
 )
-
-func allowlist(ids []string) map[string]bool {
-	var m map[string]bool
-	for _, id := range ids {
-		if id = strings.TrimSpace(id); id != "" {
-			if m == nil {
-				m = map[string]bool{}
-			}
-			m[id] = true
-		}
-	}
-	return m
-}
 
 // Platform implements bot.Adapter.
 func (a *Adapter) Platform() string { return Platform }
@@ -208,6 +200,7 @@ func (a *Adapter) Run(ctx context.Context) error {
 
 	// Cancel before waiting (defers run last-in first-out), or an early error return would wait
 	// for a dispatcher that only stops when the caller's ctx ends.
+	defer a.bg.Wait()
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	ctx, cancel := context.WithCancel(ctx)

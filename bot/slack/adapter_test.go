@@ -299,14 +299,15 @@ func TestAllowlists(t *testing.T) {
 		channels   []string
 		msg        slackfake.UserMessage
 		delivered  bool
+		why        string // what the refusal names
 	}{
-		{"no lists", nil, nil, slackfake.UserMessage{Channel: "C9"}, true},
-		{"workspace allowed", []string{"T0FAKE"}, nil, slackfake.UserMessage{Channel: "C9"}, true},
-		{"workspace refused", []string{"T0OTHER"}, nil, slackfake.UserMessage{Channel: "C9"}, false},
-		{"event from another workspace of an org install", []string{"T0FAKE"}, nil, slackfake.UserMessage{Channel: "C9", Team: "T0OTHER"}, false},
-		{"channel allowed", nil, []string{"C1", "C9"}, slackfake.UserMessage{Channel: "C9"}, true},
-		{"channel refused", nil, []string{"C1"}, slackfake.UserMessage{Channel: "C9"}, false},
-		{"DM refused by channel list", nil, []string{"C1"}, slackfake.UserMessage{Channel: "D9"}, false},
+		{"no lists", nil, nil, slackfake.UserMessage{Channel: "C9"}, true, ""},
+		{"workspace allowed", []string{"T0FAKE"}, nil, slackfake.UserMessage{Channel: "C9"}, true, ""},
+		{"workspace refused", []string{"T0OTHER"}, nil, slackfake.UserMessage{Channel: "C9"}, false, "workspace"},
+		{"event from another workspace of an org install", []string{"T0FAKE"}, nil, slackfake.UserMessage{Channel: "C9", Team: "T0OTHER"}, false, "workspace"},
+		{"channel allowed", nil, []string{"C1", "C9"}, slackfake.UserMessage{Channel: "C9"}, true, ""},
+		{"channel refused", nil, []string{"C1"}, slackfake.UserMessage{Channel: "C9"}, false, "channel"},
+		{"DM refused by channel list", nil, []string{"C1"}, slackfake.UserMessage{Channel: "D9"}, false, "channel"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := newRecorder()
@@ -319,17 +320,39 @@ func TestAllowlists(t *testing.T) {
 			})
 			m := tc.msg
 			m.Text = "<@U0BOT> draw"
-			_, err := e.fake.Send(e.ctx, m)
-			must(t, err)
 			sentinel := slackfake.UserMessage{Channel: "C0SENTINEL", Text: "<@U0BOT> sentinel"}
 			if len(tc.workspaces) > 0 {
 				sentinel.Team = tc.workspaces[0]
 			}
-			_, err = e.fake.Send(e.ctx, sentinel)
-			must(t, err)
-			first := rec.next(t)
-			if got := first.Text == "draw"; got != tc.delivered {
-				t.Errorf("delivered = %v, want %v (first message: %q)", got, tc.delivered, first.Text)
+			var firsts []string
+			for range 2 { // the second refused mention gets no second refusal
+				_, err := e.fake.Send(e.ctx, m)
+				must(t, err)
+				_, err = e.fake.Send(e.ctx, sentinel)
+				must(t, err)
+				first := rec.next(t)
+				if first.Text == "draw" {
+					rec.next(t) // the sentinel
+				}
+				firsts = append(firsts, first.Text)
+			}
+			e.stop() // waits for refusals being posted
+			if got := firsts[0] == "draw"; got != tc.delivered {
+				t.Errorf("delivered = %v, want %v (first message: %q)", got, tc.delivered, firsts[0])
+			}
+			var refusals []string
+			for _, c := range e.fake.Calls("chat.postMessage") {
+				refusals = append(refusals, c.Form.Get("text"))
+				inThread := c.Form.Get("thread_ts") != ""
+				if wantThread := !strings.HasPrefix(m.Channel, "D"); inThread != wantThread {
+					t.Errorf("refusal in %s posted in a thread: %v, want %v", m.Channel, inThread, wantThread)
+				}
+			}
+			switch {
+			case tc.delivered && len(refusals) > 0:
+				t.Errorf("allowed, but refused: %q", refusals)
+			case !tc.delivered && (len(refusals) != 1 || !strings.Contains(refusals[0], "Sorry, I'm not enabled in this "+tc.why)):
+				t.Errorf("refusals = %q, want exactly one about the %s", refusals, tc.why)
 			}
 		})
 	}

@@ -117,6 +117,7 @@ type env struct {
 	a    *Adapter
 	rec  *recorder
 	ctx  context.Context
+	stop func() // stops Run and waits for everything it started; also done at cleanup
 }
 
 // start runs an adapter against a fresh fake Slack until the test ends.
@@ -142,19 +143,25 @@ func start(t testing.TB, mode string, rec *recorder, mod func(*Config)) *env {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx) }()
-	t.Cleanup(func() {
-		if rec.block != nil {
-			select {
-			case <-rec.block:
-			default:
-				close(rec.block)
+	var stopOnce sync.Once
+	stop := func() {
+		stopOnce.Do(func() {
+			if rec.block != nil {
+				select {
+				case <-rec.block:
+				default:
+					close(rec.block)
+				}
 			}
-		}
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-		rec.wg.Wait()
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("Run: %v", err)
+			}
+			rec.wg.Wait()
+		})
+	}
+	t.Cleanup(func() {
+		stop()
 		if t.Failed() {
 			t.Logf("adapter log:\n%s", logs.String())
 		}
@@ -166,7 +173,7 @@ func start(t testing.TB, mode string, rec *recorder, mod func(*Config)) *env {
 			t.Fatal(err)
 		}
 	}
-	return &env{fake: fake, a: a, rec: rec, ctx: tctx}
+	return &env{fake: fake, a: a, rec: rec, ctx: tctx, stop: stop}
 }
 
 // logBuffer keeps the adapter's log, shown when a test fails. (Logging straight to t.Log races

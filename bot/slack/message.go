@@ -88,19 +88,17 @@ func (a *Adapter) toMessage(ctx context.Context, in inbound) (bot.Message, bool)
 	if team == "" {
 		team = self.TeamID
 	}
-	if a.workspaces != nil && !a.workspaces[team] {
-		log.Info("slack: workspace not in the allowlist; message dropped", "team", team)
-		return bot.Message{}, false
-	}
-	if a.channels != nil && !a.channels[in.channel] {
-		log.Info("slack: channel not in the allowlist; message dropped")
-		return bot.Message{}, false
-	}
-
 	// app_mention carries no channel_type; mentions never happen in DMs anyway.
 	im := in.chanType == "im"
 	mentioned := in.mention || hasMention(in.text, self.UserID)
 	key := bot.ThreadKey{Platform: Platform, Workspace: team, Channel: in.channel, Thread: in.threadTS}
+	if why := a.refusal(team, in.channel); why != "" {
+		log.Info("slack: outside the allowlist; message dropped", "team", team, "why", why)
+		if im || mentioned {
+			a.refuse(ctx, key, in.ts, why)
+		}
+		return bot.Message{}, false
+	}
 	switch {
 	case im:
 		// A DM's top level is one conversation (Thread ""); a thread inside a DM is its own.
