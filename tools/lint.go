@@ -98,10 +98,10 @@ func lintOverlaps(solids []*scene.Element, scope lintScope) []string {
 	for _, p := range found {
 		a, b := solids[p.i], solids[p.j]
 		if b.Type == scene.Text && a.Type.IsShape() && within(boxes[p.j], boxes[p.i]) {
-			out = append(out, fmt.Sprintf("text %s lies on %s: delete %s and give %s the text instead", b.ID, a.ID, b.ID, a.ID))
+			out = append(out, fmt.Sprintf("text %s lies on %s: delete %s and give %s the text instead", showID(b.ID), showID(a.ID), showID(b.ID), showID(a.ID)))
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s overlaps %s: %s", a.ID, b.ID, moveHint(b.ID, boxes[p.i], boxes[p.j])))
+		out = append(out, fmt.Sprintf("%s overlaps %s: %s", showID(a.ID), showID(b.ID), moveHint(showID(b.ID), boxes[p.i], boxes[p.j])))
 	}
 	return out
 }
@@ -159,10 +159,10 @@ func lintOverflow(v *view, scope lintScope) []string {
 		if tb.Width > area.Width+tol || tb.Height > area.Height+tol ||
 			!within(tb, scene.Rect{X: area.X - tol, Y: area.Y - tol, Width: area.Width + 2*tol, Height: area.Height + 2*tol}) {
 			out = append(out, fmt.Sprintf("text of %s overflows it (%sx%s text, room for %sx%s): make %s wider or the text shorter",
-				e.ID, num(tb.Width), num(tb.Height), num(area.Width), num(area.Height), e.ID))
+				showID(e.ID), num(tb.Width), num(tb.Height), num(area.Width), num(area.Height), showID(e.ID)))
 		} else if w := brokenWord(t); w != "" {
 			out = append(out, fmt.Sprintf("text of %s breaks the word %s across lines: make %s wider (about %s px)",
-				e.ID, quoteLabel(w), e.ID, num(e.Width+e.Width-area.Width+fontWidthGuess(t, w))))
+				showID(e.ID), quoteLabel(w), showID(e.ID), num(e.Width+e.Width-area.Width+fontWidthGuess(t, w))))
 		}
 	}
 	return out
@@ -247,14 +247,14 @@ func lintArrows(v *view, solids []*scene.Element, scope lintScope) []string {
 			if d := scene.DistanceToBorder(*t, end.p); d > tol {
 				field := [2]string{"startElementId", "endElementId"}[k]
 				out = append(out, fmt.Sprintf("arrow %s %s is %s px from %s's border: set its %s again to re-attach it",
-					a.ID, end.name, num(d), t.ID, field))
+					showID(a.ID), end.name, num(d), showID(t.ID), field))
 			}
 		}
 		if len(free) == 2 {
-			out = append(out, fmt.Sprintf("arrow %s is not attached to any shape: give it startElementId and endElementId", a.ID))
+			out = append(out, fmt.Sprintf("arrow %s is not attached to any shape: give it startElementId and endElementId", showID(a.ID)))
 		} else if len(free) == 1 {
 			field := map[string]string{"start": "startElementId", "end": "endElementId"}[free[0]]
-			out = append(out, fmt.Sprintf("arrow %s %s is not attached: give it %s", a.ID, free[0], field))
+			out = append(out, fmt.Sprintf("arrow %s %s is not attached: give it %s", showID(a.ID), free[0], field))
 		}
 		out = append(out, lintCrossing(a, pts, solids)...)
 		if w := lintArrowLabel(v, a, pts); w != "" {
@@ -288,10 +288,10 @@ func lintArrowLabel(v *view, a *scene.Element, pts []scene.Point) string {
 	}
 	ends := "its shapes"
 	if a.StartBinding != nil && a.EndBinding != nil {
-		ends = a.StartBinding.ElementID + " and " + a.EndBinding.ElementID
+		ends = showID(a.StartBinding.ElementID) + " and " + showID(a.EndBinding.ElementID)
 	}
 	return fmt.Sprintf("arrow %s is %s px long, too short for its label %s: move %s about %s px further apart",
-		a.ID, num(length), quoteLabel(textOf(t)), ends, num(extent+room-length+20))
+		showID(a.ID), num(length), quoteLabel(textOf(t)), ends, num(extent+room-length+20))
 }
 
 // lintCrossing reports shapes an arrow passes through, other than its own ends and shapes that
@@ -322,7 +322,7 @@ func lintCrossing(a *scene.Element, pts []scene.Point, solids []*scene.Element) 
 		}
 		for k := 1; k < len(pts); k++ {
 			if segmentHitsBox(pts[k-1], pts[k], sb) && scene.SegmentIntersects(*s, pts[k-1], pts[k]) {
-				hit = append(hit, s.ID)
+				hit = append(hit, showID(s.ID))
 				break
 			}
 		}
@@ -331,7 +331,7 @@ func lintCrossing(a *scene.Element, pts []scene.Point, solids []*scene.Element) 
 		return nil
 	}
 	return []string{fmt.Sprintf("arrow %s passes through %s: move %s out of the way or re-route the arrow",
-		a.ID, strings.Join(hit, ", "), strings.Join(hit, ", "))}
+		showID(a.ID), strings.Join(hit, ", "), strings.Join(hit, ", "))}
 }
 
 // segmentHitsBox reports whether segment a-b meets box r (Liang–Barsky clipping): a necessary
@@ -385,7 +385,7 @@ func lintFar(v *view, scope lintScope) []string {
 	var out []string
 	for i, e := range items {
 		if gaps[i] > limit && scope.in(e.ID) {
-			out = append(out, fmt.Sprintf("%s is far from everything else (%s px away): move it next to the rest or delete it", e.ID, num(gaps[i])))
+			out = append(out, fmt.Sprintf("%s is far from everything else (%s px away): move it next to the rest or delete it", showID(e.ID), num(gaps[i])))
 		}
 	}
 	return out

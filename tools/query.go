@@ -78,7 +78,7 @@ func (s *Set) getElement(sc *scene.Scene, o *object) (string, error) {
 func describeElement(v *view, e *scene.Element) string {
 	var b strings.Builder
 	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
-	line("%s: %s", e.ID, e.Type)
+	line("%s: %s", showID(e.ID), e.Type)
 	if e.Type.IsLinear() {
 		var pts []string
 		for _, p := range e.AbsPoints() {

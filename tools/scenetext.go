@@ -86,6 +86,21 @@ func shortType(t scene.Type) string {
 	return string(t)
 }
 
+// showID prints an id as is when it is made of the characters our ids use, else Go-quoted: ids
+// from files made elsewhere can hold spaces, quotes or line breaks, which must not pass for
+// get_scene's structure any more than a label may.
+func showID(id string) string {
+	for _, r := range id {
+		if !(r == '-' || r == '_' || r == '.' || r == ':' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')) {
+			return strconv.Quote(id)
+		}
+	}
+	if id == "" {
+		return `""`
+	}
+	return id
+}
+
 // num prints a coordinate rounded to whole px (sub-pixel detail only costs the model tokens).
 func num(f float64) string {
 	r := math.Round(f)
@@ -107,7 +122,7 @@ func quoteLabel(s string) string {
 func (v *view) elementLine(e *scene.Element) string {
 	var b strings.Builder
 	b.Grow(48)
-	b.WriteString(e.ID)
+	b.WriteString(showID(e.ID))
 	b.WriteByte(' ')
 	b.WriteString(shortType(e.Type))
 	b.WriteByte(' ')
@@ -150,7 +165,7 @@ func (v *view) connectionLine(e *scene.Element) string {
 	pts := e.AbsPoints()
 	end := func(bd *scene.Binding, p scene.Point) string {
 		if bd != nil {
-			return bd.ElementID
+			return showID(bd.ElementID)
 		}
 		return "@" + num(p.X) + "," + num(p.Y)
 	}
@@ -164,7 +179,7 @@ func (v *view) connectionLine(e *scene.Element) string {
 	if l, ok := v.labelOf(e); ok {
 		b.WriteString(" " + quoteLabel(l))
 	}
-	b.WriteString(" (" + e.ID + ")")
+	b.WriteString(" (" + showID(e.ID) + ")")
 	v.writeStyle(&b, e)
 	return b.String()
 }
@@ -241,10 +256,14 @@ func (v *view) writeStyle(b *strings.Builder, e *scene.Element) {
 		kv("rot", num(e.Angle*180/math.Pi))
 	}
 	if e.FrameID != "" {
-		kv("in", e.FrameID)
+		kv("in", showID(e.FrameID))
 	}
 	if len(e.GroupIDs) > 0 {
-		kv("group", strings.Join(e.GroupIDs, "+"))
+		gs := make([]string, len(e.GroupIDs))
+		for i, g := range e.GroupIDs {
+			gs[i] = showID(g)
+		}
+		kv("group", strings.Join(gs, "+"))
 	}
 	if e.Locked {
 		b.WriteString(" locked")
