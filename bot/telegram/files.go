@@ -18,17 +18,14 @@ import (
 // server lifts it, but the adapter keeps to the public one.
 const maxDownload = 20 << 20
 
-// attachment describes a posted document; its content is fetched only when the core asks.
-func (a *Adapter) attachment(d *models.Document) bot.Attachment {
-	name := d.FileName
+// attachment describes a posted file; its content is fetched only when the core asks.
+func (a *Adapter) attachment(fileID, name, mime string, size int64) bot.Attachment {
 	if name == "" {
 		name = "file"
 	}
 	return bot.Attachment{
-		Name: name, MIME: d.MimeType, Size: d.FileSize,
-		Fetch: func(ctx context.Context, limit int64) ([]byte, error) {
-			return a.fetch(ctx, d.FileID, name, d.FileSize, limit)
-		},
+		Name: name, MIME: mime, Size: size,
+		Fetch: func(ctx context.Context, limit int64) ([]byte, error) { return a.fetch(ctx, fileID, name, size, limit) },
 	}
 }
 

@@ -370,3 +370,18 @@ func TestAnonymousAdmin(t *testing.T) {
 		t.Errorf("anonymous admin: got user %q (%q) text %q, want the group as the user", got.User, got.UserName, got.Text)
 	}
 }
+
+func TestPhotoBecomesAttachment(t *testing.T) {
+	e := start(t, nil)
+	e.rec.silence()
+	img := pngOf(40, 30)
+	e.fake.Send(tgfake.Post{Chat: dmChat.ID, From: alice, Photo: &tgfake.Upload{Name: "x.png", Data: img}})
+	m := e.rec.next(t)
+	if len(m.Files) != 1 || m.Files[0].Name != "photo.jpg" || m.Files[0].MIME != "image/jpeg" || m.Text != "" {
+		t.Fatalf("got text %q files %+v, want the largest photo size as photo.jpg", m.Text, m.Files)
+	}
+	data, err := m.Files[0].Fetch(t.Context(), 1<<20)
+	if err != nil || len(data) != len(img) {
+		t.Errorf("Fetch: got %d bytes, %v; want %d", len(data), err, len(img))
+	}
+}

@@ -42,8 +42,8 @@ func (a *Adapter) handleUpdate(ctx context.Context, u *models.Update) {
 	if text == "" {
 		text, ents = m.Caption, m.CaptionEntities
 	}
-	if text == "" && m.Document == nil {
-		return // stickers, photos without a caption, service messages
+	if text == "" && m.Document == nil && len(m.Photo) == 0 {
+		return // stickers, voice, service messages
 	}
 	key := bot.ThreadKey{Platform: Platform, Channel: strconv.FormatInt(m.Chat.ID, 10)}
 	switch m.Chat.Type {
@@ -72,7 +72,13 @@ func (a *Adapter) handleUpdate(ctx context.Context, u *models.Update) {
 		Received: time.Unix(int64(m.Date), 0),
 	}
 	if d := m.Document; d != nil {
-		msg.Files = append(msg.Files, a.attachment(d))
+		msg.Files = append(msg.Files, a.attachment(d.FileID, d.FileName, d.MimeType, d.FileSize))
+	}
+	if n := len(m.Photo); n > 0 {
+		// A picture sent as a photo arrives recompressed to JPEG, without any scene embedded in
+		// the PNG: the core can tell the user to send it as a file. The last size is the largest.
+		p := m.Photo[n-1]
+		msg.Files = append(msg.Files, a.attachment(p.FileID, "photo.jpg", "image/jpeg", int64(p.FileSize)))
 	}
 	if key.Thread != "" {
 		a.setThread(ctx, m.Chat.ID, m.ID, key.Thread)

@@ -1,8 +1,10 @@
 package tgfake
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"image"
 	"regexp"
 	"strings"
 	"time"
@@ -143,6 +145,7 @@ type Post struct {
 	// SenderChat is set for messages sent on behalf of a chat (anonymous group admins).
 	SenderChat *models.Chat
 	Document   *Upload
+	Photo      *Upload // a PNG or JPEG sent as a photo (compressed by Telegram)
 	// DocumentSize overrides the reported file size (to simulate files Telegram won't hand over).
 	DocumentSize int64
 }
@@ -207,6 +210,18 @@ func (s *Server) post(p Post) (u *models.Update, sent Sent, hook Webhook) {
 		m.Kind, m.File = "document", *p.Document
 		m.raw.Document = &models.Document{FileID: f.id, FileUniqueID: "u" + f.id, FileName: f.name, MimeType: f.mime, FileSize: f.size}
 		m.raw.Caption, m.raw.CaptionEntities = p.Text, entities(p.Text)
+	} else if p.Photo != nil {
+		f := s.storeFile("photo.jpg", p.Photo.Data)
+		cfg, _, err := image.DecodeConfig(bytes.NewReader(p.Photo.Data))
+		if err != nil {
+			panic(fmt.Sprintf("tgfake: the photo is not an image: %v", err))
+		}
+		m.Kind, m.File = "photo", *p.Photo
+		m.raw.Photo = []models.PhotoSize{
+			{FileID: f.id + "s", FileUniqueID: "u" + f.id + "s", Width: 90, Height: 90},
+			{FileID: f.id, FileUniqueID: "u" + f.id, Width: cfg.Width, Height: cfg.Height, FileSize: int(f.size)},
+		}
+		m.raw.Caption, m.raw.CaptionEntities = p.Text, entities(p.Text)
 	} else {
 		m.raw.Text, m.raw.Entities = p.Text, entities(p.Text)
 	}
@@ -237,7 +252,7 @@ func (s *Server) visible(c *chat, m *stored) bool {
 		return true
 	}
 	text, ents := m.raw.Text, m.raw.Entities
-	if m.raw.Document != nil {
+	if m.raw.Document != nil || m.raw.Photo != nil {
 		text, ents = m.raw.Caption, m.raw.CaptionEntities
 	}
 	u := utf16.Encode([]rune(text))
