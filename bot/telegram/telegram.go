@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -124,6 +125,9 @@ func New(cfg Config, h bot.Handler, log *slog.Logger) (*Adapter, error) {
 	cfg.APIURL = strings.TrimRight(cfg.APIURL, "/") // the library appends "/bot<token>/"
 	if cfg.APIURL == "" {
 		cfg.APIURL = "https://api.telegram.org"
+	}
+	if u, err := url.Parse(cfg.APIURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return nil, fmt.Errorf("telegram: the Bot API URL %q is not an http(s) URL", cfg.APIURL)
 	}
 	if cfg.PollTimeout <= 0 {
 		cfg.PollTimeout = 30 * time.Second

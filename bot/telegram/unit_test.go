@@ -120,6 +120,7 @@ func TestNewValidates(t *testing.T) {
 		{"webhook secret with spaces", Config{Token: "1:x", Mode: "webhook", WebhookSecret: "a b", PublicURL: "https://bot.example.com"}, "webhook secret"},
 		{"webhook without URL", Config{Token: "1:x", Mode: "webhook", WebhookSecret: "abc"}, "public https URL"},
 		{"chat not numeric", Config{Token: "1:x", Chats: []string{"@team"}}, `allowed chat "@team"`},
+		{"API URL without scheme", Config{Token: "1:x", APIURL: "api.telegram.org"}, "not an http(s) URL"},
 		{"user not numeric", Config{Token: "1:x", Users: []string{"12", "bob"}}, `allowed user "bob"`},
 	}
 	for _, tc := range tests {
