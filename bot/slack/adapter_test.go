@@ -502,3 +502,23 @@ func TestRunRefusedTokens(t *testing.T) {
 		})
 	}
 }
+
+// When the upload fails (here: the app lacks files:write), the summary and the links still
+// reach the thread, saying what is missing.
+func TestUploadFailureStillAnswers(t *testing.T) {
+	e := start(t, ModeSocket, newRecorder(), nil)
+	e.fake.Fail("files.getUploadURLExternal", "missing_scope", 1)
+	key := bot.ThreadKey{Platform: "slack", Workspace: "T0FAKE", Channel: "D1"}
+	err := e.a.Send(e.ctx, key, bot.Reply{Text: "A flow", Image: &bot.File{Name: "d.png", Content: pngBytes},
+		EditURL: "https://excalibot.example/edit/x"})
+	if err == nil || !strings.Contains(err.Error(), "missing_scope") {
+		t.Errorf("Send = %v, want the upload error for the log", err)
+	}
+	got := threadShape(t, e.fake.Thread("D1", ""))
+	want := []string{"bot: A flow\n\n:warning: I could not attach the picture and the .excalidraw file (Slack said `missing_scope`). " +
+		"{section A flow\n\n:warning: I could not attach the picture and the .excalidraw file (Slack said `missing_scope`).} " +
+		"{button Open in editor→https://excalibot.example/edit/x}"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("DM:\n%q\nwant:\n%q", got, want)
+	}
+}

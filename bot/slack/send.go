@@ -145,6 +145,16 @@ func (a *Adapter) Send(ctx context.Context, key bot.ThreadKey, r bot.Reply) erro
 
 	uploaded, err := a.uploadFiles(ctx, key, files, commentIf(!withLinks, text))
 	if err != nil {
+		// The summary and the links still reach the thread, with a word on what is missing, so
+		// the person is not left waiting; the error goes to the operator's log.
+		note := ":warning: I could not attach the picture and the .excalidraw file"
+		if code := slackErrorCode(err); code != "" {
+			note += " (Slack said `" + code + "`)"
+		}
+		text = strings.TrimSpace(text + "\n\n" + note + ".")
+		if perr := a.postReply(ctx, key, text, r, ""); perr != nil {
+			return errors.Join(err, perr)
+		}
 		return err
 	}
 	if !withLinks {
@@ -296,6 +306,15 @@ func isSlackError(err error, codes ...string) bool {
 		}
 	}
 	return false
+}
+
+// slackErrorCode is the API error code in err ("missing_scope"), or "".
+func slackErrorCode(err error) string {
+	var se slack.SlackErrorResponse
+	if errors.As(err, &se) {
+		return se.Err
+	}
+	return ""
 }
 
 // escapeText escapes the three characters Slack's message text reserves.

@@ -80,7 +80,8 @@ type Server struct {
 	files     map[string]*File
 	pending   map[string]*pendingUpload // files.getUploadURLExternal, not yet completed
 	calls     []Call
-	limits    map[string][]int // method → Retry-After seconds of the next 429 answers
+	limits    map[string][]int    // method → Retry-After seconds of the next 429 answers
+	failures  map[string][]string // method → error codes of the next answers
 
 	sock sockets
 }
@@ -116,6 +117,7 @@ func New(t testing.TB, cfg Config) *Server {
 		files:     map[string]*File{},
 		pending:   map[string]*pendingUpload{},
 		limits:    map[string][]int{},
+		failures:  map[string][]string{},
 	}
 	s.sock.init()
 	mux := http.NewServeMux()
@@ -154,6 +156,15 @@ func (s *Server) RateLimit(method string, n, retryAfter int) {
 	defer s.mu.Unlock()
 	for range n {
 		s.limits[method] = append(s.limits[method], retryAfter)
+	}
+}
+
+// Fail makes the next n calls of method answer {"ok":false,"error":code}, e.g. "missing_scope".
+func (s *Server) Fail(method, code string, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for range n {
+		s.failures[method] = append(s.failures[method], code)
 	}
 }
 
@@ -286,6 +297,9 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		apiErr = "not_authed"
 	case token != want:
 		apiErr = "invalid_auth"
+	case len(s.failures[method]) > 0:
+		apiErr = s.failures[method][0]
+		s.failures[method] = s.failures[method][1:]
 	default:
 		h, ok := apiMethods[method]
 		if !ok {
