@@ -241,7 +241,9 @@ func lintArrows(v *view, solids []*scene.Element, scope lintScope) []string {
 			tol := math.Max(end.b.Gap, 0) + 3
 			// Fast accept: the ray from the centre through the end leaves the shape within tol of
 			// the end. The exact distance (which builds the outline) is computed only otherwise.
-			if ex := scene.EdgePoint(*t, end.p, 0); math.Hypot(ex.X-end.p.X, ex.Y-end.p.Y) <= tol {
+			// (At the exact centre the ray has no direction and EdgePoint returns the centre.)
+			c := t.Center()
+			if ex := scene.EdgePoint(*t, end.p, 0); (c.X != end.p.X || c.Y != end.p.Y) && math.Hypot(ex.X-end.p.X, ex.Y-end.p.Y) <= tol {
 				continue
 			}
 			if d := scene.DistanceToBorder(*t, end.p); d > tol {

@@ -94,9 +94,6 @@ func applyUpdate(w *scene.Scene, old scene.Element, a elemArgs) error {
 			e.Height = *a.Height
 		}
 		applyStyle(e, a)
-		if a.FrameID != nil {
-			e.FrameID = *a.FrameID
-		}
 		if a.StartID != nil {
 			e.StartBinding = binding(*a.StartID)
 		}
@@ -125,6 +122,12 @@ func applyUpdate(w *scene.Scene, old scene.Element, a elemArgs) error {
 	})
 	if err != nil {
 		return err
+	}
+	if a.FrameID != nil && *a.FrameID != old.FrameID {
+		// SetFrame moves the label into (or out of) the frame with its shape.
+		if err := w.SetFrame(*a.FrameID, old.ID); err != nil {
+			return err
+		}
 	}
 	if isLabelled && (a.Text != nil || a.FontSize != nil || a.FontFamily != nil || a.StrokeColor != nil) {
 		c, _ := w.Get(old.ID)
