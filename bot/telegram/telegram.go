@@ -2,9 +2,13 @@
 // webhook), turns the messages meant for the bot into bot.Messages with a thread key, and posts the
 // core's replies with github.com/go-telegram/bot.
 //
-// Threads: a private chat is one thread (one diagram until /new). In groups the bot answers
-// mentions, replies to its own messages and /draw; a reply chain is a thread, keyed by the chain's
-// root message, inside its forum topic when there is one.
+// Threads: a private chat is one thread (ThreadKey.Thread "", one diagram until /new). In groups
+// the bot answers mentions, replies to its own messages and /draw; a reply chain is a thread, keyed
+// "topic:root": the forum topic (message_thread_id, 0 outside topics) and the chain's first request.
+// Answers reply to that root, inside the topic.
+//
+// Wiring: New, then Run(ctx) in a goroutine; in webhook mode the web server mounts WebhookHandler
+// at WebhookPath.
 package telegram
 
 import (

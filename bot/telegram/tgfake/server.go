@@ -6,6 +6,17 @@
 // and records every call so tests can assert on what a chat shows.
 //
 // It is imported only from _test.go files: by bot/telegram's tests and by end-to-end tests of the bot.
+//
+//	fake := tgfake.New("123:token")
+//	defer fake.Close()
+//	fake.AddChat(models.Chat{ID: 5, Type: models.ChatTypePrivate})
+//	// point the adapter at fake.URL (telegram.Config.APIURL) and start it, then:
+//	fake.Send(tgfake.Post{Chat: 5, From: models.User{ID: 5, FirstName: "Ann"}, Text: "draw a cache"})
+//	fake.WaitFor(10*time.Second, func() bool { return len(fake.BotMessages(5)) >= 2 })
+//
+// Groups apply privacy mode (on by default, as for a new bot; SetPrivacy(false) turns it off): the
+// bot is told only of commands, mentions of it and replies to its messages. Forum topics are made
+// with CreateTopic; Fail injects errors such as 429 with retry_after.
 package tgfake
 
 import (
