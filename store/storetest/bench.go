@@ -60,34 +60,47 @@ func Scene(n int) []byte {
 	return b
 }
 
-// baseline measures, in the same run, what the benchmark is compared with: writing the scene to a
-// file and fsyncing it (the least a durable save must do), or reading it back (for loads).
-func baseline(b *testing.B, scene []byte, write bool) time.Duration {
-	b.Helper()
-	path := filepath.Join(b.TempDir(), "baseline.excalidraw")
-	if err := os.WriteFile(path, scene, 0o600); err != nil {
+// baseline is what the benchmarks are compared with, measured in the same run and interleaved with
+// the measured operations so that both see the same machine load: writing the scene to a file and
+// fsyncing it (the least a durable save must do), or reading it back (for loads).
+type baseline struct {
+	path  string
+	scene []byte
+	write bool
+	spent time.Duration
+	n     int
+}
+
+func newBaseline(b *testing.B, scene []byte, write bool) *baseline {
+	bl := &baseline{path: filepath.Join(b.TempDir(), "baseline.excalidraw"), scene: scene, write: write}
+	if err := os.WriteFile(bl.path, scene, 0o600); err != nil {
 		b.Fatal(err)
 	}
-	const rounds = 50
+	return bl
+}
+
+// sample runs the baseline operation once, outside the benchmark timer.
+func (bl *baseline) sample(b *testing.B) {
+	b.StopTimer()
+	defer b.StartTimer()
 	start := time.Now()
-	for range rounds {
-		if write {
-			f, err := os.Create(path)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := f.Write(scene); err != nil {
-				b.Fatal(err)
-			}
-			if err := f.Sync(); err != nil {
-				b.Fatal(err)
-			}
-			f.Close()
-		} else if _, err := os.ReadFile(path); err != nil {
+	if bl.write {
+		f, err := os.Create(bl.path)
+		if err != nil {
 			b.Fatal(err)
 		}
+		if _, err := f.Write(bl.scene); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Sync(); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+	} else if _, err := os.ReadFile(bl.path); err != nil {
+		b.Fatal(err)
 	}
-	return time.Since(start) / rounds
+	bl.spent += time.Since(start)
+	bl.n++
 }
 
 // Bench runs the store benchmarks: save (one new revision, compare-and-swap included) and load of a
@@ -98,10 +111,10 @@ func Bench(b *testing.B, f Factory) {
 	b.Run("Save500", func(b *testing.B) {
 		s := f(b)(b, store.Options{})
 		ctx, key := b.Context(), Key(1)
-		base := baseline(b, scene, true)
+		base := newBaseline(b, scene, true)
 		b.SetBytes(int64(len(scene)))
-		b.ResetTimer()
 		for i := 0; b.Loop(); i++ {
+			base.sample(b)
 			if _, err := s.Save(ctx, store.SaveRequest{Key: key, Base: int64(i), Scene: scene, Author: store.AuthorAgent}); err != nil {
 				b.Fatal(err)
 			}
@@ -116,10 +129,10 @@ func Bench(b *testing.B, f Factory) {
 				b.Fatal(err)
 			}
 		}
-		base := baseline(b, scene, false)
+		base := newBaseline(b, scene, false)
 		b.SetBytes(int64(len(scene)))
-		b.ResetTimer()
 		for b.Loop() {
+			base.sample(b)
 			if _, err := s.Load(ctx, key); err != nil {
 				b.Fatal(err)
 			}
@@ -128,10 +141,13 @@ func Bench(b *testing.B, f Factory) {
 	})
 	b.Run("Save500Parallel4", func(b *testing.B) {
 		s := f(b)(b, store.Options{})
-		base := baseline(b, scene, true)
+		base := newBaseline(b, scene, true)
 		var next atomic.Int64
 		b.SetBytes(int64(len(scene)))
 		b.SetParallelism(4) // × GOMAXPROCS writers, each on its own thread
+		for range 20 {
+			base.sample(b)
+		}
 		b.ResetTimer()
 		b.RunParallel(func(pb *testing.PB) {
 			key := Key(int(next.Add(1)))
@@ -144,12 +160,16 @@ func Bench(b *testing.B, f Factory) {
 				rev++
 			}
 		})
+		b.StopTimer()
+		for range 20 { // after too: the load may have changed during the run
+			base.sample(b)
+		}
 		report(b, base, "rev/s", "x-fsync-file")
 	})
 }
 
-func report(b *testing.B, base time.Duration, unit, ratio string) {
-	per := b.Elapsed() / time.Duration(b.N)
+func report(b *testing.B, base *baseline, unit, ratio string) {
+	per := float64(b.Elapsed()) / float64(b.N)
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), unit)
-	b.ReportMetric(float64(per)/float64(base), ratio)
+	b.ReportMetric(per/(float64(base.spent)/float64(base.n)), ratio)
 }
