@@ -407,7 +407,7 @@ func closest(s string, candidates []string, n int) []string {
 		d    int
 	}
 	ls := strings.ToLower(s)
-	limit := max(2, len([]rune(s))/2)
+	limit := max(1, len([]rune(s))/2)
 	var found []scored
 	for _, c := range candidates {
 		lc := strings.ToLower(c)
