@@ -237,8 +237,8 @@ func TestAllowlists(t *testing.T) {
 	if len(refusals) != 1 || !strings.Contains(refusals[0].Text, "not enabled") {
 		t.Errorf("refusals in Bob's chat: %+v, want exactly one polite refusal", summary(refusals))
 	}
-	if got := e.fake.BotMessages(group.ID); len(got) != 1 {
-		t.Errorf("refusals in the group: %+v, want one", summary(got))
+	if got := e.fake.BotMessages(group.ID); len(got) != 1 || !strings.Contains(got[0].Text, "allowlist") {
+		t.Errorf("refusals in the group: %+v, want one naming the user allowlist", summary(got))
 	}
 }
 

@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -198,7 +197,7 @@ func startOn(t *testing.T, fake *tgfake.Server, edit func(*Config)) *env {
 		}))
 		cfg.PublicURL = e.hook.URL
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	log := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 	a, err := New(cfg, e.rec, log)
 	if err != nil {
 		t.Fatal(err)

@@ -123,6 +123,9 @@ func (a *Adapter) refuse(ctx context.Context, m *models.Message) {
 	a.refused[m.Chat.ID] = now
 	a.refusedMu.Unlock()
 	text := "Sorry, I'm not enabled for this chat. Ask the person who runs this bot to allow it."
+	if len(a.chats) == 0 || a.chats[m.Chat.ID] {
+		text = "Sorry, I only take requests from people on my allowlist. Ask the person who runs this bot to add you."
+	}
 	// One attempt, no 429 wait: this runs on the update loop, which must not stall for a stranger.
 	ctx, cancel := context.WithTimeout(ctx, a.cfg.RequestTimeout)
 	defer cancel()
