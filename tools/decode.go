@@ -67,13 +67,26 @@ func parseArgs(raw json.RawMessage, p *problems) (*object, bool) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return &object{fields: map[string]json.RawMessage{}, p: p}, true
 	}
-	if !json.Valid(raw) {
-		var v any
-		err := json.Unmarshal(raw, &v)
-		p.add("", "the arguments are not valid JSON (%v); send one JSON object such as {\"id\": \"r1\"}", err)
+	if raw[0] != '{' {
+		if !json.Valid(raw) {
+			return nil, invalidJSON(raw, p)
+		}
+		p.add("", "want a JSON object {…}, got %s", describeJSON(raw))
 		return nil, false
 	}
-	return newObject("", raw, p)
+	o := &object{p: p}
+	if err := json.Unmarshal(raw, &o.fields); err != nil {
+		return nil, invalidJSON(raw, p)
+	}
+	o.sortKeys()
+	return o, true
+}
+
+func invalidJSON(raw json.RawMessage, p *problems) bool {
+	var v any
+	err := json.Unmarshal(raw, &v)
+	p.add("", "the arguments are not valid JSON (%v); send one JSON object such as {\"id\": \"r1\"}", err)
+	return false
 }
 
 func newObject(path string, raw json.RawMessage, p *problems) (*object, bool) {
@@ -88,12 +101,17 @@ func newObject(path string, raw json.RawMessage, p *problems) (*object, bool) {
 		p.add(path, "malformed object: %v", err)
 		return nil, false
 	}
+	o.sortKeys()
+	return o, true
+}
+
+// sortKeys records the field names in sorted order, for deterministic messages.
+func (o *object) sortKeys() {
 	o.order = make([]string, 0, len(o.fields))
 	for k := range o.fields {
 		o.order = append(o.order, k)
 	}
-	sort.Strings(o.order) // deterministic messages
-	return o, true
+	sort.Strings(o.order)
 }
 
 func (o *object) at(name string) string {
