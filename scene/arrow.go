@@ -40,7 +40,7 @@ func (s *Scene) listArrow(targetID, arrowID string) {
 			return
 		}
 	}
-	c := t.clone()
+	c := s.edit(t)
 	addBound(c, BoundElement{ID: arrowID, Type: Arrow})
 	s.touch(c)
 	s.put(c)
@@ -59,7 +59,10 @@ func (s *Scene) unlistArrow(targetID, arrowID string) {
 			return
 		}
 	}
-	c := t.clone()
+	if !containsID(t.BoundElements, arrowID) {
+		return
+	}
+	c := s.edit(t)
 	if dropBound(c, arrowID) {
 		s.touch(c)
 		s.put(c)
@@ -159,32 +162,39 @@ func (s *Scene) routeArrow(id string) {
 			pts[n-1] = EdgePoint(*en, endAim, bindingGap(a.EndBinding))
 		}
 	}
-	c := a.clone()
+	// Compute on a shallow copy (new points slice, bindings untouched), so the result can be
+	// compared with a before anything is copied.
+	v := *a
+	c := &v
 	c.Angle = 0
 	setAbsPoints(c, pts)
-	for _, bp := range []*Binding{c.StartBinding, c.EndBinding} {
-		if bp == nil || c.Elbowed {
-			continue
+	// A re-routed arrow is written in the v1 form, aimed at the centre or the neighbour point.
+	rebind := func(b *Binding, t *Element, from, to Point) (*Binding, bool) {
+		if b == nil || t == nil || c.Elbowed {
+			return b, false
 		}
-		// A re-routed arrow is written in the v1 form, aimed at the centre or the neighbour point.
-		bp.Gap, bp.hasGap = bindingGap(bp), true
-		bp.hasFocus = true
-		bp.FixedPoint, bp.Mode = nil, ""
-		delete(bp.extra, "fixedPoint")
-		delete(bp.extra, "mode")
+		f, g := focusOf(t, from, to), bindingGap(b)
+		if b.Focus == f && b.Gap == g && b.hasFocus && b.hasGap && b.FixedPoint == nil && b.Mode == "" {
+			return b, false
+		}
+		nb := b.clone()
+		nb.Focus, nb.Gap, nb.hasFocus, nb.hasGap = f, g, true, true
+		nb.FixedPoint, nb.Mode = nil, ""
+		delete(nb.extra, "fixedPoint")
+		delete(nb.extra, "mode")
+		return nb, true
 	}
-	if c.StartBinding != nil && st != nil && !c.Elbowed {
-		c.StartBinding.Focus = focusOf(st, pts[1], pts[0])
-	}
-	if c.EndBinding != nil && en != nil && !c.Elbowed {
-		c.EndBinding.Focus = focusOf(en, pts[n-2], pts[n-1])
-	}
-	if samePoints(a, c) && bindingsEqual(a, c) {
+	sb, sChanged := rebind(a.StartBinding, st, pts[1], pts[0])
+	eb, eChanged := rebind(a.EndBinding, en, pts[n-2], pts[n-1])
+	if samePoints(a, c) && !sChanged && !eChanged {
 		return
 	}
-	s.touch(c)
-	s.put(c)
-	s.layoutLabel(c.ID)
+	e := s.edit(a)
+	e.X, e.Y, e.Width, e.Height, e.Angle, e.Points = c.X, c.Y, c.Width, c.Height, c.Angle, c.Points
+	e.StartBinding, e.EndBinding = sb, eb
+	s.touch(e)
+	s.put(e)
+	s.layoutLabel(e.ID)
 }
 
 func samePoints(a, b *Element) bool {

@@ -26,7 +26,7 @@ func TestDecodeTolerant(t *testing.T) {
 	s := loadTolerant(t)
 	get := func(id string) Element {
 		t.Helper()
-		i, ok := s.pos[id]
+		i, ok := s.pos.m[id]
 		if !ok {
 			t.Fatalf("element %q missing", id)
 		}

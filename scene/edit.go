@@ -30,6 +30,7 @@ func (s *Scene) Add(e Element) (Element, error) {
 
 func (s *Scene) add(in Element) (string, error) {
 	e := in.clone()
+	e.owner = s.tok
 	if e.ID == "" {
 		e.ID = s.newID()
 	}
@@ -37,7 +38,7 @@ func (s *Scene) add(in Element) (string, error) {
 	if !e.Type.modeled() {
 		return "", fmt.Errorf("%s: %w: type %q cannot be created (use rectangle, ellipse, diamond, text, arrow, line or frame)", name, ErrInvalid, e.Type)
 	}
-	if i, used := s.pos[e.ID]; used {
+	if i, used := s.pos.m[e.ID]; used {
 		if !s.elems[i].IsDeleted {
 			return "", fmt.Errorf("%s: %w", name, ErrExists)
 		}
@@ -105,7 +106,9 @@ func (s *Scene) add(in Element) (string, error) {
 
 // fillDefaults gives zero-valued style fields Excalidraw's defaults.
 func fillDefaults(e *Element) {
-	d := NewElement(e.Type)
+	d := Element{StrokeColor: DefaultStrokeColor, BackgroundColor: DefaultBackgroundColor,
+		FillStyle: "solid", StrokeStyle: "solid", StrokeWidth: 2, TextAlign: "left", VerticalAlign: "top",
+		FontSize: DefaultFontSize, FontFamily: DefaultFontFamily}
 	def := func(v *string, dv string) {
 		if *v == "" {
 			*v = dv
@@ -222,6 +225,7 @@ func (s *Scene) update(id string, fn func(e *Element) error) error {
 	if err := s.checkUpdate(old, e); err != nil {
 		return err
 	}
+	e.owner = s.tok
 	if old.Type == Text && e.Text != old.Text {
 		e.OriginalText = e.Text
 	}
@@ -284,7 +288,7 @@ func (s *Scene) shift(id string, dx, dy float64) {
 	if old == nil || (dx == 0 && dy == 0) {
 		return
 	}
-	e := old.clone()
+	e := s.edit(old)
 	e.X += dx
 	e.Y += dy
 	s.touch(e)

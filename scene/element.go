@@ -159,9 +159,8 @@ type Element struct {
 
 	// extra holds fields this package does not model, verbatim, so that files round-trip.
 	extra map[string]json.RawMessage
-	// present records which nullable-or-optional keys appeared in the input (for elements of types
-	// this package does not model, whose optional keys are written back only when they were read).
-	nameSet bool
+	// owner is the batch token of the working copy that made this copy (see Scene.edit).
+	owner *byte
 }
 
 // Defaults as Excalidraw's UI sets them for a new element.
@@ -259,6 +258,7 @@ func (e *Element) InGroup(g string) bool { return slices.Contains(e.GroupIDs, g)
 // edited without touching an element shared with a snapshot.
 func (e *Element) clone() *Element {
 	c := *e
+	c.owner = nil
 	c.GroupIDs = slices.Clone(e.GroupIDs)
 	c.BoundElements = slices.Clone(e.BoundElements)
 	c.Points = slices.Clone(e.Points)

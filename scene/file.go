@@ -89,11 +89,11 @@ func Decode(data []byte, opts ...Option) (*Scene, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: elements[%d]%s: %v", ErrFormat, i, idHint(e), err)
 		}
-		if _, dup := s.pos[e.ID]; dup {
+		if _, dup := s.pos.m[e.ID]; dup {
 			// Excalidraw gives duplicates a fresh id; a readable suffix keeps the element findable.
 			e.ID = s.freeID(e.ID)
 		}
-		s.pos[e.ID] = len(s.elems)
+		s.pos.m[e.ID] = len(s.elems)
 		s.elems = append(s.elems, e)
 	}
 	idx := make([]string, len(s.elems))
@@ -399,7 +399,7 @@ func (s *Scene) repairReferences() {
 			continue
 		}
 		if e.ContainerID != "" {
-			k := s.elems[s.pos[e.ContainerID]]
+			k := s.elems[s.pos.m[e.ContainerID]]
 			if l := k.Label(); l == "" {
 				addBound(k, BoundElement{ID: e.ID, Type: Text})
 			} else if l != e.ID {
@@ -408,7 +408,7 @@ func (s *Scene) repairReferences() {
 		}
 		for _, b := range []*Binding{e.StartBinding, e.EndBinding} {
 			if b != nil {
-				addBound(s.elems[s.pos[b.ElementID]], BoundElement{ID: e.ID, Type: e.Type})
+				addBound(s.elems[s.pos.m[b.ElementID]], BoundElement{ID: e.ID, Type: e.Type})
 			}
 		}
 	}

@@ -104,7 +104,7 @@ func (s *Scene) editWithLabel(id string, f func(*Element)) {
 		targets = append(targets, l)
 	}
 	for _, t := range targets {
-		c := s.get(t).clone()
+		c := s.edit(s.get(t))
 		f(c)
 		s.touch(c)
 		s.put(c)
@@ -204,7 +204,7 @@ func (s *Scene) restack(ids []string, front bool) error {
 			return fmt.Errorf("restack: %w", err)
 		}
 		for i := range moved {
-			c := w.elems[start+i].clone()
+			c := w.edit(w.elems[start+i])
 			c.Index = keys[i]
 			w.touch(c)
 			w.elems[start+i] = c

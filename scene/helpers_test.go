@@ -19,8 +19,8 @@ func assertConsistent(t *testing.T, s *Scene) {
 			t.Errorf("duplicate id %q", e.ID)
 		}
 		seen[e.ID] = true
-		if s.pos[e.ID] != i {
-			t.Errorf("pos[%q] = %d, want %d", e.ID, s.pos[e.ID], i)
+		if s.pos.m[e.ID] != i {
+			t.Errorf("pos[%q] = %d, want %d", e.ID, s.pos.m[e.ID], i)
 		}
 		if err := validateKey(e.Index); err != nil {
 			t.Errorf("element %q: %v", e.ID, err)
@@ -30,8 +30,8 @@ func assertConsistent(t *testing.T, s *Scene) {
 		}
 		prev = e.Index
 	}
-	if len(s.pos) != len(s.elems) {
-		t.Errorf("pos has %d entries, elems %d", len(s.pos), len(s.elems))
+	if len(s.pos.m) != len(s.elems) {
+		t.Errorf("pos has %d entries, elems %d", len(s.pos.m), len(s.elems))
 	}
 	for _, e := range s.elems {
 		if e.IsDeleted {
@@ -74,3 +74,5 @@ func assertConsistent(t *testing.T, s *Scene) {
 func nan() float64 { z := 0.0; return z / z }
 
 func hypot(p Point) float64 { return math.Hypot(p.X, p.Y) }
+
+func jsonMarshalIndent(v any) ([]byte, error) { return json.MarshalIndent(v, "", "  ") }

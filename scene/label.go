@@ -127,7 +127,9 @@ func (s *Scene) layoutLabel(id string) {
 	if t == nil {
 		return
 	}
-	nt := t.clone()
+	// A shallow copy to compute on (layout changes scalars and the text only).
+	v := *t
+	nt := &v
 	if nt.LineHeight <= 0 {
 		nt.LineHeight = lineHeightOf(nt.FontFamily)
 	}
@@ -137,7 +139,7 @@ func (s *Scene) layoutLabel(id string) {
 	nt.Width, nt.Height = w, textHeight(nt)
 
 	if c.Type.IsShape() && nt.Height > maxH {
-		nc := c.clone()
+		nc := s.edit(c)
 		nc.Height = containerHeightFor(c.Type, nt.Height)
 		s.touch(nc)
 		s.put(nc)
@@ -148,8 +150,11 @@ func (s *Scene) layoutLabel(id string) {
 	if sameTextGeometry(nt, t) {
 		return
 	}
-	s.touch(nt)
-	s.put(nt)
+	e := s.edit(t)
+	e.X, e.Y, e.Width, e.Height, e.Angle = nt.X, nt.Y, nt.Width, nt.Height, nt.Angle
+	e.Text, e.LineHeight = nt.Text, nt.LineHeight
+	s.touch(e)
+	s.put(e)
 }
 
 func sameTextGeometry(a, b *Element) bool {

@@ -99,7 +99,7 @@ func (s *Scene) setLabel(id, text string, st TextStyle) (string, error) {
 		return "", nil
 	}
 	if t := s.get(lid); t != nil {
-		nt := t.clone()
+		nt := s.edit(t)
 		nt.OriginalText = text
 		nt.Text = text
 		st.apply(nt)
@@ -123,8 +123,8 @@ func (s *Scene) setLabel(id, text string, st TextStyle) (string, error) {
 	t.Seed = s.randInt()
 	s.touch(&t)
 	// Excalidraw keeps a label right above its container in z-order.
-	s.insert(s.pos[id]+1, &t)
-	nc := s.get(id).clone()
+	s.insert(s.pos.m[id]+1, &t)
+	nc := s.edit(s.get(id))
 	addBound(nc, BoundElement{ID: t.ID, Type: Text})
 	s.touch(nc)
 	s.put(nc)
@@ -204,7 +204,7 @@ func (s *Scene) deleteSet(set map[string]bool) []string {
 		var c *Element
 		edit := func() *Element {
 			if c == nil {
-				c = e.clone()
+				c = s.edit(e)
 			}
 			return c
 		}
@@ -232,12 +232,13 @@ func (s *Scene) deleteSet(set map[string]bool) []string {
 			s.elems[i] = c
 		}
 	}
+	s.ownPos()
 	kept := s.elems[:0:0]
 	for _, e := range s.elems {
 		if !set[e.ID] {
 			kept = append(kept, e)
 		} else {
-			delete(s.pos, e.ID)
+			delete(s.pos.m, e.ID)
 		}
 	}
 	s.elems = kept
@@ -267,7 +268,7 @@ func (s *Scene) setLocked(ids []string, locked bool) error {
 				if el == nil || el.Locked == locked {
 					continue
 				}
-				c := el.clone()
+				c := w.edit(el)
 				c.Locked = locked
 				w.touch(c)
 				w.put(c)

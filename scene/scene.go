@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -28,7 +29,7 @@ var (
 // targets' borders; labels sit centred inside their containers.
 type Scene struct {
 	elems []*Element // z-order, bottom first; never modified in place (copy-on-write, see Clone)
-	pos   map[string]int
+	pos   *posIndex  // id -> position in elems; shared with clones until written (ownPos)
 
 	appState map[string]json.RawMessage
 	files    map[string]json.RawMessage
@@ -37,10 +38,24 @@ type Scene struct {
 	rnd *randSource
 	now func() time.Time
 
+	// tok, set only inside Batch, marks elements this working copy made or copied itself: no
+	// snapshot can hold them yet, so they are edited in place instead of copied again.
+	tok *byte
+
 	// inBatch is set on the working copy inside Batch: operations then run directly on it, since
 	// Batch already guarantees all-or-nothing.
 	inBatch bool
 }
+
+// posIndex maps ids to z-positions. Clones share it until one side inserts or removes an element:
+// most edits change elements, not the order, so most clones never copy it. shared is atomic so
+// that cloning (a read of the scene) stays safe from several goroutines.
+type posIndex struct {
+	m      map[string]int
+	shared atomic.Bool
+}
+
+func newPosIndex(n int) *posIndex { return &posIndex{m: make(map[string]int, n)} }
 
 // Option configures a Scene made by New or Decode.
 type Option func(*Scene)
@@ -77,7 +92,7 @@ func newCryptoRand() *rand.Rand {
 
 // New returns an empty scene.
 func New(opts ...Option) *Scene {
-	s := &Scene{pos: map[string]int{}}
+	s := &Scene{pos: newPosIndex(0)}
 	for _, o := range opts {
 		o(s)
 	}
@@ -96,12 +111,15 @@ func New(opts ...Option) *Scene {
 func (s *Scene) Clone() *Scene {
 	c := *s
 	c.inBatch = false
+	c.tok = nil
+	if s.tok != nil {
+		// The clone shares every element: s may no longer edit any of them in place.
+		s.tok = new(byte)
+	}
 	c.elems = make([]*Element, len(s.elems), len(s.elems)+8)
 	copy(c.elems, s.elems)
-	c.pos = make(map[string]int, len(s.pos))
-	for k, v := range s.pos {
-		c.pos[k] = v
-	}
+	// pos is shared until either side inserts or removes an element (ownPos).
+	s.pos.shared.Store(true)
 	// appState and files are replaced, never edited in place, by this package.
 	if s.viewport != nil {
 		v := *s.viewport
@@ -167,7 +185,7 @@ func (s *Scene) Has(id string) bool { return s.get(id) != nil }
 
 // get returns the shared live element (do not modify it) or nil.
 func (s *Scene) get(id string) *Element {
-	i, ok := s.pos[id]
+	i, ok := s.pos.m[id]
 	if !ok || s.elems[i].IsDeleted {
 		return nil
 	}
@@ -182,8 +200,19 @@ func (s *Scene) mustGet(id string) (*Element, error) {
 	return e, nil
 }
 
+// edit returns a copy of e that s may change and then store with put: a fresh deep copy, or e
+// itself when this batch's working copy made it (see tok).
+func (s *Scene) edit(e *Element) *Element {
+	if s.tok != nil && e.owner == s.tok {
+		return e
+	}
+	c := e.clone()
+	c.owner = s.tok
+	return c
+}
+
 // put stores an edited copy of an existing element in place (same id).
-func (s *Scene) put(e *Element) { s.elems[s.pos[e.ID]] = e }
+func (s *Scene) put(e *Element) { s.elems[s.pos.m[e.ID]] = e }
 
 // touch records a change to e as Excalidraw's mutateElement does: version+1, new nonce, updated.
 func (s *Scene) touch(e *Element) {
@@ -203,7 +232,7 @@ func (s *Scene) newID() string {
 			b[i] = base62Digits[s.rnd.int63n(62)]
 		}
 		id := string(b[:])
-		if _, used := s.pos[id]; !used {
+		if _, used := s.pos.m[id]; !used {
 			return id
 		}
 	}
@@ -211,12 +240,12 @@ func (s *Scene) newID() string {
 
 // freeID returns base if unused, else base-2, base-3, ...
 func (s *Scene) freeID(base string) string {
-	if _, used := s.pos[base]; !used {
+	if _, used := s.pos.m[base]; !used {
 		return base
 	}
 	for i := 2; ; i++ {
 		id := fmt.Sprintf("%s-%d", base, i)
-		if _, used := s.pos[id]; !used {
+		if _, used := s.pos.m[id]; !used {
 			return id
 		}
 	}
@@ -247,16 +276,30 @@ func (s *Scene) insert(i int, e *Element) {
 	}
 }
 
+// ownPos makes s.pos private to s before it is written.
+func (s *Scene) ownPos() {
+	if !s.pos.shared.Load() {
+		return
+	}
+	p := newPosIndex(len(s.pos.m) + 8)
+	for k, v := range s.pos.m {
+		p.m[k] = v
+	}
+	s.pos = p
+}
+
 // remove drops the element at z-position i entirely.
 func (s *Scene) remove(i int) {
-	delete(s.pos, s.elems[i].ID)
+	s.ownPos()
+	delete(s.pos.m, s.elems[i].ID)
 	s.elems = append(s.elems[:i], s.elems[i+1:]...)
 	s.reindexPositions(i)
 }
 
 func (s *Scene) reindexPositions(from int) {
+	s.ownPos()
 	for j := from; j < len(s.elems); j++ {
-		s.pos[s.elems[j].ID] = j
+		s.pos.m[s.elems[j].ID] = j
 	}
 }
 
@@ -268,7 +311,7 @@ func (s *Scene) syncIndices() {
 		idx[i] = e.Index
 	}
 	for _, i := range syncIndices(idx) {
-		e := s.elems[i].clone()
+		e := s.edit(s.elems[i])
 		e.Index = idx[i]
 		s.touch(e)
 		s.elems[i] = e
@@ -299,10 +342,11 @@ func (s *Scene) Batch(fn func(b *Scene) error) error {
 	}
 	w := s.Clone()
 	w.inBatch = true
+	w.tok = new(byte)
 	if err := fn(w); err != nil {
 		return err
 	}
-	w.inBatch = false
+	w.inBatch, w.tok = false, nil
 	*s = *w
 	return nil
 }
@@ -311,7 +355,7 @@ func (s *Scene) Batch(fn func(b *Scene) error) error {
 // dropped too, since files belong to image elements.
 func (s *Scene) Clear() {
 	s.elems = nil
-	s.pos = map[string]int{}
+	s.pos = newPosIndex(0)
 	s.files = nil
 	s.viewport = nil
 }

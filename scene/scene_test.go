@@ -25,12 +25,12 @@ func TestCloneIsIndependent(t *testing.T) {
 	}
 	// Unchanged elements are shared, changed ones (c, its label, the arrow to it) are not.
 	for _, id := range []string{"a", "a-label", "ab", "ab-label"} {
-		if s.elems[s.pos[id]] != c.elems[c.pos[id]] {
+		if s.elems[s.pos.m[id]] != c.elems[c.pos.m[id]] {
 			t.Errorf("untouched element %q was copied", id)
 		}
 	}
 	for _, id := range []string{"c", "c-label", "bc"} {
-		if s.elems[s.pos[id]] == c.elems[c.pos[id]] {
+		if s.elems[s.pos.m[id]] == c.elems[c.pos.m[id]] {
 			t.Errorf("edited element %q is shared", id)
 		}
 	}
@@ -111,11 +111,24 @@ func TestBatchAllOrNothing(t *testing.T) {
 	if err != nil || !s.Has("new") || !s.Has("ok") {
 		t.Fatalf("batch: %v, has new=%v ok=%v", err, s.Has("new"), s.Has("ok"))
 	}
-	// A clone taken inside a batch is atomic again.
+	// A clone taken inside a batch is atomic again, and does not see later in-place edits of
+	// elements the batch made.
 	_ = s.Batch(func(b *Scene) error {
+		if _, err := b.Add(rect("inner", 0, 600, 100, 50)); err != nil {
+			return err
+		}
 		c := b.Clone()
 		if c.inBatch {
 			t.Error("clone inherited the batch flag")
+		}
+		if err := b.Update("inner", func(e *Element) error { e.X = 77; return nil }); err != nil {
+			return err
+		}
+		if _, err := b.SetLabel("inner", "x"); err != nil {
+			return err
+		}
+		if got, _ := c.Get("inner"); got.X != 0 || got.Label() != "" {
+			t.Errorf("clone taken in a batch changed: x=%g label=%q", got.X, got.Label())
 		}
 		return nil
 	})
