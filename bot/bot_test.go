@@ -324,7 +324,11 @@ func TestImport(t *testing.T) {
 	h := newHarness(t, Options{UserRatePerMinute: 6000, ChatRatePerMinute: 6000}, nil)
 	doc := []byte(`{"type":"excalidraw","version":2,"elements":[{"id":"x","type":"rectangle","x":0,"y":0,"width":100,"height":50}]}`)
 	att := func(name string, data []byte) Attachment {
-		return Attachment{Name: name, Size: int64(len(data)), Fetch: func(ctx context.Context, max int64) ([]byte, error) { return data, nil }}
+		mime := ""
+		if strings.HasSuffix(name, ".jpg") {
+			mime = "image/jpeg"
+		}
+		return Attachment{Name: name, MIME: mime, Size: int64(len(data)), Fetch: func(ctx context.Context, max int64) ([]byte, error) { return data, nil }}
 	}
 	h.say(thread, "", att("mine.excalidraw", doc))
 	h.rec.wait(t, 1)
@@ -342,6 +346,7 @@ func TestImport(t *testing.T) {
 	}{
 		{"broken json", "bad.excalidraw", []byte(`{"type":"excalidraw","elements":`), "not a diagram I can open"},
 		{"wrong kind", "notes.txt", []byte("hello"), "neither"},
+		{"telegram photo", "photo.jpg", []byte("\xff\xd8\xff"), "send its PNG as a file"},
 		{"png without scene", "pic.png", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\x00IEND\xaeB`\x82"), "no Excalidraw scene"},
 	}
 	for _, tt := range tests {

@@ -152,6 +152,9 @@ func (b *Bot) importFile(ctx context.Context, files []Attachment) ([]byte, error
 	ext := strings.ToLower(path.Ext(f.Name))
 	isPNG := ext == ".png" || f.MIME == "image/png"
 	isJSON := ext == ".excalidraw" || ext == ".json" || strings.Contains(f.MIME, "json")
+	if strings.HasPrefix(f.MIME, "image/") && !isPNG {
+		return nil, fmt.Errorf("%s is a compressed picture, which carries no diagram. To continue from a diagram, send its PNG as a file (not as a photo) or its .excalidraw file.", f.Name)
+	}
 	if !isPNG && !isJSON {
 		return nil, fmt.Errorf("I can import a .excalidraw file or a PNG exported from Excalidraw with the scene embedded; %q is neither.", f.Name)
 	}

@@ -12,7 +12,10 @@ type ThreadKey struct {
 	Platform  string // "slack", "telegram" or "web"
 	Workspace string // Slack team id; empty elsewhere
 	Channel   string // Slack channel id, Telegram chat id, web session
-	Thread    string // Slack thread_ts; Telegram "topic:root message id"; web thread id
+	// Thread is the Slack thread's parent ts ("" for the top level of a DM); on Telegram "" in a
+	// private chat (one diagram until /new) and "topic:root" in groups (forum topic id or 0, and
+	// the message id of the reply chain's first request); the web chat's thread id.
+	Thread string
 }
 
 // String is the stable form used as the queue key: the parts path-escaped and joined by "/".
