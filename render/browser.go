@@ -70,8 +70,8 @@ func startBrowser(path string, gen int, timeout time.Duration, log *slog.Logger)
 		chromedp.WithErrorf(func(f string, a ...any) { log.Debug("chromedp: " + fmt.Sprintf(f, a...)) }))
 	timer := time.AfterFunc(timeout, cancel)
 	err := chromedp.Do(ctx)
-	if !timer.Stop() && err == nil {
-		err = fmt.Errorf("no answer within %s", timeout)
+	if !timer.Stop() {
+		err = fmt.Errorf("no answer within %s (%v)", timeout, err)
 	}
 	if err != nil {
 		cancel()

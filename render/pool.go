@@ -25,8 +25,8 @@ func (r *Renderer) openTab(b *browser) (*tab, error) {
 	if err == nil {
 		_, err = chromedp.Run(ctx, chromedp.Evaluate[bool]("ExcalidrawRender.whenReady()", chromedp.EvalAwaitPromise))
 	}
-	if !timer.Stop() && err == nil {
-		err = fmt.Errorf("no answer within %s", r.cfg.StartTimeout)
+	if !timer.Stop() {
+		err = fmt.Errorf("no answer within %s (%v)", r.cfg.StartTimeout, err)
 	}
 	if err != nil {
 		cancel()

@@ -37,7 +37,7 @@ const (
 	DefaultPadding       = 20
 	DefaultTabs          = 2
 	DefaultRenderTimeout = 20 * time.Second
-	DefaultStartTimeout  = 30 * time.Second
+	DefaultStartTimeout  = 60 * time.Second
 )
 
 var (
@@ -61,7 +61,8 @@ type Config struct {
 	Tabs int
 	// RenderTimeout bounds one render attempt (default 20 s). A failed attempt is retried once.
 	RenderTimeout time.Duration
-	// StartTimeout bounds starting Chromium and loading the render page in a tab (default 30 s).
+	// StartTimeout bounds starting Chromium and loading the render page in a tab (default 60 s;
+	// both take about a second on an idle machine, but much longer on an overloaded one).
 	StartTimeout time.Duration
 }
 
