@@ -202,17 +202,6 @@ func samePoints(a, b *Element) bool {
 		a.Angle == b.Angle && slices.Equal(a.Points, b.Points)
 }
 
-func bindingsEqual(a, b *Element) bool {
-	eq := func(x, y *Binding) bool {
-		if x == nil || y == nil {
-			return x == y
-		}
-		return x.ElementID == y.ElementID && x.Focus == y.Focus && x.Gap == y.Gap &&
-			(x.FixedPoint == nil) == (y.FixedPoint == nil) && x.Mode == y.Mode
-	}
-	return eq(a.StartBinding, b.StartBinding) && eq(a.EndBinding, b.EndBinding)
-}
-
 func bindingGap(b *Binding) float64 {
 	if b == nil || !b.hasGap || b.Gap <= 0 || !finite(b.Gap) {
 		return DefaultGap
