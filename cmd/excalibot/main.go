@@ -34,6 +34,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdConfig(ctx, args[1:], stdout, stderr)
 	case "render":
 		return cmdRender(ctx, args[1:], stdout, stderr)
+	case "tools":
+		return cmdTools(ctx, args[1:], stdout, stderr)
 	case "draw":
 		return cmdDraw(ctx, args[1:], stdout, stderr)
 	case "chat":
@@ -54,6 +56,7 @@ commands:
   help      show this text
   serve     run the bot: chat adapters with credentials, the HTTP server, the store
   render    render a .excalidraw file to PNG or SVG in headless Chromium
+  tools     run a script of the model's tool calls and write the .excalidraw file (--list: schemas)
   draw      draw a diagram from a prompt with the model: writes the PNG and the .excalidraw file
   chat      a drawing thread in the terminal: each line changes the same diagram (undo, reset, save)
   eval      run the suite of diagram requests against a real model and report how each went
