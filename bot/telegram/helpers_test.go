@@ -180,7 +180,16 @@ func start(t *testing.T, edit func(*Config)) *env {
 // startOn runs an adapter against fake until e.stop or the end of the test.
 func startOn(t *testing.T, fake *tgfake.Server, edit func(*Config)) *env {
 	t.Helper()
+	return startWith(t, fake, edit, nil)
+}
+
+// startWith is startOn with another handler than the recorder (nil: the recorder).
+func startWith(t *testing.T, fake *tgfake.Server, edit func(*Config), h bot.Handler) *env {
+	t.Helper()
 	e := &env{fake: fake, rec: newRecorder()}
+	if h == nil {
+		h = e.rec
+	}
 	polls := len(fake.Calls("deleteWebhook"))
 	cfg := Config{Token: token, APIURL: fake.URL, PollTimeout: 2 * time.Second, RequestTimeout: 5 * time.Second}
 	if edit != nil {
@@ -198,7 +207,7 @@ func startOn(t *testing.T, fake *tgfake.Server, edit func(*Config)) *env {
 		cfg.PublicURL = e.hook.URL
 	}
 	log := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
-	a, err := New(cfg, e.rec, log)
+	a, err := New(cfg, h, log)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,149 @@
+package telegram
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/bot/telegram/tgfake"
+	"github.com/excalibot/excalibot/scene"
+	"github.com/excalibot/excalibot/store"
+	"github.com/excalibot/excalibot/store/sqlite"
+)
+
+// The adapter with the real conversation core and SQLite store, and a drawer that adds one box per
+// request: a check that the two halves fit (dedup by update_id, threads, imports, commands). The
+// full pipeline with the agent and renderer is the end-to-end tests' business.
+
+type boxDrawer struct {
+	mu      sync.Mutex
+	prompts []string
+}
+
+func (d *boxDrawer) Draw(ctx context.Context, req bot.DrawRequest) (bot.DrawResult, error) {
+	d.mu.Lock()
+	d.prompts = append(d.prompts, req.Prompt)
+	d.mu.Unlock()
+	sc := scene.New()
+	if req.Scene != nil {
+		var err error
+		if sc, err = scene.Decode(req.Scene); err != nil {
+			return bot.DrawResult{}, err
+		}
+	}
+	e := scene.NewElement(scene.Rectangle)
+	e.ID = fmt.Sprintf("box%d", sc.Len()+1)
+	e.X, e.Width, e.Height = float64(sc.Len()*200), 160, 80
+	if _, err := sc.Add(e); err != nil {
+		return bot.DrawResult{}, err
+	}
+	if req.Progress != nil {
+		req.Progress(bot.Progress{Step: 1, Tool: "create_element", Shapes: sc.Len()})
+	}
+	doc, err := sc.Encode()
+	return bot.DrawResult{Scene: doc, Summary: fmt.Sprintf("%d boxes.", sc.Len()), Changed: true}, err
+}
+
+type pngRenderer struct{}
+
+func (pngRenderer) Render(ctx context.Context, doc []byte, format string, dark bool) ([]byte, error) {
+	return smallPNG(), nil
+}
+
+func startWithCore(t *testing.T) (*env, *sqlite.Store) {
+	t.Helper()
+	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "bot.db"), store.Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	core := bot.New(st, &boxDrawer{}, pngRenderer{}, nil, bot.Options{}, slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})))
+	t.Cleanup(func() { core.Close(context.Background()) })
+	fake := tgfake.New(token)
+	t.Cleanup(fake.Close)
+	fake.AddChat(group)
+	return startWith(t, fake, nil, core), st
+}
+
+func TestWithCore(t *testing.T) {
+	e, st := startWithCore(t)
+	chat := group.ID
+	// pictures waits for n answers (picture, then file) and returns the pictures. Waiting for the
+	// file too means the adapter has filed the picture under its thread before the test replies
+	// to it (a person is never that fast).
+	pictures := func(n int) []tgfake.Message {
+		t.Helper()
+		var got []tgfake.Message
+		ok := e.fake.WaitFor(wait, func() bool {
+			got = got[:0]
+			docs := 0
+			for _, m := range e.fake.BotMessages(chat) {
+				switch m.Kind {
+				case "photo":
+					got = append(got, m)
+				case "document":
+					docs++
+				}
+			}
+			return len(got) >= n && docs >= n
+		})
+		if !ok || len(got) != n {
+			t.Fatalf("%d pictures, want %d: %v", len(got), n, summary(e.fake.BotMessages(chat)))
+		}
+		return got
+	}
+
+	req := e.fake.Send(tgfake.Post{Chat: chat, From: alice, Text: "@draw_bot draw a box"})
+	p1 := pictures(1)[0]
+	if p1.Text != "1 boxes." || p1.ReplyTo != req.MessageID {
+		t.Errorf("first picture: caption %q replying to %d, want %q replying to %d", p1.Text, p1.ReplyTo, "1 boxes.", req.MessageID)
+	}
+
+	// Follow-up by replying to the picture: revision 2 in the same thread.
+	e.fake.Send(tgfake.Post{Chat: chat, From: bob, ReplyTo: p1.ID, Text: "another one"})
+	p2 := pictures(2)[1]
+	if p2.Text != "2 boxes." || p2.ReplyTo != req.MessageID {
+		t.Errorf("follow-up: caption %q replying to %d, want %q replying to %d", p2.Text, p2.ReplyTo, "2 boxes.", req.MessageID)
+	}
+
+	// The same update delivered again (a poller restarted before confirming it): no new answer.
+	sent := e.fake.Send(tgfake.Post{Chat: chat, From: alice, ReplyTo: p2.ID, Text: "/undo@draw_bot"})
+	p3 := pictures(3)[2]
+	e.fake.Redeliver(sent.UpdateID)
+	e.fake.Send(tgfake.Post{Chat: chat, From: alice, ReplyTo: p3.ID, Text: "history"})
+	e.fake.WaitFor(wait, func() bool {
+		ms := e.fake.BotMessages(chat)
+		return strings.HasPrefix(ms[len(ms)-1].Text, "Revisions")
+	})
+	// The core stores empty key parts as "-".
+	key := store.ThreadKey{Platform: Platform, Workspace: "-", Channel: strconv.FormatInt(chat, 10), Thread: "0:" + strconv.Itoa(req.MessageID)}
+	th, err := st.Load(t.Context(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if th.Rev != 1 {
+		t.Errorf("after undo the thread is at revision %d, want 1", th.Rev)
+	}
+	if n := len(pictures(3)); n != 3 {
+		t.Errorf("%d pictures after a redelivered /undo, want 3", n)
+	}
+
+	// Import: the .excalidraw file of the first answer, posted back in a new thread.
+	var doc tgfake.Message
+	for _, m := range e.fake.BotMessages(chat) {
+		if m.Kind == "document" && m.File.Name == "diagram.excalidraw" {
+			doc = m
+		}
+	}
+	imp := e.fake.Send(tgfake.Post{Chat: chat, From: bob, Text: "@draw_bot", Document: &tgfake.Upload{Name: "mine.excalidraw", Data: doc.File.Data}})
+	p4 := pictures(4)[3]
+	if !strings.Contains(p4.Text, "Imported mine.excalidraw") || p4.ReplyTo != imp.MessageID {
+		t.Errorf("import answer: %q replying to %d, want the import named, replying to %d", p4.Text, p4.ReplyTo, imp.MessageID)
+	}
+}
