@@ -68,7 +68,7 @@ func (a *Adapter) handleUpdate(ctx context.Context, u *models.Update) {
 		ID:       strconv.Itoa(m.ID),
 		User:     strconv.FormatInt(user, 10),
 		UserName: name,
-		Text:     strings.TrimSpace(stripMention(text, ents, me)),
+		Text:     dropStartPayload(strings.TrimSpace(stripMention(text, ents, me))),
 		Received: time.Unix(int64(m.Date), 0),
 	}
 	if d := m.Document; d != nil {
@@ -205,6 +205,17 @@ func stripMention(text string, ents []models.MessageEntity, me *models.User) str
 			rest := string(utf16.Decode(u[e.Offset+e.Length:]))
 			return strings.TrimLeft(rest, " \n\t,:;")
 		}
+	}
+	return text
+}
+
+// dropStartPayload turns "/start <payload>" (what a t.me/<bot>?start=<payload> link sends) into
+// "/start", which the core answers with help; otherwise the payload would be drawn.
+func dropStartPayload(text string) string {
+	word, _, _ := strings.Cut(text, " ")
+	cmd, _, _ := strings.Cut(strings.ToLower(word), "@")
+	if cmd == "/start" {
+		return word
 	}
 	return text
 }

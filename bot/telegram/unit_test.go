@@ -227,3 +227,17 @@ func TestRunWebhookRefused(t *testing.T) {
 		t.Errorf("Run: got %v, want the webhook URL and Telegram's reason", err)
 	}
 }
+
+func TestDropStartPayload(t *testing.T) {
+	for in, want := range map[string]string{
+		"/start":                   "/start",
+		"/start ref_42":            "/start",
+		"/start@draw_bot campaign": "/start@draw_bot",
+		"/starting a diagram":      "/starting a diagram",
+		"start here and draw":      "start here and draw",
+	} {
+		if got := dropStartPayload(in); got != want {
+			t.Errorf("dropStartPayload(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
