@@ -130,8 +130,10 @@ func (s *Scene) routeArrow(id string) {
 	if a.EndBinding != nil {
 		en = s.get(a.EndBinding.ElementID)
 	}
-	if a.Elbowed {
-		// Elbow arrows keep their route; their ends go to the fixed points on the targets' boxes.
+	// Elbow arrows with fixed points keep their route; their ends go to the fixed points on the
+	// targets' boxes. Without fixed points they are routed like straight arrows.
+	elbow := a.Elbowed && (st == nil || a.StartBinding.FixedPoint != nil) && (en == nil || a.EndBinding.FixedPoint != nil)
+	if elbow {
 		if st != nil && a.StartBinding.FixedPoint != nil {
 			pts[0] = fixedPointOf(st, *a.StartBinding.FixedPoint)
 		}
@@ -170,7 +172,7 @@ func (s *Scene) routeArrow(id string) {
 	setAbsPoints(c, pts)
 	// A re-routed arrow is written in the v1 form, aimed at the centre or the neighbour point.
 	rebind := func(b *Binding, t *Element, from, to Point) (*Binding, bool) {
-		if b == nil || t == nil || c.Elbowed {
+		if b == nil || t == nil || elbow {
 			return b, false
 		}
 		f, g := focusOf(t, from, to), bindingGap(b)

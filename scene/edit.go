@@ -68,6 +68,9 @@ func (s *Scene) add(in Element) (string, error) {
 	if err := s.checkBinding(e, e.EndBinding, "endBinding"); err != nil {
 		return "", err
 	}
+	if e.StartBinding != nil && e.EndBinding != nil && e.StartBinding.ElementID == e.EndBinding.ElementID && len(e.Points) < 3 {
+		return "", fmt.Errorf("%s: %w: an arrow from %q back to itself needs at least 3 points to go around", name, ErrInvalid, e.StartBinding.ElementID)
+	}
 	if e.Type.IsLinear() {
 		if len(e.Points) < 2 {
 			if e.StartBinding == nil || e.EndBinding == nil {

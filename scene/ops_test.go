@@ -250,3 +250,49 @@ func assertArrowsOnBorders(t *testing.T, s *Scene) {
 		check(e.EndBinding, pts[n-1], pts[n-2])
 	}
 }
+
+func TestArrowWithBendKeepsMiddlePoint(t *testing.T) {
+	s := newTestScene()
+	mustAdd(t, s, rect("a", 0, 0, 100, 60))
+	mustAdd(t, s, rect("b", 300, 300, 100, 60))
+	ar := NewElement(Arrow)
+	ar.ID, ar.X, ar.Y = "ab", 50, 30
+	ar.Points = []Point{{0, 0}, {300, 0}, {300, 300}} // via (350, 30)
+	ar.StartBinding, ar.EndBinding = &Binding{ElementID: "a"}, &Binding{ElementID: "b"}
+	got := mustAdd(t, s, ar)
+	pts := got.AbsPoints()
+	if len(pts) != 3 || !nearPt(pts[1], Point{350, 30}, 1e-9) {
+		t.Fatalf("points %v: the bend moved", pts)
+	}
+	// Each end is aimed at the bend: right border of a, top border of b.
+	if !nearPt(pts[0], Point{100 + DefaultGap, 30}, 1e-9) || !nearPt(pts[2], Point{350, 300 - DefaultGap}, 1e-9) {
+		t.Errorf("ends %v and %v", pts[0], pts[2])
+	}
+	assertArrowsOnBorders(t, s)
+	loop := NewElement(Arrow)
+	loop.ID, loop.Points = "loop", nil
+	loop.StartBinding, loop.EndBinding = &Binding{ElementID: "a"}, &Binding{ElementID: "a"}
+	if _, err := s.Add(loop); !errors.Is(err, ErrInvalid) {
+		t.Errorf("two-point self loop: got %v, want ErrInvalid", err)
+	}
+}
+
+func TestArrowsFollowRotatedTargets(t *testing.T) {
+	s := newTestScene()
+	mustAdd(t, s, rect("a", 0, 0, 120, 60))
+	mustAdd(t, s, shape(Diamond, "d", 300, 200, 120, 90))
+	mustAdd(t, s, shape(Ellipse, "e", -300, 250, 150, 70))
+	mustAdd(t, s, arrow("ad", "a", "d"))
+	mustAdd(t, s, arrow("ea", "e", "a"))
+	for _, id := range []string{"a", "d", "e"} {
+		if err := s.Update(id, func(e *Element) error { e.Angle = 0.7; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		assertArrowsOnBorders(t, s)
+	}
+	if err := s.Update("d", func(e *Element) error { e.Width, e.Height = 200, 140; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	assertArrowsOnBorders(t, s)
+	assertConsistent(t, s)
+}
