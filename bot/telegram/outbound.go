@@ -77,6 +77,19 @@ func (a *Adapter) Send(ctx context.Context, key bot.ThreadKey, r bot.Reply) erro
 	if err != nil {
 		return err
 	}
+	err = a.send(ctx, d, r)
+	var moved *tg.MigrateError
+	if errors.As(err, &moved) && moved.MigrateToChatID != 0 {
+		// The group became a supergroup with a new id: answer there. Its old threads go on
+		// under the old key; new messages arrive from the new chat and start new threads.
+		a.log.Info("telegram: group upgraded to a supergroup; replying in the new chat", "from", d.chat, "to", moved.MigrateToChatID)
+		d.chat = int64(moved.MigrateToChatID)
+		err = a.send(ctx, d, r)
+	}
+	return err
+}
+
+func (a *Adapter) send(ctx context.Context, d dest, r bot.Reply) error {
 	text, markup := links(r)
 	if r.Image != nil {
 		caption, rest := split(text, maxCaption)

@@ -248,3 +248,15 @@ func TestStatusEditsCoalesced(t *testing.T) {
 		}
 	}
 }
+
+func TestGroupUpgradedToSupergroup(t *testing.T) {
+	a, fake, _ := sendOnly(t)
+	fake.Fail("sendPhoto", tgfake.Failure{Code: 400, Description: "Bad Request: group chat was upgraded to a supergroup chat", MigrateTo: group.ID})
+	old := bot.ThreadKey{Platform: Platform, Channel: "-4001", Thread: "0:3"} // the basic group's id
+	if err := a.Send(t.Context(), old, bot.Reply{Text: "done", Image: &bot.File{Content: smallPNG()}, Files: []bot.File{{Name: "d.excalidraw", Content: []byte("{}")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := summary(fake.BotMessages(group.ID)); len(got) != 2 {
+		t.Errorf("supergroup shows %v, want the picture and the file", got)
+	}
+}

@@ -68,6 +68,7 @@ type Failure struct {
 	Code        int    // error_code, e.g. 429
 	Description string // defaults to Telegram's wording for the code
 	RetryAfter  int    // parameters.retry_after in seconds (429)
+	MigrateTo   int64  // parameters.migrate_to_chat_id (400: the group became a supergroup)
 	Times       int    // how many calls fail; 0 means 1
 }
 
@@ -177,6 +178,7 @@ type apiError struct {
 	code       int
 	desc       string
 	retryAfter int
+	migrateTo  int64
 }
 
 func (e *apiError) Error() string { return fmt.Sprintf("%d %s", e.code, e.desc) }
@@ -234,8 +236,11 @@ func (s *Server) record(c Call) {
 
 func writeError(w http.ResponseWriter, e *apiError) {
 	body := map[string]any{"ok": false, "error_code": e.code, "description": e.desc}
-	if e.retryAfter > 0 {
-		body["parameters"] = map[string]int{"retry_after": e.retryAfter}
+	switch {
+	case e.retryAfter > 0:
+		body["parameters"] = map[string]int64{"retry_after": int64(e.retryAfter)}
+	case e.migrateTo != 0:
+		body["parameters"] = map[string]int64{"migrate_to_chat_id": e.migrateTo}
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(e.code)
@@ -256,7 +261,7 @@ func (s *Server) injected(method string) error {
 	} else {
 		q[0].Times--
 	}
-	e := &apiError{code: f.Code, desc: f.Description, retryAfter: f.RetryAfter}
+	e := &apiError{code: f.Code, desc: f.Description, retryAfter: f.RetryAfter, migrateTo: f.MigrateTo}
 	if e.desc == "" {
 		switch f.Code {
 		case 429:
