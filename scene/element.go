@@ -241,7 +241,7 @@ func (e *Element) AbsPoints() []Point {
 	return out
 }
 
-// HasLabel returns the id of the element's bound text (its label), or "".
+// Label returns the id of the element's bound text (its label), or "".
 func (e *Element) Label() string {
 	for _, b := range e.BoundElements {
 		if b.Type == Text {
