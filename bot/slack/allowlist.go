@@ -69,6 +69,9 @@ func (a *Adapter) refuse(ctx context.Context, key bot.ThreadKey, ts, why string)
 		text = "Sorry, I'm not enabled in this workspace. An admin can allow it in excalibot's settings (EXCALIBOT_SLACK_WORKSPACES)."
 	}
 	a.bg.Go(func() {
+		// Finish posting even when Run is stopping (it waits for this, at most 10 s).
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
 		if _, _, err := a.api.PostMessageContext(ctx, key.Channel, slack.MsgOptionText(text, false), slack.MsgOptionTS(thread)); err != nil {
 			a.log.Warn("slack: cannot post the allowlist refusal", "channel", key.Channel, "err", err)
 		}
