@@ -260,3 +260,24 @@ func TestGroupUpgradedToSupergroup(t *testing.T) {
 		t.Errorf("supergroup shows %v, want the picture and the file", got)
 	}
 }
+
+// TestWorkingEndsWithItsContext: a run cancelled without Finish does not leave the chat action
+// going, and a late Finish still cleans up.
+func TestWorkingEndsWithItsContext(t *testing.T) {
+	a, fake, _ := sendOnly(t)
+	a.actionEvery = 5 * time.Millisecond
+	ctx, cancel := context.WithCancel(t.Context())
+	st, err := a.Working(ctx, bot.Message{Key: dmKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake.WaitFor(wait, func() bool { return len(fake.Calls("sendChatAction")) >= 2 })
+	cancel()
+	<-st.(*status).done // the goroutine has stopped on its own
+	if err := st.Finish(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if msgs := fake.Messages(dmChat.ID); len(msgs) != 1 || !msgs[0].Deleted {
+		t.Errorf("status message %+v, want it deleted", msgs)
+	}
+}
