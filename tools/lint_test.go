@@ -107,3 +107,20 @@ func TestArrowToTextAndFrameMoves(t *testing.T) {
 			args:  `{"id":"t1","text":"  "}`, wantErr: true, want: []string{"delete_elements"}},
 	})
 }
+
+func TestWarningsMatchGetScene(t *testing.T) {
+	s := New(newTestScene(), DefaultLimits())
+	for _, st := range scripts[len(scripts)-1].steps { // the lint script
+		mustCall(t, s, st.tool, st.args)
+	}
+	ws := Warnings(s.Scene())
+	text := mustCall(t, s, "get_scene", "").Text
+	if len(ws) < 5 {
+		t.Fatalf("Warnings = %q, want the lint script's warnings", ws)
+	}
+	for _, w := range ws {
+		if !strings.Contains(text, "- "+w+"\n") {
+			t.Errorf("warning %q not in get_scene:\n%s", w, text)
+		}
+	}
+}

@@ -61,8 +61,9 @@ func New(sc *scene.Scene, lim Limits) *Set {
 	return &Set{sc: sc, lim: lim.withDefaults(), snaps: map[string]*scene.Scene{}}
 }
 
-// Scene returns the current scene. restore_snapshot and clear_canvas may replace it, and every
-// successful mutating call does (with an edited clone), so ask again after each call.
+// Scene returns the current scene. restore_snapshot and clear_canvas replace it and every
+// successful mutating call changes it, so ask again after each call, and read it only between
+// calls (a call in progress may update it in place).
 func (s *Set) Scene() *scene.Scene {
 	s.mu.Lock()
 	defer s.mu.Unlock()
