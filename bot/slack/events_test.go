@@ -36,6 +36,7 @@ func TestEventsAPI(t *testing.T) {
 		{"forged signature", mention.Body, slackfake.HTTPOptions{Signature: "v0=" + strings.Repeat("ab", 32)}, 401},
 		{"wrong secret", mention.Body, slackfake.HTTPOptions{Secret: "not-the-secret"}, 401},
 		{"stale timestamp (replay)", mention.Body, slackfake.HTTPOptions{Time: time.Now().Add(-6 * time.Minute)}, 401},
+		{"timestamp from the future", mention.Body, slackfake.HTTPOptions{Time: time.Now().Add(6 * time.Minute)}, 401},
 		{"blank signature", mention.Body, slackfake.HTTPOptions{Signature: " "}, 401},
 		{"tampered body", bytes.Replace(mention.Body, []byte("a queue"), []byte("a trap!"), 1), slackfake.HTTPOptions{Signature: signOf(e.fake, mention.Body)}, 401},
 	} {
