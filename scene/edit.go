@@ -89,7 +89,7 @@ func (s *Scene) add(in Element) (string, error) {
 		layoutFreeText(e)
 	}
 	e.IsDeleted = false
-	if e.Seed == 0 {
+	if e.Seed == 0 || e.Seed == 1 {
 		e.Seed = s.randInt()
 	}
 	e.Version = 0

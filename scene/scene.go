@@ -221,8 +221,9 @@ func (s *Scene) touch(e *Element) {
 	e.Updated = s.now().UnixMilli()
 }
 
-// randInt returns a random 31-bit positive integer, the range Excalidraw's randomInteger uses.
-func (s *Scene) randInt() int64 { return 1 + s.rnd.int63n(1<<31-1) }
+// randInt returns a random 31-bit integer, the range Excalidraw's randomInteger uses, above 1:
+// restore() fills a missing seed with 1, and equal seeds draw equal wobbles.
+func (s *Scene) randInt() int64 { return 2 + s.rnd.int63n(1<<31-2) }
 
 // newID returns an id that is not in use, Excalidraw-style (21 random characters from base 62).
 func (s *Scene) newID() string {
@@ -351,8 +352,8 @@ func (s *Scene) Batch(fn func(b *Scene) error) error {
 	return nil
 }
 
-// Clear removes every element (including tombstones) and the viewport; appState and files are
-// dropped too, since files belong to image elements.
+// Clear removes every element (including tombstones), the image files (they belong to image
+// elements) and the viewport. The appState (background colour, grid) is kept.
 func (s *Scene) Clear() {
 	s.elems = nil
 	s.pos = newPosIndex(0)

@@ -272,3 +272,40 @@ func jsonNear(a, b any, tol float64, path string) (string, bool) {
 	}
 	return path, a == b
 }
+
+func TestSmallAccessors(t *testing.T) {
+	s := loadTolerant(t)
+	if f := s.Files(); len(f) != 1 {
+		t.Errorf("Files: %d entries, want 1", len(f))
+	}
+	b, ok := s.Bounds()
+	if !ok || b.X != 0 || b.Y != 0 || b.Y+b.Height != 680 {
+		t.Errorf("Bounds = %+v, %v", b, ok)
+	}
+	r := shape(Rectangle, "r", 10, 20, 200, 100)
+	d := shape(Diamond, "d", 0, 0, 200, 100)
+	e := shape(Ellipse, "e", 0, 0, 200, 100)
+	for _, tt := range []struct {
+		el   Element
+		want Rect
+	}{
+		{r, Rect{15, 25, 190, 90}},
+		{d, Rect{55, 30, 90, 40}},
+		{e, Rect{5 + 100*(1-math.Sqrt2/2), 5 + 50*(1-math.Sqrt2/2), math.Round(100*math.Sqrt2) - 10, math.Round(50*math.Sqrt2) - 10}},
+	} {
+		if got := TextArea(tt.el); !nearPt(Point{got.X, got.Y}, Point{tt.want.X, tt.want.Y}, 1e-9) || got.Width != tt.want.Width || got.Height != tt.want.Height {
+			t.Errorf("TextArea(%s) = %+v, want %+v", tt.el.Type, got, tt.want)
+		}
+	}
+	s.Clear()
+	if s.Len() != 0 || len(s.Files()) != 0 || len(s.AllElements()) != 0 {
+		t.Errorf("after Clear: %d elements, %d files", s.Len(), len(s.Files()))
+	}
+	if _, ok := s.Bounds(); ok {
+		t.Error("empty scene has bounds")
+	}
+	if _, err := s.Add(rect("a", 0, 0, 10, 10)); err != nil {
+		t.Errorf("Add after Clear: %v", err)
+	}
+	assertConsistent(t, s)
+}
