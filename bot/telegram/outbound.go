@@ -101,6 +101,9 @@ func (a *Adapter) send(ctx context.Context, d dest, r bot.Reply) error {
 	for text != "" {
 		var chunk string
 		chunk, text = split(text, maxText)
+		if chunk == "" {
+			continue // a piece that was only blank lines
+		}
 		var mk any
 		if text == "" && markup != nil {
 			mk = markup // the button goes with the last piece, where readers end up
