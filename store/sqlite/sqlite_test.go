@@ -46,7 +46,7 @@ func TestConformance(t *testing.T) { storetest.Run(t, factory) }
 func TestDurability(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "durable.db")
 	open := func(opt store.Options) (store.Store, error) { return sqlite.Open(t.Context(), path, opt, nil) }
-	storetest.Durability(t, path, 300, nil, open)
+	storetest.Durability(t, path, 300, nil, nil, open)
 	s, err := sqlite.Open(t.Context(), path, store.Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
