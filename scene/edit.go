@@ -255,6 +255,14 @@ func (s *Scene) update(id string, fn func(e *Element) error) error {
 			s.listArrow(n.ElementID, id)
 		}
 	}
+	// A label shares its container's frame and lock.
+	if l := s.get(e.Label()); l != nil && (l.FrameID != e.FrameID || l.Locked != e.Locked) &&
+		(e.FrameID != old.FrameID || e.Locked != old.Locked) {
+		c := s.edit(l)
+		c.FrameID, c.Locked = e.FrameID, e.Locked
+		s.touch(c)
+		s.put(c)
+	}
 	s.afterGeometryChange(old, e)
 	return nil
 }

@@ -246,7 +246,9 @@ func (s *Scene) deleteSet(set map[string]bool) []string {
 	return removed
 }
 
-// Lock locks the elements (and their labels): they refuse every change until unlocked.
+// Lock locks the elements (and their labels): they refuse every change until unlocked. Bindings
+// stay live: a locked arrow still follows a shape that moves, and a locked shape still lists arrows
+// newly bound to it, as in Excalidraw.
 func (s *Scene) Lock(ids ...string) error { return s.setLocked(ids, true) }
 
 // Unlock unlocks the elements (and their labels).

@@ -296,3 +296,16 @@ func TestArrowsFollowRotatedTargets(t *testing.T) {
 	assertArrowsOnBorders(t, s)
 	assertConsistent(t, s)
 }
+
+func TestUpdatePropagatesFrameAndLockToLabel(t *testing.T) {
+	s := chain(t)
+	mustAdd(t, s, shape(Frame, "f", -100, -100, 1000, 400))
+	if err := s.Update("a", func(e *Element) error { e.FrameID = "f"; e.Locked = true; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	l, _ := s.Get("a-label")
+	if l.FrameID != "f" || !l.Locked {
+		t.Errorf("label frameId %q locked %v, want f, true", l.FrameID, l.Locked)
+	}
+	assertConsistent(t, s)
+}
