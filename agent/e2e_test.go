@@ -13,7 +13,7 @@ import (
 func realRequest(set *tools.Set, prompt string, mem Memory) Request {
 	return Request{Prompt: prompt, Tools: set, Memory: mem,
 		Snapshot: func() ([]byte, error) { return set.Scene().Encode() },
-		Lint:     LintWith(set)}
+		Lint:     func() []string { return tools.Warnings(set.Scene()) }}
 }
 
 const realOrgChart = `{"elements":[
@@ -44,6 +44,9 @@ func TestEndToEndWithRealTools(t *testing.T) {
 	}
 	if first.Reason != StopDone || first.ToolErrors != 0 {
 		t.Fatalf("first run: %s, %d tool errors: %+v", first.Reason, first.ToolErrors, first.Steps)
+	}
+	if got, viaText := first.Warnings, LintWith(set)(); len(got) != len(viaText) {
+		t.Errorf("tools.Warnings %q and get_scene's warnings %q disagree", got, viaText)
 	}
 	if !first.Finished || len(first.Warnings) != 0 {
 		t.Errorf("first run not clean: warnings %q", first.Warnings)
@@ -104,5 +107,24 @@ func TestWarningsIn(t *testing.T) {
 	}
 	if WarningsIn("scene: 0 elements\n") != nil {
 		t.Error("no warnings section must give nil")
+	}
+}
+
+// TestEndToEndWarningsLeft: a model that stops with overlapping shapes does not get to claim success.
+func TestEndToEndWarningsLeft(t *testing.T) {
+	_, srv := newFakeOllama(t,
+		calls(call("batch_create_elements", `{"elements":[{"id":"r1","type":"rectangle","x":0,"y":0,"text":"A"},{"id":"r2","type":"rectangle","x":20,"y":10,"text":"B"}]}`)),
+		calls(call("done", `{"summary":"Perfect diagram."}`)),
+	)
+	set := tools.New(scene.New(), tools.Limits{})
+	res, err := newAgent(t, srv.URL, Limits{}).Run(context.Background(), realRequest(set, "two boxes", Memory{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Finished || len(res.Warnings) == 0 {
+		t.Fatalf("finished %v warnings %q: overlapping boxes must leave a warning", res.Finished, res.Warnings)
+	}
+	if !strings.HasPrefix(res.Summary, "Perfect diagram. ") || !strings.Contains(res.Summary, "problem(s) remain in the drawing: r1 overlaps r2") {
+		t.Errorf("summary %q", res.Summary)
 	}
 }

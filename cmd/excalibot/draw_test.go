@@ -1,0 +1,134 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/excalibot/excalibot/config"
+	"github.com/excalibot/excalibot/scene"
+)
+
+func TestLoadConfigMixesFlagsAndPrompt(t *testing.T) {
+	tests := []struct {
+		args      []string
+		prompt    string
+		out       string
+		model     string
+		quiet     bool
+		wantFails bool
+	}{
+		{[]string{"org chart"}, "org chart", "diagram.png", "qwen3:8b", false, false},
+		{[]string{"org chart", "-o", "x.png", "--model", "llama3.1:8b", "-q"}, "org chart", "x.png", "llama3.1:8b", true, false},
+		{[]string{"-q", "--model=m:1", "two", "words"}, "two words", "diagram.png", "m:1", true, false},
+		{[]string{"--", "-starts with a dash"}, "-starts with a dash", "diagram.png", "qwen3:8b", false, false},
+		{[]string{"x", "--num-ctx", "nope"}, "", "", "", false, true},
+	}
+	for _, tt := range tests {
+		fs := flag.NewFlagSet("draw", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		out := fs.String("o", "diagram.png", "")
+		quiet := fs.Bool("q", false, "")
+		var stderr bytes.Buffer
+		l, pos, code := loadConfig(fs, tt.args, &stderr, "draw")
+		if tt.wantFails {
+			if l != nil || code != 2 {
+				t.Errorf("%q: want a usage error, got code %d", tt.args, code)
+			}
+			continue
+		}
+		if l == nil {
+			t.Fatalf("%q: %s", tt.args, stderr.String())
+		}
+		if got := strings.Join(pos, " "); got != tt.prompt || *out != tt.out || l.Model != tt.model || *quiet != tt.quiet {
+			t.Errorf("%q: prompt %q out %q model %q quiet %v; want %q %q %q %v", tt.args, got, *out, l.Model, *quiet,
+				tt.prompt, tt.out, tt.model, tt.quiet)
+		}
+	}
+}
+
+// ndjsonOllama plays canned /api/chat replies, one per request, in Ollama's NDJSON form.
+type ndjsonOllama struct {
+	mu      sync.Mutex
+	replies []string
+}
+
+func (f *ndjsonOllama) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	var reply string
+	if len(f.replies) > 0 {
+		reply, f.replies = f.replies[0], f.replies[1:]
+	}
+	f.mu.Unlock()
+	if reply == "" {
+		http.Error(w, `{"error":"no reply left"}`, http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	io.WriteString(w, reply)
+}
+
+func toolReply(name, args string) string {
+	return `{"model":"qwen3:8b","message":{"role":"assistant","content":"","tool_calls":[{"id":"c1","function":{"index":0,"name":"` +
+		name + `","arguments":` + args + `}}]},"done":false}` + "\n" +
+		`{"model":"qwen3:8b","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","prompt_eval_count":900,"eval_count":40}` + "\n"
+}
+
+func TestChatThread(t *testing.T) {
+	f := &ndjsonOllama{replies: []string{
+		toolReply("batch_create_elements", `{"elements":[{"id":"api","type":"rectangle","x":0,"y":0,"text":"API"},{"id":"db","type":"rectangle","x":0,"y":200,"text":"DB"},{"id":"a1","type":"arrow","startElementId":"api","endElementId":"db"}]}`),
+		toolReply("done", `{"summary":"API writes to DB."}`),
+		// the second request fails: the model is gone, the diagram must stay
+	}}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	cfg := config.Default()
+	cfg.OllamaHost, cfg.ChromePath = srv.URL, filepath.Join(t.TempDir(), "no-chromium")
+	var out, logs bytes.Buffer
+	k, err := newKit(cfg, &logs, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.close()
+	png := filepath.Join(t.TempDir(), "d.png")
+	th := &thread{k: k, out: &out, png: png, set: k.tools(scene.New())}
+	in := strings.Join([]string{"API and DB", "make it blue", "save", "undo", "undo", "reset", "undo", "quit", "never read"}, "\n")
+	if err := th.loop(context.Background(), strings.NewReader(in)); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	for _, want := range []string{
+		"[1] batch_create_elements",
+		"API writes to DB.",
+		"That did not work:", "The diagram is unchanged.",
+		"Wrote " + strings.TrimSuffix(png, ".png") + ".excalidraw.",
+		"No PNG:",
+		"Undone (0 elements now).",
+		"Nothing to undo.",
+		"Started over with an empty canvas",
+		"Undone (0 elements now).",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+	saved, err := os.ReadFile(strings.TrimSuffix(png, ".png") + ".excalidraw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scene.Decode(saved)
+	if err != nil || sc.LabelText("db") != "DB" {
+		t.Errorf("saved scene: %v, db label %q", err, sc.LabelText("db"))
+	}
+	if strings.Contains(got, "never read") {
+		t.Error("lines after quit were read")
+	}
+}
