@@ -359,26 +359,33 @@ func TestAllowlists(t *testing.T) {
 }
 
 func TestAttachmentFetch(t *testing.T) {
-	rec := newRecorder()
-	e := start(t, ModeSocket, rec, nil)
-	_, err := e.fake.Send(e.ctx, slackfake.UserMessage{Channel: "C1", Text: "<@U0BOT> use this",
-		Files: []slackfake.UploadedFile{{Name: "old.excalidraw", MIME: "application/json", Content: sceneJSON}}})
-	must(t, err)
-	m := rec.nextText(t, "use this")
-	if len(m.Files) != 1 {
-		t.Fatalf("files = %d, want 1", len(m.Files))
-	}
-	f := m.Files[0]
-	if f.Name != "old.excalidraw" || f.MIME != "application/json" || f.Size != int64(len(sceneJSON)) {
-		t.Errorf("attachment = %s %s %d, want old.excalidraw application/json %d", f.Name, f.MIME, f.Size, len(sceneJSON))
-	}
-	got, err := f.Fetch(e.ctx, 1<<20)
-	must(t, err)
-	if !bytes.Equal(got, sceneJSON) {
-		t.Errorf("fetched %q, want %q", got, sceneJSON)
-	}
-	if _, err := f.Fetch(e.ctx, 10); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("fetch beyond the limit: err = %v, want ErrTooLarge", err)
+	for _, partial := range []bool{false, true} {
+		t.Run(fmt.Sprintf("partial file object %v", partial), func(t *testing.T) {
+			rec := newRecorder()
+			e := start(t, ModeSocket, rec, nil)
+			_, err := e.fake.Send(e.ctx, slackfake.UserMessage{Channel: "C1", Text: "<@U0BOT> use this", PartialFiles: partial,
+				Files: []slackfake.UploadedFile{{Name: "old.excalidraw", MIME: "application/json", Content: sceneJSON}}})
+			must(t, err)
+			m := rec.nextText(t, "use this")
+			if len(m.Files) != 1 {
+				t.Fatalf("files = %d, want 1", len(m.Files))
+			}
+			f := m.Files[0]
+			if f.Name != "old.excalidraw" || f.MIME != "application/json" || f.Size != int64(len(sceneJSON)) {
+				t.Errorf("attachment = %s %s %d, want old.excalidraw application/json %d", f.Name, f.MIME, f.Size, len(sceneJSON))
+			}
+			got, err := f.Fetch(e.ctx, 1<<20)
+			must(t, err)
+			if !bytes.Equal(got, sceneJSON) {
+				t.Errorf("fetched %q, want %q", got, sceneJSON)
+			}
+			if _, err := f.Fetch(e.ctx, 10); !errors.Is(err, ErrTooLarge) {
+				t.Errorf("fetch beyond the limit: err = %v, want ErrTooLarge", err)
+			}
+			if n := len(e.fake.Calls("files.info")); (n > 0) != partial {
+				t.Errorf("files.info calls = %d; want them only for partial file objects", n)
+			}
+		})
 	}
 }
 

@@ -122,7 +122,7 @@ func (a *Adapter) toMessage(ctx context.Context, in inbound) (bot.Message, bool)
 		Received: in.received,
 	}
 	for _, f := range in.files {
-		if at, ok := a.attachment(f); ok {
+		if at, ok := a.attachment(ctx, f); ok {
 			msg.Files = append(msg.Files, at)
 		}
 	}
@@ -201,9 +201,21 @@ func cleanText(text, botUserID string) string {
 
 // attachment wraps a file posted with a message; the content is downloaded only if the core
 // asks for it, with the bot token, and never beyond the core's size limit.
-func (a *Adapter) attachment(f slack.File) (bot.Attachment, bool) {
+func (a *Adapter) attachment(ctx context.Context, f slack.File) (bot.Attachment, bool) {
 	if f.ID == "" && f.URLPrivate == "" {
 		return bot.Attachment{}, false
+	}
+	if f.Name == "" && f.URLPrivate == "" {
+		// A partial file object ("file_access": "check_file_info"): the core needs the name and
+		// type to decide what the file is, so ask now. Rare, and bounded.
+		ictx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		info, _, _, err := a.api.GetFileInfoContext(ictx, f.ID, 0, 0)
+		cancel()
+		if err != nil {
+			a.log.Warn("slack files.info failed; the file keeps no name", "file", f.ID, "err", err)
+		} else {
+			f = *info
+		}
 	}
 	if f.Mode == "tombstone" || f.Mode == "hidden_by_limit" {
 		return bot.Attachment{}, false // deleted, or beyond the free plan's history

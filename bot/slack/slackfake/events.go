@@ -27,6 +27,9 @@ type UserMessage struct {
 	Subtype     string // e.g. "channel_join", "message_changed"; "file_share" is set when Files are given
 	Team        string // the workspace the event is for (team_id); default the fake's team
 	Files       []UploadedFile
+	// PartialFiles sends the files as Slack sometimes does (Slack Connect, large events): only
+	// {"id", "file_access": "check_file_info"}, so the app must call files.info.
+	PartialFiles bool
 }
 
 // UploadedFile is a file a person posts with a message.
@@ -79,7 +82,11 @@ func (s *Server) Post(m UserMessage) Posted {
 		f := &File{ID: s.nextID("F"), Name: u.Name, Title: u.Name, MIME: u.MIME, Content: u.Content, User: m.User}
 		s.files[f.ID] = f
 		msg.Files = append(msg.Files, *f)
-		files = append(files, s.fileJSON(f))
+		if m.PartialFiles {
+			files = append(files, map[string]any{"id": f.ID, "file_access": "check_file_info", "created": 1700000000, "timestamp": 1700000000, "user": m.User})
+		} else {
+			files = append(files, s.fileJSON(f))
+		}
 	}
 	s.messages = append(s.messages, msg)
 
