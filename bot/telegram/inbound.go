@@ -69,7 +69,7 @@ func (a *Adapter) handleUpdate(ctx context.Context, u *models.Update) {
 		User:     strconv.FormatInt(user, 10),
 		UserName: name,
 		Text:     dropStartPayload(strings.TrimSpace(stripMention(text, ents, me))),
-		Received: time.Unix(int64(m.Date), 0),
+		Received: a.now(), // when the update reached us: m.Date has whole seconds only
 	}
 	if d := m.Document; d != nil {
 		msg.Files = append(msg.Files, a.attachment(d.FileID, d.FileName, d.MimeType, d.FileSize))
