@@ -2,6 +2,7 @@ package scene
 
 import (
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -124,8 +125,9 @@ func (s *Scene) Align(ids []string, a Alignment) error {
 	})
 }
 
-// Distribute spaces the elements evenly along the direction, keeping the outermost two in place:
-// the gaps between neighbouring boxes become equal, as in Excalidraw's distribute action. Grouped
+// Distribute spaces the elements evenly along the direction within the selection's extent: the gaps
+// between neighbouring boxes (ordered by their centres) become equal, as in Excalidraw's distribute
+// action. Grouped
 // elements move as one; labels and bound arrows follow.
 func (s *Scene) Distribute(ids []string, d Direction) error {
 	if d != Horizontal && d != Vertical {
@@ -150,14 +152,15 @@ func (s *Scene) Distribute(ids []string, d Direction) error {
 			cb, sb := pos(b.box)
 			return cmpFloat(ca+sa/2, cb+sb/2)
 		})
-		first, _ := pos(us[0].box)
-		lastStart, lastSize := pos(us[len(us)-1].box)
-		span := lastStart + lastSize - first
-		total := 0.0
+		// As Excalidraw's distributeElements: the selection's extent stays, units are laid out in
+		// order of their centres with equal gaps.
+		first, last, total := math.Inf(1), math.Inf(-1), 0.0
 		for _, u := range us {
-			_, sz := pos(u.box)
+			st, sz := pos(u.box)
+			first, last = min(first, st), max(last, st+sz)
 			total += sz
 		}
+		span := last - first
 		gap := (span - total) / float64(len(us)-1)
 		at := first
 		for _, u := range us {
