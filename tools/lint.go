@@ -322,8 +322,16 @@ func lintCrossing(a *scene.Element, pts []scene.Point, solids []*scene.Element) 
 			(sb.Contains(pts[len(pts)-1]) && scene.ContainsPoint(*s, pts[len(pts)-1], 0)) {
 			continue
 		}
+		inner := innerBoxes(s)
 		for k := 1; k < len(pts); k++ {
-			if segmentHitsBox(pts[k-1], pts[k], sb) && scene.SegmentIntersects(*s, pts[k-1], pts[k]) {
+			if !segmentHitsBox(pts[k-1], pts[k], sb) {
+				continue
+			}
+			sure := false
+			for _, ib := range inner {
+				sure = sure || segmentHitsBox(pts[k-1], pts[k], ib)
+			}
+			if sure || scene.SegmentIntersects(*s, pts[k-1], pts[k]) {
 				hit = append(hit, showID(s.ID))
 				break
 			}
@@ -334,6 +342,29 @@ func lintCrossing(a *scene.Element, pts []scene.Point, solids []*scene.Element) 
 	}
 	return []string{fmt.Sprintf("arrow %s passes through %s: move %s out of the way or re-route the arrow",
 		showID(a.ID), strings.Join(hit, ", "), strings.Join(hit, ", "))}
+}
+
+// innerBoxes returns boxes that lie wholly inside an unrotated shape (the two bars of a rounded
+// rectangle, the inscribed boxes of an ellipse and a diamond): a segment meeting one of them
+// certainly crosses the shape, which spares building its outline for the exact test.
+func innerBoxes(s *scene.Element) []scene.Rect {
+	if s.Angle != 0 {
+		return nil
+	}
+	x, y, w, h := s.X, s.Y, s.Width, s.Height
+	switch s.Type {
+	case scene.Rectangle:
+		r := 0.0
+		if s.Roundness != nil {
+			r = scene.CornerRadius(math.Min(w, h), s.Roundness)
+		}
+		return []scene.Rect{{X: x + r, Y: y, Width: w - 2*r, Height: h}, {X: x, Y: y + r, Width: w, Height: h - 2*r}}
+	case scene.Ellipse: // half sizes 0.6·a, 0.6·b: 0.36+0.36 < 1, strictly inside
+		return []scene.Rect{{X: x + 0.2*w, Y: y + 0.2*h, Width: 0.6 * w, Height: 0.6 * h}}
+	case scene.Diamond: // half sizes w/6, h/6: 1/3+1/3 < 1, clear of the rounded tips
+		return []scene.Rect{{X: x + w/3, Y: y + h/3, Width: w / 3, Height: h / 3}}
+	}
+	return nil
 }
 
 // segmentHitsBox reports whether segment a-b meets box r (Liang–Barsky clipping): a necessary

@@ -124,3 +124,18 @@ func TestWarningsMatchGetScene(t *testing.T) {
 		}
 	}
 }
+
+// The inner boxes used to skip the exact crossing test must lie inside the shape.
+func TestInnerBoxesInside(t *testing.T) {
+	for _, typ := range []scene.Type{scene.Rectangle, scene.Ellipse, scene.Diamond} {
+		e := scene.NewElement(typ)
+		e.X, e.Y, e.Width, e.Height = 10, 20, 200, 90
+		for _, b := range innerBoxes(&e) {
+			for _, p := range []scene.Point{{X: b.X, Y: b.Y}, {X: b.X + b.Width, Y: b.Y}, {X: b.X, Y: b.Y + b.Height}, {X: b.X + b.Width, Y: b.Y + b.Height}} {
+				if !scene.ContainsPoint(e, p, 0) {
+					t.Errorf("%s: corner %v of inner box %v is outside the shape", typ, p, b)
+				}
+			}
+		}
+	}
+}
