@@ -134,7 +134,7 @@ func (s *Server) start(ctx context.Context) error {
 		return fmt.Errorf("pgtest: start postgres: %w", err)
 	}
 	s.cmd, s.done = cmd, make(chan error, 1)
-	go func() { s.done <- cmd.Wait() }() // owned by Stop/Kill, which wait on s.done
+	go func() { s.done <- cmd.Wait() }()        // owned by Stop/Kill, which wait on s.done
 	deadline := time.Now().Add(3 * time.Minute) // crash recovery on a loaded CI machine is slow
 	for {
 		c, err := pgx.Connect(ctx, s.DSN("postgres"))

@@ -84,4 +84,3 @@ func (s *DB) ReleaseOwner(ctx context.Context, owner string) (int, error) {
 	n, err := res.RowsAffected()
 	return int(n), err
 }
-

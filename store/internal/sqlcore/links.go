@@ -100,4 +100,3 @@ func (s *DB) RevokeLinks(ctx context.Context, key store.ThreadKey, kind store.Li
 	}
 	return int(n), nil
 }
-
