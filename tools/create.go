@@ -18,6 +18,10 @@ var defaultSizes = map[string][2]float64{
 }
 
 func (s *Set) batchCreate(w *scene.Scene, o *object) (string, error) {
+	if !o.has("elements") && o.has("type") {
+		// One element sent without the list around it: small models do this; take it as meant.
+		return s.createElement(w, o)
+	}
 	items, ok := o.objList("elements")
 	if !ok && !o.has("elements") {
 		o.p.add("elements", "missing; give a list like [{\"id\":\"r1\",\"type\":\"rectangle\",\"x\":0,\"y\":0,\"text\":\"API\"}]")
@@ -44,6 +48,10 @@ func (s *Set) batchCreate(w *scene.Scene, o *object) (string, error) {
 }
 
 func (s *Set) createElement(w *scene.Scene, o *object) (string, error) {
+	if o.has("elements") && !o.has("type") {
+		// A list sent to the one-element tool: do what batch_create_elements would.
+		return s.batchCreate(w, o)
+	}
 	a := decodeElement(o, s.lim, true)
 	if !o.p.ok() {
 		return "", o.p

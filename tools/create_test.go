@@ -124,6 +124,15 @@ func TestBatchCreate(t *testing.T) {
 		{name: "unknown end id lists closest", setup: []step{{"batch_create_elements", orgChart}}, tool: "batch_create_elements",
 			args:    `{"elements":[{"id":"a9","type":"arrow","startElementId":"ceo","endElementId":"ctoo"}]}`,
 			wantErr: true, want: []string{`elements[0].endElementId: no element with id "ctoo"`, `closest ids: "cto"`}},
+		{name: "late failure undoes the whole batch", setup: withOrg, tool: "batch_create_elements",
+			args: `{"elements":[{"id":"n1","type":"rectangle","x":0,"y":600,"text":"new"},{"id":"n2","type":"ellipse","x":300,"y":600},
+				{"id":"n3","type":"arrow","startElementId":"n1","endElementId":"nope"}]}`,
+			wantErr: true, want: []string{`elements[2].endElementId: no element with id "nope"`},
+			check: func(t *testing.T, sc *scene.Scene) {
+				if sc.Has("n1") || sc.Has("n2") {
+					t.Error("shapes of a refused batch were kept")
+				}
+			}},
 		{name: "bad colour lists names", tool: "batch_create_elements",
 			args:    `{"elements":[{"id":"r1","type":"rectangle","x":0,"y":0,"backgroundColor":"sky"}]}`,
 			wantErr: true, want: []string{"elements[0].backgroundColor", `unknown colour "sky"`, "blue-light"}},
@@ -218,6 +227,14 @@ func TestCreateElement(t *testing.T) {
 					t.Error("circle did not become an ellipse")
 				}
 			}},
+		{name: "a list sent to create_element", tool: "create_element",
+			args:  `{"elements":[{"id":"r1","type":"rectangle","x":0,"y":0},{"id":"r2","type":"rectangle","x":0,"y":200}]}`,
+			want:  []string{"created 2: r1, r2"},
+			check: wantLen(2)},
+		{name: "one element sent to batch", tool: "batch_create_elements",
+			args:  `{"id":"r1","type":"rectangle","x":0,"y":0}`,
+			want:  []string{"created 1: r1"},
+			check: wantLen(1)},
 		{name: "missing type", tool: "create_element", args: `{"id":"r1","x":0,"y":0}`, wantErr: true, want: []string{"type: missing"}},
 		{name: "id taken", setup: []step{{"batch_create_elements", orgChart}}, tool: "create_element",
 			args: `{"id":"cto","type":"rectangle","x":0,"y":0}`, wantErr: true, want: []string{`"cto" is already on the canvas`}},
