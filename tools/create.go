@@ -175,6 +175,9 @@ func (s *Set) checkRefs(w *scene.Scene, a elemArgs, p *problems) error {
 		if e.Type.IsShape() || e.Type == scene.Text && e.ContainerID == "" {
 			return ""
 		}
+		if e.ContainerID != "" {
+			return fmt.Sprintf("%q is the label of %q; attach the arrow to %q", e.ID, e.ContainerID, e.ContainerID)
+		}
 		return fmt.Sprintf("%q is %s; arrows attach to rectangles, ellipses, diamonds and texts", e.ID, withArticle(e.Type))
 	}
 	ref("startElementId", a.StartID, target)
