@@ -101,7 +101,7 @@ func BenchmarkLoopOverhead(b *testing.B) {
 // BenchmarkPromptSizeFake reports the bytes of system prompt and tool schemas with the test
 // toolbox; prompt_size_test.go reports the real toolset.
 func BenchmarkPromptSizeFake(b *testing.B) {
-	reportPromptSize(b, newBoard().Specs())
+	reportPromptSize(b, newBoard().Specs(), false)
 }
 
 // Peers' prompt sizes (peers.md): 6.7 KB for 21 tools, 13 KB for 26 tools, 28 KB when a guide
@@ -111,21 +111,22 @@ const (
 	targetBytes    = 9 * 1024
 )
 
-func reportPromptSize(b *testing.B, specs []tools.Spec) {
+func reportPromptSize(b *testing.B, specs []tools.Spec, allTools bool) {
 	var sys, schemas int
 	for b.Loop() {
 		var err error
-		if sys, schemas, err = PromptSize(specs); err != nil {
+		if sys, schemas, err = PromptSize(specs, allTools); err != nil {
 			b.Fatal(err)
 		}
 	}
 	total := sys + schemas
-	b.ReportMetric(float64(len(specs)), "tools")
+	n := len(offered(specs, allTools))
+	b.ReportMetric(float64(n), "tools")
 	b.ReportMetric(float64(sys), "system-bytes")
 	b.ReportMetric(float64(schemas), "schema-bytes")
 	b.ReportMetric(float64(total), "total-bytes")
 	b.ReportMetric(float64(total)/targetBytes, "x-target-9KB")
 	b.ReportMetric(float64(total)/peerSmallBytes, "x-peer-6.7KB")
 	fmt.Printf("prompt: %d tools, system %d B + schemas %d B = %d B (%.2fx the 9 KB target, %.2fx the 6.7 KB peer)\n",
-		len(specs), sys, schemas, total, float64(total)/targetBytes, float64(total)/peerSmallBytes)
+		n, sys, schemas, total, float64(total)/targetBytes, float64(total)/peerSmallBytes)
 }

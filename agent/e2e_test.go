@@ -62,6 +62,9 @@ func TestEndToEndWithRealTools(t *testing.T) {
 	if labels["ceo"] != "CEO" || labels["cfo"] != "CFO" || len(st) != 5 {
 		t.Fatalf("final scene %+v", st)
 	}
+	if got := len(f.request(0).Tools); got != len(CoreTools) {
+		t.Errorf("offered %d tools, want the %d core tools", got, len(CoreTools))
+	}
 	if tm := toolMessages(f.request(2)); !strings.Contains(tm[1].Content, "ceo -> cto") {
 		t.Errorf("get_scene result sent back lacks connections: %q", tm[1].Content)
 	}
@@ -94,9 +97,12 @@ func TestEndToEndWithRealTools(t *testing.T) {
 	}
 }
 
-// BenchmarkPromptSize reports the bytes of the system prompt plus the real tool schemas as sent.
+// BenchmarkPromptSize reports the bytes of the system prompt plus the real tool schemas as sent:
+// the core tools offered by default, and every tool (Config.AllTools).
 func BenchmarkPromptSize(b *testing.B) {
-	reportPromptSize(b, tools.New(scene.New(), tools.Limits{}).Specs())
+	specs := tools.New(scene.New(), tools.Limits{}).Specs()
+	b.Run("core", func(b *testing.B) { reportPromptSize(b, specs, false) })
+	b.Run("all", func(b *testing.B) { reportPromptSize(b, specs, true) })
 }
 
 func TestWarningsIn(t *testing.T) {
@@ -126,5 +132,33 @@ func TestEndToEndWarningsLeft(t *testing.T) {
 	}
 	if !strings.HasPrefix(res.Summary, "Perfect diagram. ") || !strings.Contains(res.Summary, "problem(s) remain in the drawing: r1 overlaps r2") {
 		t.Errorf("summary %q", res.Summary)
+	}
+}
+
+// TestAllToolsAndToolsNotOffered: AllTools offers every tool; a call to a tool of the toolbox that
+// was not offered still runs.
+func TestAllToolsAndToolsNotOffered(t *testing.T) {
+	_, srv := newFakeOllama(t,
+		calls(call("create_element", `{"id":"r1","type":"rectangle","x":0,"y":0,"text":"A"}`)),
+		calls(call("done", `{}`)),
+	)
+	set := tools.New(scene.New(), tools.Limits{})
+	res, err := newAgent(t, srv.URL, Limits{}).Run(context.Background(), realRequest(set, "a box", Memory{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ToolErrors != 0 || set.Scene().LabelText("r1") != "A" {
+		t.Errorf("create_element (not offered) did not run: %+v", res.Steps)
+	}
+	f2, srv2 := newFakeOllama(t, calls(call("done", `{}`)))
+	m, err := NewOllama(OllamaConfig{Host: srv2.URL, Model: "qwen3:8b"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(m, Config{AllTools: true}, nil).Run(context.Background(), realRequest(set, "x", Memory{})); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(f2.request(0).Tools), len(set.Specs()); got != want {
+		t.Errorf("AllTools offered %d tools, want %d", got, want)
 	}
 }

@@ -22,8 +22,37 @@ type Config struct {
 	ContextTokens int
 	// MemoryTokens is the budget for earlier exchanges of the thread (default 1500).
 	MemoryTokens int
+	// AllTools offers the model every tool of the toolbox. By default only CoreTools are offered
+	// (when the toolbox has them): fewer, flatter tools suit small models and keep the prompt
+	// near 9 KB. Calls to tools of the toolbox that were not offered still run.
+	AllTools bool
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+}
+
+// CoreTools are the tools offered by default: enough to draw, check, fix and finish.
+var CoreTools = []string{"get_scene", "batch_create_elements", "update_element", "delete_elements",
+	"align_elements", "distribute_elements", "done"}
+
+// offered picks the specs sent to the model.
+func offered(all []tools.Spec, everything bool) []tools.Spec {
+	if everything {
+		return all
+	}
+	core := make(map[string]bool, len(CoreTools))
+	for _, n := range CoreTools {
+		core[n] = true
+	}
+	var out []tools.Spec
+	for _, s := range all {
+		if core[s.Name] {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 { // a toolbox of other tools: offer what it has
+		return all
+	}
+	return out
 }
 
 // Agent runs requests against one model. It holds no per-thread state and is safe for concurrent
@@ -78,9 +107,12 @@ func (a *Agent) Run(ctx context.Context, req Request) (Result, error) {
 		return Result{}, errors.New("agent run: no tools")
 	}
 	r := &run{a: a, req: req, start: a.cfg.Now(), specs: map[string]tools.Spec{}}
-	specs := req.Tools.Specs()
-	for _, s := range specs {
+	all := req.Tools.Specs()
+	for _, s := range all {
 		r.specs[s.Name] = s
+	}
+	specs := offered(all, a.cfg.AllTools)
+	for _, s := range specs {
 		r.names = append(r.names, s.Name)
 	}
 	sort.Strings(r.names)

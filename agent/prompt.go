@@ -25,10 +25,11 @@ func SystemPrompt() string {
 	return strings.TrimSpace(systemText) + "\n\n" + strings.TrimSpace(guideText)
 }
 
-// PromptSize is the number of bytes the system prompt and the tool schemas take in a request, as
-// Ollama receives them (the tools as JSON after conversion to Ollama's tool type).
-func PromptSize(specs []tools.Spec) (system, schemas int, err error) {
-	ts, err := APITools(specs)
+// PromptSize is the number of bytes the system prompt and the tool schemas offered from specs
+// (see Config.AllTools) take in a request, as Ollama receives them (the tools as JSON after
+// conversion to Ollama's tool type).
+func PromptSize(specs []tools.Spec, allTools bool) (system, schemas int, err error) {
+	ts, err := APITools(offered(specs, allTools))
 	if err != nil {
 		return 0, 0, err
 	}

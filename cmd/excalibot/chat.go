@@ -24,6 +24,7 @@ func cmdChat(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "diagram.png", "where save writes the PNG; the .excalidraw file goes beside it")
 	in := fs.String("in", "", "start from this .excalidraw file")
 	verbose := fs.Bool("v", false, "log what the agent and the renderer do")
+	allTools := fs.Bool("all-tools", false, "offer the model every tool, not only the core ones (a longer prompt)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: excalibot chat [flags]\n\nA drawing thread in the terminal. "+chatHelp+"\n")
 		fs.PrintDefaults()
@@ -36,7 +37,7 @@ func cmdChat(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "excalibot chat: unexpected argument %q; type requests after it starts\n", pos[0])
 		return 2
 	}
-	k, err := newKit(l.Config, stderr, *verbose)
+	k, err := newKit(l.Config, stderr, *verbose, *allTools)
 	if err != nil {
 		fmt.Fprintf(stderr, "excalibot chat: %v\n", err)
 		return 2

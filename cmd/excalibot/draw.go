@@ -29,6 +29,7 @@ func cmdDraw(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	in := fs.String("in", "", "start from this .excalidraw file instead of an empty canvas")
 	quiet := fs.Bool("q", false, "do not show each step")
 	verbose := fs.Bool("v", false, "log what the agent and the renderer do")
+	allTools := fs.Bool("all-tools", false, "offer the model every tool, not only the core ones (a longer prompt)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: excalibot draw [flags] "PROMPT"
 
@@ -47,7 +48,7 @@ picture and the editable .excalidraw file. Flags may come before or after the pr
 		fs.Usage()
 		return 2
 	}
-	k, err := newKit(l.Config, stderr, *verbose)
+	k, err := newKit(l.Config, stderr, *verbose, *allTools)
 	if err != nil {
 		fmt.Fprintf(stderr, "excalibot draw: %v\n", err)
 		return 2
@@ -100,7 +101,7 @@ type kit struct {
 	rend  *render.Renderer // started on first use
 }
 
-func newKit(cfg config.Config, stderr io.Writer, verbose bool) (*kit, error) {
+func newKit(cfg config.Config, stderr io.Writer, verbose, allTools bool) (*kit, error) {
 	level := slog.LevelWarn
 	if verbose {
 		level = slog.LevelDebug
@@ -112,7 +113,7 @@ func newKit(cfg config.Config, stderr io.Writer, verbose bool) (*kit, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := agent.New(m, agent.Config{ContextTokens: cfg.NumCtx, Limits: agent.Limits{
+	a := agent.New(m, agent.Config{ContextTokens: cfg.NumCtx, AllTools: allTools, Limits: agent.Limits{
 		Turns: cfg.MaxTurns, ToolCalls: cfg.MaxToolCalls, Wall: cfg.RunTimeout, Request: cfg.ModelTimeout}}, log)
 	return &kit{cfg: cfg, agent: a, model: m, log: log}, nil
 }

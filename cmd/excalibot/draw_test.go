@@ -93,7 +93,7 @@ func TestChatThread(t *testing.T) {
 	cfg := config.Default()
 	cfg.OllamaHost, cfg.ChromePath = srv.URL, filepath.Join(t.TempDir(), "no-chromium")
 	var out, logs bytes.Buffer
-	k, err := newKit(cfg, &logs, false)
+	k, err := newKit(cfg, &logs, false, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	noPNG := fs.Bool("no-png", false, "write .excalidraw files only (no Chromium needed)")
 	steps := fs.Bool("steps", false, "show each step of each run")
 	verbose := fs.Bool("v", false, "log what the agent and the renderer do")
+	allTools := fs.Bool("all-tools", false, "offer the model every tool, not only the core ones (a longer prompt)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: excalibot eval [flags]
 
@@ -56,7 +57,7 @@ for each: finished or not, turns, tool errors, tokens, time and the warnings lef
 		fmt.Fprintf(stderr, "excalibot eval: %v\n", err)
 		return 1
 	}
-	k, err := newKit(l.Config, stderr, *verbose)
+	k, err := newKit(l.Config, stderr, *verbose, *allTools)
 	if err != nil {
 		fmt.Fprintf(stderr, "excalibot eval: %v\n", err)
 		return 2
