@@ -53,6 +53,29 @@ func FindBin() (string, error) {
 	return "", ErrNoServer
 }
 
+// baseDir is where the cluster's directory goes: $TMPDIR, unless the socket path would be too long
+// for a Unix socket (about 107 bytes) or, under root, the postgres user could not reach it.
+func baseDir() string {
+	dir := os.TempDir()
+	if len(dir) > 60 || (os.Geteuid() == 0 && !traversable(dir)) {
+		return "/tmp"
+	}
+	return dir
+}
+
+// traversable reports whether every directory from / down to dir lets others through.
+func traversable(dir string) bool {
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err != nil || fi.Mode().Perm()&0o001 == 0 {
+			return false
+		}
+		if d == "/" {
+			return true
+		}
+	}
+}
+
 func version(binDir string) int {
 	v, _ := strconv.Atoi(filepath.Base(filepath.Dir(binDir)))
 	return v
@@ -64,7 +87,7 @@ func Start(ctx context.Context) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "excalibot-pg-")
+	dir, err := os.MkdirTemp(baseDir(), "excalibot-pg-")
 	if err != nil {
 		return nil, fmt.Errorf("pgtest: temp dir: %w", err)
 	}
