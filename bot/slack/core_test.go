@@ -1,0 +1,149 @@
+package slack
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/bot/slack/slackfake"
+	"github.com/excalibot/excalibot/scene"
+	"github.com/excalibot/excalibot/store"
+	"github.com/excalibot/excalibot/store/sqlite"
+)
+
+// boxDrawer adds one rectangle per request, as a stand-in for the agent.
+type boxDrawer struct{}
+
+func (boxDrawer) Draw(ctx context.Context, req bot.DrawRequest) (bot.DrawResult, error) {
+	sc := scene.New()
+	if req.Scene != nil {
+		var err error
+		if sc, err = scene.Decode(req.Scene); err != nil {
+			return bot.DrawResult{}, err
+		}
+	}
+	e := scene.NewElement(scene.Rectangle)
+	e.ID = fmt.Sprintf("r%d", sc.Len()+1)
+	e.X, e.Width, e.Height = float64(sc.Len()*200), 160, 80
+	if _, err := sc.Add(e); err != nil {
+		return bot.DrawResult{}, err
+	}
+	if req.Progress != nil {
+		req.Progress(bot.Progress{Step: 1, Tool: "create_element", Shapes: sc.Len()})
+	}
+	doc, err := sc.Encode()
+	return bot.DrawResult{Scene: doc, Memory: []byte(`{}`), Summary: "Drew " + e.ID + ".", Changed: true}, err
+}
+
+type pngRenderer struct{}
+
+func (pngRenderer) Render(_ context.Context, doc []byte, format string, _ bool) ([]byte, error) {
+	return append([]byte("\x89PNG fake "), doc[:10]...), nil
+}
+
+// The adapter with the real conversation core and SQLite store: a mention is answered in its
+// thread, a follow-up without mention makes revision 2, and a redelivered event (Socket Mode
+// retry) and the duplicate message event of a mention get no second answer.
+func TestWithTheCore(t *testing.T) {
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "bot.db"), store.Options{}, nil)
+	must(t, err)
+	defer st.Close()
+	core := bot.New(st, boxDrawer{}, pngRenderer{}, nil, bot.Options{}, slog.New(slog.DiscardHandler))
+	defer core.Close(context.Background())
+
+	fake := slackfake.New(t, slackfake.Config{})
+	fc := fake.Config()
+	counted := &countingHandler{h: core}
+	a, err := New(Config{BotToken: fc.BotToken, AppToken: fc.AppToken, APIURL: fake.APIURL()}, counted, nil)
+	must(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if err := a.Run(ctx); err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	})
+	defer wg.Wait()
+	defer cancel()
+	tctx, tcancel := context.WithTimeout(ctx, 30*time.Second)
+	defer tcancel()
+
+	// waitReplies waits until the thread holds n answers with files and no status line.
+	waitReplies := func(thread string, n int) []slackfake.Message {
+		t.Helper()
+		for tctx.Err() == nil {
+			var answers []slackfake.Message
+			status := false
+			for _, m := range fake.Thread("C1", thread) {
+				switch {
+				case m.BotID != "" && len(m.Files) > 0:
+					answers = append(answers, m)
+				case m.BotID != "":
+					status = true
+				}
+			}
+			if len(answers) >= n && !status && len(fake.Reactions("C1", thread)) == 0 {
+				if len(answers) > n {
+					t.Fatalf("%d answers, want %d", len(answers), n)
+				}
+				return answers
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Fatalf("no %d answers in thread %s: %q", n, thread, threadShape(t, fake.Thread("C1", thread)))
+		return nil
+	}
+
+	p := fake.Post(slackfake.UserMessage{Channel: "C1", Text: "<@U0BOT> draw a box"})
+	for _, ev := range p.Events { // app_mention and message: one request
+		_, err := fake.Deliver(tctx, ev, slackfake.DeliverOptions{})
+		must(t, err)
+	}
+	first := waitReplies(p.TS, 1)[0]
+	if !strings.Contains(first.Text, "Drew r1.") || first.Files[0].Name != "diagram.png" || first.Files[1].Name != "diagram.excalidraw" {
+		t.Errorf("first answer = %q with %d files, want the summary, PNG and .excalidraw", first.Text, len(first.Files))
+	}
+
+	follow := fake.Post(slackfake.UserMessage{Channel: "C1", Text: "add another", ThreadTS: p.TS})
+	_, err = fake.Deliver(tctx, follow.Events[0], slackfake.DeliverOptions{})
+	must(t, err)
+	// Slack redelivers the follow-up (the ack was "late"): same event id.
+	_, err = fake.Deliver(tctx, follow.Events[0], slackfake.DeliverOptions{RetryAttempt: 1, RetryReason: "timeout"})
+	must(t, err)
+	second := waitReplies(p.TS, 2)[1]
+	if !strings.Contains(second.Text, "Drew r2.") {
+		t.Errorf("second answer = %q, want revision 2 (Drew r2.)", second.Text)
+	}
+	// Once the core has taken all four hand-overs (mention twice, follow-up twice) and its queue
+	// is idle, a wrongly accepted redelivery would have been answered by now.
+	for counted.n.Load() < 4 && tctx.Err() == nil {
+		time.Sleep(5 * time.Millisecond)
+	}
+	for tctx.Err() == nil {
+		if waiting, active := core.QueueDepth(); waiting == 0 && active == 0 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := waitReplies(p.TS, 2); len(got) != 2 {
+		t.Errorf("answers = %d, want 2", len(got))
+	}
+}
+
+// countingHandler counts the adapter's hand-overs to the core.
+type countingHandler struct {
+	h bot.Handler
+	n atomic.Int64
+}
+
+func (c *countingHandler) Handle(ctx context.Context, a bot.Adapter, m bot.Message) {
+	c.h.Handle(ctx, a, m)
+	c.n.Add(1)
+}
