@@ -56,23 +56,33 @@ func (pngRenderer) Render(ctx context.Context, doc []byte, format string, dark b
 	return smallPNG(), nil
 }
 
-func startWithCore(t *testing.T) (*env, *sqlite.Store) {
+func startWithCore(t *testing.T, edit func(*Config)) (*env, *sqlite.Store) {
 	t.Helper()
+	fake := tgfake.New(token)
+	t.Cleanup(fake.Close)
+	fake.AddChat(group)
 	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "bot.db"), store.Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
 	core := bot.New(st, &boxDrawer{}, pngRenderer{}, nil, bot.Options{}, slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})))
+	e := startWith(t, fake, edit, core)
+	// Cleanups run last-in first-out: the core finishes its work before the adapter and the
+	// fake go away, so no answer is cut off mid-request.
 	t.Cleanup(func() { core.Close(context.Background()) })
-	fake := tgfake.New(token)
-	t.Cleanup(fake.Close)
-	fake.AddChat(group)
-	return startWith(t, fake, nil, core), st
+	return e, st
 }
 
 func TestWithCore(t *testing.T) {
-	e, st := startWithCore(t)
+	t.Run("polling", func(t *testing.T) { testWithCore(t, nil) })
+	t.Run("webhook", func(t *testing.T) {
+		testWithCore(t, func(c *Config) { c.Mode, c.WebhookSecret = "webhook", "hook-secret" })
+	})
+}
+
+func testWithCore(t *testing.T, edit func(*Config)) {
+	e, st := startWithCore(t, edit)
 	chat := group.ID
 	// pictures waits for n answers (picture, then file) and returns the pictures. Waiting for the
 	// file too means the adapter has filed the picture under its thread before the test replies
@@ -115,7 +125,9 @@ func TestWithCore(t *testing.T) {
 	// The same update delivered again (a poller restarted before confirming it): no new answer.
 	sent := e.fake.Send(tgfake.Post{Chat: chat, From: alice, ReplyTo: p2.ID, Text: "/undo@draw_bot"})
 	p3 := pictures(3)[2]
-	e.fake.Redeliver(sent.UpdateID)
+	if again := e.fake.Redeliver(sent.UpdateID); edit != nil && again.WebhookStatus != 200 {
+		t.Errorf("redelivery to the webhook answered %d, want 200 (a duplicate is acknowledged)", again.WebhookStatus)
+	}
 	e.fake.Send(tgfake.Post{Chat: chat, From: alice, ReplyTo: p3.ID, Text: "history"})
 	e.fake.WaitFor(wait, func() bool {
 		ms := e.fake.BotMessages(chat)
