@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -130,5 +131,57 @@ func TestChatThread(t *testing.T) {
 	}
 	if strings.Contains(got, "never read") {
 		t.Error("lines after quit were read")
+	}
+}
+
+func TestDrawWritesSceneAndPicture(t *testing.T) {
+	f := &ndjsonOllama{replies: []string{
+		toolReply("batch_create_elements", `{"elements":[{"id":"r1","type":"rectangle","x":0,"y":0,"text":"Hello"}]}`),
+		toolReply("done", `{"summary":"One box that says Hello."}`),
+	}}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	t.Setenv("OLLAMA_HOST", srv.URL)
+	_, chromeErr := exec.LookPath("chromium")
+	dir := t.TempDir()
+	png := filepath.Join(dir, "hello.png")
+	args := []string{"a box saying Hello", "-o", png}
+	if chromeErr != nil {
+		args = append(args, "--chrome", filepath.Join(dir, "no-chromium"))
+	}
+	var out, errw bytes.Buffer
+	code := cmdDraw(context.Background(), args, &out, &errw)
+	for _, want := range []string{"[1] batch_create_elements", "One box that says Hello.", "wrote " + filepath.Join(dir, "hello.excalidraw")} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	doc, err := os.ReadFile(filepath.Join(dir, "hello.excalidraw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc, err := scene.Decode(doc); err != nil || sc.LabelText("r1") != "Hello" {
+		t.Errorf("scene file: %v", err)
+	}
+	if chromeErr != nil {
+		if code != 1 || !strings.Contains(errw.String(), "no PNG") {
+			t.Errorf("without Chromium: code %d, stderr %q", code, errw.String())
+		}
+		return
+	}
+	pic, err := os.ReadFile(png)
+	if code != 0 || err != nil || !scene.IsPNG(pic) {
+		t.Fatalf("code %d, PNG %d bytes, %v; stderr %s", code, len(pic), err, errw.String())
+	}
+}
+
+func TestDrawNeedsOllama(t *testing.T) {
+	t.Setenv("OLLAMA_HOST", "127.0.0.1:1")
+	var out, errw bytes.Buffer
+	if code := cmdDraw(context.Background(), []string{"x", "-o", filepath.Join(t.TempDir(), "x.png")}, &out, &errw); code != 1 {
+		t.Errorf("code %d, want 1", code)
+	}
+	if !strings.Contains(errw.String(), "Ollama is not reachable at http://127.0.0.1:1; start it with `ollama serve`") {
+		t.Errorf("stderr %q", errw.String())
 	}
 }
