@@ -46,12 +46,12 @@ const (
 )
 
 type table struct {
-	wide   int               // estimate for CJK ideographs, kana, fullwidth forms
-	hangul int               // estimate for Hangul
-	dense  []uint32          // advance by code point below denseLimit, or unmeasured
-	sparse map[rune]uint32   // measured code points at or above denseLimit
-	pairs  map[uint32]int32  // (a<<16 | b) -> correction
-	firsts map[rune]struct{} // code points that start at least one pair
+	wide   int                  // estimate for CJK ideographs, kana, fullwidth forms
+	hangul int                  // estimate for Hangul
+	dense  []uint32             // advance by code point below denseLimit, or unmeasured
+	sparse map[rune]uint32      // measured code points at or above denseLimit
+	pairs  map[uint32]int32     // (a<<16 | b) -> correction
+	firsts [0x10000 / 64]uint64 // bit set: BMP code points that start a pair
 }
 
 var tables = sync.OnceValue(func() map[int]*table {
@@ -103,7 +103,7 @@ func decodeFamily(r *bytes.Reader) (int, *table, error) {
 	if err := errors.Join(binary.Read(r, le, &id), binary.Read(r, le, &wide), binary.Read(r, le, &hangul), binary.Read(r, le, &nRanges)); err != nil {
 		return 0, nil, fmt.Errorf("read family header: %w", err)
 	}
-	t := &table{wide: int(wide), hangul: int(hangul), dense: make([]uint32, denseLimit), sparse: map[rune]uint32{}, pairs: map[uint32]int32{}, firsts: map[rune]struct{}{}}
+	t := &table{wide: int(wide), hangul: int(hangul), dense: make([]uint32, denseLimit), sparse: map[rune]uint32{}, pairs: map[uint32]int32{}}
 	for i := range t.dense {
 		t.dense[i] = unmeasured
 	}
@@ -139,7 +139,7 @@ func decodeFamily(r *bytes.Reader) (int, *table, error) {
 	}
 	for _, p := range pairs {
 		t.pairs[uint32(p.A)<<16|uint32(p.B)] = p.Delta
-		t.firsts[rune(p.A)] = struct{}{}
+		t.firsts[p.A/64] |= 1 << (p.A % 64)
 	}
 	return int(id), t, nil
 }
@@ -185,7 +185,7 @@ func (t *table) kern(a, b rune) int {
 	if a > 0xFFFF || b > 0xFFFF {
 		return 0
 	}
-	if _, ok := t.firsts[a]; !ok {
+	if t.firsts[a/64]&(1<<(a%64)) == 0 {
 		return 0
 	}
 	return int(t.pairs[uint32(a)<<16|uint32(b)])

@@ -119,13 +119,15 @@ func emojiSeqWidth(seq string) int {
 // text unless VS16 asks for the emoji form.
 func (t *table) emojiLen(s string) int {
 	r, n := utf8.DecodeRuneInString(s)
-	if r < 0xA9 || !isEmojiChar(r) {
+	if r < 0xA9 {
 		return 0
 	}
 	if t.measured(r) {
-		if next, _ := utf8.DecodeRuneInString(s[n:]); next != 0xFE0F {
+		if next, _ := utf8.DecodeRuneInString(s[n:]); next != 0xFE0F || !isEmojiChar(r) {
 			return 0
 		}
+	} else if !isEmojiChar(r) {
+		return 0
 	}
 	var buf [32]rune
 	k := 0
