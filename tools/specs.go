@@ -72,6 +72,25 @@ func elementProps(withIDType bool) [][2]string {
 	return append(props, styleProps...)
 }
 
+// terseProps drops the descriptions of props, keeping types and enums: create_element and
+// update_element point to batch_create_elements for the meaning, which saves a small model's
+// context about 3 KB on every request.
+func terseProps(props [][2]string) [][2]string {
+	out := make([][2]string, len(props))
+	for i, p := range props {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(p[1]), &m); err != nil {
+			panic("tools: bad property schema " + p[0] + ": " + err.Error())
+		}
+		if p[0] != "strokeColor" && p[0] != "backgroundColor" { // the most edited fields keep theirs
+			delete(m, "description")
+		}
+		b, _ := json.Marshal(m)
+		out[i] = [2]string{p[0], string(b)}
+	}
+	return out
+}
+
 func elementItemSchema() string {
 	return string(schema([]string{"id", "type"}, elementProps(true)...))
 }
@@ -89,10 +108,10 @@ var toolDocs = []toolDoc{
 		"Arrows connect shapes by id: {\"id\":\"a1\",\"type\":\"arrow\",\"startElementId\":\"r1\",\"endElementId\":\"r2\"}; no x/y needed. " +
 		"Example: {\"elements\":[{\"id\":\"r1\",\"type\":\"rectangle\",\"x\":0,\"y\":0,\"text\":\"API\"},{\"id\":\"r2\",\"type\":\"rectangle\",\"x\":0,\"y\":200,\"text\":\"DB\"},{\"id\":\"a1\",\"type\":\"arrow\",\"startElementId\":\"r1\",\"endElementId\":\"r2\"}]}",
 		schema([]string{"elements"}, [2]string{"elements", `{"type":"array","items":` + elementItemSchema() + `}`})},
-	{"create_element", "Create one element. Same fields as one item of batch_create_elements, e.g. {\"id\":\"r3\",\"type\":\"ellipse\",\"x\":300,\"y\":0,\"text\":\"User\"}.",
-		schema([]string{"id", "type"}, elementProps(true)...)},
-	{"update_element", "Change an element: give its id and only the fields to change, e.g. {\"id\":\"r1\",\"backgroundColor\":\"red\"} or {\"id\":\"r1\",\"x\":400}. Arrows follow moved shapes.",
-		schema([]string{"id"}, append([][2]string{{"id", `{"type":"string","description":"Id of the element to change, e.g. \"r1\"."}`}}, styleProps...)...)},
+	{"create_element", "Create one element. Same fields, with the same meaning, as one item of batch_create_elements, e.g. {\"id\":\"r3\",\"type\":\"ellipse\",\"x\":300,\"y\":0,\"text\":\"User\"}.",
+		schema([]string{"id", "type"}, append([][2]string{{"id", propID}}, terseProps(elementProps(true)[1:])...)...)},
+	{"update_element", "Change an element: give its id and only the fields to change (meanings as in batch_create_elements), e.g. {\"id\":\"r1\",\"backgroundColor\":\"red\"} or {\"id\":\"r1\",\"x\":400}. Arrows follow moved shapes.",
+		schema([]string{"id"}, append([][2]string{{"id", `{"type":"string","description":"Id of the element to change, e.g. \"r1\"."}`}}, terseProps(styleProps)...)...)},
 	{"delete_elements", "Delete elements by id. A shape's label goes with it; arrows attached to it are deleted too.",
 		schema([]string{"ids"}, [2]string{"ids", propIDs})},
 	{"get_element", "Show every property of one element, e.g. {\"id\":\"r1\"}.",
