@@ -50,7 +50,7 @@ func (a *Adapter) Working(ctx context.Context, msg bot.Message) (bot.Status, err
 	s := &status{a: a, d: d, poke: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	s.action(ctx)
 	// No 429 retry: waiting out a rate limit here would hold up the work the status is about.
-	sctx, cancel := context.WithTimeout(ctx, a.cfg.RequestTimeout)
+	sctx, cancel := context.WithTimeout(ctx, a.signTimeout())
 	sent, err := a.client.SendMessage(sctx, &tg.SendMessageParams{
 		ChatID: d.chat, MessageThreadID: d.topic, ReplyParameters: d.reply(), Text: statusStart,
 		DisableNotification: true,
@@ -67,7 +67,7 @@ func (a *Adapter) Working(ctx context.Context, msg bot.Message) (bot.Status, err
 }
 
 func (s *status) action(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(ctx, s.a.cfg.RequestTimeout)
+	ctx, cancel := context.WithTimeout(ctx, s.a.signTimeout())
 	defer cancel()
 	_, err := s.a.client.SendChatAction(ctx, &tg.SendChatActionParams{
 		ChatID: s.d.chat, MessageThreadID: s.d.topic, Action: models.ChatActionUploadPhoto,
@@ -116,7 +116,7 @@ func (s *status) loop(ctx context.Context) {
 }
 
 func (s *status) edit(ctx context.Context, text string) {
-	ctx, cancel := context.WithTimeout(ctx, s.a.cfg.RequestTimeout)
+	ctx, cancel := context.WithTimeout(ctx, s.a.signTimeout())
 	defer cancel()
 	// No 429 retry here: the next step's edit replaces this one anyway.
 	_, err := s.a.client.EditMessageText(ctx, &tg.EditMessageTextParams{ChatID: s.d.chat, MessageID: s.msgID, Text: text})
@@ -158,3 +158,7 @@ func (s *status) Finish(ctx context.Context) error {
 	})
 	return err
 }
+
+// signTimeout bounds each call for the working signs: they are best effort, and the run waits
+// for Working before it starts, so a slow Telegram must not hold the drawing up for long.
+func (a *Adapter) signTimeout() time.Duration { return min(a.cfg.RequestTimeout, 10*time.Second) }
