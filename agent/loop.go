@@ -84,6 +84,9 @@ func New(model Model, cfg Config, log *slog.Logger) *Agent {
 // nudgeText is sent once when the model repeats a failing call unchanged.
 const nudgeText = "Your last call failed again with the same arguments. Read the error message, then change the arguments or call a different tool. Repeating the same call will end the run."
 
+// badCallText is sent once when Ollama could not parse the model's tool call.
+const badCallText = "Your last tool call could not be read. Call the tool again with its arguments as one valid JSON object."
+
 // run is the state of one Run.
 type run struct {
 	a         *Agent
@@ -97,6 +100,7 @@ type run struct {
 	nudgedKey string // the failing call already nudged about
 	final     string // the model's last text
 	doneAt    string // the summary given to done, if any
+	retried   bool   // a reply Ollama could not parse was retried
 }
 
 // Run carries out one request. It returns a Result in every case; the error is non-nil only when
@@ -137,6 +141,11 @@ func (a *Agent) Run(ctx context.Context, req Request) (Result, error) {
 				return r.finish(StopError), fmt.Errorf("agent run: %w", ctx.Err())
 			case runCtx.Err() != nil:
 				return r.finish(StopWallTime), nil
+			case errors.Is(err, ErrBadToolCall) && !r.retried:
+				r.retried = true
+				msgs = append(msgs, Message{Role: RoleUser, Content: badCallText})
+				r.step(Step{Kind: StepNudge, Turn: turn, Result: badCallText})
+				continue
 			}
 			return r.finish(StopError), err
 		}

@@ -4,6 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
 	"strings"
 	"testing"
 	"time"
@@ -464,5 +468,39 @@ func TestArgumentsNestedTooDeep(t *testing.T) {
 	json.Unmarshal(raw, &args)
 	if args["id"] != "a" {
 		t.Errorf("history carries %s, want the unwrapped arguments", raw)
+	}
+}
+
+// TestUnparseableToolCallRetriedOnce: Ollama answers 500 when it cannot parse the model's tool
+// call (ollama#14492); the loop asks once more, then gives up with the error.
+func TestUnparseableToolCallRetriedOnce(t *testing.T) {
+	bad := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusInternalServerError)
+		io.WriteString(w, `{"error":"error parsing tool call: raw='{\"name\": \"done\", ' err=unexpected end of JSON input"}`)
+	})
+	f := &fakeOllama{t: t, model: "qwen3:8b", turns: []fakeTurn{calls(call("done", `{}`))}}
+	var failing atomic.Int32 // requests still to fail
+	failing.Store(1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if failing.Add(-1) >= 0 {
+			bad(w, r)
+			return
+		}
+		f.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	res, err := runOn(t, newAgent(t, srv.URL, Limits{}), newBoard(), "x", Memory{})
+	if err != nil || res.Reason != StopDone {
+		t.Fatalf("err %v reason %s, want a retry that ends in done", err, res.Reason)
+	}
+	msgs := f.request(0).Messages
+	if last := msgs[len(msgs)-1]; last.Content != badCallText {
+		t.Errorf("retry should tell the model what went wrong, ended with %q", last.Content)
+	}
+
+	failing.Store(1000) // every request fails now
+	_, err = runOn(t, newAgent(t, srv.URL, Limits{}), newBoard(), "x", Memory{})
+	if !errors.Is(err, ErrBadToolCall) {
+		t.Errorf("err %v, want ErrBadToolCall after one retry", err)
 	}
 }

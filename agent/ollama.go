@@ -26,6 +26,9 @@ var (
 	ErrNoToolSupport = errors.New("model cannot call tools")
 	ErrStreamCut     = errors.New("stream ended before done")
 	ErrModelTimeout  = errors.New("model request timed out")
+	// ErrBadToolCall: Ollama could not parse a tool call the model wrote (it answers HTTP 500).
+	// The loop retries once, telling the model to write the call again.
+	ErrBadToolCall = errors.New("model wrote a tool call Ollama could not parse")
 )
 
 // ToolModels are models known to call tools through Ollama; named in the error for a model without.
@@ -281,6 +284,9 @@ func (o *Ollama) explain(ctx context.Context, err error) error {
 			return &actionable{kind: ErrModelNotFound, msg: fmt.Sprintf(
 				"model %s is not pulled into Ollama at %s; run `ollama pull %s`", o.cfg.Model, o.base, o.cfg.Model),
 				cause: err}
+		case se.StatusCode >= 500 && strings.Contains(msg, "tool call"):
+			return &actionable{kind: ErrBadToolCall, msg: fmt.Sprintf(
+				"model %s wrote a tool call that Ollama could not read (%s)", o.cfg.Model, se.ErrorMessage), cause: err}
 		case strings.Contains(msg, "does not support tools"):
 			return &actionable{kind: ErrNoToolSupport, msg: fmt.Sprintf(
 				"model %s cannot call tools; use a model that can, e.g. %s", o.cfg.Model, ToolModels), cause: err}
