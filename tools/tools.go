@@ -87,30 +87,27 @@ type handler struct {
 	run     func(s *Set, w *scene.Scene, o *object) (string, error)
 }
 
-var handlers map[string]handler
-
-func init() {
-	handlers = map[string]handler{
-		"read_diagram_guide":    {false, (*Set).readGuide},
-		"get_scene":             {false, (*Set).getScene},
-		"get_element":           {false, (*Set).getElement},
-		"query_elements":        {false, (*Set).queryElements},
-		"batch_create_elements": {true, (*Set).batchCreate},
-		"create_element":        {true, (*Set).createElement},
-		"update_element":        {true, (*Set).updateElement},
-		"delete_elements":       {true, (*Set).deleteElements},
-		"group_elements":        {true, (*Set).groupElements},
-		"ungroup_elements":      {true, (*Set).ungroupElements},
-		"align_elements":        {true, (*Set).alignElements},
-		"distribute_elements":   {true, (*Set).distributeElements},
-		"lock_elements":         {true, (*Set).lockElements},
-		"unlock_elements":       {true, (*Set).unlockElements},
-		"set_viewport":          {true, (*Set).setViewport},
-		"snapshot_scene":        {false, (*Set).snapshotScene},
-		"restore_snapshot":      {false, (*Set).restoreSnapshot},
-		"clear_canvas":          {false, (*Set).clearCanvas},
-		"done":                  {false, (*Set).done},
-	}
+// handlers maps tool names to their implementation; Specs' order and texts live in specs.go.
+var handlers = map[string]handler{
+	"read_diagram_guide":    {false, (*Set).readGuide},
+	"get_scene":             {false, (*Set).getScene},
+	"get_element":           {false, (*Set).getElement},
+	"query_elements":        {false, (*Set).queryElements},
+	"batch_create_elements": {true, (*Set).batchCreate},
+	"create_element":        {true, (*Set).createElement},
+	"update_element":        {true, (*Set).updateElement},
+	"delete_elements":       {true, (*Set).deleteElements},
+	"group_elements":        {true, (*Set).groupElements},
+	"ungroup_elements":      {true, (*Set).ungroupElements},
+	"align_elements":        {true, (*Set).alignElements},
+	"distribute_elements":   {true, (*Set).distributeElements},
+	"lock_elements":         {true, (*Set).lockElements},
+	"unlock_elements":       {true, (*Set).unlockElements},
+	"set_viewport":          {true, (*Set).setViewport},
+	"snapshot_scene":        {false, (*Set).snapshotScene},
+	"restore_snapshot":      {false, (*Set).restoreSnapshot},
+	"clear_canvas":          {false, (*Set).clearCanvas},
+	"done":                  {false, (*Set).done},
 }
 
 // refusal is an error whose text is already written for the model.
