@@ -529,3 +529,24 @@ func TestUploadFailureStillAnswers(t *testing.T) {
 		t.Errorf("DM:\n%q\nwant:\n%q", got, want)
 	}
 }
+
+// Replies stay within Block Kit's limits, which the fake enforces like Slack: a long summary is
+// cut, and a link too long for a button is left out rather than losing the whole message.
+func TestReplyWithinBlockKitLimits(t *testing.T) {
+	e := start(t, ModeSocket, newRecorder(), nil)
+	key := bot.ThreadKey{Platform: "slack", Workspace: "T0FAKE", Channel: "D1"}
+	long := strings.Repeat("word ", 2000) // 10 000 characters
+	must(t, e.a.Send(e.ctx, key, bot.Reply{Text: long, EditURL: "https://excalibot.example/edit/x",
+		ViewURL: "https://excalibot.example/view/" + strings.Repeat("v", 3100)}))
+	msgs := e.fake.Thread("D1", "")
+	if len(msgs) != 1 {
+		t.Fatalf("messages = %d, want 1", len(msgs))
+	}
+	summary := blockSummary(t, msgs[0].Blocks)
+	if !strings.Contains(summary, "{button Open in editor→https://excalibot.example/edit/x}") || strings.Contains(summary, "View") {
+		t.Errorf("buttons = %s, want Open in editor only", summary)
+	}
+	if n := len([]rune(msgs[0].Text)); n > 3000 {
+		t.Errorf("fallback text has %d characters", n)
+	}
+}

@@ -21,6 +21,7 @@ const (
 	// Slack's limits: 3 000 characters in a section's text, 40 000 in a message.
 	maxSectionText = 3000
 	maxMessageText = 39000
+	maxButtonURL   = 3000
 )
 
 // Working adds the "eyes" reaction to msg and posts a status line in its thread. A part that
@@ -177,7 +178,11 @@ func (a *Adapter) postReply(ctx context.Context, key bot.ThreadKey, text string,
 	if fallback == "" {
 		fallback = "Your diagram"
 	}
-	if blocks := replyBlocks(text, r, download); len(blocks) > 0 {
+	blocks, dropped := replyBlocks(text, r, download)
+	if len(dropped) > 0 {
+		a.log.Warn("slack: links too long for a button were left out", "thread", key.String(), "buttons", dropped)
+	}
+	if len(blocks) > 0 {
 		opts = append(opts, slack.MsgOptionText(truncate(fallback, maxSectionText), false), slack.MsgOptionBlocks(blocks...))
 	} else {
 		opts = append(opts, slack.MsgOptionText(truncate(text, maxMessageText), false))
@@ -188,30 +193,39 @@ func (a *Adapter) postReply(ctx context.Context, key bot.ThreadKey, text string,
 	return nil
 }
 
-// replyBlocks is the summary and the buttons (open in editor, view, download); nil without links.
-func replyBlocks(text string, r bot.Reply, download string) []slack.Block {
+// replyBlocks is the summary and the buttons (open in editor, view, download); nil without
+// links. A link longer than a button may hold is left out and named in dropped: Slack would
+// refuse the whole message over it.
+func replyBlocks(text string, r bot.Reply, download string) (blocks []slack.Block, dropped []string) {
 	if r.EditURL == "" && r.ViewURL == "" {
-		return nil
+		return nil, nil
 	}
 	var buttons []slack.BlockElement
-	button := func(id, label, link string) *slack.ButtonBlockElement {
-		return slack.NewButtonBlockElement(id, "", slack.NewTextBlockObject(slack.PlainTextType, label, false, false)).WithURL(link)
+	button := func(id, label, link string, style slack.Style) {
+		if link == "" {
+			return
+		}
+		if len(link) > maxButtonURL {
+			dropped = append(dropped, label)
+			return
+		}
+		b := slack.NewButtonBlockElement(id, "", slack.NewTextBlockObject(slack.PlainTextType, label, false, false)).WithURL(link)
+		if style != "" {
+			b = b.WithStyle(style)
+		}
+		buttons = append(buttons, b)
 	}
-	if r.EditURL != "" {
-		buttons = append(buttons, button("open_editor", "Open in editor", r.EditURL).WithStyle(slack.StylePrimary))
-	}
-	if r.ViewURL != "" {
-		buttons = append(buttons, button("view", "View", r.ViewURL))
-	}
-	if download != "" {
-		buttons = append(buttons, button("download", "Download", download))
-	}
-	var blocks []slack.Block
+	button("open_editor", "Open in editor", r.EditURL, slack.StylePrimary)
+	button("view", "View", r.ViewURL, "")
+	button("download", "Download", download, "")
 	if text != "" {
 		blocks = append(blocks, slack.NewSectionBlock(
 			slack.NewTextBlockObject(slack.MarkdownType, truncate(text, maxSectionText), false, false), nil, nil))
 	}
-	return append(blocks, slack.NewActionBlock("links", buttons...))
+	if len(buttons) > 0 {
+		blocks = append(blocks, slack.NewActionBlock("links", buttons...))
+	}
+	return blocks, dropped
 }
 
 // uploadFiles uploads each file and shares them all into the thread with one completion call.

@@ -88,3 +88,26 @@ func findFile(t *testing.T, f *Server, channel, ts string) string {
 	}
 	return m.Files[0].ID
 }
+
+func TestCheckBlocks(t *testing.T) {
+	btn := func(label, url string) string {
+		return `[{"type":"actions","elements":[{"type":"button","text":{"type":"plain_text","text":"` + label + `"},"url":"` + url + `"}]}]`
+	}
+	for _, tc := range []struct {
+		name, blocks, want string
+	}{
+		{"none", "", ""},
+		{"section", `[{"type":"section","text":{"type":"mrkdwn","text":"hi"}}]`, ""},
+		{"long section", `[{"type":"section","text":{"type":"mrkdwn","text":"` + strings.Repeat("x", 3001) + `"}}]`, "invalid_blocks"},
+		{"empty section", `[{"type":"section","text":{"type":"mrkdwn","text":""}}]`, "invalid_blocks"},
+		{"button", btn("Open", "https://x.example/e"), ""},
+		{"long url", btn("Open", "https://x.example/"+strings.Repeat("e", 3000)), "invalid_blocks"},
+		{"long label", btn(strings.Repeat("O", 76), "https://x.example/e"), "invalid_blocks"},
+		{"empty actions", `[{"type":"actions","elements":[]}]`, "invalid_blocks"},
+		{"not json", `[{`, "invalid_blocks"},
+	} {
+		if got := checkBlocks(tc.blocks); got != tc.want {
+			t.Errorf("%s: checkBlocks = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gorilla/websocket"
 )
@@ -368,8 +369,11 @@ func (s *Server) postMessage(f url.Values) (map[string]any, string) {
 	if e := s.checkThread(channel, f.Get("thread_ts")); e != "" {
 		return nil, e
 	}
-	if blocks != "" && !json.Valid([]byte(blocks)) {
-		return nil, "invalid_blocks"
+	if e := checkBlocks(blocks); e != "" {
+		return nil, e
+	}
+	if utf8.RuneCountInString(text) > 40000 {
+		return nil, "msg_too_long"
 	}
 	m := &Message{Channel: channel, TS: s.nextTS(), ThreadTS: f.Get("thread_ts"), User: s.cfg.BotUserID,
 		BotID: s.cfg.BotID, Text: text}
@@ -402,6 +406,9 @@ func (s *Server) updateMessage(f url.Values) (map[string]any, string) {
 	}
 	if f.Get("text") == "" && f.Get("blocks") == "" {
 		return nil, "no_text"
+	}
+	if e := checkBlocks(f.Get("blocks")); e != "" {
+		return nil, e
 	}
 	m.Text = f.Get("text")
 	if b := f.Get("blocks"); b != "" {
