@@ -140,3 +140,20 @@ func TestViewportRoundTrip(t *testing.T) {
 		t.Errorf("viewport key missing from appState")
 	}
 }
+
+func TestElementMarshalJSON(t *testing.T) {
+	s := loadTolerant(t)
+	for _, e := range s.AllElements() {
+		got, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := encodeElement(&e); string(got) != string(want) {
+			t.Errorf("%s: json.Marshal gives %s, want %s", e.ID, got, want)
+		}
+		back, err := decodeElement(got)
+		if err != nil || !sameElement(back, &e) {
+			t.Errorf("%s: does not decode back: %v", e.ID, err)
+		}
+	}
+}

@@ -36,6 +36,10 @@ func isKnownKey(t Type, k string) bool {
 	return slices.Contains(typeKeys[t], k)
 }
 
+// MarshalJSON writes the element exactly as Encode writes it in a file (full field set, fixed key
+// order, unmodelled fields kept).
+func (e Element) MarshalJSON() ([]byte, error) { return encodeElement(&e), nil }
+
 // encodeElement writes e as compact JSON.
 func encodeElement(e *Element) []byte {
 	w := objWriter{b: make([]byte, 0, 640)}
