@@ -1,0 +1,216 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/excalibot/excalibot/scene"
+	"github.com/excalibot/excalibot/store"
+)
+
+// getDiagram serves /d/{token} (the editor page) and /d/{token}.excalidraw|.png|.svg (downloads).
+func (s *Server) getDiagram(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	token, ext, _ := strings.Cut(name, ".")
+	if ok, wait := s.byToken.Allow(token); !ok {
+		tooMany(w, wait)
+		return
+	}
+	link, err := s.resolve(r.Context(), token)
+	if err != nil {
+		s.fail(w, "resolve link", err)
+		return
+	}
+	if ext == "" {
+		s.metrics.editorOpens.Inc()
+		serveEditorPage(w, r)
+		return
+	}
+	th, err := s.st.Load(r.Context(), link.Key)
+	if err != nil {
+		s.fail(w, "load thread", err)
+		return
+	}
+	if th.Scene == nil {
+		notFound(w)
+		return
+	}
+	file := fmt.Sprintf("diagram-r%d.%s", th.Rev, ext)
+	switch ext {
+	case "excalidraw":
+		// Cross-origin reads let https://excalidraw.com/#url=… open the file directly.
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		w.Header().Set("Content-Type", "application/vnd.excalidraw+json")
+		w.Header().Set("Content-Disposition", `attachment; filename="`+file+`"`)
+		w.Header().Set("Cache-Control", "no-store")
+		w.Write(th.Scene)
+	case "png", "svg":
+		start := time.Now()
+		pic, err := s.render.Render(r.Context(), th.Scene, ext, r.URL.Query().Get("theme") == "dark")
+		s.metrics.renders.WithLabelValues(ext, outcome(err)).Inc()
+		s.metrics.renderSeconds.Observe(time.Since(start).Seconds())
+		if err != nil {
+			s.log.Warn("render download", "link", link.ID, "err", err)
+			http.Error(w, "the picture could not be rendered right now; the .excalidraw download still works", http.StatusServiceUnavailable)
+			return
+		}
+		ct := "image/png"
+		if ext == "svg" {
+			ct = "image/svg+xml"
+		}
+		w.Header().Set("Content-Type", ct)
+		w.Header().Set("Content-Disposition", `attachment; filename="`+file+`"`)
+		w.Header().Set("Cache-Control", "no-store")
+		w.Write(pic)
+	default:
+		notFound(w)
+	}
+}
+
+// preflight answers CORS preflight for the .excalidraw download.
+func (s *Server) preflight(w http.ResponseWriter, r *http.Request) {
+	if !strings.HasSuffix(r.PathValue("name"), ".excalidraw") {
+		notFound(w)
+		return
+	}
+	w.Header().Set("Access-Control-Allow-Origin", "*")
+	w.Header().Set("Access-Control-Allow-Methods", "GET")
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// sceneDoc is what the editor page loads.
+type sceneDoc struct {
+	Rev     int64           `json:"rev"`
+	CanEdit bool            `json:"canEdit"`
+	Scene   json.RawMessage `json:"scene"`
+}
+
+func (s *Server) getScene(w http.ResponseWriter, r *http.Request) {
+	token := r.PathValue("token")
+	if ok, wait := s.byToken.Allow(token); !ok {
+		tooMany(w, wait)
+		return
+	}
+	link, err := s.resolve(r.Context(), token)
+	if err != nil {
+		s.fail(w, "resolve link", err)
+		return
+	}
+	th, err := s.st.Load(r.Context(), link.Key)
+	if err != nil {
+		s.fail(w, "load thread", err)
+		return
+	}
+	doc := th.Scene
+	if doc == nil {
+		doc = []byte(`{"type":"excalidraw","version":2,"elements":[],"appState":{},"files":{}}`)
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, sceneDoc{Rev: th.Rev, CanEdit: link.Kind == store.LinkEdit, Scene: doc})
+}
+
+// saveReply answers a save: the new revision, or why it was refused.
+type saveReply struct {
+	Rev   int64  `json:"rev"`
+	Error string `json:"error,omitempty"`
+}
+
+// putScene saves the editor's scene as the thread's next revision. The page sends the revision it
+// started from in If-Match; when the thread moved on meanwhile the save is refused with 409 and the
+// current revision, so nothing is overwritten silently.
+func (s *Server) putScene(w http.ResponseWriter, r *http.Request) {
+	token := r.PathValue("token")
+	if ok, wait := s.byToken.Allow(token); !ok {
+		tooMany(w, wait)
+		return
+	}
+	link, err := s.resolve(r.Context(), token)
+	if err != nil {
+		s.fail(w, "resolve link", err)
+		return
+	}
+	if link.Kind != store.LinkEdit {
+		writeJSON(w, http.StatusForbidden, saveReply{Error: "this is a view-only link; ask in the chat thread for the edit link"})
+		return
+	}
+	base, err := strconv.ParseInt(strings.Trim(r.Header.Get("If-Match"), `"`), 10, 64)
+	if err != nil || base < 0 {
+		writeJSON(w, http.StatusPreconditionRequired, saveReply{Error: "If-Match must carry the revision the edit started from"})
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		writeJSON(w, http.StatusRequestEntityTooLarge, saveReply{Error: fmt.Sprintf("the diagram is larger than %d MB; remove some images or elements", tooBig.Limit>>20)})
+		return
+	}
+	if err != nil {
+		writeJSON(w, http.StatusBadRequest, saveReply{Error: "could not read the request: " + err.Error()})
+		return
+	}
+	sc, err := scene.Decode(body)
+	if err != nil {
+		writeJSON(w, http.StatusBadRequest, saveReply{Error: err.Error()})
+		return
+	}
+	doc, err := sc.Encode()
+	if err != nil {
+		s.fail(w, "encode scene", err)
+		return
+	}
+	th, err := s.st.Save(r.Context(), store.SaveRequest{Key: link.Key, Base: base, Scene: doc, Author: store.AuthorEditor, Reason: "edited in the browser"})
+	switch {
+	case errors.Is(err, store.ErrConflict):
+		cur, lerr := s.st.Load(r.Context(), link.Key)
+		rev := int64(0)
+		if lerr == nil {
+			rev = cur.Rev
+		}
+		s.metrics.editorSaves.WithLabelValues("conflict").Inc()
+		writeJSON(w, http.StatusConflict, saveReply{Rev: rev, Error: fmt.Sprintf("the diagram changed since you opened it (now revision %d); reload to see the new version", rev)})
+		return
+	case errors.Is(err, store.ErrTooLarge):
+		s.metrics.editorSaves.WithLabelValues("too_large").Inc()
+		writeJSON(w, http.StatusRequestEntityTooLarge, saveReply{Error: err.Error()})
+		return
+	case err != nil:
+		s.metrics.editorSaves.WithLabelValues("error").Inc()
+		s.fail(w, "save scene", err)
+		return
+	}
+	s.metrics.editorSaves.WithLabelValues("ok").Inc()
+	s.log.Info("diagram edited in the browser", "thread", link.Key.String(), "rev", th.Rev, "link", link.ID)
+	if s.notify != nil {
+		s.notify.Edited(r.Context(), link.Key, th.Rev)
+	}
+	writeJSON(w, http.StatusOK, saveReply{Rev: th.Rev})
+}
+
+// fail answers 404 for dead links and 500 for everything else, logging the cause but never the token.
+func (s *Server) fail(w http.ResponseWriter, step string, err error) {
+	if errors.Is(err, errNotFound) || errors.Is(err, store.ErrNotFound) {
+		notFound(w)
+		return
+	}
+	s.log.Error(step, "err", err)
+	http.Error(w, "internal error; the diagram is unchanged", http.StatusInternalServerError)
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func outcome(err error) string {
+	if err != nil {
+		return "error"
+	}
+	return "ok"
+}

@@ -1,0 +1,227 @@
+// Package web is excalibot's HTTP side: the editable link (a hosted Excalidraw editor whose saves
+// become the thread's next revision), downloads, health and metrics, and the mount point for the
+// chat platforms' webhooks.
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/store"
+)
+
+// Store is the part of the thread store the web side uses.
+type Store interface {
+	Load(ctx context.Context, key store.ThreadKey) (*store.Thread, error)
+	Save(ctx context.Context, req store.SaveRequest) (*store.Thread, error)
+	CreateLink(ctx context.Context, key store.ThreadKey, kind store.LinkKind, expires time.Time) (string, store.Link, error)
+	ResolveLink(ctx context.Context, token string) (store.Link, error)
+}
+
+// Renderer draws downloads; the bot's renderer satisfies it.
+type Renderer interface {
+	Render(ctx context.Context, doc []byte, format string, dark bool) ([]byte, error)
+}
+
+// Notifier is told when a person saved the diagram in the editor. Optional.
+type Notifier interface {
+	Edited(ctx context.Context, key store.ThreadKey, rev int64)
+}
+
+// Options configure the server. Zero fields take defaults.
+type Options struct {
+	// PublicURL is the base of links in chat replies, e.g. https://draw.example.com; empty means
+	// http://<listen address>, which only works on the same machine.
+	PublicURL string
+	// LinkTTL makes new links expire after this long; 0 means links live until reset.
+	LinkTTL time.Duration
+	// MaxBody bounds a request body (default 6 MB: a 5 MB scene plus JSON overhead).
+	MaxBody int64
+	// TokenRate and AddrRate are requests per minute per link token and per client address
+	// (defaults 120 and 300).
+	TokenRate, AddrRate float64
+	// HandlerTimeout bounds every handler but streams (default 60 s: a render may take a while).
+	HandlerTimeout time.Duration
+	Now            func() time.Time
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxBody <= 0 {
+		o.MaxBody = 6 << 20
+	}
+	if o.TokenRate <= 0 {
+		o.TokenRate = 120
+	}
+	if o.AddrRate <= 0 {
+		o.AddrRate = 300
+	}
+	if o.HandlerTimeout <= 0 {
+		o.HandlerTimeout = 60 * time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	o.PublicURL = strings.TrimRight(o.PublicURL, "/")
+	return o
+}
+
+// Check is one readiness check: nil when the part is ready.
+type Check struct {
+	Name string
+	Fn   func(ctx context.Context) error
+}
+
+// Server serves every HTTP route of the program.
+type Server struct {
+	st       Store
+	render   Renderer
+	notify   Notifier
+	opt      Options
+	log      *slog.Logger
+	metrics  *Metrics
+	mux      *http.ServeMux
+	checks   []Check
+	byToken  *bot.RateLimiter
+	byAddr   *bot.RateLimiter
+	linksMu  sync.Mutex
+	links    map[string]threadLinks // by thread key: tokens made by this process, reused in replies
+	editorFS http.Handler
+}
+
+type threadLinks struct {
+	edit, view string // raw tokens
+	expires    time.Time
+}
+
+// New returns the server. notify may be nil.
+func New(st Store, r Renderer, notify Notifier, m *Metrics, opt Options, log *slog.Logger) *Server {
+	opt = opt.withDefaults()
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if m == nil {
+		m = NewMetrics()
+	}
+	s := &Server{
+		st: st, render: r, notify: notify, opt: opt, log: log.With("component", "web"), metrics: m,
+		mux:     http.NewServeMux(),
+		byToken: bot.NewRateLimiter(opt.TokenRate, int(opt.TokenRate/4)+1, opt.Now),
+		byAddr:  bot.NewRateLimiter(opt.AddrRate, int(opt.AddrRate/4)+1, opt.Now),
+		links:   map[string]threadLinks{},
+	}
+	s.routes()
+	return s
+}
+
+// AddCheck adds a readiness check to /readyz.
+func (s *Server) AddCheck(c Check) { s.checks = append(s.checks, c) }
+
+// Handle mounts another handler (a webhook) behind the same limits and headers.
+func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, s.limited(h)) }
+
+// Handler is the root handler with security headers on every response.
+func (s *Server) Handler() http.Handler { return s.headers(s.mux) }
+
+func (s *Server) routes() {
+	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
+	s.mux.HandleFunc("GET /readyz", s.readyz)
+	s.mux.Handle("GET /metrics", s.metrics.Handler())
+	s.mux.Handle("GET /assets/", s.limited(http.StripPrefix("/assets/", assetHandler())))
+	s.mux.Handle("GET /d/{name}", s.limited(http.HandlerFunc(s.getDiagram)))
+	s.mux.Handle("GET /d/{token}/scene", s.limited(http.HandlerFunc(s.getScene)))
+	s.mux.Handle("PUT /d/{token}/scene", s.limited(http.HandlerFunc(s.putScene)))
+	s.mux.Handle("OPTIONS /d/{name}", http.HandlerFunc(s.preflight))
+}
+
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	defer cancel()
+	var failed []string
+	for _, c := range s.checks {
+		if err := c.Fn(ctx); err != nil {
+			failed = append(failed, c.Name+": "+err.Error())
+		}
+	}
+	if len(failed) > 0 {
+		http.Error(w, strings.Join(failed, "\n"), http.StatusServiceUnavailable)
+		return
+	}
+	io.WriteString(w, "ready\n")
+}
+
+// contentSecurityPolicy lets the page run only its own script and talk only to its own origin.
+// Excalidraw sets inline styles and draws fonts and images from data: and blob: URLs.
+const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
+	"img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; " +
+	"manifest-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+func (s *Server) headers(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", contentSecurityPolicy)
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// limited applies the per-address rate limit, the body limit and the handler timeout.
+func (s *Server) limited(next http.Handler) http.Handler {
+	timed := http.TimeoutHandler(next, s.opt.HandlerTimeout, "the server took too long to answer; please try again\n")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if ok, wait := s.byAddr.Allow(clientAddr(r)); !ok {
+			tooMany(w, wait)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, s.opt.MaxBody)
+		timed.ServeHTTP(w, r)
+	})
+}
+
+func tooMany(w http.ResponseWriter, wait time.Duration) {
+	w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds()+0.999)))
+	http.Error(w, "too many requests; slow down", http.StatusTooManyRequests)
+}
+
+// clientAddr is the TCP peer; forwarded headers are not trusted, since any client can send them.
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// baseURL is where links point.
+func (s *Server) baseURL(r *http.Request) string {
+	if s.opt.PublicURL != "" {
+		return s.opt.PublicURL
+	}
+	if r != nil {
+		return "http://" + r.Host
+	}
+	return ""
+}
+
+// SetPublicURL fills in the base URL once the listener's address is known, when none is configured.
+func (s *Server) SetPublicURL(u string) {
+	if s.opt.PublicURL == "" {
+		s.opt.PublicURL = strings.TrimRight(u, "/")
+	}
+}
+
+// errNotFound is the one answer for unknown, expired and revoked tokens, so they cannot be told apart.
+var errNotFound = errors.New("not found")
+
+func notFound(w http.ResponseWriter) { http.Error(w, "not found", http.StatusNotFound) }
