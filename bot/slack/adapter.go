@@ -276,7 +276,8 @@ func (a *Adapter) runSocket(ctx context.Context) error {
 }
 
 // onSocketEvent acks at once (Slack redelivers what is not acked within 3 s) and passes the
-// event on without waiting for anything else.
+// event on without waiting: a blocked reader stops answering Slack's pings and the connection
+// falls into a reconnect loop.
 func (a *Adapter) onSocketEvent(ctx context.Context, sm *socketmode.Client, evt socketmode.Event) {
 	switch evt.Type {
 	case socketmode.EventTypeConnected:
@@ -293,29 +294,24 @@ func (a *Adapter) onSocketEvent(ctx context.Context, sm *socketmode.Client, evt 
 	if evt.Request == nil || evt.Request.EnvelopeID == "" {
 		return
 	}
+	if evt.Type == socketmode.EventTypeEventsAPI {
+		if evt.Request.RetryAttempt > 0 {
+			a.log.Info("slack redelivered an event", "attempt", evt.Request.RetryAttempt, "reason", evt.Request.RetryReason)
+		}
+		if in, ok := parseEventsAPI(evt.Data); ok {
+			in.retry = evt.Request.RetryAttempt
+			select {
+			case a.inbox <- in:
+			default:
+				// Far behind: leave the envelope unacked, and Slack delivers it again later.
+				a.log.Warn("slack: inbox full; event left for Slack to redeliver", "envelope", evt.Request.EnvelopeID)
+				return
+			}
+		}
+	}
+	// Button clicks (our buttons are plain links) and slash commands are acked with nothing to do.
 	if err := sm.AckCtx(ctx, evt.Request.EnvelopeID, nil); err != nil {
 		a.log.Warn("slack ack failed", "envelope", evt.Request.EnvelopeID, "err", err)
-	}
-	if evt.Type != socketmode.EventTypeEventsAPI {
-		return // button clicks (our buttons are plain links) and slash commands: acked, nothing to do
-	}
-	if evt.Request.RetryAttempt > 0 {
-		a.log.Info("slack redelivered an event", "attempt", evt.Request.RetryAttempt, "reason", evt.Request.RetryReason)
-	}
-	in, ok := parseEventsAPI(evt.Data)
-	if !ok {
-		return
-	}
-	in.retry = evt.Request.RetryAttempt
-	a.enqueueWait(ctx, in)
-}
-
-// enqueueWait hands an event to the dispatcher, waiting if the inbox is full: the envelope is
-// already acked, so dropping it would lose the message.
-func (a *Adapter) enqueueWait(ctx context.Context, in inbound) {
-	select {
-	case a.inbox <- in:
-	case <-ctx.Done():
 	}
 }
 
