@@ -63,8 +63,17 @@ func (s *Server) getUpdates(ctx context.Context, f map[string]string) (any, erro
 	wait := min(time.Duration(timeout)*time.Second, pollCap)
 	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
+	s.mu.Lock()
+	s.pollGen++
+	mine := s.pollGen
+	s.notify() // wakes an earlier poller, which now gives way
+	s.mu.Unlock()
 	for {
 		s.mu.Lock()
+		if s.pollGen != mine {
+			s.mu.Unlock()
+			return nil, &apiError{code: 409, desc: "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running"}
+		}
 		if s.webhook.URL != "" {
 			s.mu.Unlock()
 			return nil, &apiError{code: 409, desc: "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first"}

@@ -94,6 +94,7 @@ type Server struct {
 	calls      []Call
 	failures   map[string][]Failure
 	commands   []models.BotCommand
+	pollGen    int // the latest getUpdates call; an earlier one still waiting gets 409
 	webhook    Webhook
 }
 

@@ -2,6 +2,7 @@ package tgfake
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -26,16 +27,25 @@ type envelope struct {
 
 func call(t *testing.T, s *Server, method, contentType, body string) (int, envelope) {
 	t.Helper()
-	resp, err := http.Post(s.URL+"/bot"+token+"/"+method, contentType, strings.NewReader(body))
+	code, e, err := post(s, method, contentType, body)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return code, e
+}
+
+// post is call for goroutines other than the test's, which must not call t.Fatal.
+func post(s *Server, method, contentType, body string) (int, envelope, error) {
+	resp, err := http.Post(s.URL+"/bot"+token+"/"+method, contentType, strings.NewReader(body))
+	if err != nil {
+		return 0, envelope{}, err
 	}
 	defer resp.Body.Close()
 	var e envelope
 	if err := json.NewDecoder(resp.Body).Decode(&e); err != nil {
-		t.Fatalf("%s: undecodable answer: %v", method, err)
+		return 0, envelope{}, fmt.Errorf("%s: undecodable answer: %w", method, err)
 	}
-	return resp.StatusCode, e
+	return resp.StatusCode, e, nil
 }
 
 func TestEnvelopesAndBodies(t *testing.T) {
@@ -94,7 +104,7 @@ func TestGetUpdatesBlocksAndConfirms(t *testing.T) {
 
 	got := make(chan []models.Update, 1)
 	go func() {
-		_, e := call(t, s, "getUpdates", "application/json", `{"timeout":30}`)
+		_, e, _ := post(s, "getUpdates", "application/json", `{"timeout":30}`)
 		var us []models.Update
 		json.Unmarshal(e.Result, &us)
 		got <- us
@@ -153,5 +163,32 @@ func TestFilesAndPhotos(t *testing.T) {
 	}
 	if code, e := call(t, s, "getFile", "application/json", `{"file_id":"`+us[1].Message.Document.FileID+`"}`); code != 400 || e.Description != "Bad Request: file is too big" {
 		t.Errorf("getFile over 20 MB: got %d %q", code, e.Description)
+	}
+}
+
+func TestSecondPollerConflicts(t *testing.T) {
+	s := New(token)
+	defer s.Close()
+	first := make(chan int, 1)
+	go func() {
+		code, _, _ := post(s, "getUpdates", "application/json", `{"timeout":30}`)
+		first <- code
+	}()
+	// Wait until the first poll is blocked, then poll again, as a second bot instance would.
+	if !s.WaitFor(5*time.Second, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.pollGen == 1
+	}) {
+		t.Fatal("first poll did not arrive")
+	}
+	go post(s, "getUpdates", "application/json", `{"timeout":1}`)
+	select {
+	case code := <-first:
+		if code != 409 {
+			t.Errorf("earlier poller: got %d, want 409", code)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the earlier poller was not terminated")
 	}
 }
