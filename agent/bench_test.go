@@ -130,3 +130,41 @@ func reportPromptSize(b *testing.B, specs []tools.Spec, allTools bool) {
 	fmt.Printf("prompt: %d tools, system %d B + schemas %d B = %d B (%.2fx the 9 KB target, %.2fx the 6.7 KB peer)\n",
 		n, sys, schemas, total, float64(total)/targetBytes, float64(total)/peerSmallBytes)
 }
+
+// countingModel reports three times the estimated prompt tokens, like a tokenizer that splits
+// finer than the estimate, and keeps what it was sent.
+type countingModel struct {
+	instantModel
+	sent [][]Message
+}
+
+func (m *countingModel) Chat(ctx context.Context, msgs []Message, specs []tools.Spec) (Reply, error) {
+	m.sent = append(m.sent, append([]Message(nil), msgs...))
+	r, err := m.instantModel.Chat(ctx, msgs, specs)
+	est := schemaTokens(specs)
+	for _, x := range msgs {
+		est += messageTokens(x)
+	}
+	r.PromptTokens = 3 * est
+	return r, err
+}
+
+func TestBudgetFollowsReportedTokens(t *testing.T) {
+	m := &countingModel{instantModel: instantModel{turns: 10}}
+	tb := instantTools{specs: newBoard().Specs()}
+	a := New(m, Config{ContextTokens: 8000}, nil)
+	if _, err := a.Run(context.Background(), Request{Prompt: "x", Tools: tb}); err != nil {
+		t.Fatal(err)
+	}
+	last := m.sent[len(m.sent)-1]
+	est := schemaTokens(tb.specs)
+	shortened := false
+	for _, x := range last {
+		est += messageTokens(x)
+		shortened = shortened || strings.Contains(x.Content, "shortened to save context")
+	}
+	// 3 tokens per estimated token: the real prompt must stay within the 6000-token limit.
+	if 3*est > 6000 || !shortened {
+		t.Errorf("last request ~%d real tokens (shortened: %v), want at most 6000", 3*est, shortened)
+	}
+}

@@ -128,13 +128,22 @@ func (a *Agent) Run(ctx context.Context, req Request) (Result, error) {
 		return r.finish(StopError), err
 	}
 	head := len(msgs)
-	budget := a.cfg.ContextTokens*3/4 - schemaTokens(specs)
+	window := a.cfg.ContextTokens * 3 / 4 // the rest is room for the reply
+	budget := window - schemaTokens(specs)
 	for turn := 1; ; turn++ {
 		if turn > a.cfg.Limits.Turns {
 			return r.finish(StopTurnLimit), nil
 		}
 		msgs = trimConversation(msgs, head, budget)
+		sent := schemaTokens(specs)
+		for _, m := range msgs {
+			sent += messageTokens(m)
+		}
 		reply, err := r.ask(runCtx, turn, msgs, specs)
+		if err == nil && reply.PromptTokens > sent {
+			// The estimate ran low for this model's tokenizer: shrink the budget by the same factor.
+			budget = int(float64(window)*float64(sent)/float64(reply.PromptTokens)) - schemaTokens(specs)
+		}
 		if err != nil {
 			switch {
 			case ctx.Err() != nil:
@@ -233,7 +242,8 @@ func (r *run) ask(ctx context.Context, turn int, msgs []Message, specs []tools.S
 	r.res.ModelTime += d
 	r.res.Turns = turn
 	if err != nil {
-		if reqCtx.Err() != nil && ctx.Err() == nil && !errors.Is(err, ErrModelTimeout) {
+		if errors.Is(reqCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+			// Name the limit: the model client cannot know it.
 			err = &actionable{kind: ErrModelTimeout, msg: fmt.Sprintf(
 				"the model did not answer within %s; a smaller model or a longer model timeout may help", r.a.cfg.Limits.Request),
 				cause: err}

@@ -177,12 +177,13 @@ func TestSceneStateAndDiff(t *testing.T) {
 	 {"id":"ta","type":"text","x":5,"y":5,"width":20,"height":20,"text":"API","containerId":"a"},
 	 {"id":"b","type":"ellipse","x":200,"y":0,"width":100,"height":50},
 	 {"id":"n","type":"text","x":0,"y":100,"width":80,"height":20,"text":"note"},
-	 {"id":"gone","type":"diamond","x":0,"y":300,"width":60,"height":60,"isDeleted":true}]}`
+	 {"id":"gone","type":"diamond","x":0,"y":300,"width":60,"height":60,"isDeleted":true},
+	 {"id":"ar","type":"arrow","x":100,"y":25,"width":100,"height":0}]}`
 	st, err := SceneState([]byte(before))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := fmt.Sprint(st); got != "[{a rectangle 0 0 100 50 API} {b ellipse 200 0 100 50 } {n text 0 100 80 20 note}]" {
+	if got := fmt.Sprint(st); got != "[{a rectangle 0 0 100 50 API} {b ellipse 200 0 100 50 } {n text 0 100 80 20 note} {ar arrow 100 25 100 0 }]" {
 		t.Errorf("state %s", got)
 	}
 	tests := []struct {
@@ -192,17 +193,21 @@ func TestSceneStateAndDiff(t *testing.T) {
 	}{
 		{"unchanged", before, ""},
 		{"bare array", `[{"id":"a","type":"rectangle","x":0,"y":0,"width":100,"height":50},{"id":"ta","type":"text","text":"API","containerId":"a"},
-		 {"id":"b","type":"ellipse","x":200,"y":0.4,"width":100,"height":50},{"id":"n","type":"text","x":0,"y":100,"width":80,"height":20,"text":"note"}]`, ""},
+		 {"id":"b","type":"ellipse","x":200,"y":0.4,"width":100,"height":50},{"id":"n","type":"text","x":0,"y":100,"width":80,"height":20,"text":"note"},
+		 {"id":"ar","type":"arrow","x":140,"y":25,"width":60,"height":0}]`, ""},
 		{"all kinds", `{"elements":[
 		 {"id":"a","type":"rectangle","x":40,"y":0,"width":100,"height":50},
 		 {"id":"ta","type":"text","text":"Gateway","containerId":"a"},
 		 {"id":"b","type":"ellipse","x":200,"y":0,"width":150,"height":50},
 		 {"id":"c","type":"diamond","x":0,"y":400,"width":60,"height":60},
-		 {"id":"n","type":"text","x":0,"y":100,"width":80,"height":20,"text":"note","isDeleted":true}]}`,
+		 {"id":"n","type":"text","x":0,"y":100,"width":80,"height":20,"text":"note","isDeleted":true},
+		 {"id":"ar","type":"arrow","x":140,"y":25,"width":60,"height":0},
+		 {"id":"t2","type":"text","text":"yes","containerId":"ar"}]}`,
 			"- relabelled rectangle a: \"API\" -> \"Gateway\"\n" +
 				"- moved rectangle a \"Gateway\" from (0,0) to (40,0)\n" +
 				"- resized ellipse b from 100x50 to 150x50\n" +
 				"- added diamond c\n" +
+				"- relabelled arrow ar: \"\" -> \"yes\"\n" +
 				"- removed text n \"note\""},
 	}
 	for _, tt := range tests {

@@ -100,6 +100,9 @@ func DiffScenes(before, now []ElementState) string {
 			relabelled++
 			lines = append(lines, fmt.Sprintf("relabelled %s %s: %q -> %q", e.Type, e.ID, clip(o.Label, 60), clip(e.Label, 60)))
 		}
+		if e.Type == "arrow" || e.Type == "line" {
+			continue // bound arrows move with their shapes; their own moves are noise here
+		}
 		if math.Abs(o.X-e.X) >= 1 || math.Abs(o.Y-e.Y) >= 1 {
 			moved++
 			lines = append(lines, fmt.Sprintf("moved %s from (%g,%g) to (%g,%g)", describe(e), o.X, o.Y, e.X, e.Y))
