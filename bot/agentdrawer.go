@@ -17,6 +17,8 @@ type AgentDrawer struct {
 	Agent  *agent.Agent
 	Limits tools.Limits
 	Log    *slog.Logger
+	// Observer counts tool calls and model latency; optional.
+	Observer Observer
 }
 
 // Draw runs the agent on req.Scene. Agent errors are already sentences a user can act on.
@@ -46,6 +48,14 @@ func (d AgentDrawer) Draw(ctx context.Context, req DrawRequest) (DrawResult, err
 		Snapshot: func() ([]byte, error) { return set.Scene().Encode() },
 		Lint:     func() []string { return tools.Warnings(set.Scene()) },
 		OnStep: func(s agent.Step) {
+			if d.Observer != nil {
+				switch s.Kind {
+				case agent.StepModel:
+					d.Observer.ModelAnswered(s.Duration)
+				case agent.StepTool:
+					d.Observer.ToolCalled(s.Tool, s.IsError)
+				}
+			}
 			if s.Kind != agent.StepTool || req.Progress == nil {
 				return
 			}
@@ -63,6 +73,9 @@ func (d AgentDrawer) Draw(ctx context.Context, req DrawRequest) (DrawResult, err
 		},
 	})
 	if err != nil {
+		if d.Observer != nil {
+			d.Observer.Failed("model")
+		}
 		return DrawResult{}, err
 	}
 	doc := res.Scene

@@ -77,6 +77,23 @@ type Links interface {
 	ThreadLinks(ctx context.Context, key store.ThreadKey) (edit, view string, err error)
 }
 
+// Observer is told what the bot does, for metrics. Methods are called concurrently.
+type Observer interface {
+	RunFinished(outcome string, d time.Duration)
+	ToolCalled(tool string, failed bool)
+	ModelAnswered(d time.Duration)
+	Rendered(format string, d time.Duration, err error)
+	Failed(kind string)
+}
+
+type noObserver struct{}
+
+func (noObserver) RunFinished(string, time.Duration)     {}
+func (noObserver) ToolCalled(string, bool)               {}
+func (noObserver) ModelAnswered(time.Duration)           {}
+func (noObserver) Rendered(string, time.Duration, error) {}
+func (noObserver) Failed(string)                         {}
+
 // Options are the core's limits and identity. Zero fields take defaults.
 type Options struct {
 	MaxMessageLength  int           // characters per message (4000)
@@ -90,7 +107,11 @@ type Options struct {
 	// Owner names this process for leases and runs; stable across restarts of the same replica
 	// (default: "excalibot"), so that a restarted process can recover its own interrupted runs.
 	Owner string
-	Now   func() time.Time
+	// NotifyEdits posts a note into the thread when its diagram was saved in the browser.
+	NotifyEdits bool
+	// Observer receives metrics; nil means none.
+	Observer Observer
+	Now      func() time.Time
 }
 
 func (o Options) withDefaults() Options {
@@ -120,6 +141,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Observer == nil {
+		o.Observer = noObserver{}
 	}
 	return o
 }
@@ -370,4 +394,29 @@ func (b *Bot) KnownThread(ctx context.Context, key ThreadKey) (bool, error) {
 		return false, nil
 	}
 	return err == nil, err
+}
+
+// Edited is called when a person saved the thread's diagram in the editor: the thread hears of it
+// when Options.NotifyEdits is set. The next run is told what changed by the agent's memory.
+func (b *Bot) Edited(ctx context.Context, key store.ThreadKey, rev int64) {
+	if !b.opt.NotifyEdits {
+		return
+	}
+	k := fromStoreKey(key)
+	a := b.adapter(k.Platform)
+	if a == nil {
+		return
+	}
+	text := fmt.Sprintf("The diagram was edited in the browser (revision %d). Reply here to continue from it.", rev)
+	if err := a.Send(ctx, k, Reply{Text: text}); err != nil {
+		b.log.Warn("tell thread about browser edit", "thread", k.String(), "err", err)
+	}
+}
+
+// SetLinks sets where editor links come from; the web server is made after the core, since it
+// tells the core about browser edits.
+func (b *Bot) SetLinks(l Links) {
+	b.mu.Lock()
+	b.links = l
+	b.mu.Unlock()
 }

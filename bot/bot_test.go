@@ -460,3 +460,18 @@ func TestCloseInterruptsAndRecoverTells(t *testing.T) {
 	}
 	b2.Close(context.Background())
 }
+
+func TestEditedNotice(t *testing.T) {
+	for _, notify := range []bool{false, true} {
+		h := newHarness(t, Options{NotifyEdits: notify}, nil)
+		h.bot.Register(h.rec)
+		h.bot.Edited(context.Background(), storeKey(thread), 4)
+		got := h.rec.count(thread)
+		if want := map[bool]int{false: 0, true: 1}[notify]; got != want {
+			t.Errorf("NotifyEdits=%v: %d notices, want %d", notify, got, want)
+		}
+		if notify && !strings.Contains(h.rec.last(thread).Text, "edited in the browser (revision 4)") {
+			t.Errorf("notice = %q", h.rec.last(thread).Text)
+		}
+	}
+}

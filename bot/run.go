@@ -50,7 +50,13 @@ func (b *Bot) draw(ctx context.Context, jobs []job) {
 		fail(friendly("starting the run", err))
 		return
 	}
+	started := b.opt.Now()
 	finish := func(state store.RunState, detail string) {
+		outcome := string(state)
+		if detail == "conflict" {
+			outcome = "conflict"
+		}
+		b.opt.Observer.RunFinished(outcome, b.opt.Now().Sub(started))
 		done, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		if _, err := b.store.SetRunState(done, run.ID, state, clip(detail, 200)); err != nil {
@@ -150,15 +156,20 @@ func (b *Bot) draw(ctx context.Context, jobs []job) {
 // post sends the thread's current scene: picture, summary, file and links.
 func (b *Bot) post(ctx context.Context, a Adapter, chatKey ThreadKey, th *store.Thread, text string) {
 	r := Reply{Text: text, Files: []File{sceneFile(th.Scene)}}
+	start := b.opt.Now()
 	png, err := b.render.Render(ctx, th.Scene, "png", th.Settings.Theme == "dark")
+	b.opt.Observer.Rendered("png", b.opt.Now().Sub(start), err)
 	if err != nil {
 		b.log.Warn("render failed", "thread", chatKey.String(), "rev", th.Rev, "err", err)
 		r.Text = strings.TrimSpace(r.Text + "\n\n" + "I could not render the picture (" + err.Error() + "); the .excalidraw file is attached and opens in Excalidraw.")
 	} else {
 		r.Image = &File{Name: "diagram.png", MIME: "image/png", Content: png}
 	}
-	if b.links != nil {
-		if edit, view, err := b.links.ThreadLinks(ctx, th.Key); err != nil {
+	b.mu.Lock()
+	links := b.links
+	b.mu.Unlock()
+	if links != nil {
+		if edit, view, err := links.ThreadLinks(ctx, th.Key); err != nil {
 			b.log.Warn("make editor links", "thread", chatKey.String(), "err", err)
 		} else {
 			r.EditURL, r.ViewURL = edit, view

@@ -42,9 +42,11 @@ type Config struct {
 	RenderScale   float64       // PNG scale factor
 
 	// HTTP server: editor links, chat page, health, metrics, webhooks
-	Listen     string // address to listen on
-	PublicURL  string // base URL that links in chat replies use
-	ChatSecret string // shared secret for the chat page beyond localhost
+	Listen      string        // address to listen on
+	PublicURL   string        // base URL that links in chat replies use
+	ChatSecret  string        // shared secret for the chat page beyond localhost
+	LinkTTL     time.Duration // editor links expire after this long; 0 = until reset
+	NotifyEdits bool          // tell the thread when its diagram was edited in the browser
 
 	// Slack
 	SlackBotToken      string // xoxb-… bot token
@@ -96,7 +98,8 @@ func Default() Config {
 		RenderTimeout: 30 * time.Second,
 		RenderScale:   2,
 
-		Listen: "127.0.0.1:8080",
+		Listen:      "127.0.0.1:8080",
+		NotifyEdits: true,
 
 		SlackMode:    "socket",
 		TelegramMode: "polling",
@@ -179,6 +182,9 @@ func (c Config) Validate() error {
 	}
 	if c.KeepAlive < 0 {
 		bad("keep-alive", "is %s; it must be zero or positive", c.KeepAlive)
+	}
+	if c.LinkTTL < 0 {
+		bad("link-ttl", "is %s; use 0 for links that live until reset", c.LinkTTL)
 	}
 	if c.PruneAfter < 0 {
 		bad("prune-after", "is %s; use 0 to keep threads forever", c.PruneAfter)

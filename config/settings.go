@@ -53,6 +53,8 @@ var settings = []setting{
 
 	{"listen", "EXCALIBOT_LISTEN", "HTTP listen address", false, func(c *Config) any { return &c.Listen }},
 	{"public-url", "EXCALIBOT_PUBLIC_URL", "base URL of links in replies", false, func(c *Config) any { return &c.PublicURL }},
+	{"link-ttl", "EXCALIBOT_LINK_TTL", "editor links expire after this long (0: until reset)", false, func(c *Config) any { return &c.LinkTTL }},
+	{"notify-edits", "EXCALIBOT_NOTIFY_EDITS", "tell the thread when its diagram was edited in the browser", false, func(c *Config) any { return &c.NotifyEdits }},
 	{"chat-secret", "EXCALIBOT_CHAT_SECRET", "shared secret for the chat page beyond localhost", true, func(c *Config) any { return &c.ChatSecret }},
 
 	{"slack-bot-token", "SLACK_BOT_TOKEN", "Slack bot token (xoxb-…)", true, func(c *Config) any { return &c.SlackBotToken }},

@@ -13,7 +13,7 @@ import (
 
 // startAdapters builds the chat adapters that have credentials, registers them with the core and
 // mounts their webhook handlers. The returned runners are their receive loops.
-func startAdapters(cfg config.Config, core *bot.Bot, mux *http.ServeMux, log *slog.Logger) ([]runner, error) {
+func startAdapters(cfg config.Config, core *bot.Bot, mux interface{ Handle(string, http.Handler) }, log *slog.Logger) ([]runner, error) {
 	var out []runner
 	if cfg.SlackBotToken != "" {
 		a, err := slack.New(slack.Config{

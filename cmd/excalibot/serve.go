@@ -22,6 +22,7 @@ import (
 	"github.com/excalibot/excalibot/store/postgres"
 	"github.com/excalibot/excalibot/store/sqlite"
 	"github.com/excalibot/excalibot/tools"
+	"github.com/excalibot/excalibot/web"
 )
 
 // shutdownGrace is how long running work may finish after SIGTERM.
@@ -68,6 +69,8 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 	drawer := bot.AgentDrawer{Agent: ag, Log: log,
 		Limits: tools.Limits{MaxElements: cfg.MaxElements, MaxBatch: cfg.MaxBatch, MaxLabel: cfg.MaxLabelLength}}
 
+	metrics := web.NewMetrics()
+	drawer.Observer = metrics
 	owner, _ := os.Hostname()
 	core := bot.New(st, drawer, rend, nil, bot.Options{
 		MaxMessageLength:  cfg.MaxMessageLength,
@@ -77,23 +80,23 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 		RunTimeout:        cfg.RunTimeout + cfg.RenderTimeout + 30*time.Second,
 		MaxSceneBytes:     cfg.MaxSceneSize,
 		Owner:             "excalibot@" + owner,
+		NotifyEdits:       cfg.NotifyEdits,
+		Observer:          metrics,
 	}, log)
+	metrics.QueueDepth(core.QueueDepth)
 
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
-		if err := rend.Ready(); err != nil {
-			http.Error(w, "renderer: "+err.Error(), http.StatusServiceUnavailable)
-			return
+	srvWeb := web.New(st, rend, core, metrics, web.Options{PublicURL: cfg.PublicURL, LinkTTL: cfg.LinkTTL, MaxBody: int64(cfg.MaxSceneSize) + 1<<20}, log)
+	core.SetLinks(srvWeb)
+	srvWeb.AddCheck(web.Check{Name: "renderer", Fn: func(context.Context) error { return rend.Ready() }})
+	srvWeb.AddCheck(web.Check{Name: "store", Fn: func(ctx context.Context) error {
+		_, err := st.Load(ctx, store.ThreadKey{Platform: "probe", Workspace: "-", Thread: "-"})
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
 		}
-		if _, err := st.Load(r.Context(), store.ThreadKey{Platform: "probe", Workspace: "-", Thread: "-"}); err != nil && !errors.Is(err, store.ErrNotFound) {
-			http.Error(w, "store: "+err.Error(), http.StatusServiceUnavailable)
-			return
-		}
-		io.WriteString(w, "ready\n")
-	})
+		return err
+	}})
 
-	runners, err := startAdapters(cfg, core, mux, log)
+	runners, err := startAdapters(cfg, core, srvWeb, log)
 	if err != nil {
 		return err
 	}
@@ -105,10 +108,11 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 	if err != nil {
 		return fmt.Errorf("listen on %s (set --listen or EXCALIBOT_LISTEN): %w", cfg.Listen, err)
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+	srvWeb.SetPublicURL("http://" + ln.Addr().String())
+	srv := &http.Server{Handler: srvWeb.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 2 * time.Minute}
 	var wg sync.WaitGroup
-	errc := make(chan error, 1+len(runners))
+	errc := make(chan error, 1)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -126,8 +130,9 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// A refused token stops that platform only: HTTP and the other platform keep serving.
 			if err := r.run(adapterCtx); err != nil && adapterCtx.Err() == nil {
-				errc <- fmt.Errorf("%s: %w", r.name, err)
+				log.Error("chat platform stopped; fix its settings and restart", "platform", r.name, "err", err)
 			}
 		}()
 	}
@@ -164,6 +169,7 @@ type runner struct {
 // storeCloser is the store as serve uses it.
 type storeCloser interface {
 	bot.Store
+	web.Store
 	Prune(ctx context.Context, before time.Time) (store.PruneStats, error)
 	Close() error
 }
@@ -223,7 +229,8 @@ func startPruning(ctx context.Context, st storeCloser, after time.Duration, log 
 	return done
 }
 
-// chromeRenderer adapts the renderer to the bot: the scene's own viewport frames the picture.
+// chromeRenderer adapts the renderer to the bot and the web server: the scene's own viewport
+// frames the picture.
 type chromeRenderer struct {
 	r     *render.Renderer
 	err   error // why there is no renderer
