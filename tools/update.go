@@ -8,12 +8,13 @@ import (
 
 func (s *Set) updateElement(w *scene.Scene, o *object) (string, error) {
 	a := decodeElement(o, s.lim, false)
+	e, ok := w.Get(a.ID)
+	if !ok && a.ID != "" {
+		// Reported with any field problems, so one answer lists everything to fix.
+		o.p.add("", "%s", unknownIDText(w, "id", []string{a.ID}))
+	}
 	if !o.p.ok() {
 		return "", o.p
-	}
-	e, ok := w.Get(a.ID)
-	if !ok {
-		return "", refuse("%s", unknownIDText(w, "id", []string{a.ID}))
 	}
 	if e.Type == scene.Text && e.ContainerID != "" {
 		return "", refuse("id: %q is the label of %q; update %q instead (its text, fontSize, fontFamily)", e.ID, e.ContainerID, e.ContainerID)
