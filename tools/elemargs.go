@@ -3,6 +3,8 @@ package tools
 import (
 	"fmt"
 	"strings"
+
+	"github.com/excalibot/excalibot/scene"
 )
 
 // elemArgs is one element as the model described it, decoded and checked field by field but not
@@ -151,6 +153,9 @@ func checkFieldsForType(o *object, a *elemArgs, forCreate bool) {
 				o.p.add(o.at(f.name), "only arrows and lines have %s; this element is a %s", f.name, t)
 			}
 		}
+	}
+	if linear && (a.Width != nil || a.Height != nil) {
+		o.p.add(o.at("width"), "%s has no width or height: attach it with startElementId/endElementId, or give points like [[0,0],[200,0]]", withArticle(scene.Type(t)))
 	}
 	if t == "line" {
 		if a.StartID != nil || a.EndID != nil {

@@ -81,6 +81,8 @@ func TestUpdateElement(t *testing.T) {
 		{name: "end to unknown", setup: withOrg, tool: "update_element", args: `{"id":"a1","endElementId":"cf0"}`,
 			wantErr: true, want: []string{`endElementId: no element with id "cf0"`, `"cfo"`}},
 		{name: "missing id", setup: withOrg, tool: "update_element", args: `{"x":1}`, wantErr: true, want: []string{"id: missing"}},
+		{name: "arrow has no width", setup: withOrg, tool: "update_element", args: `{"id":"a1","width":300}`,
+			wantErr: true, want: []string{"width: an arrow has no width or height"}},
 	})
 }
 
