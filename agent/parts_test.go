@@ -246,3 +246,17 @@ func TestRequestMessageFencesHold(t *testing.T) {
 		}
 	}
 }
+
+func TestStripThinking(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Done.", "Done."},
+		{"<think>plan the boxes</think>\nDone.", "Done."},
+		{"<think>never closed", ""},
+		{`<think>x</think>{"name":"done","arguments":{}}`, `{"name":"done","arguments":{}}`},
+	}
+	for _, tt := range tests {
+		if got := stripThinking(tt.in); got != tt.want {
+			t.Errorf("stripThinking(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
