@@ -22,6 +22,8 @@ func TestParseTextCalls(t *testing.T) {
 		{"array of calls", `[{"name":"a","arguments":{}},{"name":"b","arguments":{"k":"v"}}]`, []string{"a {}", `b {"k":"v"}`}, ""},
 		{"array with prose item", `[{"name":"a","arguments":{}}, 3]`, nil, `[{"name":"a","arguments":{}}, 3]`},
 		{"fenced", "```json\n{\"name\":\"done\",\"arguments\":{}}\n```", []string{"done {}"}, ""},
+		{"llama python tag", `<|python_tag|>{"type":"function","name":"done","parameters":{"summary":"ok"}}`, []string{`done {"summary":"ok"}`}, ""},
+		{"mistral marker", `[TOOL_CALLS][{"name":"get_scene","arguments":{}}]`, []string{"get_scene {}"}, ""},
 		{"tags with text", "Sure.\n<tool_call>\n{\"name\":\"done\",\"arguments\":{}}\n</tool_call>", []string{"done {}"}, "Sure."},
 		{"two tags", "<tool_call>{\"name\":\"a\",\"arguments\":{}}</tool_call><tool_call>{\"name\":\"b\"}</tool_call>", []string{"a {}", "b {}"}, ""},
 		{"unclosed tag", "<tool_call>{\"name\":\"done\",\"arguments\":{}}", []string{"done {}"}, ""},

@@ -29,6 +29,10 @@ func parseTextCalls(content string) (calls []ToolCall, rest string) {
 		return calls, strings.TrimSpace(toolCallTag.ReplaceAllString(content, ""))
 	}
 	s := strings.TrimSpace(content)
+	// Llama's and Mistral's own markers in front of a call written as text.
+	for _, p := range []string{"<|python_tag|>", "[TOOL_CALLS]"} {
+		s = strings.TrimSpace(strings.TrimPrefix(s, p))
+	}
 	if m := jsonFence.FindStringSubmatch(s); m != nil {
 		s = m[1]
 	}
