@@ -140,28 +140,41 @@ func (s *Scene) routeArrow(id string) {
 		if en != nil && a.EndBinding.FixedPoint != nil {
 			pts[n-1] = fixedPointOf(en, *a.EndBinding.FixedPoint)
 		}
-	} else {
-		// Aim points: the neighbouring point, or for a two-point arrow the other target's centre.
-		startAim, endAim := pts[1], pts[n-2]
-		if n == 2 {
-			if en != nil {
-				startAim = en.Center()
-			}
-			if st != nil {
-				endAim = st.Center()
-			}
+	} else if n == 2 && aimsAtCentre(a.StartBinding) && aimsAtCentre(a.EndBinding) {
+		// A straight arrow aimed at the centres runs on the line between them (or towards the free
+		// end).
+		startAim, endAim := pts[1], pts[0]
+		if en != nil {
+			startAim = en.Center()
 		}
 		if st != nil {
-			if n == 2 && en == nil {
-				startAim = pts[1]
-			}
+			endAim = st.Center()
+		}
+		if st != nil {
 			pts[0] = EdgePoint(*st, startAim, bindingGap(a.StartBinding))
 		}
 		if en != nil {
-			if n == 2 && st == nil {
-				endAim = pts[0]
-			}
 			pts[n-1] = EdgePoint(*en, endAim, bindingGap(a.EndBinding))
+		}
+	} else {
+		// Otherwise each end keeps its aim as seen from its neighbour point: its focus (v1), its
+		// fixed point (v2), or the centre. For a two-point arrow the neighbour is the other end,
+		// which moves too, so the two are placed in turn until they settle (a few rounds).
+		rounds := 1
+		if n == 2 && st != nil && en != nil {
+			rounds = 8
+		}
+		for range rounds {
+			p0, p1 := pts[0], pts[n-1]
+			if st != nil {
+				pts[0] = placeEnd(st, a.StartBinding, pts[1])
+			}
+			if en != nil {
+				pts[n-1] = placeEnd(en, a.EndBinding, pts[n-2])
+			}
+			if math.Hypot(pts[0].X-p0.X, pts[0].Y-p0.Y)+math.Hypot(pts[n-1].X-p1.X, pts[n-1].Y-p1.Y) < 1e-9 {
+				break
+			}
 		}
 	}
 	// Compute on a shallow copy (new points slice, bindings untouched), so the result can be
@@ -170,12 +183,16 @@ func (s *Scene) routeArrow(id string) {
 	c := &v
 	c.Angle = 0
 	setAbsPoints(c, pts)
-	// A re-routed arrow is written in the v1 form, aimed at the centre or the neighbour point.
+	// A re-routed arrow is written in the v1 form; a v1 focus is kept as it was (recomputing it
+	// would only add rounding), a v2 binding gets the focus of its new line.
 	rebind := func(b *Binding, t *Element, from, to Point) (*Binding, bool) {
 		if b == nil || t == nil || elbow {
 			return b, false
 		}
-		f, g := focusOf(t, from, to), bindingGap(b)
+		f, g := b.Focus, bindingGap(b)
+		if !b.hasFocus || b.FixedPoint != nil {
+			f = focusOf(t, from, to)
+		}
 		if b.Focus == f && b.Gap == g && b.hasFocus && b.hasGap && b.FixedPoint == nil && b.Mode == "" {
 			return b, false
 		}
@@ -197,6 +214,24 @@ func (s *Scene) routeArrow(id string) {
 	s.touch(e)
 	s.put(e)
 	s.layoutLabel(e.ID)
+}
+
+// aimsAtCentre reports whether an arrow end bound with b is aimed at its target's centre (focus 0,
+// no v2 fixed point). Unbound ends count as aimed, so that half-bound arrows keep the straight route.
+func aimsAtCentre(b *Binding) bool {
+	return b == nil || (b.FixedPoint == nil && (b.Focus == 0 || !b.hasFocus))
+}
+
+// placeEnd puts one bound end on t's border as seen from the neighbour point adj.
+func placeEnd(t *Element, b *Binding, adj Point) Point {
+	gap := bindingGap(b)
+	switch {
+	case b.FixedPoint != nil:
+		return endTowards(t, adj, fixedPointOf(t, *b.FixedPoint), gap)
+	case b.hasFocus && b.Focus != 0:
+		return boundEnd(t, adj, b.Focus, gap)
+	}
+	return EdgePoint(*t, adj, gap)
 }
 
 func samePoints(a, b *Element) bool {

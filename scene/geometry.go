@@ -242,22 +242,33 @@ func rayExit(e *Element, ux, uy float64) float64 {
 	return best
 }
 
-// rayPiece intersects the ray c + t·u (t >= 0) with one border piece.
+// rayPiece intersects the ray c + t·u (t >= 0) with one border piece, returning the farthest
+// crossing (the exit, for a ray from inside).
 func rayPiece(c Point, ux, uy float64, p piece) (float64, bool) {
+	best, found := 0.0, false
+	for _, t := range rayPieceAll(c, ux, uy, p) {
+		if t >= 0 && (!found || t > best) {
+			best, found = t, true
+		}
+	}
+	return best, found
+}
+
+// rayPieceAll returns the distances along the line c + t·u (any sign of t) at which it crosses one
+// border piece: exactly for segments; for curves by bracketing sign changes on a fine grid and
+// bisecting to machine precision.
+func rayPieceAll(c Point, ux, uy float64, p piece) []float64 {
 	side := func(q Point) float64 { return ux*(q.Y-c.Y) - uy*(q.X-c.X) }
 	along := func(q Point) float64 { return ux*(q.X-c.X) + uy*(q.Y-c.Y) }
 	if !p.curve {
 		s0, s1 := side(p.p0), side(p.p3)
 		if (s0 > 0 && s1 > 0) || (s0 < 0 && s1 < 0) || s0 == s1 {
-			return 0, false
+			return nil
 		}
-		q := p.at(s0 / (s0 - s1))
-		t := along(q)
-		return t, t >= 0
+		return []float64{along(p.at(s0 / (s0 - s1)))}
 	}
-	// Curves: bracket sign changes of side() on a fine grid, then bisect.
 	const n = 16
-	best, found := 0.0, false
+	var out []float64
 	prevU, prevS := 0.0, side(p.at(0))
 	for i := 1; i <= n; i++ {
 		u := float64(i) / n
@@ -273,13 +284,11 @@ func rayPiece(c Point, ux, uy float64, p piece) (float64, bool) {
 					hi = mid
 				}
 			}
-			if t := along(p.at((lo + hi) / 2)); t >= 0 && t > best {
-				best, found = t, true
-			}
+			out = append(out, along(p.at((lo+hi)/2)))
 		}
 		prevU, prevS = u, su
 	}
-	return best, found
+	return out
 }
 
 // ContainsPoint reports whether p lies inside the element's outline (for arrows and lines: within
