@@ -1,0 +1,570 @@
+package web
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/excalibot/excalibot/bot"
+)
+
+// The chat page is the bot's third adapter: the same conversation a Slack or Telegram user has,
+// served by excalibot itself. A browser is a session (a random id kept in its localStorage); its
+// threads and messages live in memory here, its diagrams in the store like any other thread's.
+//
+//	GET  /chat                              the page (?secret=… sets the access cookie)
+//	GET  /chat/api/threads                  this session's threads
+//	GET  /chat/api/threads/{id}             one thread's messages
+//	POST /chat/api/threads/{id}/messages    {"text": …} → 202, the bot answers on the stream
+//	GET  /chat/api/events?session=…         Server-Sent Events: thread updates, messages
+//	GET  /chat/api/blobs/{id}               pictures and files of replies
+const (
+	chatPlatform    = "web"
+	chatChannel     = "chat"
+	chatCookie      = "excalibot_chat"
+	chatSecretHdr   = "X-Excalibot-Chat-Secret"
+	chatSessionHdr  = "X-Excalibot-Session"
+	maxChatText     = 16 << 10
+	maxSessions     = 1000
+	maxThreads      = 100 // per session
+	maxMessages     = 200 // per thread
+	maxSubscribers  = 8   // streams per session (tabs)
+	maxBlobBytes    = 128 << 20
+	streamHeartbeat = 20 * time.Second
+)
+
+var chatID = regexp.MustCompile(`^[A-Za-z0-9_-]{8,64}$`)
+
+// ChatAdapter serves the chat page and is the bot.Adapter of its messages.
+type ChatAdapter struct {
+	s      *Server
+	h      bot.Handler
+	secret string
+	log    *slog.Logger
+
+	mu       sync.Mutex
+	sessions map[string]*chatSession
+	blobs    blobStore
+
+	closeOnce sync.Once
+	closed    chan struct{}
+}
+
+type chatSession struct {
+	threads  map[string]*chatThread
+	subs     map[chan chatEvent]struct{}
+	lastUsed time.Time
+}
+
+type chatThread struct {
+	ID       string        `json:"id"`
+	Title    string        `json:"title"`
+	Working  bool          `json:"working"`
+	Status   string        `json:"status,omitempty"`
+	Updated  time.Time     `json:"updated"`
+	Messages []chatMessage `json:"messages,omitempty"`
+}
+
+type chatMessage struct {
+	ID      string     `json:"id"`
+	From    string     `json:"from"` // "you" or "bot"
+	Text    string     `json:"text"`
+	Time    time.Time  `json:"time"`
+	Image   string     `json:"image,omitempty"`
+	Files   []chatFile `json:"files,omitempty"`
+	EditURL string     `json:"editURL,omitempty"`
+	ViewURL string     `json:"viewURL,omitempty"`
+	Error   bool       `json:"error,omitempty"`
+}
+
+type chatFile struct {
+	Name string `json:"name"`
+	URL  string `json:"url"`
+}
+
+type chatEvent struct {
+	name string
+	data []byte
+}
+
+// EnableChat mounts the chat page and returns its adapter. Beyond localhost the page needs secret
+// (empty: localhost only). Call Close when the server shuts down, so open streams end.
+func (s *Server) EnableChat(h bot.Handler, secret string) *ChatAdapter {
+	c := &ChatAdapter{s: s, h: h, secret: secret, log: s.log.With("adapter", chatPlatform),
+		sessions: map[string]*chatSession{}, closed: make(chan struct{})}
+	s.mux.Handle("GET /chat", s.limited(c.guard(http.HandlerFunc(c.page))))
+	s.mux.Handle("GET /chat/api/threads", s.limited(c.guard(http.HandlerFunc(c.listThreads))))
+	s.mux.Handle("GET /chat/api/threads/{id}", s.limited(c.guard(http.HandlerFunc(c.getThread))))
+	s.mux.Handle("POST /chat/api/threads/{id}/messages", s.limited(c.guard(http.HandlerFunc(c.post))))
+	s.mux.Handle("GET /chat/api/blobs/{id}", s.limited(c.guard(http.HandlerFunc(c.blob))))
+	// The stream lives as long as the tab: no handler timeout, but the same address limit.
+	s.mux.Handle("GET /chat/api/events", c.guard(http.HandlerFunc(c.events)))
+	return c
+}
+
+// Close ends every open event stream. The adapter keeps accepting Send calls (they are dropped
+// from no stream) so a run finishing during shutdown does not fail.
+func (c *ChatAdapter) Close() { c.closeOnce.Do(func() { close(c.closed) }) }
+
+// Platform implements bot.Adapter.
+func (c *ChatAdapter) Platform() string { return chatPlatform }
+
+// Working implements bot.Adapter: the thread shows a status line until Finish.
+func (c *ChatAdapter) Working(ctx context.Context, msg bot.Message) (bot.Status, error) {
+	c.setStatus(msg.Key, true, "working…")
+	return &chatStatus{c: c, key: msg.Key}, nil
+}
+
+type chatStatus struct {
+	c   *ChatAdapter
+	key bot.ThreadKey
+}
+
+func (st *chatStatus) Update(ctx context.Context, text string) error {
+	st.c.setStatus(st.key, true, text)
+	return nil
+}
+
+func (st *chatStatus) Finish(ctx context.Context) error {
+	st.c.setStatus(st.key, false, "")
+	return nil
+}
+
+// Send implements bot.Adapter: the reply joins the thread, its picture and files kept in memory.
+func (c *ChatAdapter) Send(ctx context.Context, key bot.ThreadKey, r bot.Reply) error {
+	if key.Platform != chatPlatform || !chatID.MatchString(key.Workspace) || !chatID.MatchString(key.Thread) {
+		return fmt.Errorf("web chat: not a chat thread: %s", key)
+	}
+	m := chatMessage{ID: randomID(9), From: "bot", Text: r.Text, Time: c.s.opt.Now(), EditURL: r.EditURL, ViewURL: r.ViewURL, Error: r.Error}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r.Image != nil {
+		m.Image = "/chat/api/blobs/" + c.blobs.put(*r.Image)
+	}
+	for _, f := range r.Files {
+		m.Files = append(m.Files, chatFile{Name: f.Name, URL: "/chat/api/blobs/" + c.blobs.put(f)})
+	}
+	c.addMessageLocked(key.Workspace, key.Thread, m)
+	return nil
+}
+
+func (c *ChatAdapter) setStatus(key bot.ThreadKey, working bool, text string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := c.threadLocked(key.Workspace, key.Thread)
+	t.Working, t.Status = working, text
+	c.publishThreadLocked(key.Workspace, t)
+}
+
+// sessionLocked returns a session, making room by forgetting the least recently used one that
+// has no open stream.
+func (c *ChatAdapter) sessionLocked(id string) *chatSession {
+	now := c.s.opt.Now()
+	if ss, ok := c.sessions[id]; ok {
+		ss.lastUsed = now
+		return ss
+	}
+	if len(c.sessions) >= maxSessions {
+		oldest := ""
+		for sid, ss := range c.sessions {
+			if len(ss.subs) == 0 && (oldest == "" || ss.lastUsed.Before(c.sessions[oldest].lastUsed)) {
+				oldest = sid
+			}
+		}
+		delete(c.sessions, oldest)
+	}
+	ss := &chatSession{threads: map[string]*chatThread{}, subs: map[chan chatEvent]struct{}{}, lastUsed: now}
+	c.sessions[id] = ss
+	return ss
+}
+
+func (c *ChatAdapter) threadLocked(session, id string) *chatThread {
+	ss := c.sessionLocked(session)
+	if t, ok := ss.threads[id]; ok {
+		return t
+	}
+	if len(ss.threads) >= maxThreads {
+		oldest := ""
+		for tid, t := range ss.threads {
+			if oldest == "" || t.Updated.Before(ss.threads[oldest].Updated) {
+				oldest = tid
+			}
+		}
+		delete(ss.threads, oldest)
+	}
+	t := &chatThread{ID: id, Updated: c.s.opt.Now()}
+	ss.threads[id] = t
+	return t
+}
+
+func (c *ChatAdapter) addMessageLocked(session, thread string, m chatMessage) {
+	t := c.threadLocked(session, thread)
+	if t.Title == "" && m.From == "you" {
+		t.Title = clipRunes(strings.Join(strings.Fields(m.Text), " "), 60)
+	}
+	t.Messages = append(t.Messages, m)
+	if len(t.Messages) > maxMessages {
+		t.Messages = append([]chatMessage(nil), t.Messages[len(t.Messages)-maxMessages:]...)
+	}
+	t.Updated = m.Time
+	c.publishThreadLocked(session, t)
+	c.publishLocked(session, "message", struct {
+		Thread  string      `json:"thread"`
+		Message chatMessage `json:"message"`
+	}{thread, m})
+}
+
+func (c *ChatAdapter) publishThreadLocked(session string, t *chatThread) {
+	head := *t
+	head.Messages = nil
+	c.publishLocked(session, "thread", head)
+}
+
+// publishLocked hands an event to the session's streams. A stream too slow to keep up is closed;
+// the page reconnects and reloads the thread, so it misses nothing.
+func (c *ChatAdapter) publishLocked(session, name string, v any) {
+	ss := c.sessions[session]
+	if ss == nil || len(ss.subs) == 0 {
+		return
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		c.log.Error("encode chat event", "err", err)
+		return
+	}
+	for ch := range ss.subs {
+		select {
+		case ch <- chatEvent{name, data}:
+		default:
+			delete(ss.subs, ch)
+			close(ch)
+		}
+	}
+}
+
+// guard lets in requests from this machine, and from elsewhere only with the shared secret.
+func (c *ChatAdapter) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if c.hasSecret(r) || isLocal(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Cache-Control", "no-store")
+		if c.secret == "" {
+			http.Error(w, "The chat page is open only on the machine excalibot runs on (localhost). To use it from "+
+				"elsewhere, set EXCALIBOT_CHAT_SECRET and open /chat?secret=<that secret> once.", http.StatusForbidden)
+			return
+		}
+		http.Error(w, "The chat page needs the shared secret: open /chat?secret=<secret> once "+
+			"(the secret is EXCALIBOT_CHAT_SECRET on the server).", http.StatusForbidden)
+	})
+}
+
+// cookieValue is derived from the secret so the cookie itself is not the secret.
+func (c *ChatAdapter) cookieValue() string {
+	m := hmac.New(sha256.New, []byte(c.secret))
+	io.WriteString(m, "excalibot chat cookie v1")
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+func (c *ChatAdapter) hasSecret(r *http.Request) bool {
+	if c.secret == "" {
+		return false
+	}
+	if v := r.Header.Get(chatSecretHdr); v != "" && hmac.Equal([]byte(v), []byte(c.secret)) {
+		return true
+	}
+	if r.URL.Path == "/chat" {
+		if v := r.URL.Query().Get("secret"); v != "" && hmac.Equal([]byte(v), []byte(c.secret)) {
+			return true
+		}
+	}
+	ck, err := r.Cookie(chatCookie)
+	return err == nil && hmac.Equal([]byte(ck.Value), []byte(c.cookieValue()))
+}
+
+// isLocal is true for a request made on this machine to a local name. The Host check keeps web
+// pages elsewhere out through DNS rebinding; forwarded headers mean a proxy on this machine passes
+// on someone else's request.
+func isLocal(r *http.Request) bool {
+	if r.Header.Get("Forwarded") != "" || r.Header.Get("X-Forwarded-For") != "" || r.Header.Get("X-Real-Ip") != "" {
+		return false
+	}
+	ip := net.ParseIP(clientAddr(r))
+	if ip == nil || !ip.IsLoopback() {
+		return false
+	}
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	hip := net.ParseIP(host)
+	return hip != nil && hip.IsLoopback()
+}
+
+func (c *ChatAdapter) page(w http.ResponseWriter, r *http.Request) {
+	if v := r.URL.Query().Get("secret"); v != "" {
+		if !c.hasSecret(r) {
+			http.Error(w, "wrong secret", http.StatusForbidden)
+			return
+		}
+		// Keep the secret out of the address bar and history.
+		http.SetCookie(w, &http.Cookie{Name: chatCookie, Value: c.cookieValue(), Path: "/chat", HttpOnly: true,
+			SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil || strings.HasPrefix(c.s.opt.PublicURL, "https:"),
+			MaxAge: 90 * 24 * 3600})
+		http.Redirect(w, r, "/chat", http.StatusSeeOther)
+		return
+	}
+	chatPage(w, r)
+}
+
+// session reads the browser's id. Requests that change something also carry it in a header,
+// which a page on another origin cannot send without a preflight this server never approves.
+func session(r *http.Request) (string, bool) {
+	id := r.Header.Get(chatSessionHdr)
+	if id == "" && r.Method == http.MethodGet {
+		id = r.URL.Query().Get("session")
+	}
+	return id, chatID.MatchString(id)
+}
+
+func (c *ChatAdapter) listThreads(w http.ResponseWriter, r *http.Request) {
+	sid, ok := session(r)
+	if !ok {
+		http.Error(w, "missing or malformed session id", http.StatusBadRequest)
+		return
+	}
+	c.mu.Lock()
+	var list []chatThread
+	if ss := c.sessions[sid]; ss != nil {
+		for _, t := range ss.threads {
+			head := *t
+			head.Messages = nil
+			list = append(list, head)
+		}
+	}
+	c.mu.Unlock()
+	sortThreads(list)
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, struct {
+		Threads []chatThread `json:"threads"`
+	}{append([]chatThread{}, list...)})
+}
+
+func (c *ChatAdapter) getThread(w http.ResponseWriter, r *http.Request) {
+	sid, ok := session(r)
+	if !ok {
+		http.Error(w, "missing or malformed session id", http.StatusBadRequest)
+		return
+	}
+	c.mu.Lock()
+	var t chatThread
+	found := false
+	if ss := c.sessions[sid]; ss != nil {
+		if p := ss.threads[r.PathValue("id")]; p != nil {
+			t, found = *p, true
+			t.Messages = append([]chatMessage{}, p.Messages...)
+		}
+	}
+	c.mu.Unlock()
+	if !found {
+		notFound(w)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, t)
+}
+
+func (c *ChatAdapter) post(w http.ResponseWriter, r *http.Request) {
+	sid, ok := session(r)
+	if !ok || r.Header.Get(chatSessionHdr) == "" {
+		http.Error(w, "missing or malformed "+chatSessionHdr+" header", http.StatusBadRequest)
+		return
+	}
+	if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host && o != "https://"+r.Host {
+		http.Error(w, "cross-origin posts are not accepted", http.StatusForbidden)
+		return
+	}
+	thread := r.PathValue("id")
+	if !chatID.MatchString(thread) {
+		http.Error(w, "malformed thread id", http.StatusBadRequest)
+		return
+	}
+	var body struct {
+		Text string `json:"text"`
+	}
+	dec := json.NewDecoder(io.LimitReader(r.Body, maxChatText))
+	if err := dec.Decode(&body); err != nil {
+		http.Error(w, "the message must be JSON {\"text\": …} under 16 KB: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	text := strings.TrimSpace(body.Text)
+	if text == "" {
+		http.Error(w, "the message is empty", http.StatusBadRequest)
+		return
+	}
+	now := c.s.opt.Now()
+	m := chatMessage{ID: randomID(9), From: "you", Text: text, Time: now}
+	c.mu.Lock()
+	c.addMessageLocked(sid, thread, m)
+	c.mu.Unlock()
+	c.h.Handle(r.Context(), c, bot.Message{
+		Key:     bot.ThreadKey{Platform: chatPlatform, Workspace: sid, Channel: chatChannel, Thread: thread},
+		EventID: m.ID, ID: m.ID, User: sid, UserName: "web user", Text: text, Received: now,
+	})
+	writeJSON(w, http.StatusAccepted, struct {
+		Message chatMessage `json:"message"`
+	}{m})
+}
+
+func (c *ChatAdapter) blob(w http.ResponseWriter, r *http.Request) {
+	c.mu.Lock()
+	f, ok := c.blobs.get(r.PathValue("id"))
+	c.mu.Unlock()
+	if !ok {
+		http.Error(w, "this file is no longer kept in memory; the diagram's links still work", http.StatusNotFound)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", f.MIME)
+	h.Set("Cache-Control", "private, max-age=86400, immutable")
+	if !strings.HasPrefix(f.MIME, "image/png") {
+		h.Set("Content-Disposition", `attachment; filename="`+strings.ReplaceAll(f.Name, `"`, "")+`"`)
+	}
+	w.Write(f.Content)
+}
+
+// events streams the session's events until the tab goes away or the adapter closes.
+func (c *ChatAdapter) events(w http.ResponseWriter, r *http.Request) {
+	if ok, wait := c.s.byAddr.Allow(clientAddr(r)); !ok {
+		tooMany(w, wait)
+		return
+	}
+	sid, ok := session(r)
+	if !ok {
+		http.Error(w, "missing or malformed session id", http.StatusBadRequest)
+		return
+	}
+	ch := make(chan chatEvent, 64)
+	c.mu.Lock()
+	ss := c.sessionLocked(sid)
+	if len(ss.subs) >= maxSubscribers {
+		c.mu.Unlock()
+		http.Error(w, "too many open chat tabs for this browser", http.StatusTooManyRequests)
+		return
+	}
+	ss.subs[ch] = struct{}{}
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		if _, still := ss.subs[ch]; still {
+			delete(ss.subs, ch)
+		}
+		c.mu.Unlock()
+	}()
+
+	rc := http.NewResponseController(w)
+	// The server's write timeout is meant for ordinary answers; a stream has none.
+	_ = rc.SetWriteDeadline(time.Time{})
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	io.WriteString(w, "retry: 3000\n: connected\n\n")
+	if rc.Flush() != nil {
+		return
+	}
+	beat := time.NewTicker(streamHeartbeat)
+	defer beat.Stop()
+	for {
+		var err error
+		select {
+		case <-r.Context().Done():
+			return
+		case <-c.closed:
+			return
+		case ev, open := <-ch:
+			if !open {
+				return
+			}
+			_, err = fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev.name, ev.data)
+		case <-beat.C:
+			_, err = io.WriteString(w, ": ping\n\n")
+		}
+		if err == nil {
+			err = rc.Flush()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// blobStore keeps reply pictures and files in memory, forgetting the oldest beyond maxBlobBytes.
+type blobStore struct {
+	files map[string]bot.File
+	order []string
+	size  int
+}
+
+func (b *blobStore) put(f bot.File) string {
+	if b.files == nil {
+		b.files = map[string]bot.File{}
+	}
+	id := randomID(16)
+	b.files[id] = f
+	b.order = append(b.order, id)
+	b.size += len(f.Content)
+	for b.size > maxBlobBytes && len(b.order) > 1 {
+		old := b.order[0]
+		b.order = b.order[1:]
+		b.size -= len(b.files[old].Content)
+		delete(b.files, old)
+	}
+	return id
+}
+
+func (b *blobStore) get(id string) (bot.File, bool) {
+	f, ok := b.files[id]
+	return f, ok
+}
+
+func randomID(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(errors.New("web: crypto/rand failed")) // never fails on supported platforms
+	}
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func clipRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func sortThreads(ts []chatThread) {
+	slices.SortFunc(ts, func(a, b chatThread) int { return b.Updated.Compare(a.Updated) }) // newest first
+}
