@@ -169,8 +169,8 @@ func oneShotSetup(b *testing.B, doc []byte) (func() (time.Duration, error), erro
 		"scene.js":  append(append([]byte("window.SCENE = "), doc...), ';'),
 		"shot.html": []byte(`<!doctype html><meta charset="utf-8"><body style="margin:0">
 <script src="render.js"></script><script src="scene.js"></script>
-<script>ExcalidrawRender.png(SCENE, {scale: 2, background: true, padding: 20, embedScene: true, maxSideSum: 10000, maxAspect: 20, maxBytes: 10485760})
-  .then(r => { const i = new Image(); i.src = "data:image/png;base64," + r.png; document.body.append(i); });</script>`),
+<script>ExcalidrawRender.canvas(SCENE, {scale: 2, background: true, padding: 20})
+  .then(c => document.body.append(c));</script>`),
 	}
 	for name, data := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {

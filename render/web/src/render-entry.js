@@ -6,6 +6,7 @@
 //   png(doc, opts)       {png: base64, width, height, scale, bytes, ms} | {error: {code, message}}
 //   svg(doc, opts)       {svg, ms} | {error}
 //   check(doc)           what Excalidraw's restore() changes in the scene | {error}
+//   canvas(doc, opts)    an HTMLCanvasElement with the picture (benchmarks only)
 //   fontsStatus()        ["Excalifont:loaded", ...]
 //
 // Problems with the scene come back as {error} instead of a thrown exception, so the Go side can
@@ -13,6 +14,7 @@
 import {
   convertToExcalidrawElements,
   exportToBlob,
+  exportToCanvas,
   exportToSvg,
   FONT_FAMILY,
   getCommonBounds,
@@ -248,6 +250,21 @@ const png = (doc, opts) =>
     }
   });
 
+// canvas draws the scene onto a canvas element without encoding it. Only the one-shot baseline of
+// the benchmarks uses it: `chromium --screenshot` needs the picture in the DOM, and toBlob's
+// off-thread encoding would let headless virtual time run out before the picture is there.
+const canvas = async (doc, opts) => {
+  await warmUp;
+  const scene = await prepare(doc);
+  return exportToCanvas({
+    elements: scene.elements,
+    appState: exportAppState(scene, opts),
+    files: scene.files,
+    exportPadding: opts.padding,
+    getDimensions: (w, h) => ({ width: Math.round(w * opts.scale), height: Math.round(h * opts.scale), scale: opts.scale }),
+  });
+};
+
 const svg = (doc, opts) =>
   guard(async () => {
     const t0 = performance.now();
@@ -322,5 +339,6 @@ window.ExcalidrawRender = {
   png,
   svg,
   check,
+  canvas,
   fontsStatus,
 };
