@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -474,16 +475,20 @@ func TestArgumentsNestedTooDeep(t *testing.T) {
 // TestUnparseableToolCallRetriedOnce: Ollama answers 500 when it cannot parse the model's tool
 // call (ollama#14492); the loop asks once more, then gives up with the error.
 func TestUnparseableToolCallRetriedOnce(t *testing.T) {
-	bad := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	var bad http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusInternalServerError)
 		io.WriteString(w, `{"error":"error parsing tool call: raw='{\"name\": \"done\", ' err=unexpected end of JSON input"}`)
 	})
 	f := &fakeOllama{t: t, model: "qwen3:8b", turns: []fakeTurn{calls(call("done", `{}`))}}
+	var badMu sync.Mutex
 	var failing atomic.Int32 // requests still to fail
 	failing.Store(1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if failing.Add(-1) >= 0 {
-			bad(w, r)
+			badMu.Lock()
+			h := bad
+			badMu.Unlock()
+			h.ServeHTTP(w, r)
 			return
 		}
 		f.ServeHTTP(w, r)
@@ -499,6 +504,20 @@ func TestUnparseableToolCallRetriedOnce(t *testing.T) {
 	}
 
 	failing.Store(1000) // every request fails now
+	_, err = runOn(t, newAgent(t, srv.URL, Limits{}), newBoard(), "x", Memory{})
+	if !errors.Is(err, ErrBadToolCall) {
+		t.Errorf("err %v, want ErrBadToolCall after one retry", err)
+	}
+
+	// The same error as an error line inside a streamed 200 response.
+	streamed := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/x-ndjson")
+		io.WriteString(w, `{"model":"qwen3:8b","message":{"role":"assistant","content":""},"done":false}`+"\n")
+		io.WriteString(w, `{"error":"error parsing tool call: raw='{\"name\": \"done\", ' err=unexpected end of JSON input"}`+"\n")
+	})
+	badMu.Lock()
+	bad = streamed
+	badMu.Unlock()
 	_, err = runOn(t, newAgent(t, srv.URL, Limits{}), newBoard(), "x", Memory{})
 	if !errors.Is(err, ErrBadToolCall) {
 		t.Errorf("err %v, want ErrBadToolCall after one retry", err)

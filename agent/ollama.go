@@ -293,6 +293,12 @@ func (o *Ollama) explain(ctx context.Context, err error) error {
 		}
 		return fmt.Errorf("ollama chat: server answered %d: %s", se.StatusCode, se.ErrorMessage)
 	}
+	// While streaming, Ollama reports a tool call its parser could not read as an error line
+	// inside a 200 response, which the client returns as a plain error.
+	if strings.Contains(strings.ToLower(err.Error()), "tool call") {
+		return &actionable{kind: ErrBadToolCall, msg: fmt.Sprintf(
+			"model %s wrote a tool call that Ollama could not read (%s)", o.cfg.Model, err), cause: err}
+	}
 	var ne net.Error
 	var oe *net.OpError
 	if errors.As(err, &oe) || errors.As(err, &ne) {
