@@ -114,6 +114,8 @@ func TestBatchCreate(t *testing.T) {
 
 		// Refusals: nothing changes, and the text says which field, what, and what would be right.
 		{name: "missing elements", tool: "batch_create_elements", args: `{}`, wantErr: true, want: []string{"elements: missing"}},
+		{name: "items not objects", tool: "batch_create_elements", args: `{"elements":[null,3]}`, wantErr: true,
+			want: []string{"elements[0]: want a JSON object {…}, got null", "elements[1]: want a JSON object {…}, got a number 3"}},
 		{name: "empty list", tool: "batch_create_elements", args: `{"elements":[]}`, wantErr: true, want: []string{"empty"}},
 		{name: "duplicate id in batch", tool: "batch_create_elements",
 			args:    `{"elements":[{"id":"r1","type":"rectangle","x":0,"y":0},{"id":"r1","type":"ellipse","x":0,"y":200}]}`,

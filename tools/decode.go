@@ -261,6 +261,21 @@ func (o *object) objList(name string) ([]*object, bool) {
 	if v == nil {
 		return nil, false
 	}
+	// Fast path: a list of objects decodes in one pass.
+	var maps []map[string]json.RawMessage
+	if json.Unmarshal(v, &maps) == nil {
+		out := make([]*object, 0, len(maps))
+		for i, m := range maps {
+			if m == nil { // null item
+				o.p.add(fmt.Sprintf("%s[%d]", o.at(name), i), "want a JSON object {…}, got null")
+				continue
+			}
+			sub := &object{path: fmt.Sprintf("%s[%d]", o.at(name), i), fields: m, p: o.p}
+			sub.sortKeys()
+			out = append(out, sub)
+		}
+		return out, true
+	}
 	var list []json.RawMessage
 	if err := json.Unmarshal(v, &list); err != nil {
 		// Some models send the array as a JSON string (excalidraw-mcp#56); unwrap it once.
