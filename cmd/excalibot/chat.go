@@ -108,6 +108,9 @@ func (t *thread) loop(ctx context.Context, in io.Reader) error {
 			t.save(ctx, strings.TrimSpace(arg))
 		default:
 			t.draw(ctx, line)
+			if ctx.Err() != nil { // interrupted (Ctrl-C): do not wait for another line
+				return nil
+			}
 		}
 	}
 }
