@@ -123,6 +123,7 @@ func (s *Scene) routeArrow(id string) {
 	}
 	pts := a.AbsPoints()
 	n := len(pts)
+	recompute := false // set when the ends lost their focus and it must be measured again
 	var st, en *Element
 	if a.StartBinding != nil {
 		st = s.get(a.StartBinding.ElementID)
@@ -141,29 +142,16 @@ func (s *Scene) routeArrow(id string) {
 			pts[n-1] = fixedPointOf(en, *a.EndBinding.FixedPoint)
 		}
 	} else if n == 2 && aimsAtCentre(a.StartBinding) && aimsAtCentre(a.EndBinding) {
-		// A straight arrow aimed at the centres runs on the line between them (or towards the free
-		// end).
-		startAim, endAim := pts[1], pts[0]
-		if en != nil {
-			startAim = en.Center()
-		}
-		if st != nil {
-			endAim = st.Center()
-		}
-		if st != nil {
-			pts[0] = EdgePoint(*st, startAim, bindingGap(a.StartBinding))
-		}
-		if en != nil {
-			pts[n-1] = EdgePoint(*en, endAim, bindingGap(a.EndBinding))
-		}
+		centreRoute(pts, st, en, a)
 	} else {
 		// Otherwise each end keeps its aim as seen from its neighbour point: its focus (v1), its
 		// fixed point (v2), or the centre. For a two-point arrow the neighbour is the other end,
 		// which moves too, so the two are placed in turn until they settle (a few rounds).
 		rounds := 1
 		if n == 2 && st != nil && en != nil {
-			rounds = 8
+			rounds = 32
 		}
+		settled := false
 		for range rounds {
 			p0, p1 := pts[0], pts[n-1]
 			if st != nil {
@@ -172,9 +160,16 @@ func (s *Scene) routeArrow(id string) {
 			if en != nil {
 				pts[n-1] = placeEnd(en, a.EndBinding, pts[n-2])
 			}
-			if math.Hypot(pts[0].X-p0.X, pts[0].Y-p0.Y)+math.Hypot(pts[n-1].X-p1.X, pts[n-1].Y-p1.Y) < 1e-9 {
+			if math.Hypot(pts[0].X-p0.X, pts[0].Y-p0.Y)+math.Hypot(pts[n-1].X-p1.X, pts[n-1].Y-p1.Y) < 1e-7 {
+				settled = true
 				break
 			}
+		}
+		if !settled && rounds > 1 {
+			// The two aims pull against each other (shapes very close or overlapping): fall back
+			// to the centre line, which always has both ends on their borders.
+			centreRoute(pts, st, en, a)
+			recompute = true
 		}
 	}
 	// Compute on a shallow copy (new points slice, bindings untouched), so the result can be
@@ -190,7 +185,7 @@ func (s *Scene) routeArrow(id string) {
 			return b, false
 		}
 		f, g := b.Focus, bindingGap(b)
-		if !b.hasFocus || b.FixedPoint != nil {
+		if !b.hasFocus || b.FixedPoint != nil || recompute {
 			f = focusOf(t, from, to)
 		}
 		if b.Focus == f && b.Gap == g && b.hasFocus && b.hasGap && b.FixedPoint == nil && b.Mode == "" {
@@ -214,6 +209,24 @@ func (s *Scene) routeArrow(id string) {
 	s.touch(e)
 	s.put(e)
 	s.layoutLabel(e.ID)
+}
+
+// centreRoute puts a two-point arrow on the line between its targets' centres (or towards its free
+// end), each end on its target's border plus the gap.
+func centreRoute(pts []Point, st, en, a *Element) {
+	startAim, endAim := pts[1], pts[0]
+	if en != nil {
+		startAim = en.Center()
+	}
+	if st != nil {
+		endAim = st.Center()
+	}
+	if st != nil {
+		pts[0] = EdgePoint(*st, startAim, bindingGap(a.StartBinding))
+	}
+	if en != nil {
+		pts[1] = EdgePoint(*en, endAim, bindingGap(a.EndBinding))
+	}
 }
 
 // aimsAtCentre reports whether an arrow end bound with b is aimed at its target's centre (focus 0,

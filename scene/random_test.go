@@ -41,7 +41,7 @@ func randomOps(t *testing.T, seed uint64, steps int) {
 	for step := range steps {
 		before, _ := s.Encode()
 		var err error
-		op := r.IntN(14)
+		op := r.IntN(15)
 		switch op {
 		case 0, 1, 2:
 			n++
@@ -78,6 +78,17 @@ func randomOps(t *testing.T, seed uint64, steps int) {
 			}
 		case 12:
 			err = s.MoveBy(picks(2), r.Float64()*100-50, r.Float64()*100-50)
+		case 14:
+			// Off-centre aims, as arrows drawn in Excalidraw have.
+			err = s.Update(pick(), func(e *Element) error {
+				if e.StartBinding != nil {
+					e.StartBinding.Focus = r.Float64()*1.8 - 0.9
+				}
+				if e.EndBinding != nil {
+					e.EndBinding.Focus = r.Float64()*1.8 - 0.9
+				}
+				return nil
+			})
 		case 13:
 			if r.IntN(2) == 0 {
 				err = s.BringToFront(pick())
