@@ -150,6 +150,18 @@ func (s *Scene) Elements() []Element {
 	return out
 }
 
+// Each calls fn for every live element in z-order, bottom first, until fn returns false, without
+// copying: e is the scene's own element, shared with every snapshot. fn must not modify e (nor its
+// slices, maps or bindings) nor keep it after returning; use Get or Elements for a copy, Update to
+// change it. Each is for hot read-only paths (describing or linting the whole scene).
+func (s *Scene) Each(fn func(e *Element) bool) {
+	for _, e := range s.elems {
+		if !e.IsDeleted && !fn(e) {
+			return
+		}
+	}
+}
+
 // AllElements returns copies of every element in z-order, including deleted ones that a loaded
 // file carried (Excalidraw keeps them as tombstones for collaboration; they are written back).
 func (s *Scene) AllElements() []Element {

@@ -309,3 +309,20 @@ func TestSmallAccessors(t *testing.T) {
 	}
 	assertConsistent(t, s)
 }
+
+func TestEach(t *testing.T) {
+	s := loadTolerant(t)
+	var got []string
+	s.Each(func(e *Element) bool {
+		got = append(got, e.ID)
+		return true
+	})
+	if want := s.IDs(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Each visited %v, want %v", got, want)
+	}
+	n := 0
+	s.Each(func(e *Element) bool { n++; return n < 3 })
+	if n != 3 {
+		t.Errorf("Each did not stop: %d calls", n)
+	}
+}
