@@ -53,6 +53,7 @@ picture and the editable .excalidraw file. Flags may come before or after the pr
 		fmt.Fprintf(stderr, "excalibot draw: %v\n", err)
 		return 2
 	}
+	defer k.close()
 	sc := scene.New()
 	if *in != "" {
 		if sc, err = readScene(*in); err != nil {
@@ -60,6 +61,7 @@ picture and the editable .excalidraw file. Flags may come before or after the pr
 			return 1
 		}
 	}
+	k.startRenderer(ctx)
 	set := k.tools(sc)
 	var onStep func(agent.Step)
 	if !*quiet {
@@ -98,7 +100,31 @@ type kit struct {
 	agent *agent.Agent
 	model *agent.Ollama
 	log   *slog.Logger
-	rend  *render.Renderer // started on first use
+	rend  *render.Renderer // started on first use, or by startRenderer
+	// starting delivers the renderer that startRenderer is bringing up; whoever receives it
+	// owns it (renderPNG or close), so the starting goroutine is always waited for.
+	starting  chan startedRenderer
+	stopStart context.CancelFunc // ends a start nobody waits for; released by close
+}
+
+type startedRenderer struct {
+	r   *render.Renderer
+	err error
+}
+
+// startRenderer brings Chromium up while the model works, so the picture comes sooner.
+func (k *kit) startRenderer(ctx context.Context) {
+	ch := make(chan startedRenderer, 1)
+	sctx, cancel := context.WithCancel(ctx)
+	k.starting, k.stopStart = ch, cancel
+	go func() {
+		r, err := render.New(sctx, k.renderConfig(), k.log)
+		ch <- startedRenderer{r, err}
+	}()
+}
+
+func (k *kit) renderConfig() render.Config {
+	return render.Config{ChromePath: k.cfg.ChromePath, Tabs: 1, RenderTimeout: k.cfg.RenderTimeout}
 }
 
 func newKit(cfg config.Config, stderr io.Writer, verbose, allTools bool) (*kit, error) {
@@ -130,8 +156,16 @@ func (k *kit) request(set *tools.Set, prompt string, mem agent.Memory, onStep fu
 
 // renderPNG renders with one Chromium started on first use; close releases it.
 func (k *kit) renderPNG(ctx context.Context, doc []byte) ([]byte, error) {
+	if k.starting != nil {
+		st := <-k.starting
+		k.starting = nil
+		if st.err != nil {
+			return nil, st.err
+		}
+		k.rend = st.r
+	}
 	if k.rend == nil {
-		r, err := render.New(ctx, render.Config{ChromePath: k.cfg.ChromePath, Tabs: 1, RenderTimeout: k.cfg.RenderTimeout}, k.log)
+		r, err := render.New(ctx, k.renderConfig(), k.log)
 		if err != nil {
 			return nil, err
 		}
@@ -141,6 +175,16 @@ func (k *kit) renderPNG(ctx context.Context, doc []byte) ([]byte, error) {
 }
 
 func (k *kit) close() {
+	if k.stopStart != nil {
+		defer k.stopStart()
+	}
+	if k.starting != nil {
+		k.stopStart() // never used: do not wait for Chromium to finish starting
+		if st := <-k.starting; st.r != nil {
+			k.rend = st.r
+		}
+		k.starting = nil
+	}
 	if k.rend != nil {
 		if err := k.rend.Close(); err != nil {
 			k.log.Warn("close renderer", "err", err)
