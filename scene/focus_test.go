@@ -71,3 +71,34 @@ func TestFocusKeptWhenShapeMoves(t *testing.T) {
 	assertArrowsOnBorders(t, s)
 	assertConsistent(t, s)
 }
+
+// TestElbowArrowEndsFollowFixedPoints: an elbow arrow keeps its route; its bound ends go to their
+// fixed points on the moved targets, and its bindings stay in the v2 form.
+func TestElbowArrowEndsFollowFixedPoints(t *testing.T) {
+	doc := `{"type":"excalidraw","version":2,"elements":[
+	 {"id":"a","type":"rectangle","x":0,"y":0,"width":100,"height":100,"boundElements":[{"id":"el","type":"arrow"}]},
+	 {"id":"b","type":"rectangle","x":300,"y":200,"width":100,"height":100,"boundElements":[{"id":"el","type":"arrow"}]},
+	 {"id":"el","type":"arrow","elbowed":true,"x":100,"y":50,"width":200,"height":200,
+	  "points":[[0,0],[100,0],[100,200],[200,200]],
+	  "startBinding":{"elementId":"a","fixedPoint":[1,0.5],"mode":"orbit"},
+	  "endBinding":{"elementId":"b","fixedPoint":[0,0.5],"mode":"orbit"}}]}`
+	s, err := Decode([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update("b", func(e *Element) error { e.Y += 40; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	el, _ := s.Get("el")
+	pts := el.AbsPoints()
+	want := []Point{{100, 50}, {200, 50}, {200, 250}, {300, 290}}
+	for i := range want {
+		if !nearPt(pts[i], want[i], 1e-9) {
+			t.Errorf("point %d: got %v, want %v", i, pts[i], want[i])
+		}
+	}
+	if el.EndBinding.FixedPoint == nil || el.EndBinding.Mode != "orbit" {
+		t.Errorf("elbow binding rewritten: %+v", el.EndBinding)
+	}
+	assertConsistent(t, s)
+}
