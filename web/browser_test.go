@@ -128,9 +128,21 @@ func TestBrowserEditor(t *testing.T) {
 	bg := context.Background()
 
 	// The link opens and the scene is drawn.
+	start := time.Now()
 	run(t, ctx, "open the edit link", chromedp.Navigate(e.ts.URL+"/d/"+e.edit))
 	poll(t, ctx, "scene loaded", `!!(window.__excalibot && window.__excalibot.api && window.__excalibot.api.getSceneElements().length === 8)`)
 	poll(t, ctx, "scene painted", paintedPixels+` > 2000`)
+	t.Logf("editor ready with the scene drawn %v after navigating", time.Since(start).Round(time.Millisecond))
+
+	// Excalidraw's own restore() reads the download back whole.
+	restored := run(t, ctx, "restore the download", chromedp.Evaluate[string](`(async () => {
+  const doc = await (await fetch(location.pathname + ".excalidraw")).json();
+  const r = window.__excalibot.restore(doc, null, null);
+  return r.elements.length + " " + r.elements.filter(e => e.containerId).length + " " + r.elements.filter(e => e.startBinding && e.endBinding).length;
+})()`, chromedp.EvalAwaitPromise))
+	if restored != "8 3 2" {
+		t.Errorf("restore() of the .excalidraw download: elements, labels, bound arrows = %q, want \"8 3 2\"", restored)
+	}
 	if st := run(t, ctx, "state", chromedp.Evaluate[saveState](`window.__excalibot.state()`)); st.State != "saved" || st.Rev != 1 {
 		t.Errorf("fresh page state %+v, want saved at revision 1", st)
 	}

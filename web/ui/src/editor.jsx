@@ -7,7 +7,7 @@
 //   PUT /d/{token}/scene  (If-Match: rev) -> 200 {rev} | 409 {rev, error} | 403/413/400 {error}
 import React, { useCallback, useEffect, useRef, useState } from "react";
 import { createRoot } from "react-dom/client";
-import { Excalidraw, MainMenu, serializeAsJSON } from "@excalidraw/excalidraw";
+import { Excalidraw, MainMenu, restore, serializeAsJSON } from "@excalidraw/excalidraw";
 
 // Every font but the CJK fallback is inlined in this script; Excalidraw fetches Xiaolai chunks
 // from here when a label needs them (it reads the path when it first registers fonts, after this).
@@ -59,7 +59,7 @@ function Editor({ doc }) {
   const apiRef = useRef(null);
   // s holds the save machinery; it changes without re-rendering.
   const s = useRef({ rev: doc.rev, baseline: null, saved: null, current: null, inflight: false, again: false, conflict: false, timer: 0, leaving: false });
-  const [ui, setUi] = useState(doc.canEdit ? { state: "saved", message: "" } : { state: "readonly", message: "" });
+  const [ui, setUi] = useState(doc.canEdit ? { state: "saved", message: `revision ${doc.rev}` } : { state: "readonly", message: "" });
   const [conflict, setConflict] = useState(null);
 
   const schedule = useCallback((ms) => {
@@ -169,6 +169,7 @@ function Editor({ doc }) {
       },
       state: () => ({ ...ui, rev: st.rev, dirty: st.current !== st.saved }),
       save: () => saveRef.current(),
+      restore, // Excalidraw's own reader, for checking downloads
     };
     return () => {
       window.removeEventListener("beforeunload", beforeUnload);
