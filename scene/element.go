@@ -172,8 +172,8 @@ const (
 	// BoundTextPadding is Excalidraw's BOUND_TEXT_PADDING: the gap between a container's inner box
 	// and its label.
 	BoundTextPadding = 5
-	// DefaultGap is the gap this package leaves between an arrow's end and its target's border
-	// (Excalidraw's FIXED_BINDING_DISTANCE... is 5; the UI snaps with a similar gap).
+	// DefaultGap is the gap this package leaves between an arrow's end and its target's border,
+	// Excalidraw's FIXED_BINDING_DISTANCE.
 	DefaultGap = 5
 )
 
