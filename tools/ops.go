@@ -61,9 +61,10 @@ func (s *Set) deleteElements(w *scene.Scene, o *object) (string, error) {
 		return "", err
 	}
 	types := map[string]scene.Type{}
-	for _, e := range w.Elements() {
+	w.Each(func(e *scene.Element) bool {
 		types[e.ID] = e.Type
-	}
+		return true
+	})
 	removed, err := w.Delete(ids...)
 	if err != nil {
 		return "", refuse("%s", sceneErrText(err))

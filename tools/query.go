@@ -48,12 +48,12 @@ func unknownIDText(sc *scene.Scene, field string, missing []string) string {
 // visibleIDs are the ids get_scene shows (labels are reached through their shape).
 func visibleIDs(sc *scene.Scene) []string {
 	var out []string
-	for _, e := range sc.Elements() {
-		if e.Type == scene.Text && e.ContainerID != "" {
-			continue
+	sc.Each(func(e *scene.Element) bool {
+		if e.Type != scene.Text || e.ContainerID == "" {
+			out = append(out, e.ID)
 		}
-		out = append(out, e.ID)
-	}
+		return true
+	})
 	return out
 }
 

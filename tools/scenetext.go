@@ -28,14 +28,20 @@ import (
 // maxLabelShown caps a label in get_scene; get_element shows the whole text.
 const maxLabelShown = 80
 
-// view indexes one scene's live elements for describing and linting it.
+// view indexes one scene's live elements for describing and linting it. It must not modify them.
 type view struct {
 	elems []scene.Element
 	byID  map[string]*scene.Element
 }
 
 func newView(sc *scene.Scene) *view {
-	v := &view{elems: sc.Elements()}
+	// Shallow copies: the view only reads, so the elements' slices may stay shared with the scene
+	// (Each hands out the scene's own elements without the deep copies Elements makes).
+	v := &view{elems: make([]scene.Element, 0, sc.Len())}
+	sc.Each(func(e *scene.Element) bool {
+		v.elems = append(v.elems, *e)
+		return true
+	})
 	v.byID = make(map[string]*scene.Element, len(v.elems))
 	for i := range v.elems {
 		v.byID[v.elems[i].ID] = &v.elems[i]
