@@ -96,6 +96,10 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 		return err
 	}})
 
+	// The chat page: open on localhost, from elsewhere only with EXCALIBOT_CHAT_SECRET.
+	chat := srvWeb.EnableChat(core, cfg.ChatSecret)
+	core.Register(chat) // so restart and browser-edit notices reach web threads too
+
 	runners, err := startAdapters(cfg, core, srvWeb, log)
 	if err != nil {
 		return err
@@ -111,6 +115,7 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 	srvWeb.SetPublicURL("http://" + ln.Addr().String())
 	srv := &http.Server{Handler: srvWeb.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 2 * time.Minute}
+	srv.RegisterOnShutdown(chat.Close) // end the chat page's event streams, or Shutdown waits for them
 	var wg sync.WaitGroup
 	errc := make(chan error, 1)
 	wg.Add(1)
@@ -120,7 +125,7 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 			errc <- fmt.Errorf("http server: %w", err)
 		}
 	}()
-	log.Info("excalibot is up", "http", "http://"+ln.Addr().String(), "model", cfg.Model, "ollama", cfg.OllamaHost)
+	log.Info("excalibot is up", "http", "http://"+ln.Addr().String(), "chat", "http://"+ln.Addr().String()+"/chat", "model", cfg.Model, "ollama", cfg.OllamaHost)
 
 	if err := core.Recover(ctx); err != nil {
 		log.Warn("could not recover interrupted runs", "err", err)
