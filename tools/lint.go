@@ -200,10 +200,17 @@ func fontWidthGuess(t *scene.Element, word string) float64 {
 // lintArrows checks every arrow: both ends attached, ends on the border, no third shape crossed.
 func lintArrows(v *view, solids []*scene.Element, scope lintScope) []string {
 	var out []string
-	var focusSolids []*scene.Element
+	// Boxes once per lint, not once per arrow and shape: BoundingBox copies the whole element.
+	all := make([]solidBox, 0, len(solids))
+	var focus []solidBox
 	for _, s := range solids {
+		if !s.Type.IsShape() {
+			continue
+		}
+		sb := solidBox{s, scene.BoundingBox(*s)}
+		all = append(all, sb)
 		if scope.in(s.ID) {
-			focusSolids = append(focusSolids, s)
+			focus = append(focus, sb)
 		}
 	}
 	for i := range v.elems {
@@ -221,7 +228,7 @@ func lintArrows(v *view, solids []*scene.Element, scope lintScope) []string {
 		pts := a.AbsPoints()
 		if !scope.in(ends...) {
 			// Only a new or moved shape can have come into this arrow's way.
-			out = append(out, lintCrossing(a, pts, focusSolids)...)
+			out = append(out, lintCrossing(a, pts, focus)...)
 			continue
 		}
 		var free []string
@@ -258,7 +265,7 @@ func lintArrows(v *view, solids []*scene.Element, scope lintScope) []string {
 			field := map[string]string{"start": "startElementId", "end": "endElementId"}[free[0]]
 			out = append(out, fmt.Sprintf("arrow %s %s is not attached: give it %s", showID(a.ID), free[0], field))
 		}
-		out = append(out, lintCrossing(a, pts, solids)...)
+		out = append(out, lintCrossing(a, pts, all)...)
 		if w := lintArrowLabel(v, a, pts); w != "" {
 			out = append(out, w)
 		}
@@ -298,16 +305,13 @@ func lintArrowLabel(v *view, a *scene.Element, pts []scene.Point) string {
 
 // lintCrossing reports shapes an arrow passes through, other than its own ends and shapes that
 // contain one of its ends (zones, lanes).
-func lintCrossing(a *scene.Element, pts []scene.Point, solids []*scene.Element) []string {
+func lintCrossing(a *scene.Element, pts []scene.Point, shapes []solidBox) []string {
 	ab := scene.BoundingBox(*a)
 	var hit []string
-	for _, s := range solids {
-		if !s.Type.IsShape() || (a.StartBinding != nil && a.StartBinding.ElementID == s.ID) ||
+	for _, sh := range shapes {
+		s, sb := sh.e, sh.box
+		if !ab.Intersects(sb) || (a.StartBinding != nil && a.StartBinding.ElementID == s.ID) ||
 			(a.EndBinding != nil && a.EndBinding.ElementID == s.ID) {
-			continue
-		}
-		sb := scene.BoundingBox(*s)
-		if !ab.Intersects(sb) {
 			continue
 		}
 		// Cheap box tests first: the exact outline tests below build the shape's polygon.
@@ -342,6 +346,12 @@ func lintCrossing(a *scene.Element, pts []scene.Point, solids []*scene.Element) 
 	}
 	return []string{fmt.Sprintf("arrow %s passes through %s: move %s out of the way or re-route the arrow",
 		showID(a.ID), strings.Join(hit, ", "), strings.Join(hit, ", "))}
+}
+
+// solidBox is a shape with its bounding box, computed once per lint.
+type solidBox struct {
+	e   *scene.Element
+	box scene.Rect
 }
 
 // innerBoxes returns boxes that lie wholly inside an unrotated shape (the two bars of a rounded
