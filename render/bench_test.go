@@ -133,7 +133,7 @@ func freshTabRender(ctx context.Context, r *Renderer, doc []byte) (time.Duration
 	start := time.Now()
 	tctx, cancel := chromedp.NewContext(b.ctx)
 	defer cancel()
-	lit, err := sceneLiteral(doc)
+	lit, _, err := sceneLiteral(doc)
 	if err != nil {
 		return 0, err
 	}

@@ -69,7 +69,7 @@ func (c CheckReport) String() string {
 
 // Check loads doc with Excalidraw's restore() in a warm tab and reports what it changes.
 func (r *Renderer) Check(ctx context.Context, doc []byte) (CheckReport, error) {
-	lit, err := sceneLiteral(doc)
+	lit, _, err := sceneLiteral(doc)
 	if err != nil {
 		return CheckReport{}, err
 	}

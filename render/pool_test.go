@@ -176,7 +176,7 @@ func TestChromeKilled(t *testing.T) {
 }
 
 func mustLiteral(t *testing.T, doc []byte) string {
-	lit, err := sceneLiteral(doc)
+	lit, _, err := sceneLiteral(doc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,7 +87,8 @@ type Options struct {
 	// Padding around the drawing in scene pixels; 0 means DefaultPadding, negative means none.
 	// Not used with Viewport.
 	Padding int
-	// Viewport is the frame to draw; nil means the whole drawing with padding.
+	// Viewport is the frame to draw; nil means the one the scene asks for in
+	// appState.excalibotViewport (set by package scene), else the whole drawing with padding.
 	Viewport *Rect
 	// NoEmbedScene leaves the scene out of the picture. By default the PNG carries it (an
 	// application/vnd.excalidraw+json tEXt chunk), so dropping the PNG on excalidraw.com opens it
@@ -315,9 +316,12 @@ func (r *Renderer) render(ctx context.Context, fn string, doc []byte, opts Optio
 	if err != nil {
 		return err
 	}
-	lit, err := sceneLiteral(doc)
+	lit, vp, err := sceneLiteral(doc)
 	if err != nil {
 		return err
+	}
+	if po.Viewport == nil && vp != nil && vp.Width > 0 && vp.Height > 0 {
+		po.Viewport = vp
 	}
 	o, err := json.Marshal(po)
 	if err != nil {
@@ -327,25 +331,29 @@ func (r *Renderer) render(ctx context.Context, fn string, doc []byte, opts Optio
 }
 
 // sceneLiteral checks doc enough to give a clear error for what is not a scene, and returns it as
-// a JavaScript string literal: the page parses it, so no part of the document runs as code.
-func sceneLiteral(doc []byte) (string, error) {
+// a JavaScript string literal: the page parses it, so no part of the document runs as code. It also
+// returns the viewport the scene asks for (package scene keeps it in appState.excalibotViewport).
+func sceneLiteral(doc []byte) (string, *pageRect, error) {
 	if len(doc) > MaxSceneBytes {
-		return "", fmt.Errorf("%w: the document is %d bytes; the limit is %d", ErrInvalidScene, len(doc), MaxSceneBytes)
+		return "", nil, fmt.Errorf("%w: the document is %d bytes; the limit is %d", ErrInvalidScene, len(doc), MaxSceneBytes)
 	}
 	var env struct {
 		Type     string `json:"type"`
 		Elements *[]struct {
 			IsDeleted bool `json:"isDeleted"`
 		} `json:"elements"`
+		AppState struct {
+			Viewport *pageRect `json:"excalibotViewport"`
+		} `json:"appState"`
 	}
 	if err := json.Unmarshal(doc, &env); err != nil {
-		return "", fmt.Errorf("%w: not .excalidraw JSON: %v", ErrInvalidScene, err)
+		return "", nil, fmt.Errorf("%w: not .excalidraw JSON: %v", ErrInvalidScene, err)
 	}
 	if env.Type != "excalidraw" {
-		return "", fmt.Errorf("%w: \"type\" is %q, want \"excalidraw\"", ErrInvalidScene, env.Type)
+		return "", nil, fmt.Errorf("%w: \"type\" is %q, want \"excalidraw\"", ErrInvalidScene, env.Type)
 	}
 	if env.Elements == nil {
-		return "", fmt.Errorf("%w: no \"elements\" array", ErrInvalidScene)
+		return "", nil, fmt.Errorf("%w: no \"elements\" array", ErrInvalidScene)
 	}
 	live := 0
 	for _, e := range *env.Elements {
@@ -354,13 +362,13 @@ func sceneLiteral(doc []byte) (string, error) {
 		}
 	}
 	if live == 0 {
-		return "", fmt.Errorf("%w (%d elements, all deleted or none)", ErrEmptyScene, len(*env.Elements))
+		return "", nil, fmt.Errorf("%w (%d elements, all deleted or none)", ErrEmptyScene, len(*env.Elements))
 	}
 	lit, err := json.Marshal(string(doc))
 	if err != nil {
-		return "", fmt.Errorf("render: quote scene: %w", err)
+		return "", nil, fmt.Errorf("render: quote scene: %w", err)
 	}
-	return string(lit), nil
+	return string(lit), env.AppState.Viewport, nil
 }
 
 // pageReply is the error half of every page answer: set when the scene, not the tab, failed.

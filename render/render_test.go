@@ -263,6 +263,19 @@ func TestViewport(t *testing.T) {
 	if !darkNear(img, (300-290)*2, (50+10)*2, 6) || !darkNear(img, (460-290)*2, (50+10)*2, 6) {
 		t.Error("no ellipse stroke at its left and right points")
 	}
+
+	// The same frame asked for by the scene itself (package scene's appState.excalibotViewport).
+	asked := strings.Replace(string(doc), `"gridSize": 20`, `"gridSize": 20, "excalibotViewport": {"x": 290, "y": -10, "width": 180, "height": 120}`, 1)
+	if asked == string(doc) {
+		t.Fatal("could not add the viewport to the test scene")
+	}
+	b2, err := r.PNG(testCtx(t), []byte(asked), Options{Scale: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := pixelDiff(img, decodePNG(t, b2)); n != 0 {
+		t.Errorf("the scene's own viewport renders %d pixels differently from Options.Viewport", n)
+	}
 }
 
 func TestChatLimits(t *testing.T) {
