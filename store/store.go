@@ -74,8 +74,18 @@ type Store interface {
 	// Runs lists runs in the given states (all states when none), oldest first.
 	Runs(ctx context.Context, states ...RunState) ([]Run, error)
 
+	// SetMessageThread records that message msgID of chat on platform belongs to thread (a
+	// ThreadKey.Thread), replacing what was recorded for it. Platforms whose threads are reply chains
+	// (Telegram) use it so that a reply to any message of a chain finds the chain, after a restart or
+	// on another replica. ErrInvalid for an empty part.
+	SetMessageThread(ctx context.Context, platform, chat, msgID, thread string) error
+	// MessageThread returns the thread recorded for a message. ErrNotFound when none is (never
+	// recorded, or pruned).
+	MessageThread(ctx context.Context, platform, chat, msgID string) (string, error)
+
 	// Prune deletes threads not updated since before (with their revisions and links), finished runs
-	// older than before, expired events and expired leases.
+	// older than before, message→thread entries recorded before before, expired events and expired
+	// leases.
 	Prune(ctx context.Context, before time.Time) (PruneStats, error)
 	// Close releases the database; it waits for nothing else because the store starts no goroutines.
 	Close() error
@@ -251,6 +261,7 @@ type Run struct {
 // PruneStats says what Prune deleted.
 type PruneStats struct {
 	Threads, Revisions, Runs, Events, Leases int
+	Messages                                 int // message→thread entries (SetMessageThread)
 }
 
 // Options tune a store; zero fields take the defaults below.

@@ -128,6 +128,8 @@ func Run(t *testing.T, f Factory) {
 		{"Runs", testRuns},
 		{"RunTransitions", testRunTransitions},
 		{"Prune", testPrune},
+		{"MessageThreads", testMessageThreads},
+		{"MessageThreadsPrune", testMessageThreadsPrune},
 		{"ConcurrentCAS", testConcurrentCAS},
 		{"ConcurrentWriters", testConcurrentWriters},
 		{"ConcurrentClaims", testConcurrentClaims},

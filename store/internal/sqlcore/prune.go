@@ -79,6 +79,7 @@ func (s *DB) Prune(ctx context.Context, before time.Time) (store.PruneStats, err
 			{&st.Runs, "runs", `DELETE FROM runs WHERE state IN ('done', 'failed', 'interrupted') AND updated < ?`, cut},
 			{&st.Events, "events", `DELETE FROM events WHERE expires <= ?`, now},
 			{&st.Leases, "leases", `DELETE FROM leases WHERE expires <= ?`, now},
+			{&st.Messages, "message threads", `DELETE FROM message_threads WHERE created < ?`, cut},
 		} {
 			if err := count(tx, step.n, step.what, step.q, step.arg); err != nil {
 				return err
