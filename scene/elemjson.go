@@ -1,6 +1,7 @@
 package scene
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -308,6 +309,11 @@ func (r *fieldReader) str(k string) string {
 	if isNull(raw) {
 		return ""
 	}
+	// Fast path: a plain string without escapes (nearly all of them) needs no decoder.
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && bytes.IndexByte(raw[1:n-1], '\\') < 0 &&
+		bytes.IndexByte(raw[1:n-1], '"') < 0 && utf8.Valid(raw[1:n-1]) {
+		return string(raw[1 : n-1])
+	}
 	var s string
 	if json.Unmarshal(raw, &s) != nil {
 		r.fail(k, "a string", raw)
@@ -320,12 +326,15 @@ func (r *fieldReader) num(k string, def float64) float64 {
 	if isNull(raw) {
 		return def
 	}
-	var f float64
-	if json.Unmarshal(raw, &f) != nil {
-		r.fail(k, "a number", raw)
-		return def
+	// raw is one valid JSON value: if it is a number, ParseFloat reads it exactly as
+	// encoding/json would; anything else (a string, an object) fails to parse.
+	if c := raw[0]; c == '-' || (c >= '0' && c <= '9') {
+		if f, err := strconv.ParseFloat(string(raw), 64); err == nil {
+			return f
+		}
 	}
-	return f
+	r.fail(k, "a number", raw)
+	return def
 }
 
 func (r *fieldReader) integer(k string, def int64) int64 {
@@ -342,12 +351,14 @@ func (r *fieldReader) boolean(k string, def bool) bool {
 	if isNull(raw) {
 		return def
 	}
-	var v bool
-	if json.Unmarshal(raw, &v) != nil {
-		r.fail(k, "true or false", raw)
-		return def
+	switch string(raw) {
+	case "true":
+		return true
+	case "false":
+		return false
 	}
-	return v
+	r.fail(k, "true or false", raw)
+	return def
 }
 
 func (r *fieldReader) strList(k string) []string {
