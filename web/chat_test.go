@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -375,4 +376,27 @@ func TestBrowserChat(t *testing.T) {
 	edit := run(t, ctx, "edit link", chromedp.Evaluate[string](`[...document.querySelectorAll(".msg.bot a")].filter(a => a.textContent === "Edit in the browser").pop().href`))
 	run(t, ctx, "open the editor", chromedp.Navigate(edit))
 	poll(t, ctx, "editor shows both boxes", `!!(window.__excalibot && window.__excalibot.api && window.__excalibot.api.getSceneElements().filter(e => e.type === "rectangle").length === 2)`)
+}
+
+func TestChatCloseEndsStreams(t *testing.T) {
+	ce := newChatEnv(t, "", nil)
+	res, err := http.Get(ce.ts.URL + "/chat/api/events?session=session-0123456789")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	done := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(io.Discard, res.Body)
+		done <- err
+	}()
+	ce.chat.Close()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("stream ended with %v, want a clean end", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stream is still open after Close")
+	}
 }
