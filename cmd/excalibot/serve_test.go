@@ -27,7 +27,7 @@ func testConfig(t *testing.T) config.Config {
 
 // startServe runs serve in the background and returns its HTTP address and a stop function that
 // waits for it to end.
-func startServe(t *testing.T, cfg config.Config, logs io.Writer) (string, func()) {
+func startServe(t testing.TB, cfg config.Config, logs io.Writer) (string, func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"path"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-telegram/bot/models"
+
+	"github.com/excalibot/excalibot/bot/slack/slackfake"
+	"github.com/excalibot/excalibot/config"
+)
+
+// slackDriver plays people in a fake Slack workspace, delivering their events over Socket Mode
+// or, when events is set, as signed Events API requests to serve.
+type slackDriver struct {
+	fake   *slackfake.Server
+	events string // the Events API URL; empty in Socket Mode
+
+	mu       sync.Mutex
+	channels int
+}
+
+const slackWorking = "Working on it…"
+
+func newSlack(t *testing.T) *slackDriver {
+	return &slackDriver{fake: slackfake.New(t, slackfake.Config{})}
+}
+
+// configure points serve at the fake in mode ("socket" or "events").
+func (d *slackDriver) configure(c *config.Config, mode string) {
+	fc := d.fake.Config()
+	c.SlackBotToken, c.SlackAppToken, c.SlackSigningSecret = fc.BotToken, fc.AppToken, fc.SigningSecret
+	c.SlackAPIURL, c.SlackMode = d.fake.APIURL(), mode
+}
+
+// ready waits until the bot can receive: its Socket Mode connection is open, or (Events API)
+// serve answers Slack's URL verification.
+func (d *slackDriver) ready(t *testing.T, e *e2e) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), e2eWait)
+	defer cancel()
+	if d.events == "" {
+		if err := d.fake.WaitConnected(ctx); err != nil {
+			t.Fatalf("Socket Mode connection: %v", err)
+		}
+		return
+	}
+	resp, err := d.fake.DeliverHTTP(ctx, d.events, slackfake.URLVerificationBody("e2e-challenge"), slackfake.HTTPOptions{})
+	if err != nil || resp.Status != http.StatusOK || !strings.Contains(resp.Body, "e2e-challenge") {
+		t.Fatalf("URL verification: %d %q %v, want 200 with the challenge", resp.Status, resp.Body, err)
+	}
+}
+
+func (d *slackDriver) user(n int) string { return fmt.Sprintf("U0E2E%02d", n) }
+
+func (d *slackDriver) start(t *testing.T, user int, text string, file *upload) *chatThread {
+	t.Helper()
+	d.mu.Lock()
+	d.channels++
+	ch := fmt.Sprintf("C0E2E%03d", d.channels) // a channel per thread: the per-chat limit stays out of the way
+	d.mu.Unlock()
+	m := slackfake.UserMessage{Channel: ch, User: d.user(user), Text: "<@U0BOT> " + text}
+	if file != nil {
+		m.Files = []slackfake.UploadedFile{{Name: file.Name, MIME: "application/json", Content: file.Data}}
+	}
+	p := d.fake.Post(m)
+	d.deliver(t, p.Events, 0) // app_mention and message: one request, as from Slack
+	return &chatThread{chat: ch, root: p.TS, last: p.Events}
+}
+
+func (d *slackDriver) say(t *testing.T, th *chatThread, user int, text string) {
+	t.Helper()
+	p := d.fake.Post(slackfake.UserMessage{Channel: th.chat, ThreadTS: th.root, User: d.user(user), Text: text})
+	d.deliver(t, p.Events, 0)
+	th.last = p.Events
+}
+
+func (d *slackDriver) redeliver(t *testing.T, th *chatThread) {
+	t.Helper()
+	d.deliver(t, th.last.([]slackfake.Event), 1)
+}
+
+func (d *slackDriver) deliver(t *testing.T, evs []slackfake.Event, retry int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), e2eWait)
+	defer cancel()
+	for _, ev := range evs {
+		if d.events != "" {
+			resp, err := d.fake.DeliverHTTP(ctx, d.events, ev.Body, slackfake.HTTPOptions{RetryNum: retry})
+			if err != nil || resp.Status != http.StatusOK {
+				t.Fatalf("deliver %s over HTTP: %d %q %v, want 200", ev.Type, resp.Status, resp.Body, err)
+			}
+			continue
+		}
+		opt := slackfake.DeliverOptions{RetryAttempt: retry}
+		if retry > 0 {
+			opt.RetryReason = "timeout"
+		}
+		env, err := d.fake.Deliver(ctx, ev, opt)
+		if err == nil {
+			err = d.fake.WaitAck(ctx, env)
+		}
+		if err != nil {
+			t.Fatalf("deliver %s over Socket Mode: %v", ev.Type, err)
+		}
+	}
+}
+
+func (d *slackDriver) replies(th *chatThread) (answers []answer, texts []string, busy bool) {
+	for _, m := range d.fake.Thread(th.chat, th.root) {
+		if m.BotID == "" {
+			busy = busy || len(d.fake.Reactions(th.chat, m.TS)) > 0
+			continue
+		}
+		if len(m.Files) == 0 && (m.Text == slackWorking || m.Edits > 0) {
+			busy = true // the status line; it is deleted when the run ends
+			continue
+		}
+		if m.Text != "" {
+			texts = append(texts, m.Text)
+		}
+		if len(m.Files) == 0 {
+			continue
+		}
+		a := answer{Text: m.Text}
+		for _, f := range m.Files {
+			switch path.Ext(f.Name) {
+			case ".png":
+				a.PNG = f.Content
+			case ".excalidraw":
+				a.Excalidraw = f.Content
+			}
+		}
+		answers = append(answers, a)
+	}
+	return answers, texts, busy
+}
+
+func (d *slackDriver) workingShown(th *chatThread) bool {
+	reacted, status := false, false
+	for _, c := range d.fake.Calls("reactions.add") {
+		reacted = reacted || (c.Form.Get("channel") == th.chat && c.Form.Get("name") == "eyes" && c.Status == http.StatusOK)
+	}
+	for _, c := range d.fake.Calls("chat.postMessage") {
+		status = status || (c.Form.Get("channel") == th.chat && c.Form.Get("thread_ts") == th.root && c.Form.Get("text") == slackWorking)
+	}
+	return reacted && status
+}
+
+// The bot with Slack in Socket Mode and Telegram polling, in one serve.
+func TestE2ESocketModeAndPolling(t *testing.T) {
+	sl, tg := newSlack(t), newTelegram(t)
+	e := startE2E(t, func(c *config.Config) {
+		sl.configure(c, "socket")
+		tg.configure(c, "")
+	})
+	sl.ready(t, e)
+	tg.ready(t)
+	t.Run("slack", func(t *testing.T) { runScenarios(t, e, sl) })
+	t.Run("telegram", func(t *testing.T) { runScenarios(t, e, tg) })
+}
+
+// The bot with the Slack Events API over HTTP and a Telegram webhook, in one serve.
+func TestE2EEventsAPIAndWebhook(t *testing.T) {
+	sl, tg := newSlack(t), newTelegram(t)
+	addr := freeAddr(t)
+	e := startE2E(t, func(c *config.Config) {
+		sl.configure(c, "events")
+		tg.configure(c, addr)
+	})
+	sl.events = "http://" + e.addr + "/slack/events"
+	sl.ready(t, e)
+	tg.ready(t)
+	t.Run("slack", func(t *testing.T) { runScenarios(t, e, sl) })
+	t.Run("telegram", func(t *testing.T) { runScenarios(t, e, tg) })
+
+	t.Run("slack forged signature", func(t *testing.T) {
+		d := sl
+		before := len(e.ollama.Requests())
+		p := d.fake.Post(slackfake.UserMessage{Channel: "C0FORGED", User: d.user(7), Text: "<@U0BOT> draw a forged box"})
+		ctx := context.Background()
+		for _, opt := range []slackfake.HTTPOptions{{Secret: "not-the-signing-secret"}, {Signature: "v0=00"}} {
+			resp, err := d.fake.DeliverHTTP(ctx, d.events, p.Events[0].Body, opt)
+			if err != nil || resp.Status != http.StatusUnauthorized {
+				t.Errorf("forged request (%+v): %d %q %v, want 401", opt, resp.Status, resp.Body, err)
+			}
+		}
+		// A genuine message in the same thread goes through the same queue: when it is
+		// answered, the forged one would have been too.
+		th := &chatThread{chat: "C0FORGED", root: p.TS}
+		q := d.fake.Post(slackfake.UserMessage{Channel: th.chat, ThreadTS: th.root, User: d.user(7), Text: "<@U0BOT> history"})
+		d.deliver(t, q.Events, 0)
+		waitAnswers(t, d, th, 0, "There is no diagram in this thread yet")
+		if after := len(e.ollama.Requests()); after != before {
+			t.Errorf("the model was asked %d times after a forged request, want 0", after-before)
+		}
+	})
+
+	t.Run("telegram wrong webhook secret", func(t *testing.T) {
+		before := len(e.ollama.Requests())
+		id := tg.userID(8)
+		forged := models.Update{ID: 990001, Message: &models.Message{ID: 1, Date: int(time.Now().Unix()),
+			Chat: models.Chat{ID: id, Type: models.ChatTypePrivate}, From: &models.User{ID: id, FirstName: "Mallory"},
+			Text: "draw a forged box"}}
+		for _, secret := range []string{"wrong-secret", ""} {
+			code, err := tg.fake.PostWebhook(tg.fake.Webhook().URL, secret, forged)
+			if err != nil || code != http.StatusUnauthorized {
+				t.Errorf("update with secret %q: %d %v, want 401", secret, code, err)
+			}
+		}
+		// A genuine message in the same chat: when it is answered, the forged one would have been.
+		th := tg.start(t, 8, "/history", nil)
+		waitAnswers(t, tg, th, 0, "There is no diagram in this thread yet")
+		if after := len(e.ollama.Requests()); after != before {
+			t.Errorf("the model was asked %d times after a forged update, want 0", after-before)
+		}
+	})
+}
