@@ -95,14 +95,17 @@ func (s *Set) create(w *scene.Scene, specs []elemArgs) ([]string, error) {
 	sort.SliceStable(order, func(x, y int) bool { return rank(specs[order[x]].Type) < rank(specs[order[y]].Type) })
 
 	p := &problems{}
+	refs := refsOf(w)
 	for _, i := range order {
 		a := specs[i]
-		if err := s.checkRefs(w, a, p); err != nil {
+		if err := s.checkRefs(w, refs, a, p); err != nil {
 			continue
 		}
 		if err := addOne(w, a); err != nil {
 			p.add(where(a), "%s", sceneErrText(err))
+			continue
 		}
+		refs[a.ID] = refInfo{ID: a.ID, Type: scene.Type(a.Type)}
 	}
 	if !p.ok() {
 		return nil, p
@@ -152,15 +155,32 @@ func (s *Set) checkNewIDs(w *scene.Scene, specs []elemArgs) error {
 	return nil
 }
 
-// checkRefs checks the ids an element names (arrow ends, frame) exist and fit, with the closest
-// ids when they do not. Problems go to p; the returned error only says "skip this element".
-func (s *Set) checkRefs(w *scene.Scene, a elemArgs, p *problems) error {
+// refInfo is what checking a reference needs to know about the element referred to.
+type refInfo struct {
+	ID, ContainerID string
+	Type            scene.Type
+}
+
+// refsOf indexes the scene's elements for checkRefs: a batch checks hundreds of references, and
+// scene.Get would deep-copy the target each time.
+func refsOf(w *scene.Scene) map[string]refInfo {
+	m := make(map[string]refInfo, w.Len())
+	w.Each(func(e *scene.Element) bool {
+		m[e.ID] = refInfo{e.ID, e.ContainerID, e.Type}
+		return true
+	})
+	return m
+}
+
+// checkRefs checks the ids an element names (arrow ends, frame) exist in refs and fit, with the
+// closest ids when they do not. Problems go to p; the returned error only says "skip this element".
+func (s *Set) checkRefs(w *scene.Scene, refs map[string]refInfo, a elemArgs, p *problems) error {
 	bad := false
-	ref := func(field string, id *string, check func(scene.Element) string) {
+	ref := func(field string, id *string, check func(refInfo) string) {
 		if id == nil || *id == "" {
 			return
 		}
-		e, ok := w.Get(*id)
+		e, ok := refs[*id]
 		if !ok {
 			p.add("", "%s", unknownIDText(w, at(a, field), []string{*id}))
 			bad = true
@@ -171,7 +191,7 @@ func (s *Set) checkRefs(w *scene.Scene, a elemArgs, p *problems) error {
 			bad = true
 		}
 	}
-	target := func(e scene.Element) string {
+	target := func(e refInfo) string {
 		if e.Type.IsShape() || e.Type == scene.Text && e.ContainerID == "" {
 			return ""
 		}
@@ -186,7 +206,7 @@ func (s *Set) checkRefs(w *scene.Scene, a elemArgs, p *problems) error {
 		p.add(at(a, "endElementId"), "start and end are both %q; an arrow needs two different shapes", *a.StartID)
 		bad = true
 	}
-	ref("frameId", a.FrameID, func(e scene.Element) string {
+	ref("frameId", a.FrameID, func(e refInfo) string {
 		if e.Type != scene.Frame {
 			return fmt.Sprintf("%q is %s, not a frame; create a frame (type \"frame\") first", e.ID, withArticle(e.Type))
 		}

@@ -30,9 +30,11 @@ func (s *Set) updateElement(w *scene.Scene, o *object) (string, error) {
 	if !anyChange(a) {
 		return "", refuse("nothing to change: give the fields to change besides id, e.g. {\"id\":%q,\"backgroundColor\":\"green\"}", a.ID)
 	}
-	p := &problems{}
-	if err := s.checkRefs(w, a, p); err != nil {
-		return "", p
+	if a.StartID != nil || a.EndID != nil || a.FrameID != nil {
+		p := &problems{}
+		if err := s.checkRefs(w, refsOf(w), a, p); err != nil {
+			return "", p
+		}
 	}
 	// Unlock first when asked, so that the same call can unlock and edit.
 	if a.Locked != nil && !*a.Locked && e.Locked {
