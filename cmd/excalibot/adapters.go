@@ -13,7 +13,7 @@ import (
 
 // startAdapters builds the chat adapters that have credentials, registers them with the core and
 // mounts their webhook handlers. The returned runners are their receive loops.
-func startAdapters(cfg config.Config, core *bot.Bot, mux interface{ Handle(string, http.Handler) }, log *slog.Logger) ([]runner, error) {
+func startAdapters(cfg config.Config, core *bot.Bot, threads telegram.ThreadIndex, mux interface{ Handle(string, http.Handler) }, log *slog.Logger) ([]runner, error) {
 	var out []runner
 	if cfg.SlackBotToken != "" {
 		a, err := slack.New(slack.Config{
@@ -34,6 +34,7 @@ func startAdapters(cfg config.Config, core *bot.Bot, mux interface{ Handle(strin
 		a, err := telegram.New(telegram.Config{
 			Token: cfg.TelegramToken, Mode: cfg.TelegramMode, WebhookSecret: cfg.TelegramWebhookSecret,
 			PublicURL: cfg.PublicURL, APIURL: cfg.TelegramAPIURL, Chats: cfg.TelegramChats, Users: cfg.TelegramUsers,
+			Threads: threads,
 		}, core, log)
 		if err != nil {
 			return nil, fmt.Errorf("telegram: %w", err)

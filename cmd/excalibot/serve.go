@@ -100,7 +100,7 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 	chat := srvWeb.EnableChat(core, cfg.ChatSecret)
 	core.Register(chat) // so restart and browser-edit notices reach web threads too
 
-	runners, err := startAdapters(cfg, core, srvWeb, log)
+	runners, err := startAdapters(cfg, core, tgIndex{st}, srvWeb, log)
 	if err != nil {
 		return err
 	}
@@ -175,6 +175,7 @@ type runner struct {
 type storeCloser interface {
 	bot.Store
 	web.Store
+	messageThreads
 	Prune(ctx context.Context, before time.Time) (store.PruneStats, error)
 	Close() error
 }
