@@ -211,6 +211,11 @@ func (r *Renderer) supervise() {
 			backoff = time.Second
 			continue
 		}
+		select {
+		case <-r.closing: // Close killed the browser under the restart: not an error
+			return
+		default:
+		}
 		r.log.Error("restart chromium", "err", err, "retry_in", backoff)
 		select {
 		case <-r.closing:
