@@ -45,30 +45,59 @@ func freeGroupID(w *scene.Scene) string {
 }
 
 func (s *Set) ungroupElements(w *scene.Scene, o *object) (string, error) {
-	gid, ok := o.str("groupId")
-	if !ok && !o.has("groupId") {
-		o.p.add("groupId", "missing; give the group's id as get_scene shows it (group=g1), e.g. \"g1\"")
-	}
-	o.finish("groupId")
+	gid, hasGID := o.str("groupId")
+	ids, hasIDs := o.strList("ids")
+	o.finish("groupId", "ids")
 	if !o.p.ok() {
 		return "", o.p
 	}
 	groups := w.Groups()
-	found := false
-	for _, g := range groups {
-		found = found || g == gid
-	}
-	if !found {
-		if len(groups) == 0 {
-			return "", refuse("groupId: no group %q; there are no groups on the canvas", gid)
+	var dissolve []string
+	switch {
+	case hasGID && hasIDs:
+		return "", refuse("give either groupId or ids, not both")
+	case hasIDs:
+		// The groups the elements are in, as a model that knows only element ids means it.
+		if err := unknownIDs(w, "ids", ids); err != nil {
+			return "", err
 		}
-		return "", refuse("groupId: no group %q%s; groups: %s", gid, didYouMean(gid, groups), strings.Join(groups, ", "))
+		seen := map[string]bool{}
+		for _, id := range ids {
+			e, _ := w.Get(id)
+			for _, g := range e.GroupIDs {
+				if !seen[g] {
+					seen[g] = true
+					dissolve = append(dissolve, g)
+				}
+			}
+		}
+		if len(dissolve) == 0 {
+			return "", refuse("ids: %s %s not in any group", strings.Join(ids, ", "), map[bool]string{true: "is", false: "are"}[len(ids) == 1])
+		}
+	case hasGID:
+		found := false
+		for _, g := range groups {
+			found = found || g == gid
+		}
+		if !found {
+			if len(groups) == 0 {
+				return "", refuse("groupId: no group %q; there are no groups on the canvas", gid)
+			}
+			return "", refuse("groupId: no group %q%s; groups: %s", gid, didYouMean(gid, groups), strings.Join(groups, ", "))
+		}
+		dissolve = []string{gid}
+	default:
+		return "", refuse("groupId: missing; give the group's id as get_scene shows it (group=g1), e.g. {\"groupId\":\"g1\"}, or the ids of its elements")
 	}
-	members, err := w.Ungroup(gid)
-	if err != nil {
-		return "", refuse("%s", sceneErrText(err))
+	var parts []string
+	for _, g := range dissolve {
+		members, err := w.Ungroup(g)
+		if err != nil {
+			return "", refuse("%s", sceneErrText(err))
+		}
+		parts = append(parts, fmt.Sprintf("%q: %s", g, strings.Join(visibleOnly(w, members), ", ")))
 	}
-	return fmt.Sprintf("ungrouped %q: %s.", gid, strings.Join(visibleOnly(w, members), ", ")), nil
+	return "ungrouped " + strings.Join(parts, "; ") + ".", nil
 }
 
 // visibleOnly drops label ids, which the model never addresses.

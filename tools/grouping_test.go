@@ -50,6 +50,15 @@ func TestGroupUngroup(t *testing.T) {
 		{name: "ungroup unknown", setup: append(row, step{"group_elements", `{"ids":["r1","r2"],"groupId":"g1"}`}), tool: "ungroup_elements",
 			args: `{"groupId":"g2"}`, wantErr: true, want: []string{`no group "g2"`, `did you mean "g1"`}},
 		{name: "ungroup none", setup: row, tool: "ungroup_elements", args: `{"groupId":"g1"}`, wantErr: true, want: []string{"no groups"}},
+		{name: "ungroup by ids", setup: append(row, step{"group_elements", `{"ids":["r1","r2"],"groupId":"g"}`}), tool: "ungroup_elements",
+			args: `{"ids":["r2"]}`, want: []string{`ungrouped "g": r1, r2`},
+			check: func(t *testing.T, sc *scene.Scene) {
+				if len(get(t, sc, "r1").GroupIDs) != 0 || len(get(t, sc, "r2").GroupIDs) != 0 {
+					t.Error("still grouped")
+				}
+			}},
+		{name: "ungroup ids not grouped", setup: row, tool: "ungroup_elements", args: `{"ids":["r3"]}`, wantErr: true, want: []string{"r3 is not in any group"}},
+		{name: "ungroup nothing given", setup: row, tool: "ungroup_elements", args: `{}`, wantErr: true, want: []string{"groupId: missing"}},
 	})
 }
 
