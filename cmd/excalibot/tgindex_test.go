@@ -1,9 +1,18 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"path/filepath"
+	"strconv"
 	"testing"
+	"time"
 
+	"github.com/go-telegram/bot/models"
+
+	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/bot/telegram"
+	"github.com/excalibot/excalibot/bot/telegram/tgfake"
 	"github.com/excalibot/excalibot/store"
 	"github.com/excalibot/excalibot/store/sqlite"
 )
@@ -92,5 +101,106 @@ func TestTgIndexErrors(t *testing.T) {
 	}
 	if err := x.SetThread(t.Context(), -1, 1, "0:1"); err == nil {
 		t.Error("SetThread on a closed store: got no error")
+	}
+}
+
+// tgInbox is the core as TestTgIndexAcrossRestart sees it: it hands each message to the test.
+type tgInbox chan tgDelivery
+
+type tgDelivery struct {
+	a   bot.Adapter
+	msg bot.Message
+}
+
+func (in tgInbox) Handle(_ context.Context, a bot.Adapter, msg bot.Message) { in <- tgDelivery{a, msg} }
+
+// TestTgIndexAcrossRestart drives the real Telegram adapter against the fake Bot API: a group
+// request, the bot's answer, a restart, then a reply to that answer. With the index in the store the
+// reply joins the request's thread; with the in-memory default (the control) it starts a new one,
+// rooted at the answer, which shows the test can tell the two apart.
+func TestTgIndexAcrossRestart(t *testing.T) {
+	group := models.Chat{ID: -1001234567890, Type: models.ChatTypeSupergroup, Title: "Team"}
+	alice := models.User{ID: 101, FirstName: "Alice", Username: "alice"}
+	bob := models.User{ID: 102, FirstName: "Bob"}
+	tests := []struct {
+		name    string
+		inStore bool
+	}{
+		{"Store", true},
+		{"MemoryControl", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fake := tgfake.New("4242:index-token")
+			defer fake.Close()
+			fake.AddChat(group)
+			path := filepath.Join(t.TempDir(), "bot.db")
+			in := make(tgInbox, 16)
+			// start runs one incarnation of the bot (store and adapter); stop ends it and waits.
+			start := func() (stop func()) {
+				st := openTgIndexStore(t, path)
+				cfg := telegram.Config{Token: fake.Token, APIURL: fake.URL}
+				if tt.inStore {
+					cfg.Threads = tgIndex{st}
+				}
+				a, err := telegram.New(cfg, in, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ctx, cancel := context.WithCancel(t.Context())
+				done := make(chan error, 1)
+				go func() { done <- a.Run(ctx) }()
+				return func() {
+					cancel()
+					if err := <-done; err != nil {
+						t.Errorf("Run: %v", err)
+					}
+					st.Close()
+				}
+			}
+			// receive waits for the message with id msgID (a restarted poller may see earlier ones
+			// again, which the core would drop as redeliveries).
+			receive := func(msgID int) tgDelivery {
+				t.Helper()
+				timeout := time.After(10 * time.Second)
+				for {
+					select {
+					case d := <-in:
+						if d.msg.ID == strconv.Itoa(msgID) {
+							return d
+						}
+					case <-timeout:
+						t.Fatalf("message %d never reached the handler", msgID)
+					}
+				}
+			}
+
+			stop := start()
+			req := fake.Send(tgfake.Post{Chat: group.ID, From: alice, Text: "@" + fake.Bot.Username + " draw our deploy pipeline"})
+			d := receive(req.MessageID)
+			wantThread := fmt.Sprintf("0:%d", req.MessageID)
+			if d.msg.Key.Thread != wantThread {
+				t.Fatalf("request: got thread %q, want %q", d.msg.Key.Thread, wantThread)
+			}
+			if err := d.a.Send(t.Context(), d.msg.Key, bot.Reply{Text: "here it is"}); err != nil {
+				t.Fatal(err)
+			}
+			answers := fake.BotMessages(group.ID)
+			if len(answers) != 1 {
+				t.Fatalf("bot messages: got %d, want 1", len(answers))
+			}
+			stop()
+
+			stop = start()
+			defer stop()
+			reply := fake.Send(tgfake.Post{Chat: group.ID, From: bob, Text: "make the database red", ReplyTo: answers[0].ID})
+			d = receive(reply.MessageID)
+			if !tt.inStore {
+				wantThread = fmt.Sprintf("0:%d", answers[0].ID) // forgotten: a new thread at the answer
+			}
+			if d.msg.Key.Thread != wantThread {
+				t.Fatalf("reply to the answer after a restart: got thread %q, want %q", d.msg.Key.Thread, wantThread)
+			}
+		})
 	}
 }
