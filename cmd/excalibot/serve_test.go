@@ -45,7 +45,7 @@ func startServe(t testing.TB, cfg config.Config, logs io.Writer) (string, func()
 	case err := <-done:
 		cancel()
 		t.Fatalf("serve ended before it was ready: %v", err)
-	case <-time.After(60 * time.Second):
+	case <-time.After(3 * time.Minute): // Chromium starts slowly on a busy 2-core machine
 		cancel()
 		t.Fatal("serve did not get ready")
 	}
