@@ -61,7 +61,7 @@ func tab(t *testing.T) context.Context {
 	}
 	ctx, cancel := chromedp.NewContext(browser.ctx)
 	t.Cleanup(cancel)
-	ctx, cancelT := context.WithTimeout(ctx, 45*time.Second)
+	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
 	t.Cleanup(cancelT)
 	return ctx
 }
@@ -123,6 +123,7 @@ func edit(id, change string) string {
 }
 
 func TestBrowserEditor(t *testing.T) {
+	t.Parallel() // each in its own tab; page loads overlap
 	ctx := tab(t)
 	e := newEnv(t, Options{MaxBody: 256 << 10})
 	bg := context.Background()
@@ -202,6 +203,7 @@ func TestBrowserEditor(t *testing.T) {
 }
 
 func TestBrowserViewOnly(t *testing.T) {
+	t.Parallel() // each in its own tab; page loads overlap
 	ctx := tab(t)
 	e := newEnv(t, Options{})
 	run(t, ctx, "open the view link", chromedp.Navigate(e.ts.URL+"/d/"+e.view))

@@ -262,8 +262,12 @@ func TestChatConversationOverHTTP(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
+		// Until the reply is in and the run finished (Finish comes after Send).
+		replied := false
 		events, streamErr = readEvents(ce.ts.URL+"/chat/api/events?session="+sid, func(ev []string) bool {
-			return strings.Contains(ev[len(ev)-1], `"from":"bot"`)
+			last := ev[len(ev)-1]
+			replied = replied || strings.Contains(last, `"from":"bot"`)
+			return replied && strings.HasPrefix(last, "thread ") && strings.Contains(last, `"working":false`)
 		})
 	}()
 	time.Sleep(200 * time.Millisecond) // let the stream subscribe before the message
@@ -301,8 +305,12 @@ func TestChatConversationOverHTTP(t *testing.T) {
 	var last struct {
 		Message chatMessage `json:"message"`
 	}
-	if err := json.Unmarshal([]byte(strings.TrimPrefix(events[len(events)-1], "message ")), &last); err != nil {
-		t.Fatal(err)
+	for _, ev := range events {
+		if strings.HasPrefix(ev, "message ") && strings.Contains(ev, `"from":"bot"`) {
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(ev, "message ")), &last); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	img := ce.do(t, "GET", last.Message.Image, nil, nil)
 	if pic, err := png.Decode(img.Body); err != nil || img.Header.Get("Content-Type") != "image/png" || pic.Bounds().Dx() != 100 {
@@ -325,6 +333,7 @@ func TestChatConversationOverHTTP(t *testing.T) {
 }
 
 func TestBrowserChat(t *testing.T) {
+	t.Parallel() // each in its own tab; page loads overlap
 	ctx := tab(t)
 	gate := make(chan struct{}, 1)
 	ce := newChatEnv(t, "", gate)

@@ -111,6 +111,7 @@ func TestShareLinkerUpload(t *testing.T) {
 // bundled into testdata/share-codec.js by ui/build.mjs) in Chromium: it must read what Go wrote, and
 // Go must read what it wrote.
 func TestShareCodecAgainstExcalidraw(t *testing.T) {
+	t.Parallel() // each in its own tab; page loads overlap
 	ctx := tab(t)
 	codec, err := os.ReadFile("testdata/share-codec.js")
 	if err != nil {
