@@ -102,9 +102,10 @@ func newChatEnv(t *testing.T, secret string, gate chan struct{}) *chatEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	srv := New(st, widthRenderer{}, nil, nil, Options{}, nil)
 	d := &boxDrawer{gate: gate}
-	core := bot.New(st, d, widthRenderer{}, srv, bot.Options{}, nil)
+	core := bot.New(st, d, widthRenderer{}, nil, bot.Options{NotifyEdits: true}, nil)
+	srv := New(st, widthRenderer{}, core, nil, Options{}, nil)
+	core.SetLinks(srv)
 	chat := srv.EnableChat(core, secret)
 	ts := httptest.NewServer(srv.Handler())
 	srv.SetPublicURL(ts.URL)
@@ -382,9 +383,29 @@ func TestBrowserChat(t *testing.T) {
 	t.Logf("status line while drawing: %q", status)
 
 	// The edit link of the reply opens the editor on the same diagram.
-	edit := run(t, ctx, "edit link", chromedp.Evaluate[string](`[...document.querySelectorAll(".msg.bot a")].filter(a => a.textContent === "Edit in the browser").pop().href`))
-	run(t, ctx, "open the editor", chromedp.Navigate(edit))
+	editURL := run(t, ctx, "edit link", chromedp.Evaluate[string](`[...document.querySelectorAll(".msg.bot a")].filter(a => a.textContent === "Edit in the browser").pop().href`))
+	run(t, ctx, "open the editor", chromedp.Navigate(editURL))
 	poll(t, ctx, "editor shows both boxes", `!!(window.__excalibot && window.__excalibot.api && window.__excalibot.api.getSceneElements().filter(e => e.type === "rectangle").length === 2)`)
+
+	// An edit there flows back: the thread hears of it, and the next run starts from it.
+	run(t, ctx, "edit box1", chromedp.Evaluate[bool](edit("box1", `backgroundColor: "#ffc9c9"`)))
+	poll(t, ctx, "saved", `window.__excalibot.state().state === "saved" && window.__excalibot.state().rev === 3`)
+	run(t, ctx, "back to the chat", chromedp.Navigate(ce.ts.URL+"/chat"))
+	poll(t, ctx, "edit notice", `[...document.querySelectorAll(".msg.bot")].some(m => m.textContent.includes("edited in the browser (revision 3)"))`)
+	gate <- struct{}{}
+	run(t, ctx, "type after the edit", chromedp.SendKeys(chromedp.CSS("#text"), "add a cache\r"))
+	poll(t, ctx, "third picture", `(() => { const i = document.querySelectorAll(".msg.bot img"); return i.length === 3 && i[2].complete && i[2].naturalWidth === 300; })()`)
+	th, err = ce.st.Load(context.Background(), key(id.Session, id.Thread))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc, err = scene.Decode(th.Scene); err != nil {
+		t.Fatal(err)
+	}
+	box1, _ := sc.Get("box1")
+	if _, ok := sc.Get("box3"); th.Rev != 4 || !ok || box1.BackgroundColor != "#ffc9c9" {
+		t.Errorf("run after the browser edit: rev %d, box3 %v, box1 colour %q; want rev 4 keeping the edit", th.Rev, ok, box1.BackgroundColor)
+	}
 }
 
 func TestChatCloseEndsStreams(t *testing.T) {
