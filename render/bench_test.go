@@ -33,13 +33,20 @@ import (
 //
 //     go test ./render -run '^$' -bench Render -benchtime 20x
 func BenchmarkRender(b *testing.B) {
+	needChrome(b)
+	// A renderer of its own: a 290-element scene at 2× can take longer than the default
+	// 20 s per attempt on an overloaded machine, and a timeout would end the benchmark.
+	r, err := New(context.Background(), Config{ChromePath: os.Getenv("CHROME"), RenderTimeout: 5 * time.Minute}, testLogger(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
 	for _, n := range []int{30, 290} {
-		b.Run(fmt.Sprintf("elements=%d", n), func(b *testing.B) { benchRender(b, gridScene(n)) })
+		b.Run(fmt.Sprintf("elements=%d", n), func(b *testing.B) { benchRender(b, r, gridScene(n)) })
 	}
 }
 
-func benchRender(b *testing.B, doc []byte) {
-	r := shared(b)
+func benchRender(b *testing.B, r *Renderer, doc []byte) {
 	ctx := context.Background()
 	opts := Options{}
 	if _, err := r.PNG(ctx, doc, opts); err != nil { // the first render of a scene loads its glyphs
@@ -77,8 +84,14 @@ func benchRender(b *testing.B, doc []byte) {
 			oneshot = append(oneshot, d)
 		}
 	}
-	pooled := throughput(20, 4, func() error { _, err := r.PNG(ctx, doc, opts); return err })
-	kroki := throughput(4, 2, func() error { _, err := freshTabRender(ctx, r, doc); return err })
+	pooled, err := throughput(20, 4, func() error { _, err := r.PNG(ctx, doc, opts); return err })
+	if err != nil {
+		b.Fatal(err)
+	}
+	kroki, err := throughput(4, 2, func() error { _, err := freshTabRender(ctx, r, doc); return err })
+	if err != nil {
+		b.Fatal(err)
+	}
 
 	w, f, fr := median(warm), median(floor), median(fresh)
 	b.ReportMetric(ms(w), "warm-ms")
@@ -104,7 +117,7 @@ func median(ds []time.Duration) time.Duration {
 }
 
 // throughput runs n renders on workers goroutines and returns renders per second.
-func throughput(n, workers int, render func() error) float64 {
+func throughput(n, workers int, render func() error) (float64, error) {
 	jobs := make(chan struct{}, n)
 	for range n {
 		jobs <- struct{}{}
@@ -112,17 +125,22 @@ func throughput(n, workers int, render func() error) float64 {
 	close(jobs)
 	start := time.Now()
 	var wg sync.WaitGroup
+	errs := make(chan error, n)
 	for range workers {
 		wg.Go(func() {
 			for range jobs {
-				if err := render(); err != nil {
-					panic(err)
-				}
+				errs <- render()
 			}
 		})
 	}
 	wg.Wait()
-	return float64(n) / time.Since(start).Seconds()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			return 0, err
+		}
+	}
+	return float64(n) / time.Since(start).Seconds(), nil
 }
 
 // freshTabRender opens a new tab on the renderer's browser, loads the page and renders once.
