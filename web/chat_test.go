@@ -5,12 +5,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"image"
 	"image/png"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -24,6 +26,8 @@ import (
 	"github.com/excalibot/excalibot/store"
 	"github.com/excalibot/excalibot/store/sqlite"
 )
+
+var chatScreenshot = flag.String("chat-screenshot", "", "write a screenshot of the chat page to this file")
 
 // boxDrawer adds one labelled rectangle per request. When gate is set, each run reports progress
 // and then waits for a value on it, so a test can watch the run's status.
@@ -381,6 +385,12 @@ func TestBrowserChat(t *testing.T) {
 		t.Errorf("thread list shows %q, want the first message as title", title)
 	}
 	t.Logf("status line while drawing: %q", status)
+	if *chatScreenshot != "" {
+		png := run(t, ctx, "screenshot", chromedp.CaptureScreenshot())
+		if err := os.WriteFile(*chatScreenshot, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	// The edit link of the reply opens the editor on the same diagram.
 	editURL := run(t, ctx, "edit link", chromedp.Evaluate[string](`[...document.querySelectorAll(".msg.bot a")].filter(a => a.textContent === "Edit in the browser").pop().href`))
