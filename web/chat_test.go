@@ -22,6 +22,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/render"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 	"github.com/excalibot/excalibot/store/sqlite"
@@ -99,16 +100,20 @@ type chatEnv struct {
 }
 
 // newChatEnv runs the real bot core over the store, with the chat page enabled.
-func newChatEnv(t *testing.T, secret string, gate chan struct{}) *chatEnv {
+func newChatEnv(t *testing.T, secret string, gate chan struct{}, r ...Renderer) *chatEnv {
 	t.Helper()
+	var rend Renderer = widthRenderer{}
+	if len(r) > 0 {
+		rend = r[0]
+	}
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "chat.db"), store.Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
 	d := &boxDrawer{gate: gate}
-	core := bot.New(st, d, widthRenderer{}, nil, bot.Options{NotifyEdits: true}, nil)
-	srv := New(st, widthRenderer{}, core, nil, Options{}, nil)
+	core := bot.New(st, d, rend, nil, bot.Options{NotifyEdits: true}, nil)
+	srv := New(st, rend, core, nil, Options{}, nil)
 	core.SetLinks(srv)
 	chat := srv.EnableChat(core, secret)
 	ts := httptest.NewServer(srv.Handler())
@@ -341,7 +346,12 @@ func TestBrowserChat(t *testing.T) {
 	t.Parallel() // each in its own tab; page loads overlap
 	ctx := tab(t)
 	gate := make(chan struct{}, 1)
-	ce := newChatEnv(t, "", gate)
+	var rend []Renderer
+	if *chatScreenshot != "" {
+		// The README's picture: real renders instead of placeholder rectangles.
+		rend = append(rend, realRenderer(t))
+	}
+	ce := newChatEnv(t, "", gate, rend...)
 	key := func(sid, thread string) store.ThreadKey {
 		return store.ThreadKey{Platform: "web", Workspace: sid, Channel: "chat", Thread: thread}
 	}
@@ -355,7 +365,7 @@ func TestBrowserChat(t *testing.T) {
 	poll(t, ctx, "live progress", `!document.querySelector("#status").hidden && document.querySelector("#status").textContent.length > 0`)
 	status := run(t, ctx, "status", chromedp.Text(chromedp.CSS("#status")))
 	gate <- struct{}{}
-	poll(t, ctx, "picture shown", `(() => { const i = document.querySelector(".msg.bot img"); return !!i && i.complete && i.naturalWidth === 100; })()`)
+	poll(t, ctx, "picture shown", `(() => { const i = document.querySelector(".msg.bot img"); return !!i && i.complete && i.naturalWidth > 0; })()`)
 	poll(t, ctx, "status gone", `document.querySelector("#status").hidden`)
 	reply := run(t, ctx, "reply", chromedp.Text(chromedp.CSS(".msg.bot")))
 	if !strings.Contains(reply, "Added box 1.") || !strings.Contains(reply, "Edit in the browser") || !strings.Contains(reply, "diagram") {
@@ -369,7 +379,7 @@ func TestBrowserChat(t *testing.T) {
 	// A follow-up in the same thread changes the same diagram.
 	gate <- struct{}{}
 	run(t, ctx, "type follow-up", chromedp.SendKeys(chromedp.CSS("#text"), "add a database\r"))
-	poll(t, ctx, "second picture", `(() => { const i = document.querySelectorAll(".msg.bot img"); return i.length === 2 && i[1].complete && i[1].naturalWidth === 200; })()`)
+	poll(t, ctx, "second picture", `(() => { const i = document.querySelectorAll(".msg.bot img"); return i.length === 2 && i[1].complete && i[1].naturalWidth > i[0].naturalWidth; })()`)
 	th, err = ce.st.Load(context.Background(), key(id.Session, id.Thread))
 	if err != nil || th.Rev != 2 {
 		t.Fatalf("after the follow-up: %v, %+v", err, th)
@@ -404,7 +414,7 @@ func TestBrowserChat(t *testing.T) {
 	poll(t, ctx, "edit notice", `[...document.querySelectorAll(".msg.bot")].some(m => m.textContent.includes("edited in the browser (revision 3)"))`)
 	gate <- struct{}{}
 	run(t, ctx, "type after the edit", chromedp.SendKeys(chromedp.CSS("#text"), "add a cache\r"))
-	poll(t, ctx, "third picture", `(() => { const i = document.querySelectorAll(".msg.bot img"); return i.length === 3 && i[2].complete && i[2].naturalWidth === 300; })()`)
+	poll(t, ctx, "third picture", `(() => { const i = document.querySelectorAll(".msg.bot img"); return i.length === 3 && i[2].complete && i[2].naturalWidth > i[1].naturalWidth; })()`)
 	th, err = ce.st.Load(context.Background(), key(id.Session, id.Thread))
 	if err != nil {
 		t.Fatal(err)
@@ -439,4 +449,26 @@ func TestChatCloseEndsStreams(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the stream is still open after Close")
 	}
+}
+
+// realRenderer is package render's Chromium renderer, for screenshots that show real pictures.
+func realRenderer(t *testing.T) Renderer {
+	t.Helper()
+	r, err := render.New(context.Background(), render.Config{ChromePath: "/usr/bin/chromium"}, nil)
+	if err != nil {
+		t.Fatalf("start the renderer: %v", err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return renderFunc(func(ctx context.Context, doc []byte, format string, dark bool) ([]byte, error) {
+		if format == "svg" {
+			return r.SVG(ctx, doc, render.Options{Dark: dark})
+		}
+		return r.PNG(ctx, doc, render.Options{Dark: dark, Scale: 1})
+	})
+}
+
+type renderFunc func(ctx context.Context, doc []byte, format string, dark bool) ([]byte, error)
+
+func (f renderFunc) Render(ctx context.Context, doc []byte, format string, dark bool) ([]byte, error) {
+	return f(ctx, doc, format, dark)
 }
