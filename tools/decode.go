@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -58,6 +59,7 @@ type object struct {
 	fields map[string]json.RawMessage
 	order  []string // field names in input order, for deterministic messages
 	p      *problems
+	ctx    context.Context // the call's context, set on the top-level object only (graph layout uses it)
 }
 
 // parseArgs reads a tool call's arguments. Empty arguments and null mean {} because models

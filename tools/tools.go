@@ -93,6 +93,11 @@ var handlers = map[string]handler{
 	"get_scene":             {false, (*Set).getScene},
 	"get_element":           {false, (*Set).getElement},
 	"query_elements":        {false, (*Set).queryElements},
+	"create_graph":          {true, (*Set).createGraph},
+	"add_to_graph":          {true, (*Set).addToGraph},
+	"update_graph":          {true, (*Set).updateGraph},
+	"remove_from_graph":     {true, (*Set).removeFromGraph},
+	"relayout_graph":        {true, (*Set).relayoutGraph},
 	"batch_create_elements": {true, (*Set).batchCreate},
 	"create_element":        {true, (*Set).createElement},
 	"update_element":        {true, (*Set).updateElement},
@@ -141,6 +146,7 @@ func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) (res 
 		return Result{IsError: true, Text: fmt.Sprintf("%s refused, nothing changed:\n%s", name, p.Error())}
 	}
 	o.p = p
+	o.ctx = ctx
 	var text string
 	var err error
 	if h.mutates {

@@ -1,0 +1,412 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"unicode"
+
+	"github.com/excalibot/excalibot/layout"
+	"github.com/excalibot/excalibot/scene"
+)
+
+// Graph tools: the model gives nodes, edges and groups; Graphviz dot places them (graphmodel.go).
+
+var (
+	graphShapes    = []string{"rectangle", "ellipse", "diamond"}
+	graphDirs      = []string{"TB", "LR"}
+	graphDirAlias  = map[string]string{"tb": "TB", "td": "TB", "top-down": "TB", "down": "TB", "vertical": "TB", "lr": "LR", "left-right": "LR", "right": "LR", "horizontal": "LR"}
+	graphArrows    = []string{"end", "both", "none"}
+	nodeFields     = []string{"id", "label", "shape", "color", "group"}
+	edgeFields     = []string{"from", "to", "label", "style", "arrow"}
+	groupFields    = []string{"id", "title"}
+	nodeUpdFields  = []string{"node", "label", "color", "group"}
+	graphFieldHint = map[string]string{"text": "label", "type": "shape", "colour": "color", "backgroundColor": "color",
+		"source": "from", "target": "to", "start": "from", "end": "to", "frame": "group", "name": "title"}
+)
+
+// nodeArgs is one node as the model gave it.
+type nodeArgs struct {
+	path, id, label, shape, group string
+	fill                          *string
+}
+
+type edgeArgs struct {
+	path, from, to, label, style, arrow string
+	hasLabel, hasStyle                  bool
+}
+
+type groupArgs struct{ path, id, title string }
+
+// finishGraph refuses unknown fields, pointing at the graph tools' names for the usual slips.
+func finishGraph(o *object, known []string) {
+	for _, k := range o.order {
+		if h, ok := graphFieldHint[k]; ok && !contains(known, k) && contains(known, h) {
+			o.p.add(o.at(k), "unknown field (did you mean %q?)", h)
+			delete(o.fields, k)
+		}
+	}
+	var rest []string
+	for _, k := range o.order {
+		if _, ok := o.fields[k]; ok {
+			rest = append(rest, k)
+		}
+	}
+	o.order = rest
+	o.finish(known...)
+}
+
+func decodeNode(o *object, lim Limits) nodeArgs {
+	a := nodeArgs{path: o.path, shape: "rectangle"}
+	a.label, _ = lim.label(o, "label")
+	if o.has("id") {
+		a.id, _ = lim.id(o, "id")
+	} else if a.label != "" {
+		a.id = slug(a.label, lim.MaxIDLength)
+	} else {
+		o.p.add(o.path, "give an id and a label, e.g. {\"id\":\"api\",\"label\":\"API\"}")
+	}
+	if a.label == "" && !o.has("label") {
+		a.label = a.id
+	}
+	if s, ok := o.enum("shape", graphShapes, typeAliases); ok {
+		a.shape = s
+	}
+	a.fill = optColor(o, "color", roleFill)
+	a.group, _ = o.str("group")
+	finishGraph(o, nodeFields)
+	return a
+}
+
+func decodeEdge(o *object, lim Limits) edgeArgs {
+	a := edgeArgs{path: o.path, arrow: "end", style: "solid"}
+	a.from, _ = o.str("from")
+	a.to, _ = o.str("to")
+	if a.from == "" || a.to == "" {
+		o.p.add(o.path, "give from and to (node ids or labels), e.g. {\"from\":\"api\",\"to\":\"db\"}")
+	}
+	a.label, a.hasLabel = lim.label(o, "label")
+	if s, ok := o.enum("style", strokeStyles, map[string]string{"dash": "dashed", "dot": "dotted"}); ok {
+		a.style, a.hasStyle = s, true
+	}
+	if s, ok := o.enum("arrow", graphArrows, map[string]string{"forward": "end", "two-way": "both", "bidirectional": "both", "no": "none"}); ok {
+		a.arrow = s
+	}
+	finishGraph(o, edgeFields)
+	return a
+}
+
+// slug makes an id from a label: "Load Balancer" → "load-balancer".
+func slug(label string, max int) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(label) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(r)
+		} else {
+			dash = true
+		}
+		if b.Len() >= max {
+			break
+		}
+	}
+	if b.Len() == 0 {
+		return "n"
+	}
+	return b.String()
+}
+
+// createGraph draws a whole diagram from structure and lays it out.
+func (s *Set) createGraph(w *scene.Scene, o *object) (string, error) {
+	dir := layout.TopDown
+	if d, ok := o.enum("direction", graphDirs, graphDirAlias); ok {
+		dir = layout.Direction(d)
+	}
+	nodeObjs, _ := o.objList("nodes")
+	edgeObjs, _ := o.objList("edges")
+	groupObjs, _ := o.objList("groups")
+	if !o.has("nodes") {
+		o.p.add("nodes", "missing; give a list like [{\"id\":\"api\",\"label\":\"API\"},{\"id\":\"db\",\"label\":\"Database\",\"shape\":\"ellipse\"}]")
+	}
+	finishGraph(o, []string{"direction", "nodes", "edges", "groups"})
+	var groups []groupArgs
+	for _, g := range groupObjs {
+		ga := groupArgs{path: g.path}
+		ga.id, _ = s.lim.id(g, "id")
+		ga.title, _ = s.lim.label(g, "title")
+		if ga.title == "" {
+			ga.title = ga.id
+		}
+		finishGraph(g, groupFields)
+		groups = append(groups, ga)
+	}
+	nodes, edges := s.decodeGraphItems(o, nodeObjs, edgeObjs)
+	if !o.p.ok() {
+		return "", o.p
+	}
+	if len(nodes) == 0 {
+		return "", refuse("nodes: the list is empty; give at least one node")
+	}
+	before, hadContent := oldBounds(w, nil)
+	ids, err := s.addGraphItems(w, nodes, edges, groups, true)
+	if err != nil {
+		return "", err
+	}
+	only := map[string]bool{}
+	for _, n := range nodes {
+		only[n.id] = true
+	}
+	g := readGraph(w, only)
+	lg, r, err := layoutOf(graphContext(o), w, g, dir)
+	if err != nil {
+		return "", err
+	}
+	ox, oy := 0.0, 0.0
+	if hadContent { // beside what is already there, never on top of it
+		ox, oy = before.X+before.Width+3*graphGap, before.Y
+	}
+	if err := applyLayout(w, lg, r, ox, oy); err != nil {
+		return "", err
+	}
+	if err := routeEdges(w, edgeIDs(g), r); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("graph laid out %s: %d nodes, %d edges, %d groups.\n", dir, len(nodes), len(edges), len(g.frames)) +
+		createdText(w, ids, s.lim), nil
+}
+
+func edgeIDs(g sceneGraph) []string {
+	out := make([]string, len(g.edges))
+	for i, e := range g.edges {
+		out[i] = e.id
+	}
+	return out
+}
+
+// decodeGraphItems decodes node and edge lists and checks the limits on their count.
+func (s *Set) decodeGraphItems(o *object, nodeObjs, edgeObjs []*object) ([]nodeArgs, []edgeArgs) {
+	if n := len(nodeObjs) + len(edgeObjs); n > s.lim.MaxBatch {
+		o.p.add("", "%d nodes and edges in one call; the limit is %d, split them over several calls", n, s.lim.MaxBatch)
+		return nil, nil
+	}
+	nodes := make([]nodeArgs, 0, len(nodeObjs))
+	for _, n := range nodeObjs {
+		nodes = append(nodes, decodeNode(n, s.lim))
+	}
+	edges := make([]edgeArgs, 0, len(edgeObjs))
+	for _, e := range edgeObjs {
+		edges = append(edges, decodeEdge(e, s.lim))
+	}
+	return nodes, edges
+}
+
+// addGraphItems adds nodes (at the origin, sized by their labels), the groups' frames and the
+// edges to w, checking ids, references and the element limit. Placement is the caller's.
+// newGroups says whether a node's group may name a group that does not exist yet (create_graph
+// makes one per name; add_to_graph makes one too, titled by the name).
+func (s *Set) addGraphItems(w *scene.Scene, nodes []nodeArgs, edges []edgeArgs, groups []groupArgs, newGroups bool) ([]string, error) {
+	p := &problems{}
+	// Ids: new, and unique in the call.
+	seen := map[string]string{}
+	for _, n := range nodes {
+		if prev, dup := seen[n.id]; dup {
+			p.add(n.path+".id", "%q is already used by %s; give each node its own id", n.id, prev)
+			continue
+		}
+		seen[n.id] = n.path
+		if e, ok := w.Get(n.id); ok {
+			p.add(n.path+".id", "%q is already on the canvas (%s); pick another id, or use update_graph to change it", n.id, withArticle(e.Type))
+		}
+	}
+	// Groups: declared ones, plus any a node names; an existing frame is found by id or title.
+	frameOf := map[string]string{} // group name as given → frame id
+	var newFrames []groupArgs
+	for _, g := range groups {
+		if _, ok := w.Get(g.id); ok {
+			p.add(g.path+".id", "%q is already on the canvas; pick another group id", g.id)
+			continue
+		}
+		frameOf[g.id] = g.id
+		frameOf[g.title] = g.id
+		newFrames = append(newFrames, g)
+	}
+	for _, n := range nodes {
+		if n.group == "" || frameOf[n.group] != "" {
+			continue
+		}
+		if f := findFrame(w, n.group); f != "" {
+			frameOf[n.group] = f
+			continue
+		}
+		if !newGroups {
+			p.add(n.path+".group", "no group %q; groups: %s", n.group, frameList(w))
+			continue
+		}
+		id := slug(n.group, s.lim.MaxIDLength)
+		if _, taken := w.Get(id); taken || seen[id] != "" {
+			id = "group-" + id
+		}
+		frameOf[n.group] = id
+		newFrames = append(newFrames, groupArgs{id: id, title: n.group})
+	}
+	if !p.ok() {
+		return nil, p
+	}
+	labels := 0
+	for _, e := range edges {
+		if e.label != "" {
+			labels++
+		}
+	}
+	if total := w.Len() + 2*len(nodes) + len(edges) + labels + len(newFrames); total > s.lim.MaxElements {
+		return nil, refuse("the canvas would hold %d elements (labels count); the limit is %d. Delete elements or draw fewer (now %d)",
+			total, s.lim.MaxElements, w.Len())
+	}
+	var ids []string
+	for _, f := range newFrames {
+		e := scene.NewElement(scene.Frame)
+		e.ID, e.Name, e.Width, e.Height = f.id, f.title, 1, 1 // a placeholder until placed (see emptyFrame)
+		if _, err := w.Add(e); err != nil {
+			return nil, refuse("%s: %s", f.path, sceneErrText(err))
+		}
+		ids = append(ids, f.id)
+	}
+	for _, n := range nodes {
+		e := scene.NewElement(scene.Type(n.shape))
+		e.ID = n.id
+		e.Width, e.Height = defaultSizes[n.shape][0], defaultSizes[n.shape][1]
+		if n.fill != nil {
+			e.BackgroundColor = *n.fill
+		}
+		if _, err := w.Add(e); err != nil {
+			return nil, refuse("%s: %s", n.path, sceneErrText(err))
+		}
+		if n.label != "" {
+			if _, err := w.SetLabel(n.id, n.label); err != nil {
+				return nil, refuse("%s.label: %s", n.path, sceneErrText(err))
+			}
+			if err := fitLabel(w, n.id); err != nil {
+				return nil, err
+			}
+		}
+		if f := frameOf[n.group]; n.group != "" {
+			if err := w.SetFrame(f, n.id); err != nil {
+				return nil, refuse("%s.group: %s", n.path, sceneErrText(err))
+			}
+		}
+		ids = append(ids, n.id)
+	}
+	g := readGraph(w, nil)
+	for _, e := range edges {
+		id, err := addEdge(w, g, e)
+		if err != nil {
+			p.add(e.path, "%s", err)
+			continue
+		}
+		ids = append(ids, id)
+	}
+	if !p.ok() {
+		return nil, p
+	}
+	return ids, nil
+}
+
+// fitLabel widens a node until its label needs no line breaks beyond the ones written: the
+// scene grows shapes in height to fit a label, but an ellipse or diamond then breaks long words,
+// and a layout has room to make nodes wider instead.
+func fitLabel(w *scene.Scene, id string) error {
+	for range 12 {
+		e, _ := w.Get(id)
+		l, ok := w.Get(e.Label())
+		if !ok || strings.Count(l.Text, "\n") <= strings.Count(l.OriginalText, "\n") || e.Width > 600 {
+			return nil
+		}
+		if err := w.Update(id, func(e *scene.Element) error { e.Width = math.Round(e.Width * 1.2); return nil }); err != nil {
+			return fmt.Errorf("widen %q for its label: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// addEdge adds one edge as an arrow bound at both ends, with its label.
+func addEdge(w *scene.Scene, g sceneGraph, a edgeArgs) (string, error) {
+	from, msg := resolveNode(w, g, a.from)
+	if msg != "" {
+		return "", fmt.Errorf("from: %s", msg)
+	}
+	to, msg := resolveNode(w, g, a.to)
+	if msg != "" {
+		return "", fmt.Errorf("to: %s", msg)
+	}
+	if from == to {
+		return "", fmt.Errorf("from and to are both %q; an edge joins two different nodes", from)
+	}
+	id := "e-" + from + "-" + to
+	for i := 2; w.Has(id); i++ {
+		id = fmt.Sprintf("e-%s-%s-%d", from, to, i)
+	}
+	e := scene.NewElement(scene.Arrow)
+	e.ID = id
+	e.StrokeStyle = a.style
+	e.StartBinding = &scene.Binding{ElementID: from, Gap: scene.DefaultGap}
+	e.EndBinding = &scene.Binding{ElementID: to, Gap: scene.DefaultGap}
+	e.EndArrowhead = "arrow"
+	switch a.arrow {
+	case "both":
+		e.StartArrowhead = "arrow"
+	case "none":
+		e.EndArrowhead = ""
+	}
+	if _, err := w.Add(e); err != nil {
+		return "", fmt.Errorf("%s", sceneErrText(err))
+	}
+	if a.label != "" {
+		if _, err := w.SetLabel(id, a.label); err != nil {
+			return "", fmt.Errorf("label: %s", sceneErrText(err))
+		}
+	}
+	return id, nil
+}
+
+// findFrame finds a frame by id or by its name (case ignored).
+func findFrame(w *scene.Scene, ref string) string {
+	if e, ok := w.Get(ref); ok && e.Type == scene.Frame {
+		return ref
+	}
+	found := ""
+	w.Each(func(e *scene.Element) bool {
+		if e.Type == scene.Frame && strings.EqualFold(strings.TrimSpace(e.Name), strings.TrimSpace(ref)) {
+			found = e.ID
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+func frameList(w *scene.Scene) string {
+	var out []string
+	w.Each(func(e *scene.Element) bool {
+		if e.Type == scene.Frame {
+			out = append(out, fmt.Sprintf("%s (%q)", e.ID, e.Name))
+		}
+		return true
+	})
+	if len(out) == 0 {
+		return "none yet"
+	}
+	return strings.Join(out, ", ")
+}
+
+// graphContext returns the call's context, or Background for calls made without one.
+func graphContext(o *object) context.Context {
+	if o.ctx != nil {
+		return o.ctx
+	}
+	return context.Background()
+}

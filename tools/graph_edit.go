@@ -1,0 +1,264 @@
+package tools
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/excalibot/excalibot/layout"
+	"github.com/excalibot/excalibot/scene"
+)
+
+// addToGraph adds nodes and edges to the diagram on the canvas. Nodes already there stay where they
+// are (the human's edits included); each new node goes near its neighbours, clear of everything.
+func (s *Set) addToGraph(w *scene.Scene, o *object) (string, error) {
+	nodeObjs, _ := o.objList("nodes")
+	edgeObjs, _ := o.objList("edges")
+	finishGraph(o, []string{"nodes", "edges"})
+	nodes, edges := s.decodeGraphItems(o, nodeObjs, edgeObjs)
+	if !o.p.ok() {
+		return "", o.p
+	}
+	if len(nodes)+len(edges) == 0 {
+		return "", refuse("give nodes or edges to add, e.g. {\"nodes\":[{\"id\":\"cache\",\"label\":\"Cache\"}],\"edges\":[{\"from\":\"api\",\"to\":\"cache\"}]}")
+	}
+	dir := readGraph(w, nil).direction(w)
+	ids, err := s.addGraphItems(w, nodes, edges, nil, true)
+	if err != nil {
+		return "", err
+	}
+	fresh := make([]string, len(nodes))
+	for i, n := range nodes {
+		fresh[i] = n.id
+	}
+	if err := placeNew(graphContext(o), w, fresh, dir); err != nil {
+		return "", err
+	}
+	return createdText(w, ids, s.lim), nil
+}
+
+// updateGraph changes labels, colours and groups of nodes, and labels and styles of edges.
+func (s *Set) updateGraph(w *scene.Scene, o *object) (string, error) {
+	nodeObjs, _ := o.objList("nodes")
+	edgeObjs, _ := o.objList("edges")
+	finishGraph(o, []string{"nodes", "edges"})
+	if len(nodeObjs)+len(edgeObjs) == 0 && o.p.ok() {
+		return "", refuse("give nodes or edges to change, e.g. {\"nodes\":[{\"node\":\"api\",\"label\":\"API v2\",\"group\":\"Backend\"}]}")
+	}
+	g := readGraph(w, nil)
+	var changed []string
+	for _, n := range nodeObjs {
+		ref, _ := n.str("node")
+		label, hasLabel := s.lim.label(n, "label")
+		fill := optColor(n, "color", roleFill)
+		group, hasGroup := n.str("group")
+		finishGraph(n, nodeUpdFields)
+		if ref == "" {
+			n.p.add(n.path+".node", "missing; give the node's id or label")
+			continue
+		}
+		id, msg := resolveNode(w, g, ref)
+		if msg != "" {
+			n.p.add(n.path+".node", "%s", msg)
+			continue
+		}
+		if !n.p.ok() {
+			continue
+		}
+		if hasLabel {
+			if _, err := w.SetLabel(id, label); err != nil {
+				n.p.add(n.path+".label", "%s", sceneErrText(err))
+				continue
+			}
+		}
+		if fill != nil {
+			if err := w.Update(id, func(e *scene.Element) error { e.BackgroundColor = *fill; return nil }); err != nil {
+				n.p.add(n.path+".color", "%s", sceneErrText(err))
+				continue
+			}
+		}
+		if hasGroup {
+			if err := s.moveToGroup(w, id, group); err != nil {
+				n.p.add(n.path+".group", "%s", err)
+				continue
+			}
+		}
+		changed = append(changed, id)
+	}
+	for _, e := range edgeObjs {
+		a := decodeEdge(e, s.lim)
+		if !e.p.ok() {
+			continue
+		}
+		id, msg := findEdge(w, g, a.from, a.to)
+		if msg != "" {
+			e.p.add(e.path, "%s", msg)
+			continue
+		}
+		if a.hasLabel {
+			if _, err := w.SetLabel(id, a.label); err != nil {
+				e.p.add(e.path+".label", "%s", sceneErrText(err))
+				continue
+			}
+		}
+		if err := w.Update(id, func(el *scene.Element) error {
+			if a.hasStyle {
+				el.StrokeStyle = a.style
+			}
+			if e.has("arrow") {
+				el.StartArrowhead, el.EndArrowhead = "", "arrow"
+				switch a.arrow {
+				case "both":
+					el.StartArrowhead = "arrow"
+				case "none":
+					el.EndArrowhead = ""
+				}
+			}
+			return nil
+		}); err != nil {
+			e.p.add(e.path, "%s", sceneErrText(err))
+			continue
+		}
+		changed = append(changed, id)
+	}
+	if !o.p.ok() {
+		return "", o.p
+	}
+	return fmt.Sprintf("changed %d: %s.", len(changed), strings.Join(changed, ", ")) + warningsAbout(w, changed), nil
+}
+
+// moveToGroup puts a node into the group (frame) named by id or title, creating it next to the node
+// when it does not exist; "" takes the node out of its group. The node keeps its place unless it
+// would overlap the group's other members; the frame grows to hold it.
+func (s *Set) moveToGroup(w *scene.Scene, id, group string) error {
+	if strings.TrimSpace(group) == "" {
+		return w.SetFrame("", id)
+	}
+	f := findFrame(w, group)
+	if f == "" {
+		f = slug(group, s.lim.MaxIDLength)
+		if w.Has(f) {
+			f = "group-" + f
+		}
+		n, _ := w.Get(id)
+		e := scene.NewElement(scene.Frame)
+		e.ID, e.Name = f, group
+		e.X, e.Y, e.Width, e.Height = n.X-20, n.Y-20, n.Width+40, n.Height+40
+		if _, err := w.Add(e); err != nil {
+			return fmt.Errorf("%s", sceneErrText(err))
+		}
+	}
+	if err := w.SetFrame(f, id); err != nil {
+		return fmt.Errorf("%s", sceneErrText(err))
+	}
+	return fitFrame(w, f)
+}
+
+// findEdge finds the arrow from one node to another (either way round when only that exists).
+func findEdge(w *scene.Scene, g sceneGraph, fromRef, toRef string) (string, string) {
+	from, msg := resolveNode(w, g, fromRef)
+	if msg != "" {
+		return "", "from: " + msg
+	}
+	to, msg := resolveNode(w, g, toRef)
+	if msg != "" {
+		return "", "to: " + msg
+	}
+	back := ""
+	var all []string
+	for _, e := range g.edges {
+		if e.from == from && e.to == to {
+			return e.id, ""
+		}
+		if e.from == to && e.to == from {
+			back = e.id
+		}
+		if e.from == from || e.to == from {
+			all = append(all, e.from+"→"+e.to)
+		}
+	}
+	if back != "" {
+		return back, ""
+	}
+	msg = fmt.Sprintf("no edge from %q to %q", from, to)
+	if len(all) > 0 {
+		msg += "; edges of " + from + ": " + strings.Join(all, ", ")
+	}
+	return "", msg
+}
+
+// removeFromGraph deletes nodes (with their labels and edges) and edges.
+func (s *Set) removeFromGraph(w *scene.Scene, o *object) (string, error) {
+	refs, _ := o.strList("nodes")
+	edgeObjs, _ := o.objList("edges")
+	finishGraph(o, []string{"nodes", "edges"})
+	if len(refs)+len(edgeObjs) == 0 && o.p.ok() {
+		return "", refuse("give nodes (ids or labels) or edges ({\"from\":…,\"to\":…}) to remove")
+	}
+	g := readGraph(w, nil)
+	var ids []string
+	for i, r := range refs {
+		id, msg := resolveNode(w, g, r)
+		if msg != "" {
+			o.p.add(fmt.Sprintf("nodes[%d]", i), "%s", msg)
+			continue
+		}
+		ids = append(ids, id)
+	}
+	for _, e := range edgeObjs {
+		from, _ := e.str("from")
+		to, _ := e.str("to")
+		finishGraph(e, []string{"from", "to"})
+		id, msg := findEdge(w, g, from, to)
+		if msg != "" {
+			e.p.add(e.path, "%s", msg)
+			continue
+		}
+		ids = append(ids, id)
+	}
+	if !o.p.ok() {
+		return "", o.p
+	}
+	gone, err := w.Delete(ids...)
+	if err != nil {
+		return "", refuse("%s", sceneErrText(err))
+	}
+	return fmt.Sprintf("removed %d elements: %s. The canvas has %d elements.", len(gone), strings.Join(gone, ", "), w.Len()), nil
+}
+
+// relayoutGraph lays the whole diagram out again, keeping its top-left corner.
+func (s *Set) relayoutGraph(w *scene.Scene, o *object) (string, error) {
+	g := readGraph(w, nil)
+	dir := g.direction(w)
+	if d, ok := o.enum("direction", graphDirs, graphDirAlias); ok {
+		dir = layout.Direction(d)
+	}
+	finishGraph(o, []string{"direction"})
+	if !o.p.ok() {
+		return "", o.p
+	}
+	if len(g.nodes) == 0 {
+		return "", refuse("the canvas has no nodes to lay out; draw with create_graph first")
+	}
+	var locked []string
+	for _, id := range g.nodes {
+		if e, _ := w.Get(id); e.Locked {
+			locked = append(locked, id)
+		}
+	}
+	if len(locked) > 0 {
+		return "", refuse("nodes %s are locked; call unlock_elements first", strings.Join(locked, ", "))
+	}
+	box, _ := oldBounds(w, nil)
+	lg, r, err := layoutOf(graphContext(o), w, g, dir)
+	if err != nil {
+		return "", err
+	}
+	if err := applyLayout(w, lg, r, box.X, box.Y); err != nil {
+		return "", err
+	}
+	if err := routeEdges(w, edgeIDs(g), r); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("laid out %s again: %d nodes, %d edges, %d groups; %d edge crossings.", dir, len(g.nodes), len(g.edges), len(g.frames), r.Crossings) +
+		warningsAbout(w, g.nodes), nil
+}

@@ -1,0 +1,496 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/excalibot/excalibot/layout"
+	"github.com/excalibot/excalibot/scene"
+)
+
+// The graph tools keep no state of their own: the graph is read back from the scene each call, so a
+// diagram the human edited through the link (moved, recoloured, re-connected) is the graph the next
+// call works on. Nodes are the canvas's rectangles, ellipses and diamonds; edges are arrows bound at
+// both ends to two nodes; groups are frames.
+
+// frameTitle is the strip reserved above a frame for its name, which Excalidraw draws outside the
+// frame's top-left corner.
+const frameTitle = 30.0
+
+// graphGap is the least gap kept between a newly placed node and anything already on the canvas.
+const graphGap = 40.0
+
+type graphEdge struct{ id, from, to string }
+
+// sceneGraph is the graph as the scene holds it.
+type sceneGraph struct {
+	nodes  []string          // node ids in z-order
+	isNode map[string]bool   // node id → true
+	frame  map[string]string // node id → its frame id, for nodes in a frame
+	frames []string          // frames holding at least one node, in z-order
+	edges  []graphEdge       // in z-order
+}
+
+func isNodeType(t scene.Type) bool {
+	return t == scene.Rectangle || t == scene.Ellipse || t == scene.Diamond
+}
+
+// readGraph reads the graph of the whole canvas, or only of the nodes in only when it is not nil.
+func readGraph(w *scene.Scene, only map[string]bool) sceneGraph {
+	g := sceneGraph{isNode: map[string]bool{}, frame: map[string]string{}}
+	var arrows []*scene.Element
+	w.Each(func(e *scene.Element) bool {
+		switch {
+		case isNodeType(e.Type) && (only == nil || only[e.ID]):
+			g.nodes = append(g.nodes, e.ID)
+			g.isNode[e.ID] = true
+			if e.FrameID != "" {
+				g.frame[e.ID] = e.FrameID
+			}
+		case e.Type == scene.Arrow && e.StartBinding != nil && e.EndBinding != nil:
+			arrows = append(arrows, e)
+		}
+		return true
+	})
+	for _, a := range arrows {
+		from, to := a.StartBinding.ElementID, a.EndBinding.ElementID
+		if g.isNode[from] && g.isNode[to] && from != to {
+			g.edges = append(g.edges, graphEdge{a.ID, from, to})
+		}
+	}
+	seen := map[string]bool{}
+	for _, id := range g.nodes {
+		if f := g.frame[id]; f != "" && !seen[f] {
+			seen[f] = true
+			g.frames = append(g.frames, f)
+		}
+	}
+	return g
+}
+
+// direction guesses the direction a diagram was laid out in from its edges: most edges running
+// more down than across mean top-down.
+func (g sceneGraph) direction(w *scene.Scene) layout.Direction {
+	down, across := 0, 0
+	for _, e := range g.edges {
+		a, _ := w.Get(e.from)
+		b, _ := w.Get(e.to)
+		ca, cb := a.Center(), b.Center()
+		if math.Abs(cb.Y-ca.Y) >= math.Abs(cb.X-ca.X) {
+			down++
+		} else {
+			across++
+		}
+	}
+	if across > down {
+		return layout.LeftRight
+	}
+	return layout.TopDown
+}
+
+// layoutOf runs the layout over the scene's graph with the nodes' current sizes.
+func layoutOf(ctx context.Context, w *scene.Scene, g sceneGraph, dir layout.Direction) (layout.Graph, layout.Result, error) {
+	lg := layout.Graph{Direction: dir}
+	for _, f := range g.frames {
+		lg.Clusters = append(lg.Clusters, layout.Cluster{ID: f, TitleHeight: frameTitle})
+	}
+	for _, id := range g.nodes {
+		e, _ := w.Get(id)
+		lg.Nodes = append(lg.Nodes, layout.Node{ID: id, Width: e.Width, Height: e.Height, Cluster: g.frame[id]})
+	}
+	// dot does not see arrow labels, so the gap between layers grows to fit the largest label
+	// along the arrows (its height top-down, its width left-right) with room for the arrow itself.
+	var labelRoom float64
+	for _, e := range g.edges {
+		lg.Edges = append(lg.Edges, layout.Edge{From: e.from, To: e.to})
+		a, _ := w.Get(e.id)
+		if l, ok := w.Get(a.Label()); ok && a.Label() != "" {
+			room := l.Height
+			if dir == layout.LeftRight {
+				room = l.Width
+			}
+			labelRoom = math.Max(labelRoom, room)
+		}
+	}
+	if labelRoom > 0 {
+		lg.RankSep = math.Max(90, labelRoom+80)
+	}
+	r, err := layout.Layout(ctx, lg)
+	if err != nil {
+		return lg, r, fmt.Errorf("layout: %w", err)
+	}
+	return lg, r, nil
+}
+
+// applyLayout moves every node, frame and edge of g to where r puts them, shifted by (ox, oy).
+// Frames move first: moving a frame drags its children, and the nodes then go to their places.
+func applyLayout(w *scene.Scene, lg layout.Graph, r layout.Result, ox, oy float64) error {
+	for _, c := range lg.Clusters {
+		rc := r.Clusters[c.ID]
+		if err := w.Update(c.ID, func(e *scene.Element) error {
+			e.X, e.Y = rc.X+ox, rc.Y+oy+frameTitle
+			e.Width, e.Height = rc.Width, rc.Height-frameTitle
+			return nil
+		}); err != nil {
+			return fmt.Errorf("place frame %q: %w", c.ID, err)
+		}
+	}
+	for _, n := range lg.Nodes {
+		e, _ := w.Get(n.ID)
+		rn := r.Nodes[n.ID]
+		if err := w.MoveBy([]string{n.ID}, rn.X+ox-e.X, rn.Y+oy-e.Y); err != nil {
+			return fmt.Errorf("place node %q: %w", n.ID, err)
+		}
+	}
+	return nil
+}
+
+// routeEdges gives each laid-out edge the bends of its route, so an edge that skips a layer goes
+// around the nodes between instead of through them. The scene puts the ends on the borders.
+func routeEdges(w *scene.Scene, ids []string, r layout.Result) error {
+	for i, id := range ids {
+		if i >= len(r.Routes) {
+			break
+		}
+		bends := r.Routes[i]
+		if err := w.Update(id, func(e *scene.Element) error {
+			setBends(w, e, bends)
+			return nil
+		}); err != nil {
+			return fmt.Errorf("route edge %q: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// setBends sets an arrow's points to its start centre, the bends and its end centre; the scene then
+// moves the two ends onto the borders, aimed at the neighbouring bend.
+func setBends(w *scene.Scene, e *scene.Element, bends []layout.Point) {
+	s, _ := w.Get(e.StartBinding.ElementID)
+	t, _ := w.Get(e.EndBinding.ElementID)
+	cs, ct := s.Center(), t.Center()
+	e.X, e.Y = cs.X, cs.Y
+	e.Points = []scene.Point{{}}
+	for _, b := range bends {
+		e.Points = append(e.Points, scene.Point{X: b.X - cs.X, Y: b.Y - cs.Y})
+	}
+	e.Points = append(e.Points, scene.Point{X: ct.X - cs.X, Y: ct.Y - cs.Y})
+}
+
+// obstacles are the boxes a newly placed node must keep clear of: every other node, free text and
+// frame (except the frame the node goes into), grown by graphGap.
+func obstacles(w *scene.Scene, skip map[string]bool, ownFrame string) []scene.Rect {
+	var out []scene.Rect
+	w.Each(func(e *scene.Element) bool {
+		if skip[e.ID] || e.ID == ownFrame || e.ContainerID != "" || e.Type.IsLinear() {
+			return true
+		}
+		b := e.Bounds()
+		out = append(out, scene.Rect{X: b.X - graphGap, Y: b.Y - graphGap, Width: b.Width + 2*graphGap, Height: b.Height + 2*graphGap})
+		return true
+	})
+	return out
+}
+
+func hits(r scene.Rect, obs []scene.Rect) bool {
+	for _, o := range obs {
+		if r.X < o.X+o.Width && o.X < r.X+r.Width && r.Y < o.Y+o.Height && o.Y < r.Y+r.Height {
+			return true
+		}
+	}
+	return false
+}
+
+// freeSpot returns the top-left corner nearest to want (searching across the layers first, then
+// along them) where a w×h box is acceptable to ok.
+func freeSpot(want scene.Point, width, height float64, dir layout.Direction, ok func(scene.Rect) bool) (scene.Point, bool) {
+	stepA, stepB := width+graphGap, height+graphGap // across the layers, along them
+	if dir == layout.LeftRight {
+		stepA, stepB = height+graphGap, width+graphGap
+	}
+	try := func(i, j int) (scene.Point, bool) {
+		p := want
+		if dir == layout.LeftRight {
+			p.X += float64(j) * stepB
+			p.Y += float64(i) * stepA
+		} else {
+			p.X += float64(i) * stepA
+			p.Y += float64(j) * stepB
+		}
+		return p, ok(scene.Rect{X: p.X, Y: p.Y, Width: width, Height: height})
+	}
+	for j := 0; j < 30; j++ {
+		for i := 0; i < 12; i++ {
+			for _, s := range []int{i, -i} {
+				if p, ok := try(s, j); ok {
+					return p, true
+				}
+				if i == 0 {
+					break
+				}
+			}
+		}
+	}
+	return want, false
+}
+
+// spotTest says whether a new node may go at r: clear of every obstacle and, for a node going into
+// a frame, such that the frame grown to hold it touches nothing outside the frame.
+// Arrows to the neighbours already placed must not pass through other nodes either.
+func spotTest(w *scene.Scene, id, frameID string, skip map[string]bool, placed []string) func(scene.Rect) bool {
+	obs := obstacles(w, skip, frameID)
+	var nodes []scene.Element
+	var ends []scene.Point
+	w.Each(func(e *scene.Element) bool {
+		if isNodeType(e.Type) && !skip[e.ID] {
+			nodes = append(nodes, *e)
+		}
+		return true
+	})
+	for _, n := range placed {
+		if e, ok := w.Get(n); ok {
+			ends = append(ends, e.Center())
+		}
+	}
+	clearLines := func(r scene.Rect) bool {
+		c := scene.Point{X: r.X + r.Width/2, Y: r.Y + r.Height/2}
+		for i, end := range ends {
+			for _, n := range nodes {
+				if n.ID != placed[i] && scene.SegmentIntersects(n, c, end) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	if frameID == "" {
+		return func(r scene.Rect) bool { return !hits(r, obs) && clearLines(r) }
+	}
+	f, _ := w.Get(frameID)
+	var outside []scene.Rect
+	w.Each(func(e *scene.Element) bool {
+		if skip[e.ID] || e.ID == frameID || e.FrameID == frameID || e.ContainerID != "" || e.Type.IsLinear() {
+			return true
+		}
+		outside = append(outside, e.Bounds())
+		return true
+	})
+	const margin = 20.0
+	return func(r scene.Rect) bool {
+		if hits(r, obs) || !clearLines(r) {
+			return false
+		}
+		minX, minY, maxX, maxY := r.X-margin, r.Y-margin, r.X+r.Width+margin, r.Y+r.Height+margin
+		if !emptyFrame(f) {
+			minX, minY = math.Min(f.X, minX), math.Min(f.Y, minY)
+			maxX, maxY = math.Max(f.X+f.Width, maxX), math.Max(f.Y+f.Height, maxY)
+		}
+		// The frame's name sits above it, so its new box reaches frameTitle higher.
+		grown := scene.Rect{X: minX, Y: minY - frameTitle, Width: maxX - minX, Height: maxY - minY + frameTitle}
+		return !hits(grown, outside)
+	}
+}
+
+// placeNew puts the nodes in fresh (already on w, at any position) near their laid-out neighbours
+// and leaves every other node where it is: a node's offset from a neighbour that is already placed
+// is taken from a layout of the whole graph, then the node slides to the nearest free spot.
+func placeNew(ctx context.Context, w *scene.Scene, fresh []string, dir layout.Direction) error {
+	if len(fresh) == 0 {
+		return nil
+	}
+	g := readGraph(w, nil)
+	_, r, err := layoutOf(ctx, w, g, dir)
+	if err != nil {
+		return err
+	}
+	pending := map[string]bool{}
+	for _, id := range fresh {
+		pending[id] = true
+	}
+	neighbours := map[string][]string{}
+	for _, e := range g.edges {
+		neighbours[e.from] = append(neighbours[e.from], e.to)
+		neighbours[e.to] = append(neighbours[e.to], e.from)
+	}
+	bounds, hasOld := oldBounds(w, pending)
+	// Nodes with a placed neighbour go first, so chains of new nodes grow from the old diagram.
+	for len(pending) > 0 {
+		id, anchor := nextToPlace(fresh, pending, neighbours)
+		e, _ := w.Get(id)
+		ln := r.Nodes[id]
+		var want scene.Point
+		switch {
+		case anchor != "":
+			a, _ := w.Get(anchor)
+			la := r.Nodes[anchor]
+			want = scene.Point{X: a.X + (ln.X - la.X), Y: a.Y + (ln.Y - la.Y)}
+		case hasOld && dir == layout.LeftRight:
+			want = scene.Point{X: bounds.X + ln.X, Y: bounds.Y + bounds.Height + 2*graphGap}
+		case hasOld:
+			want = scene.Point{X: bounds.X + bounds.Width + 2*graphGap, Y: bounds.Y + ln.Y}
+		default:
+			want = scene.Point{X: ln.X, Y: ln.Y}
+		}
+		skip := map[string]bool{id: true}
+		for p := range pending {
+			skip[p] = true
+		}
+		var placed []string
+		for _, n := range neighbours[id] {
+			if !pending[n] {
+				placed = append(placed, n)
+			}
+		}
+		p, found := freeSpot(want, e.Width, e.Height, dir, spotTest(w, id, e.FrameID, skip, placed))
+		if !found {
+			// A crowded canvas: below everything, where nothing can be in the way.
+			all, _ := oldBounds(w, skip)
+			p = scene.Point{X: all.X, Y: all.Y + all.Height + 2*graphGap}
+		}
+		if err := w.MoveBy([]string{id}, p.X-e.X, p.Y-e.Y); err != nil {
+			return fmt.Errorf("place node %q: %w", id, err)
+		}
+		delete(pending, id)
+		if e.FrameID != "" {
+			if err := fitFrame(w, e.FrameID); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// nextToPlace picks the first pending node (in the model's order) with a placed neighbour, or the
+// first pending node when none has one.
+func nextToPlace(order []string, pending map[string]bool, nb map[string][]string) (id, anchor string) {
+	for _, id := range order {
+		if !pending[id] {
+			continue
+		}
+		for _, n := range nb[id] {
+			if !pending[n] {
+				return id, n
+			}
+		}
+	}
+	for _, id := range order {
+		if pending[id] {
+			return id, ""
+		}
+	}
+	return "", ""
+}
+
+// oldBounds is the box around everything on w except the nodes being placed.
+func oldBounds(w *scene.Scene, skip map[string]bool) (scene.Rect, bool) {
+	first := true
+	var minX, minY, maxX, maxY float64
+	w.Each(func(e *scene.Element) bool {
+		if skip[e.ID] || skip[e.ContainerID] || e.Type.IsLinear() {
+			return true
+		}
+		b := e.Bounds()
+		if first {
+			minX, minY, maxX, maxY = b.X, b.Y, b.X+b.Width, b.Y+b.Height
+			first = false
+		}
+		minX, minY = math.Min(minX, b.X), math.Min(minY, b.Y)
+		maxX, maxY = math.Max(maxX, b.X+b.Width), math.Max(maxY, b.Y+b.Height)
+		return true
+	})
+	return scene.Rect{X: minX, Y: minY, Width: maxX - minX, Height: maxY - minY}, !first
+}
+
+// fitFrame grows a frame to hold all its children with a margin; it never shrinks, so a frame the
+// human sized keeps its size.
+func fitFrame(w *scene.Scene, frameID string) error {
+	const margin = 20.0
+	f, ok := w.Get(frameID)
+	if !ok {
+		return nil
+	}
+	minX, minY, maxX, maxY := f.X, f.Y, f.X+f.Width, f.Y+f.Height
+	if emptyFrame(f) {
+		minX, minY, maxX, maxY = math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	}
+	for _, id := range w.FrameChildren(frameID) {
+		c, ok := w.Get(id)
+		if !ok || c.ContainerID != "" {
+			continue
+		}
+		b := c.Bounds()
+		minX, minY = math.Min(minX, b.X-margin), math.Min(minY, b.Y-margin)
+		maxX, maxY = math.Max(maxX, b.X+b.Width+margin), math.Max(maxY, b.Y+b.Height+margin)
+	}
+	if minX == f.X && minY == f.Y && maxX == f.X+f.Width && maxY == f.Y+f.Height {
+		return nil
+	}
+	// Growing a frame must not drag its children: set the geometry, then put the children back.
+	before := map[string]scene.Point{}
+	for _, id := range w.FrameChildren(frameID) {
+		if c, ok := w.Get(id); ok && c.ContainerID == "" && !c.Type.IsLinear() {
+			before[id] = scene.Point{X: c.X, Y: c.Y}
+		}
+	}
+	if err := w.Update(frameID, func(e *scene.Element) error {
+		e.X, e.Y, e.Width, e.Height = minX, minY, maxX-minX, maxY-minY
+		return nil
+	}); err != nil {
+		return fmt.Errorf("grow frame %q: %w", frameID, err)
+	}
+	ids := make([]string, 0, len(before))
+	for id := range before {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		c, _ := w.Get(id)
+		p := before[id]
+		if c.X != p.X || c.Y != p.Y {
+			if err := w.MoveBy([]string{id}, p.X-c.X, p.Y-c.Y); err != nil {
+				return fmt.Errorf("grow frame %q: %w", frameID, err)
+			}
+		}
+	}
+	return nil
+}
+
+// emptyFrame reports whether f is the 1×1 placeholder a group's frame is created as, before its
+// first node is placed: its box must not count when the frame grows around that node.
+func emptyFrame(f scene.Element) bool { return f.Width == 1 && f.Height == 1 }
+
+// resolveNode finds a node by id, or else by its label (case and spaces ignored). It returns a
+// message for the model when there is no such node or the label is ambiguous.
+func resolveNode(w *scene.Scene, g sceneGraph, ref string) (string, string) {
+	if g.isNode[ref] {
+		return ref, ""
+	}
+	norm := func(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
+	want := norm(ref)
+	var found []string
+	var all []string
+	for _, id := range g.nodes {
+		l := w.LabelText(id)
+		all = append(all, fmt.Sprintf("%s (%q)", id, l))
+		if want != "" && norm(l) == want {
+			found = append(found, id)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], ""
+	case 0:
+		msg := fmt.Sprintf("no node with id or label %q", ref)
+		if len(all) == 0 {
+			return "", msg + "; the canvas has no nodes yet"
+		}
+		if len(all) > 12 {
+			all = append(all[:12], "…")
+		}
+		return "", msg + "; nodes: " + strings.Join(all, ", ")
+	}
+	return "", fmt.Sprintf("%d nodes are labelled %q (%s); use the id", len(found), ref, strings.Join(found, ", "))
+}
