@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
 	"github.com/excalibot/excalibot/scene"
@@ -95,6 +96,96 @@ func poll(t *testing.T, ctx context.Context, what, expr string) {
 	t.Fatalf("%s: waiting for %s (last error %v)\npage: %s", what, expr, err, state)
 }
 
+// pageLog records a tab's console errors and the URLs it requests.
+type pageLog struct {
+	mu     sync.Mutex
+	errors []string
+	urls   []string
+}
+
+func (p *pageLog) get() (errs, urls []string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string{}, p.errors...), append([]string{}, p.urls...)
+}
+
+// watch starts recording; the goroutines end when the test does.
+func watch(t *testing.T, tab context.Context) *pageLog {
+	ctx, cancel := context.WithCancel(tab)
+	p := &pageLog{}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		for m, err := range chromedp.Console(ctx) {
+			if err != nil {
+				return
+			}
+			if m.Type == "error" || m.Type == chromedp.ConsoleException {
+				p.mu.Lock()
+				p.errors = append(p.errors, string(m.Type)+": "+m.Text)
+				p.mu.Unlock()
+			}
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		for ev, err := range chromedp.Events(ctx, network.RequestWillBeSent) {
+			if err != nil {
+				return
+			}
+			p.mu.Lock()
+			p.urls = append(p.urls, ev.Request.URL)
+			p.mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		cancel()
+		wg.Wait()
+	})
+	return p
+}
+
+// cjkFallback is the CDN address Excalidraw 0.18.1 also tries for its CJK font chunks. KNOWN
+// ISSUE: on opening, the editor asks for all 209 Xiaolai chunks at that address (initiator "css",
+// though the FontFace objects it registers list /assets/fonts/ first and stay unloaded); the CSP
+// blocks them, so nothing leaves the machine, but CJK labels fall back to a system font in the
+// editor. Until the cause is found these, and only these, are tolerated and counted.
+const cjkFallback = "https://esm.sh/@excalidraw/excalidraw@0.18.1/dist/prod/fonts/Xiaolai/"
+
+// checkOwnOrigin fails the test for requests outside the server (a CDN, excalidraw.com) and for
+// console errors (a CSP violation is one), but for the known CJK fallback above.
+func checkOwnOrigin(t *testing.T, p *pageLog, origin string) {
+	t.Helper()
+	errs, urls := p.get()
+	own, cjk := 0, 0
+	for _, u := range urls {
+		switch {
+		case strings.HasPrefix(u, origin+"/"):
+			own++
+		case strings.HasPrefix(u, "data:"), strings.HasPrefix(u, "blob:"):
+		case strings.HasPrefix(u, cjkFallback):
+			cjk++
+		default:
+			t.Errorf("the page requested %.120s, outside its own origin", u)
+		}
+	}
+	if own < 3 {
+		t.Errorf("only %d requests to the server seen (%v); the network log is not working", own, urls)
+	}
+	blocked := 0
+	for _, e := range errs {
+		if strings.Contains(e, "Loading the font '"+cjkFallback) && strings.Contains(e, "Content Security Policy") {
+			blocked++
+			continue
+		}
+		t.Errorf("page console: %.300s", e)
+	}
+	if cjk > 0 {
+		t.Logf("known issue: %d CJK font requests to %s, %d reported blocked by the CSP", cjk, cjkFallback, blocked)
+	}
+}
+
 type saveState struct {
 	State   string `json:"state"`
 	Message string `json:"message"`
@@ -127,6 +218,7 @@ func TestBrowserEditor(t *testing.T) {
 	ctx := tab(t)
 	e := newEnv(t, Options{MaxBody: 256 << 10})
 	bg := context.Background()
+	page := watch(t, ctx)
 
 	// The link opens and the scene is drawn.
 	start := time.Now()
@@ -134,6 +226,7 @@ func TestBrowserEditor(t *testing.T) {
 	poll(t, ctx, "scene loaded", `!!(window.__excalibot && window.__excalibot.api && window.__excalibot.api.getSceneElements().length === 8)`)
 	poll(t, ctx, "scene painted", paintedPixels+` > 2000`)
 	t.Logf("editor ready with the scene drawn %v after navigating", time.Since(start).Round(time.Millisecond))
+	checkOwnOrigin(t, page, e.ts.URL)
 
 	// Excalidraw's own restore() reads the download back whole.
 	restored := run(t, ctx, "restore the download", chromedp.Evaluate[string](`(async () => {

@@ -89,7 +89,7 @@ const editorCss = await esbuild.build({
 });
 const chat = await esbuild.build({
   ...common,
-  entryPoints: { chat: "src/chat.js", "chat-style": "src/chat.css" },
+  entryPoints: { chat: "src/chat.js", "chat-style": "src/chat.css", "asset-path": "src/asset-path.js" },
   outdir: outDir,
   format: "iife",
 });

@@ -5,13 +5,11 @@
 //
 //   GET /d/{token}/scene  -> {rev, canEdit, scene}
 //   PUT /d/{token}/scene  (If-Match: rev) -> 200 {rev} | 409 {rev, error} | 403/413/400 {error}
+// window.EXCALIDRAW_ASSET_PATH is set by asset-path.js, a script of its own that the page loads
+// before this one (see there why).
 import React, { useCallback, useEffect, useRef, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { Excalidraw, MainMenu, restore, serializeAsJSON } from "@excalidraw/excalidraw";
-
-// Every font but the CJK fallback is inlined in this script; Excalidraw fetches Xiaolai chunks
-// from here when a label needs them (it reads the path when it first registers fonts, after this).
-window.EXCALIDRAW_ASSET_PATH = location.origin + "/assets/";
 
 const AUTOSAVE_MS = 1000;
 const RETRY_MS = 5000;

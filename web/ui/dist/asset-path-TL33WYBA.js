@@ -1,0 +1,1 @@
+(()=>{window.EXCALIDRAW_ASSET_PATH=location.origin+"/assets/";})();
