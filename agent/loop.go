@@ -30,9 +30,11 @@ type Config struct {
 	Now func() time.Time
 }
 
-// CoreTools are the tools offered by default: enough to draw, check, fix and finish.
-var CoreTools = []string{"get_scene", "batch_create_elements", "update_element", "delete_elements",
-	"align_elements", "distribute_elements", "done"}
+// CoreTools are the tools offered by default: enough to draw, check, fix and finish. The graph
+// tools take the place of align_elements and distribute_elements, which placing by hand needed:
+// with both the prompt would pass 9 KB (see BenchmarkPromptSize). Those two still run if called.
+var CoreTools = []string{"get_scene", "create_graph", "add_to_graph", "batch_create_elements", "update_element",
+	"delete_elements", "done"}
 
 // offered picks the specs sent to the model.
 func offered(all []tools.Spec, everything bool) []tools.Spec {
