@@ -146,11 +146,11 @@ func watch(t *testing.T, tab context.Context) *pageLog {
 	return p
 }
 
-// cjkFallback is the CDN address Excalidraw 0.18.1 also tries for its CJK font chunks. KNOWN
+// cjkFallback is the CDN address Excalidraw 0.18.1 also names for its CJK font chunks. KNOWN
 // ISSUE: on opening, the editor asks for all 209 Xiaolai chunks at that address (initiator "css",
-// though the FontFace objects it registers list /assets/fonts/ first and stay unloaded); the CSP
-// blocks them, so nothing leaves the machine, but CJK labels fall back to a system font in the
-// editor. Until the cause is found these, and only these, are tolerated and counted.
+// not the FontFace objects it registers: those use /assets/fonts/ and load only the chunks a CJK
+// label needs, checked below). The CSP blocks them, so nothing leaves the machine. Until the cause
+// is found these, and only these, are tolerated and counted.
 const cjkFallback = "https://esm.sh/@excalidraw/excalidraw@0.18.1/dist/prod/fonts/Xiaolai/"
 
 // checkOwnOrigin fails the test for requests outside the server (a CDN, excalidraw.com) and for
@@ -293,6 +293,23 @@ func TestBrowserEditor(t *testing.T) {
 	// Reloading shows the bot's revision; nothing was overwritten.
 	run(t, ctx, "reload", chromedp.Click(chromedp.CSS(`[data-testid=reload]`)))
 	poll(t, ctx, "reloaded", `!!(window.__excalibot && window.__excalibot.api && window.__excalibot.state().rev === 3 && !document.querySelector("[data-testid=conflict]"))`)
+
+	// A CJK label makes the page fetch the Xiaolai chunks it needs from this server.
+	run(t, ctx, "CJK label", chromedp.Evaluate[bool](`(() => { const api = window.__excalibot.api;
+  api.updateScene({elements: api.getSceneElementsIncludingDeleted().map(e => e.type === "text" && e.text === "Browser" ?
+    {...e, text: "浏览器", originalText: "浏览器", version: e.version + 1} : e)});
+  return true; })()`))
+	poll(t, ctx, "CJK font loaded", `[...document.fonts].some(f => f.family === "Xiaolai" && f.status === "loaded")`)
+	_, urls := page.get()
+	cjk := 0
+	for _, u := range urls {
+		if strings.HasPrefix(u, e.ts.URL+"/assets/fonts/Xiaolai/") {
+			cjk++
+		}
+	}
+	if cjk == 0 || cjk > 10 {
+		t.Errorf("%d Xiaolai chunks fetched from the server for a 3-character CJK label, want a few", cjk)
+	}
 }
 
 func TestBrowserViewOnly(t *testing.T) {
