@@ -13,6 +13,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/excalibot/excalibot/bot/slack/slackfake"
+	"github.com/excalibot/excalibot/bot/telegram/tgfake"
 	"github.com/excalibot/excalibot/config"
 )
 
@@ -204,9 +205,11 @@ func TestE2EEventsAPIAndWebhook(t *testing.T) {
 
 	t.Run("telegram wrong webhook secret", func(t *testing.T) {
 		before := len(e.ollama.Requests())
-		id := tg.userID(8)
-		forged := models.Update{ID: 990001, Message: &models.Message{ID: 1, Date: int(time.Now().Unix()),
-			Chat: models.Chat{ID: id, Type: models.ChatTypePrivate}, From: &models.User{ID: id, FirstName: "Mallory"},
+		// A private chat is one thread, so a genuine message after the forged one queues behind it.
+		chat := tg.userID(8)
+		tg.fake.AddChat(models.Chat{ID: chat, Type: models.ChatTypePrivate, FirstName: "Ann"})
+		forged := models.Update{ID: 990001, Message: &models.Message{ID: 999, Date: int(time.Now().Unix()),
+			Chat: models.Chat{ID: chat, Type: models.ChatTypePrivate}, From: &models.User{ID: chat, FirstName: "Mallory"},
 			Text: "draw a forged box"}}
 		for _, secret := range []string{"wrong-secret", ""} {
 			code, err := tg.fake.PostWebhook(tg.fake.Webhook().URL, secret, forged)
@@ -214,9 +217,18 @@ func TestE2EEventsAPIAndWebhook(t *testing.T) {
 				t.Errorf("update with secret %q: %d %v, want 401", secret, code, err)
 			}
 		}
-		// A genuine message in the same chat: when it is answered, the forged one would have been.
-		th := tg.start(t, 8, "/history", nil)
-		waitAnswers(t, tg, th, 0, "There is no diagram in this thread yet")
+		tg.checkDelivery(t, tg.fake.Send(tgfake.Post{Chat: chat, From: models.User{ID: chat, FirstName: "Ann"}, Text: "/history"}))
+		answered := tg.fake.WaitFor(e2eWait, func() bool {
+			for _, m := range tg.fake.BotMessages(chat) {
+				if strings.Contains(m.Text, "There is no diagram in this thread yet") {
+					return true
+				}
+			}
+			return false
+		})
+		if !answered {
+			t.Fatalf("no answer to /history after the forged update: %+v", tg.fake.BotMessages(chat))
+		}
 		if after := len(e.ollama.Requests()); after != before {
 			t.Errorf("the model was asked %d times after a forged update, want 0", after-before)
 		}

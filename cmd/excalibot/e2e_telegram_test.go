@@ -5,8 +5,10 @@ import (
 	"net/http"
 	"path"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/go-telegram/bot/models"
 
@@ -20,8 +22,9 @@ const (
 	tgWorking = "Working on it…"
 )
 
-// tgDriver plays people writing to the bot in private chats of a fake Telegram: a chat is one
-// thread. In webhook mode the fake delivers every update to serve's webhook at once.
+// tgDriver plays people talking to the bot in groups of a fake Telegram with privacy mode on: a
+// mention starts a thread, replies to the bot continue it (a reply chain is a thread). In webhook
+// mode the fake delivers every update to serve's webhook at once.
 type tgDriver struct {
 	fake    *tgfake.Server
 	webhook bool
@@ -59,12 +62,17 @@ func (d *tgDriver) ready(t *testing.T) {
 
 func (d *tgDriver) userID(n int) int64 { return 7000 + int64(n) }
 
+// groupID is the group a user talks in: a group per user keeps the per-chat rate limit of one
+// scenario out of the others, except that users 5 and up share one, so two threads at once run
+// side by side in the same group.
+func (d *tgDriver) groupID(user int) int64 { return -7000 - int64(min(user, 5)) }
+
 func (d *tgDriver) send(t *testing.T, p tgfake.Post) tgfake.Sent {
 	t.Helper()
 	d.mu.Lock()
 	if !d.chats[p.Chat] {
 		d.chats[p.Chat] = true
-		d.fake.AddChat(models.Chat{ID: p.Chat, Type: models.ChatTypePrivate, FirstName: p.From.FirstName})
+		d.fake.AddChat(models.Chat{ID: p.Chat, Type: models.ChatTypeGroup, Title: fmt.Sprintf("Group %d", p.Chat)})
 	}
 	d.mu.Unlock()
 	sent := d.fake.Send(p)
@@ -74,26 +82,56 @@ func (d *tgDriver) send(t *testing.T, p tgfake.Post) tgfake.Sent {
 
 func (d *tgDriver) checkDelivery(t *testing.T, sent tgfake.Sent) {
 	t.Helper()
+	if sent.UpdateID == 0 {
+		t.Fatalf("message %d never reached the bot (privacy mode)", sent.MessageID)
+	}
 	if d.webhook && (sent.WebhookErr != nil || sent.WebhookStatus != http.StatusOK) {
 		t.Fatalf("webhook delivery of update %d: %d %v, want 200", sent.UpdateID, sent.WebhookStatus, sent.WebhookErr)
 	}
 }
 
+func (d *tgDriver) from(user int) models.User {
+	return models.User{ID: d.userID(user), FirstName: fmt.Sprintf("User%d", user)}
+}
+
+// start mentions the bot in the user's group: a new thread rooted at that message.
 func (d *tgDriver) start(t *testing.T, user int, text string, file *upload) *chatThread {
 	t.Helper()
-	id := d.userID(user)
-	p := tgfake.Post{Chat: id, From: models.User{ID: id, FirstName: fmt.Sprintf("User%d", user)}, Text: text}
+	p := tgfake.Post{Chat: d.groupID(user), From: d.from(user), Text: strings.TrimSpace("@draw_bot " + text)}
 	if file != nil {
 		p.Document = &tgfake.Upload{Name: file.Name, Data: file.Data}
 	}
 	sent := d.send(t, p)
-	return &chatThread{chat: strconv.FormatInt(id, 10), last: sent.UpdateID}
+	return &chatThread{chat: strconv.FormatInt(p.Chat, 10), root: strconv.Itoa(sent.MessageID), last: sent.UpdateID}
 }
 
+// say replies to the bot's latest picture in the thread (or its latest message when there is no
+// picture), as people continue a thread in a group.
+//
+// The adapter files each message it sent under its thread right after Telegram confirms it, so
+// a reply sent the instant a message shows up can miss that record and start a new thread. The
+// picture is filed before the .excalidraw file that follows it is sent, so replying to it is safe
+// once the answer is complete; a text-only answer gets the moment a person would take anyway.
 func (d *tgDriver) say(t *testing.T, th *chatThread, user int, text string) {
 	t.Helper()
-	id := d.userID(user)
-	sent := d.send(t, tgfake.Post{Chat: id, From: models.User{ID: id, FirstName: fmt.Sprintf("User%d", user)}, Text: text})
+	var photo, last int
+	for _, m := range d.thread(th) {
+		if m.FromBot {
+			last = m.ID
+			if m.Kind == "photo" {
+				photo = m.ID
+			}
+		}
+	}
+	to := photo
+	if to == 0 {
+		to = last
+		time.Sleep(300 * time.Millisecond)
+	}
+	if to == 0 {
+		t.Fatalf("no message of the bot in thread %s/%s to reply to", th.chat, th.root)
+	}
+	sent := d.send(t, tgfake.Post{Chat: d.chatID(th), From: d.from(user), Text: text, ReplyTo: to})
 	th.last = sent.UpdateID
 }
 
@@ -110,8 +148,27 @@ func (d *tgDriver) chatID(th *chatThread) int64 {
 	return id
 }
 
+// thread is the reply chain from th's root: the messages that reply to a message in it.
+func (d *tgDriver) thread(th *chatThread) []tgfake.Message {
+	root, _ := strconv.Atoi(th.root)
+	in := map[int]bool{root: true}
+	var out []tgfake.Message
+	for _, m := range d.fake.Messages(d.chatID(th)) {
+		if m.ID == root || in[m.ReplyTo] {
+			in[m.ID] = true
+			if !m.Deleted {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
+}
+
 func (d *tgDriver) replies(th *chatThread) (answers []answer, texts []string, busy bool) {
-	for _, m := range d.fake.BotMessages(d.chatID(th)) {
+	for _, m := range d.thread(th) {
+		if !m.FromBot {
+			continue
+		}
 		if m.Text != "" {
 			texts = append(texts, m.Text)
 		}
