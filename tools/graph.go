@@ -176,7 +176,7 @@ func (s *Set) createGraph(w *scene.Scene, o *object) (string, error) {
 	if err := routeEdges(w, edgeIDs(g), r); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("graph laid out %s: %d nodes, %d edges, %d groups.\n", dir, len(nodes), len(edges), len(g.frames)) +
+	return fmt.Sprintf("graph laid out %s: %d nodes, %d edges, %d groups, %d edge crossings.\n", dir, len(nodes), len(edges), len(g.frames), r.Crossings) +
 		createdText(w, ids, s.lim), nil
 }
 

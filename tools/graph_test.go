@@ -54,7 +54,7 @@ func checks(fs ...func(*testing.T, *scene.Scene)) func(*testing.T, *scene.Scene)
 func TestCreateGraph(t *testing.T) {
 	runCases(t, []toolCase{
 		{name: "small graph with a group", tool: "create_graph", args: smallGraph,
-			want: []string{"graph laid out TB: 3 nodes, 2 edges, 1 groups", "created"},
+			want: []string{"graph laid out TB: 3 nodes, 2 edges, 1 groups, 0 edge crossings", "created"},
 			check: checks(cleanGraph, func(t *testing.T, sc *scene.Scene) {
 				web, api, db := get(t, sc, "web"), get(t, sc, "api"), get(t, sc, "db")
 				if !(web.Y < api.Y && api.Y < db.Y) {
