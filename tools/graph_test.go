@@ -102,6 +102,9 @@ func TestCreateGraph(t *testing.T) {
 					t.Errorf("web at x %v, on top of the note", w.X)
 				}
 			})},
+		{name: "cycle, isolated node, edge across groups", tool: "create_graph",
+			args: `{"nodes":[{"id":"a","label":"A","group":"G1"},{"id":"b","label":"B","group":"G2"},{"id":"c","label":"C"},{"id":"lone","label":"Alone"}],"edges":[{"from":"a","to":"b"},{"from":"b","to":"c"},{"from":"c","to":"a","label":"retry"}]}`,
+			want: []string{"4 nodes, 3 edges, 2 groups"}, check: cleanGraph},
 		{name: "no nodes", tool: "create_graph", args: `{"edges":[]}`, wantErr: true, want: []string{"nodes: missing"}},
 		{name: "empty nodes", tool: "create_graph", args: `{"nodes":[]}`, wantErr: true, want: []string{"the list is empty"}},
 		{name: "bad direction", tool: "create_graph", args: `{"direction":"BT","nodes":[{"id":"a","label":"A"}]}`, wantErr: true,
