@@ -48,6 +48,15 @@ var graphScripts = []struct {
 	 {"from":"api","to":"cache"},{"from":"api","to":"queue","style":"dashed"},{"from":"queue","to":"worker","style":"dashed"},
 	 {"from":"worker","to":"db"}]}`},
 		{"add_to_graph", `{"nodes":[{"id":"search","label":"Search index","group":"Data","color":"violet"}],"edges":[{"from":"Worker","to":"search"}]}`}}},
+	{"orgchart", []step{{"create_graph", `{"nodes":[
+	 {"id":"ceo","label":"Ada Lovelace\nCEO","color":"blue"},
+	 {"id":"cto","label":"CTO","color":"green"},{"id":"cfo","label":"CFO","color":"green"},{"id":"coo","label":"COO","color":"green"},
+	 {"id":"web","label":"Web team"},{"id":"mobile","label":"Mobile team"},{"id":"infra","label":"Infrastructure"},
+	 {"id":"acct","label":"Accounting"},{"id":"ops","label":"Operations"},{"id":"support","label":"Support"}],
+	 "edges":[{"from":"ceo","to":"cto","arrow":"none"},{"from":"ceo","to":"cfo","arrow":"none"},{"from":"ceo","to":"coo","arrow":"none"},
+	 {"from":"cto","to":"web","arrow":"none"},{"from":"cto","to":"mobile","arrow":"none"},{"from":"cto","to":"infra","arrow":"none"},
+	 {"from":"cfo","to":"acct","arrow":"none"},{"from":"coo","to":"ops","arrow":"none"},{"from":"coo","to":"support","arrow":"none"}]}`},
+		{"add_to_graph", `{"nodes":[{"id":"data","label":"Data team"}],"edges":[{"from":"CTO","to":"data","arrow":"none"}]}`}}},
 }
 
 func TestGraphGoldens(t *testing.T) {
