@@ -21,7 +21,7 @@ var (
 	nodeFields     = []string{"id", "label", "shape", "color", "group"}
 	edgeFields     = []string{"from", "to", "label", "style", "arrow"}
 	groupFields    = []string{"id", "title"}
-	nodeUpdFields  = []string{"node", "label", "color", "group"}
+	nodeUpdFields  = []string{"node", "label", "shape", "color", "group"}
 	graphFieldHint = map[string]string{"text": "label", "type": "shape", "colour": "color", "backgroundColor": "color",
 		"source": "from", "target": "to", "start": "from", "end": "to", "frame": "group", "name": "title"}
 )

@@ -50,6 +50,7 @@ func (s *Set) updateGraph(w *scene.Scene, o *object) (string, error) {
 		ref, _ := n.str("node")
 		label, hasLabel := s.lim.label(n, "label")
 		fill := optColor(n, "color", roleFill)
+		shape, hasShape := n.enum("shape", graphShapes, typeAliases)
 		group, hasGroup := n.str("group")
 		finishGraph(n, nodeUpdFields)
 		if ref == "" {
@@ -64,9 +65,19 @@ func (s *Set) updateGraph(w *scene.Scene, o *object) (string, error) {
 		if !n.p.ok() {
 			continue
 		}
+		if hasShape {
+			if err := reshape(w, id, scene.Type(shape)); err != nil {
+				n.p.add(n.path+".shape", "%s", err)
+				continue
+			}
+		}
 		if hasLabel {
 			if _, err := w.SetLabel(id, label); err != nil {
 				n.p.add(n.path+".label", "%s", sceneErrText(err))
+				continue
+			}
+			if err := fitLabel(w, id); err != nil {
+				n.p.add(n.path+".label", "%s", err)
 				continue
 			}
 		}
@@ -124,6 +135,94 @@ func (s *Set) updateGraph(w *scene.Scene, o *object) (string, error) {
 		return "", o.p
 	}
 	return fmt.Sprintf("changed %d: %s.", len(changed), strings.Join(changed, ", ")) + warningsAbout(w, changed), nil
+}
+
+// reshape changes a node's shape. The scene refuses to change an element's type (Excalidraw
+// cannot), so the node is replaced by one of the new shape with the same id, centre, style, label,
+// frame and groups, and its arrows are detached first and bound again after, so they survive.
+func reshape(w *scene.Scene, id string, t scene.Type) error {
+	old, _ := w.Get(id)
+	if old.Type == t {
+		return nil
+	}
+	if old.Locked {
+		return fmt.Errorf("%q is locked; call unlock_elements first", id)
+	}
+	label := w.LabelText(id)
+	var style scene.TextStyle
+	if l, ok := w.Get(old.Label()); ok && old.Label() != "" {
+		style = scene.TextStyle{FontSize: l.FontSize, FontFamily: l.FontFamily}
+	}
+	type end struct {
+		arrow string
+		start bool
+		b     scene.Binding
+	}
+	var ends []end
+	w.Each(func(e *scene.Element) bool {
+		if e.Type.IsLinear() {
+			if e.StartBinding != nil && e.StartBinding.ElementID == id {
+				ends = append(ends, end{e.ID, true, *e.StartBinding})
+			}
+			if e.EndBinding != nil && e.EndBinding.ElementID == id {
+				ends = append(ends, end{e.ID, false, *e.EndBinding})
+			}
+		}
+		return true
+	})
+	for _, en := range ends {
+		if err := w.Update(en.arrow, func(e *scene.Element) error {
+			if en.start {
+				e.StartBinding = nil
+			} else {
+				e.EndBinding = nil
+			}
+			return nil
+		}); err != nil {
+			return fmt.Errorf("detach %s: %s", en.arrow, sceneErrText(err))
+		}
+	}
+	if _, err := w.Delete(id); err != nil {
+		return fmt.Errorf("%s", sceneErrText(err))
+	}
+	e := scene.NewElement(t)
+	e.ID = id
+	e.Width, e.Height = defaultSizes[string(t)][0], defaultSizes[string(t)][1]
+	c := old.Center()
+	e.X, e.Y = c.X-e.Width/2, c.Y-e.Height/2
+	e.StrokeColor, e.BackgroundColor, e.FillStyle = old.StrokeColor, old.BackgroundColor, old.FillStyle
+	e.StrokeWidth, e.StrokeStyle, e.Roughness, e.Opacity = old.StrokeWidth, old.StrokeStyle, old.Roughness, old.Opacity
+	e.GroupIDs = old.GroupIDs
+	if _, err := w.Add(e); err != nil {
+		return fmt.Errorf("%s", sceneErrText(err))
+	}
+	if label != "" {
+		if _, err := w.SetLabel(id, label, style); err != nil {
+			return fmt.Errorf("%s", sceneErrText(err))
+		}
+		if err := fitLabel(w, id); err != nil {
+			return err
+		}
+	}
+	if old.FrameID != "" {
+		if err := w.SetFrame(old.FrameID, id); err != nil {
+			return fmt.Errorf("%s", sceneErrText(err))
+		}
+	}
+	for _, en := range ends {
+		if err := w.Update(en.arrow, func(e *scene.Element) error {
+			b := en.b
+			if en.start {
+				e.StartBinding = &b
+			} else {
+				e.EndBinding = &b
+			}
+			return nil
+		}); err != nil {
+			return fmt.Errorf("re-attach %s: %s", en.arrow, sceneErrText(err))
+		}
+	}
+	return nil
 }
 
 // moveToGroup puts a node into the group (frame) named by id or title, creating it next to the node

@@ -14,7 +14,7 @@ var (
 	gpDir   = `{"type":"string","enum":["TB","LR"],"description":"TB top-down (default) or LR"}`
 	gpNodes = `{"type":"array","items":` + gpNode + `}`
 	gpEdges = `{"type":"array","items":` + gpEdge + `}`
-	gpUpd   = `{"type":"array","items":{"type":"object","properties":{"node":{"type":"string","description":"Id or label of the node."},"label":{"type":"string"},"color":{"type":"string"},"group":{"type":"string","description":"Move into this group (\"\" to take it out)."}},"required":["node"]}}`
+	gpUpd   = `{"type":"array","items":{"type":"object","properties":{"node":{"type":"string","description":"Id or label of the node."},"label":{"type":"string"},"shape":{"type":"string","enum":["rectangle","ellipse","diamond"]},"color":{"type":"string"},"group":{"type":"string","description":"Move into this group (\"\" to take it out)."}},"required":["node"]}}`
 	gpRefs  = `{"type":"array","items":{"type":"string"},"description":"Node ids or labels."}`
 	gpPairs = `{"type":"array","items":{"type":"object","properties":{"from":{"type":"string"},"to":{"type":"string"}},"required":["from","to"]}}`
 )
@@ -25,7 +25,7 @@ var graphDocs = [...]toolDoc{
 		schema([]string{"nodes"}, [2]string{"direction", gpDir}, [2]string{"nodes", gpNodes}, [2]string{"edges", gpEdges})},
 	{"add_to_graph", "Add nodes and edges (fields as in create_graph) next to their neighbours; other nodes stay put. from/to: an id or label.",
 		schema(nil, [2]string{"nodes", `{"type":"array","items":` + gpNodeT + `}`}, [2]string{"edges", `{"type":"array","items":` + gpEdgeT + `}`})},
-	{"update_graph", "Change nodes (label, color, group) and edges (label, style, arrow) found by id or label, e.g. {\"nodes\":[{\"node\":\"API\",\"color\":\"green\",\"group\":\"Backend\"}],\"edges\":[{\"from\":\"api\",\"to\":\"db\",\"style\":\"dashed\"}]}",
+	{"update_graph", "Change nodes (label, shape, color, group) and edges (label, style, arrow) found by id or label, e.g. {\"nodes\":[{\"node\":\"API\",\"color\":\"green\",\"group\":\"Backend\"}],\"edges\":[{\"from\":\"api\",\"to\":\"db\",\"style\":\"dashed\"}]}",
 		schema(nil, [2]string{"nodes", gpUpd}, [2]string{"edges", gpEdges})},
 	{"remove_from_graph", "Remove nodes (with their edges) and edges, by id or label, e.g. {\"nodes\":[\"cache\"],\"edges\":[{\"from\":\"api\",\"to\":\"db\"}]}",
 		schema(nil, [2]string{"nodes", gpRefs}, [2]string{"edges", gpPairs})},

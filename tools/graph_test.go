@@ -221,6 +221,22 @@ func TestUpdateGraph(t *testing.T) {
 					t.Errorf("db still in %q", d.FrameID)
 				}
 			})},
+		{name: "shape change keeps id, label, frame and arrows", setup: withGraph, tool: "update_graph",
+			args: `{"nodes":[{"node":"api","shape":"diamond","label":"API gateway?"}]}`,
+			check: checks(func(t *testing.T, sc *scene.Scene) {
+				a := get(t, sc, "api")
+				if a.Type != scene.Diamond || a.FrameID != "backend" || labelText(t, sc, "api") != "API gateway?" {
+					t.Errorf("api is %s in %q labelled %q", a.Type, a.FrameID, labelText(t, sc, "api"))
+				}
+				for _, id := range []string{"e-web-api", "e-api-db"} {
+					onBorder(t, sc, id)
+				}
+				if got := labelText(t, sc, "e-web-api"); got != "REST" {
+					t.Errorf("edge label %q", got)
+				}
+			})},
+		{name: "bad shape", setup: withGraph, tool: "update_graph", args: `{"nodes":[{"node":"api","shape":"hexagon"}]}`, wantErr: true,
+			want: []string{`nodes[0].shape: "hexagon" is not allowed`}},
 		{name: "edge style and label", setup: withGraph, tool: "update_graph",
 			args: `{"edges":[{"from":"api","to":"db","style":"dotted","label":"SQL","arrow":"none"}]}`,
 			check: func(t *testing.T, sc *scene.Scene) {
