@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/go-telegram/bot/models"
+	"github.com/ollama/ollama/api"
 
+	"github.com/excalibot/excalibot/agent/ollamafake"
 	"github.com/excalibot/excalibot/bot/slack/slackfake"
 	"github.com/excalibot/excalibot/bot/telegram/tgfake"
 	"github.com/excalibot/excalibot/config"
@@ -160,11 +162,26 @@ func TestE2ESocketModeAndPolling(t *testing.T) {
 	e := startE2E(t, func(c *config.Config) {
 		sl.configure(c, "socket")
 		tg.configure(c, "")
+		c.ModelTimeout = 5 * time.Second // the instant model's turns take milliseconds
 	})
 	sl.ready(t, e)
 	tg.ready(t)
 	t.Run("slack", func(t *testing.T) { runScenarios(t, e, sl) })
 	t.Run("telegram", func(t *testing.T) { runScenarios(t, e, tg) })
+
+	t.Run("slack slow model", func(t *testing.T) {
+		// A model slower than the request limit: the run ends with a friendly error and the
+		// thread is unchanged.
+		e.ollama.SetResponder(func(req api.ChatRequest) ollamafake.Turn {
+			return ollamafake.Slow(ollamafake.Boxes(req), time.Minute)
+		})
+		defer e.ollama.SetResponder(ollamafake.Boxes)
+		th := sl.start(t, 9, "draw slowly", nil)
+		waitAnswers(t, sl, th, 0, "took too long", "Nothing in the diagram changed")
+		if code, _ := e.get(t, "/healthz"); code != http.StatusOK {
+			t.Errorf("healthz after a timed-out run = %d, want 200", code)
+		}
+	})
 }
 
 // The bot with the Slack Events API over HTTP and a Telegram webhook, in one serve.
