@@ -96,7 +96,11 @@ func TestGraphSuite(t *testing.T) {
 				if len(bad) > 0 {
 					t.Errorf("warnings:\n%s", strings.Join(bad, "\n"))
 				}
-				t.Logf("%s: crossings %d, mean edge %.0f px, other warnings %d, %v", name, q.crossings, q.meanEdge, len(Warnings(s.Scene()))-len(bad), took.Round(time.Millisecond))
+				var dotCrossings int
+				if i := strings.Index(r.Text, "groups, "); i >= 0 {
+					fmt.Sscanf(r.Text[i+len("groups, "):], "%d", &dotCrossings)
+				}
+				t.Logf("%s: crossings %d (dot's own count %d), mean edge %.0f px, other warnings %d, %v", name, q.crossings, dotCrossings, q.meanEdge, len(Warnings(s.Scene()))-len(bad), took.Round(time.Millisecond))
 			})
 		}
 	}

@@ -306,3 +306,37 @@ func TestRelayoutGraph(t *testing.T) {
 		{name: "bad direction", setup: withGraph, tool: "relayout_graph", args: `{"direction":"diagonal"}`, wantErr: true, want: []string{"direction"}},
 	})
 }
+
+// TestGraphTree checks what an org chart needs from create_graph: one row per level, siblings in
+// the order given, no crossings, and each parent over the span of its children.
+func TestGraphTree(t *testing.T) {
+	s := New(newTestScene(), DefaultLimits())
+	mustCall(t, s, "create_graph", `{"nodes":[{"id":"ceo","label":"CEO"},{"id":"a","label":"VP A"},{"id":"b","label":"VP B"},{"id":"c","label":"VP C"},
+	 {"id":"a1","label":"Team A1"},{"id":"a2","label":"Team A2"},{"id":"a3","label":"Team A3"},{"id":"c1","label":"Team C1"},{"id":"c2","label":"Team C2"}],
+	 "edges":[{"from":"ceo","to":"a"},{"from":"ceo","to":"b"},{"from":"ceo","to":"c"},{"from":"a","to":"a1"},{"from":"a","to":"a2"},{"from":"a","to":"a3"},{"from":"c","to":"c1"},{"from":"c","to":"c2"}]}`)
+	sc := s.Scene()
+	cleanGraph(t, sc)
+	rows := [][]string{{"ceo"}, {"a", "b", "c"}, {"a1", "a2", "a3", "c1", "c2"}}
+	for _, row := range rows {
+		y := get(t, sc, row[0]).Y
+		for i, id := range row {
+			e := get(t, sc, id)
+			if e.Y != y {
+				t.Errorf("%s at y %v, want %v like %s", id, e.Y, y, row[0])
+			}
+			if i > 0 && !(get(t, sc, row[i-1]).X < e.X) {
+				t.Errorf("%s is not right of %s: siblings out of order", id, row[i-1])
+			}
+		}
+	}
+	for parent, kids := range map[string][]string{"ceo": {"a", "b", "c"}, "a": {"a1", "a2", "a3"}, "c": {"c1", "c2"}} {
+		centre := func(id string) float64 { e := get(t, sc, id); return e.Center().X }
+		p, lo, hi := centre(parent), centre(kids[0]), centre(kids[len(kids)-1])
+		if p < lo-1 || p > hi+1 {
+			t.Errorf("%s centre x %v outside its children's span %v..%v", parent, p, lo, hi)
+		}
+	}
+	if q := measureGraph(t, sc); q.crossings != 0 {
+		t.Errorf("%d crossings in a tree", q.crossings)
+	}
+}
