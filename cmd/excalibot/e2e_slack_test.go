@@ -250,4 +250,27 @@ func TestE2EEventsAPIAndWebhook(t *testing.T) {
 			t.Errorf("the model was asked %d times after a forged update, want 0", after-before)
 		}
 	})
+
+	// Last: it stops serve.
+	t.Run("SIGTERM lets a running drawing finish", func(t *testing.T) {
+		started := make(chan struct{}, 1)
+		e.ollama.SetResponder(func(req api.ChatRequest) ollamafake.Turn {
+			select {
+			case started <- struct{}{}:
+			default:
+			}
+			return ollamafake.Slow(ollamafake.Boxes(req), 500*time.Millisecond)
+		})
+		th := sl.start(t, 10, "draw during shutdown", nil)
+		select {
+		case <-started:
+		case <-time.After(e2eWait):
+			t.Fatal("the run never asked the model")
+		}
+		e.stop() // what SIGTERM does: cancel serve's context, then wait for it to end
+		answers, texts, busy := sl.replies(th)
+		if len(answers) != 1 || !hasText(texts, "Drew a box for: draw during shutdown.") || busy {
+			t.Errorf("after shutdown: %d answers, texts %q, busy %v; want the drawing posted before serve ended", len(answers), texts, busy)
+		}
+	})
 }

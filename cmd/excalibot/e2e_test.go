@@ -64,6 +64,7 @@ type e2e struct {
 	addr   string
 	ollama *ollamafake.Server
 	logs   *lockedBuffer
+	stop   func() // as on SIGTERM: returns once serve has ended; called again, does nothing
 }
 
 // startE2E runs serve against a fake Ollama with the Boxes model, the real renderer and SQLite in
@@ -85,8 +86,9 @@ func startE2E(t testing.TB, setup func(*config.Config)) *e2e {
 	setup(&cfg)
 	addr, stop := startServe(t, cfg, e.logs)
 	e.addr = addr
+	e.stop = sync.OnceFunc(stop)
 	t.Cleanup(func() {
-		stop()
+		e.stop()
 		if t.Failed() {
 			t.Logf("serve's log:\n%s", e.logs.String())
 		}
