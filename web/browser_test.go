@@ -62,6 +62,11 @@ func tab(t *testing.T) context.Context {
 	}
 	ctx, cancel := chromedp.NewContext(browser.ctx)
 	t.Cleanup(cancel)
+	// Open the tab now: chromedp attaches it on first use, and the page watchers would race the
+	// test's first action to do so.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("open a tab: %v", err)
+	}
 	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
 	t.Cleanup(cancelT)
 	return ctx
