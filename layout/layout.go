@@ -102,6 +102,9 @@ func Layout(ctx context.Context, g Graph) (Result, error) {
 	if err := check(g); err != nil {
 		return Result{}, err
 	}
+	if g.Direction == MindMap {
+		return mindMap(ctx, g)
+	}
 	src := dotSource(g)
 	gvOnce.Do(func() {
 		gv, gvErr = graphviz.New(context.Background())
@@ -132,8 +135,8 @@ func Layout(ctx context.Context, g Graph) (Result, error) {
 }
 
 func check(g Graph) error {
-	if g.Direction != TopDown && g.Direction != LeftRight {
-		return fmt.Errorf("%w: direction %q, want TB or LR", ErrInvalid, g.Direction)
+	if g.Direction != TopDown && g.Direction != LeftRight && g.Direction != MindMap {
+		return fmt.Errorf("%w: direction %q, want TB, LR or mindmap", ErrInvalid, g.Direction)
 	}
 	if len(g.Nodes) > MaxNodes {
 		return fmt.Errorf("%w: %d nodes, the limit is %d", ErrInvalid, len(g.Nodes), MaxNodes)

@@ -222,3 +222,59 @@ func BenchmarkLayout(b *testing.B) {
 		})
 	}
 }
+
+func TestMindMap(t *testing.T) {
+	g := Graph{Direction: MindMap, Nodes: []Node{{"root", 160, 80, ""}, {"a", 120, 60, ""}, {"b", 120, 60, ""}, {"c", 120, 60, ""}, {"d", 120, 60, ""},
+		{"a1", 100, 50, ""}, {"a2", 100, 50, ""}, {"b1", 100, 50, ""}, {"c1", 100, 50, ""}}}
+	for _, e := range [][2]string{{"root", "a"}, {"root", "b"}, {"root", "c"}, {"root", "d"}, {"a", "a1"}, {"a", "a2"}, {"b", "b1"}, {"c", "c1"}} {
+		g.Edges = append(g.Edges, Edge{e[0], e[1]})
+	}
+	r, err := Layout(context.Background(), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := r.Nodes["root"]
+	rc := root.X + root.Width/2
+	sideOf := func(id string) int {
+		n := r.Nodes[id]
+		switch {
+		case n.X >= root.X+root.Width:
+			return 1
+		case n.X+n.Width <= root.X:
+			return -1
+		}
+		return 0
+	}
+	// Each branch sits beside the root, both sides are used, children stay on their branch's side.
+	sides := map[int]int{}
+	for _, b := range []string{"a", "b", "c", "d"} {
+		s := sideOf(b)
+		if s == 0 {
+			t.Fatalf("%s %v is not beside the root %v", b, r.Nodes[b], root)
+		}
+		sides[s]++
+	}
+	if sides[1] == 0 || sides[-1] == 0 {
+		t.Errorf("one-sided mind map: %v", sides)
+	}
+	for kid, parent := range map[string]string{"a1": "a", "a2": "a", "b1": "b", "c1": "c"} {
+		if sideOf(kid) != sideOf(parent) {
+			t.Errorf("%s on side %d, its parent %s on %d", kid, sideOf(kid), parent, sideOf(parent))
+		}
+		// Further out than its parent.
+		pk, pp := r.Nodes[kid].X+r.Nodes[kid].Width/2-rc, r.Nodes[parent].X+r.Nodes[parent].Width/2-rc
+		if pk*pk <= pp*pp {
+			t.Errorf("%s (%.0f from the root) not further out than %s (%.0f)", kid, pk, parent, pp)
+		}
+	}
+	for i, a := range g.Nodes {
+		for _, b := range g.Nodes[i+1:] {
+			if overlaps(r.Nodes[a.ID], r.Nodes[b.ID]) {
+				t.Errorf("%s overlaps %s", a.ID, b.ID)
+			}
+		}
+	}
+	if r.Crossings != 0 {
+		t.Errorf("%d crossings", r.Crossings)
+	}
+}

@@ -15,8 +15,8 @@ import (
 
 var (
 	graphShapes    = []string{"rectangle", "ellipse", "diamond"}
-	graphDirs      = []string{"TB", "LR"}
-	graphDirAlias  = map[string]string{"tb": "TB", "td": "TB", "top-down": "TB", "down": "TB", "vertical": "TB", "lr": "LR", "left-right": "LR", "right": "LR", "horizontal": "LR"}
+	graphDirs      = []string{"TB", "LR", "mindmap"}
+	graphDirAlias  = map[string]string{"tb": "TB", "td": "TB", "top-down": "TB", "down": "TB", "vertical": "TB", "lr": "LR", "left-right": "LR", "right": "LR", "horizontal": "LR", "mind-map": "mindmap", "mind map": "mindmap", "radial": "mindmap"}
 	graphArrows    = []string{"end", "both", "none"}
 	nodeFields     = []string{"id", "label", "shape", "color", "group"}
 	edgeFields     = []string{"from", "to", "label", "style", "arrow"}

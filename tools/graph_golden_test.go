@@ -57,6 +57,7 @@ var graphScripts = []struct {
 	 {"from":"cto","to":"web","arrow":"none"},{"from":"cto","to":"mobile","arrow":"none"},{"from":"cto","to":"infra","arrow":"none"},
 	 {"from":"cfo","to":"acct","arrow":"none"},{"from":"coo","to":"ops","arrow":"none"},{"from":"coo","to":"support","arrow":"none"}]}`},
 		{"add_to_graph", `{"nodes":[{"id":"data","label":"Data team"}],"edges":[{"from":"CTO","to":"data","arrow":"none"}]}`}}},
+	{"mindmap", []step{{"create_graph", mindMapCall}}},
 }
 
 func TestGraphGoldens(t *testing.T) {

@@ -105,6 +105,8 @@ func TestCreateGraph(t *testing.T) {
 		{name: "cycle, isolated node, edge across groups", tool: "create_graph",
 			args: `{"nodes":[{"id":"a","label":"A","group":"G1"},{"id":"b","label":"B","group":"G2"},{"id":"c","label":"C"},{"id":"lone","label":"Alone"}],"edges":[{"from":"a","to":"b"},{"from":"b","to":"c"},{"from":"c","to":"a","label":"retry"}]}`,
 			want: []string{"4 nodes, 3 edges, 2 groups"}, check: cleanGraph},
+		{name: "mind map with groups", tool: "create_graph", args: `{"direction":"mindmap","nodes":[{"id":"a","label":"A","group":"G"}]}`, wantErr: true,
+			want: []string{"a mind map has no groups"}},
 		{name: "no nodes", tool: "create_graph", args: `{"edges":[]}`, wantErr: true, want: []string{"nodes: missing"}},
 		{name: "empty nodes", tool: "create_graph", args: `{"nodes":[]}`, wantErr: true, want: []string{"the list is empty"}},
 		{name: "bad direction", tool: "create_graph", args: `{"direction":"BT","nodes":[{"id":"a","label":"A"}]}`, wantErr: true,
@@ -340,3 +342,26 @@ func TestGraphTree(t *testing.T) {
 		t.Errorf("%d crossings in a tree", q.crossings)
 	}
 }
+
+// TestGraphMindMap: branches on both sides of the root, and a node added to a left branch goes
+// further left, not across the root.
+func TestGraphMindMap(t *testing.T) {
+	s := New(newTestScene(), DefaultLimits())
+	mustCall(t, s, "create_graph", mindMapCall)
+	r := mustCall(t, s, "add_to_graph", `{"nodes":[{"id":"l3","label":"Third idea"}],"edges":[{"from":"left","to":"l3","arrow":"none"}]}`)
+	sc := s.Scene()
+	cleanGraph(t, sc)
+	root, left, right, l3 := get(t, sc, "root"), get(t, sc, "left"), get(t, sc, "right"), get(t, sc, "l3")
+	if !(right.X > root.X+root.Width && left.X+left.Width < root.X) {
+		t.Errorf("not two-sided: left %v root %v right %v", left.Bounds(), root.Bounds(), right.Bounds())
+	}
+	if !(l3.X+l3.Width < left.X) {
+		t.Errorf("l3 %v not left of its parent %v; result:\n%s", l3.Bounds(), left.Bounds(), r.Text)
+	}
+}
+
+const mindMapCall = `{"direction":"mindmap","nodes":[{"id":"root","label":"Product launch","shape":"ellipse","color":"yellow"},
+ {"id":"right","label":"Marketing","color":"blue"},{"id":"left","label":"Engineering","color":"green"},{"id":"ops","label":"Support","color":"violet"},
+ {"id":"r1","label":"Blog post"},{"id":"r2","label":"Press kit"},{"id":"l1","label":"Feature freeze"},{"id":"l2","label":"Load test"},{"id":"o1","label":"FAQ"}],
+ "edges":[{"from":"root","to":"right","arrow":"none"},{"from":"root","to":"left","arrow":"none"},{"from":"root","to":"ops","arrow":"none"},
+ {"from":"right","to":"r1","arrow":"none"},{"from":"right","to":"r2","arrow":"none"},{"from":"left","to":"l1","arrow":"none"},{"from":"left","to":"l2","arrow":"none"},{"from":"ops","to":"o1","arrow":"none"}]}`

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -119,6 +120,9 @@ func layoutOf(ctx context.Context, w *scene.Scene, g sceneGraph, dir layout.Dire
 		lg.RankSep = math.Max(90, labelRoom+80)
 	}
 	r, err := layout.Layout(ctx, lg)
+	if errors.Is(err, layout.ErrInvalid) && dir == layout.MindMap && len(lg.Clusters) > 0 {
+		return lg, r, refuse("direction mindmap: a mind map has no groups; drop the groups or use TB or LR")
+	}
 	if err != nil {
 		return lg, r, fmt.Errorf("layout: %w", err)
 	}
@@ -326,7 +330,16 @@ func placeNew(ctx context.Context, w *scene.Scene, fresh []string, dir layout.Di
 		case anchor != "":
 			a, _ := w.Get(anchor)
 			la := r.Nodes[anchor]
-			want = scene.Point{X: a.X + (ln.X - la.X), Y: a.Y + (ln.Y - la.Y)}
+			fx, fy := flips(w, r, anchor, neighbours[anchor], pending)
+			// The offset is between top-left corners; mirrored, it is between the far corners.
+			dx, dy := ln.X-la.X, ln.Y-la.Y
+			if fx {
+				dx = -(ln.X + ln.Width - la.X - la.Width)
+			}
+			if fy {
+				dy = -(ln.Y + ln.Height - la.Y - la.Height)
+			}
+			want = scene.Point{X: a.X + dx, Y: a.Y + dy}
 		case hasOld && dir == layout.LeftRight:
 			want = scene.Point{X: bounds.X + ln.X, Y: bounds.Y + bounds.Height + 2*graphGap}
 		case hasOld:
@@ -361,6 +374,44 @@ func placeNew(ctx context.Context, w *scene.Scene, fresh []string, dir layout.Di
 		}
 	}
 	return nil
+}
+
+// flips says whether the canvas runs the other way round from the layout around anchor, on each
+// axis: the left half of a mind map, or a diagram a person mirrored. It compares where the anchor's
+// placed neighbours are on the canvas with where the layout puts them.
+func flips(w *scene.Scene, r layout.Result, anchor string, nbs []string, pending map[string]bool) (x, y bool) {
+	a, _ := w.Get(anchor)
+	ca := a.Center()
+	la := r.Nodes[anchor]
+	var votesX, votesY int
+	for _, n := range nbs {
+		if pending[n] {
+			continue
+		}
+		e, ok := w.Get(n)
+		ln, inLayout := r.Nodes[n]
+		if !ok || !inLayout {
+			continue
+		}
+		c := e.Center()
+		sx, lx := c.X-ca.X, (ln.X+ln.Width/2)-(la.X+la.Width/2)
+		sy, ly := c.Y-ca.Y, (ln.Y+ln.Height/2)-(la.Y+la.Height/2)
+		if math.Abs(sx) > 1 && math.Abs(lx) > 1 {
+			if sx*lx < 0 {
+				votesX++
+			} else {
+				votesX--
+			}
+		}
+		if math.Abs(sy) > 1 && math.Abs(ly) > 1 {
+			if sy*ly < 0 {
+				votesY++
+			} else {
+				votesY--
+			}
+		}
+	}
+	return votesX > 0, votesY > 0
 }
 
 // nextToPlace picks the first pending node (in the model's order) with a placed neighbour, or the
