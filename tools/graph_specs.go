@@ -11,7 +11,7 @@ var (
 	// add_to_graph repeats the items without descriptions: create_graph, offered beside it, has them.
 	gpNodeT = `{"type":"object","properties":{"id":{"type":"string"},"label":{"type":"string"},"shape":{"type":"string","enum":["rectangle","ellipse","diamond"]},"color":{"type":"string"},"group":{"type":"string"}},"required":["id","label"]}`
 	gpEdgeT = `{"type":"object","properties":{"from":{"type":"string"},"to":{"type":"string"},"label":{"type":"string"},"style":{"type":"string","enum":["solid","dashed","dotted"]},"arrow":{"type":"string","enum":["end","both","none"]}},"required":["from","to"]}`
-	gpDir   = `{"type":"string","enum":["TB","LR"],"description":"TB top-down (default) or LR"}`
+	gpDir   = `{"type":"string","enum":["TB","LR","mindmap"]}`
 	gpNodes = `{"type":"array","items":` + gpNode + `}`
 	gpEdges = `{"type":"array","items":` + gpEdge + `}`
 	gpUpd   = `{"type":"array","items":{"type":"object","properties":{"node":{"type":"string","description":"Id or label of the node."},"label":{"type":"string"},"shape":{"type":"string","enum":["rectangle","ellipse","diamond"]},"color":{"type":"string"},"group":{"type":"string","description":"Move into this group (\"\" to take it out)."}},"required":["node"]}}`
