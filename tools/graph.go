@@ -153,7 +153,7 @@ func (s *Set) createGraph(w *scene.Scene, o *object) (string, error) {
 		return "", refuse("nodes: the list is empty; give at least one node")
 	}
 	before, hadContent := oldBounds(w, nil)
-	ids, err := s.addGraphItems(w, nodes, edges, groups, true)
+	ids, err := s.addGraphItems(w, nodes, edges, groups)
 	if err != nil {
 		return "", err
 	}
@@ -206,10 +206,10 @@ func (s *Set) decodeGraphItems(o *object, nodeObjs, edgeObjs []*object) ([]nodeA
 }
 
 // addGraphItems adds nodes (at the origin, sized by their labels), the groups' frames and the
-// edges to w, checking ids, references and the element limit. Placement is the caller's.
-// newGroups says whether a node's group may name a group that does not exist yet (create_graph
-// makes one per name; add_to_graph makes one too, titled by the name).
-func (s *Set) addGraphItems(w *scene.Scene, nodes []nodeArgs, edges []edgeArgs, groups []groupArgs, newGroups bool) ([]string, error) {
+// edges to w, checking ids, references and the element limit. Placement is the caller's. A group
+// a node names that is neither declared nor on the canvas (by frame id or title) gets a new frame
+// titled by the name.
+func (s *Set) addGraphItems(w *scene.Scene, nodes []nodeArgs, edges []edgeArgs, groups []groupArgs) ([]string, error) {
 	p := &problems{}
 	// Ids: new, and unique in the call.
 	seen := map[string]string{}
@@ -241,10 +241,6 @@ func (s *Set) addGraphItems(w *scene.Scene, nodes []nodeArgs, edges []edgeArgs, 
 		}
 		if f := findFrame(w, n.group); f != "" {
 			frameOf[n.group] = f
-			continue
-		}
-		if !newGroups {
-			p.add(n.path+".group", "no group %q; groups: %s", n.group, frameList(w))
 			continue
 		}
 		id := slug(n.group, s.lim.MaxIDLength)
@@ -387,20 +383,6 @@ func findFrame(w *scene.Scene, ref string) string {
 		return true
 	})
 	return found
-}
-
-func frameList(w *scene.Scene) string {
-	var out []string
-	w.Each(func(e *scene.Element) bool {
-		if e.Type == scene.Frame {
-			out = append(out, fmt.Sprintf("%s (%q)", e.ID, e.Name))
-		}
-		return true
-	})
-	if len(out) == 0 {
-		return "none yet"
-	}
-	return strings.Join(out, ", ")
 }
 
 // graphContext returns the call's context, or Background for calls made without one.

@@ -22,7 +22,7 @@ func (s *Set) addToGraph(w *scene.Scene, o *object) (string, error) {
 		return "", refuse("give nodes or edges to add, e.g. {\"nodes\":[{\"id\":\"cache\",\"label\":\"Cache\"}],\"edges\":[{\"from\":\"api\",\"to\":\"cache\"}]}")
 	}
 	dir := readGraph(w, nil).direction(w)
-	ids, err := s.addGraphItems(w, nodes, edges, nil, true)
+	ids, err := s.addGraphItems(w, nodes, edges, nil)
 	if err != nil {
 		return "", err
 	}
