@@ -29,6 +29,10 @@ var graphDocs = [...]toolDoc{
 		schema(nil, [2]string{"nodes", gpUpd}, [2]string{"edges", gpEdges})},
 	{"remove_from_graph", "Remove nodes (with their edges) and edges, by id or label, e.g. {\"nodes\":[\"cache\"],\"edges\":[{\"from\":\"api\",\"to\":\"db\"}]}",
 		schema(nil, [2]string{"nodes", gpRefs}, [2]string{"edges", gpPairs})},
+	{"create_sequence", "Draw a sequence diagram: actors side by side with lifelines, messages as arrows going down in order. Actors may be left out: they are taken from the messages. " +
+		"E.g. {\"messages\":[{\"from\":\"Browser\",\"to\":\"API\",\"label\":\"GET /cart\"},{\"from\":\"API\",\"to\":\"Browser\",\"label\":\"200 OK\",\"style\":\"dashed\"}]}",
+		schema([]string{"messages"}, [2]string{"actors", `{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"label":{"type":"string"}}}}`},
+			[2]string{"messages", `{"type":"array","items":{"type":"object","properties":{"from":{"type":"string"},"to":{"type":"string"},"label":{"type":"string"},"style":{"type":"string","enum":["solid","dashed"]}},"required":["from","to"]}}`})},
 	{"relayout_graph", "Lay the whole diagram out again from scratch (moves every node), optionally in another direction.",
 		schema(nil, [2]string{"direction", gpDir})},
 }

@@ -365,3 +365,55 @@ const mindMapCall = `{"direction":"mindmap","nodes":[{"id":"root","label":"Produ
  {"id":"r1","label":"Blog post"},{"id":"r2","label":"Press kit"},{"id":"l1","label":"Feature freeze"},{"id":"l2","label":"Load test"},{"id":"o1","label":"FAQ"}],
  "edges":[{"from":"root","to":"right","arrow":"none"},{"from":"root","to":"left","arrow":"none"},{"from":"root","to":"ops","arrow":"none"},
  {"from":"right","to":"r1","arrow":"none"},{"from":"right","to":"r2","arrow":"none"},{"from":"left","to":"l1","arrow":"none"},{"from":"left","to":"l2","arrow":"none"},{"from":"ops","to":"o1","arrow":"none"}]}`
+
+const sequenceCall = `{"messages":[{"from":"Browser","to":"API","label":"GET /cart"},{"from":"API","to":"Auth","label":"check token"},
+ {"from":"Auth","to":"API","label":"ok","style":"dashed"},{"from":"API","to":"API","label":"load cart"},
+ {"from":"API","to":"DB","label":"SELECT items"},{"from":"DB","to":"API","label":"rows","style":"dashed"},{"from":"API","to":"Browser","label":"200 OK","style":"dashed"}]}`
+
+func TestCreateSequence(t *testing.T) {
+	runCases(t, []toolCase{
+		{name: "actors from messages", tool: "create_sequence", args: sequenceCall,
+			want: []string{"sequence drawn: 4 actors, 7 messages"},
+			check: checks(func(t *testing.T, sc *scene.Scene) {
+				if w := Warnings(sc); len(w) > 0 {
+					t.Errorf("warnings:\n%s", strings.Join(w, "\n"))
+				}
+				cols := []string{"browser", "api", "auth", "db"}
+				for i := 1; i < len(cols); i++ {
+					a, b := get(t, sc, cols[i-1]), get(t, sc, cols[i])
+					if !(a.X+a.Width < b.X) || a.Y+a.Height != b.Y+b.Height {
+						t.Errorf("%s %v and %s %v not side by side", a.ID, a.Bounds(), b.ID, b.Bounds())
+					}
+				}
+				prevY := 0.0
+				for k := 1; k <= 7; k++ {
+					m := get(t, sc, "msg"+strconv.Itoa(k))
+					if m.Y <= prevY {
+						t.Errorf("msg%d at y %v, not below the previous message (%v)", k, m.Y, prevY)
+					}
+					prevY = m.Y
+				}
+				m1, api, browser := get(t, sc, "msg1"), get(t, sc, "api"), get(t, sc, "browser")
+				pts := m1.AbsPoints()
+				if pts[0].X != browser.Center().X || pts[len(pts)-1].X != api.Center().X {
+					t.Errorf("msg1 runs %v..%v, want browser's lifeline %v to api's %v", pts[0].X, pts[len(pts)-1].X, browser.Center().X, api.Center().X)
+				}
+				if l := get(t, sc, "life-api"); l.Type != scene.Line || l.StrokeStyle != "dashed" || len(l.GroupIDs) == 0 || !api.InGroup(l.GroupIDs[0]) {
+					t.Errorf("lifeline %s %s groups %v, api groups %v", l.Type, l.StrokeStyle, l.GroupIDs, api.GroupIDs)
+				}
+				if got := labelText(t, sc, "msg5"); got != "SELECT items" {
+					t.Errorf("msg5 label %q", got)
+				}
+			})},
+		{name: "declared actors by label", tool: "create_sequence",
+			args: `{"actors":[{"id":"u","label":"User"},{"id":"s","label":"Server"}],"messages":[{"from":"User","to":"s","label":"hi"}]}`,
+			want: []string{"2 actors, 1 messages"}},
+		{name: "unknown actor", tool: "create_sequence", args: `{"actors":[{"id":"u","label":"User"}],"messages":[{"from":"u","to":"db"}]}`, wantErr: true,
+			want: []string{`messages[0].to: no actor "db"; actors: u ("User")`}},
+		{name: "no messages", tool: "create_sequence", args: `{"actors":[]}`, wantErr: true, want: []string{"messages: missing"}},
+		{name: "bad style", tool: "create_sequence", args: `{"messages":[{"from":"a","to":"b","style":"wavy"}]}`, wantErr: true,
+			want: []string{`messages[0].style: "wavy" is not allowed`}},
+		{name: "id on canvas", setup: withGraph, tool: "create_sequence", args: `{"messages":[{"from":"web","to":"x"}]}`, wantErr: true,
+			want: []string{`"web" is already on the canvas`}},
+	})
+}

@@ -259,6 +259,7 @@ func lintArrows(v *view, solids []*scene.Element, scope lintScope) []string {
 					showID(a.ID), end.name, num(d), showID(t.ID), field))
 			}
 		}
+		free = dropRestingOnLines(v, free, pts)
 		if len(free) == 2 {
 			out = append(out, fmt.Sprintf("arrow %s is not attached to any shape: give it startElementId and endElementId", showID(a.ID)))
 		} else if len(free) == 1 {
@@ -268,6 +269,32 @@ func lintArrows(v *view, solids []*scene.Element, scope lintScope) []string {
 		out = append(out, lintCrossing(a, pts, all)...)
 		if w := lintArrowLabel(v, a, pts); w != "" {
 			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// dropRestingOnLines keeps the free ends that do not rest on a line: a message of a sequence
+// diagram ends on a lifeline, which Excalidraw cannot bind to, and that end is meant.
+func dropRestingOnLines(v *view, free []string, pts []scene.Point) []string {
+	if len(free) == 0 {
+		return free
+	}
+	var out []string
+	for _, name := range free {
+		p := pts[0]
+		if name == "end" {
+			p = pts[len(pts)-1]
+		}
+		resting := false
+		for i := range v.elems {
+			if l := &v.elems[i]; l.Type == scene.Line && scene.ContainsPoint(*l, p, 2) {
+				resting = true
+				break
+			}
+		}
+		if !resting {
+			out = append(out, name)
 		}
 	}
 	return out

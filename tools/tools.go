@@ -98,6 +98,7 @@ var handlers = map[string]handler{
 	"update_graph":          {true, (*Set).updateGraph},
 	"remove_from_graph":     {true, (*Set).removeFromGraph},
 	"relayout_graph":        {true, (*Set).relayoutGraph},
+	"create_sequence":       {true, (*Set).createSequence},
 	"batch_create_elements": {true, (*Set).batchCreate},
 	"create_element":        {true, (*Set).createElement},
 	"update_element":        {true, (*Set).updateElement},
