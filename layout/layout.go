@@ -283,8 +283,9 @@ func parseJSON(data []byte, g Graph) (Result, error) {
 	return res, nil
 }
 
-// bends reads an edge's spline "x,y x,y …" (B-spline control points, 3n+1 of them) and keeps the
-// points the curve passes through between its ends: those are the bends around other nodes.
+// bends reads an edge's spline "x,y x,y …" (cubic Bézier control points, 3n+1 of them) and keeps
+// points the curve passes through between its ends: each segment's middle and the joints between
+// segments. A drawing that curves through them follows dot's route around the nodes in between.
 func bends(pos string, flip func(x, y float64) Point) []Point {
 	var pts []Point
 	for _, f := range strings.Fields(pos) {
@@ -297,9 +298,20 @@ func bends(pos string, flip func(x, y float64) Point) []Point {
 		}
 		pts = append(pts, flip(c[0], c[1]))
 	}
+	if len(pts) < 4 || (len(pts)-1)%3 != 0 {
+		return nil
+	}
 	var out []Point
-	for i := 3; i < len(pts)-1; i += 3 {
-		out = append(out, pts[i])
+	for i := 0; i+3 < len(pts); i += 3 {
+		p0, p1, p2, p3 := pts[i], pts[i+1], pts[i+2], pts[i+3]
+		// B(1/2) = (p0 + 3 p1 + 3 p2 + p3) / 8
+		mid := Point{(p0.X + 3*p1.X + 3*p2.X + p3.X) / 8, (p0.Y + 3*p1.Y + 3*p2.Y + p3.Y) / 8}
+		if len(pts) > 4 { // one segment: a gentle curve, drawn straight
+			out = append(out, mid)
+		}
+		if i+3 < len(pts)-1 {
+			out = append(out, p3)
+		}
 	}
 	return out
 }
