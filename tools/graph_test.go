@@ -417,3 +417,27 @@ func TestCreateSequence(t *testing.T) {
 			want: []string{`"web" is already on the canvas`}},
 	})
 }
+
+// TestLintArrowOnLine: an arrow end resting on a line (a lifeline) is meant; a free end elsewhere
+// is still reported.
+func TestLintArrowOnLine(t *testing.T) {
+	for _, tc := range []struct {
+		name, batch string
+		want        bool // a "not attached" warning
+	}{
+		{"resting on lines", `{"elements":[{"id":"l1","type":"line","x":0,"y":0,"points":[[0,0],[0,300]]},{"id":"l2","type":"line","x":300,"y":0,"points":[[0,0],[0,300]]},
+		 {"id":"m","type":"arrow","x":0,"y":100,"points":[[0,0],[300,0]]}]}`, false},
+		{"one end in the air", `{"elements":[{"id":"l1","type":"line","x":0,"y":0,"points":[[0,0],[0,300]]},
+		 {"id":"m","type":"arrow","x":0,"y":100,"points":[[0,0],[250,0]]}]}`, true},
+		{"no lines", `{"elements":[{"id":"m","type":"arrow","x":0,"y":100,"points":[[0,0],[250,0]]}]}`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := New(newTestScene(), DefaultLimits())
+			mustCall(t, s, "batch_create_elements", tc.batch)
+			got := strings.Contains(strings.Join(Warnings(s.Scene()), "\n"), "not attached")
+			if got != tc.want {
+				t.Errorf("not-attached warning = %v, want %v: %q", got, tc.want, Warnings(s.Scene()))
+			}
+		})
+	}
+}
