@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/excalibot/excalibot/layout"
@@ -347,7 +348,7 @@ func (s *Set) relayoutGraph(w *scene.Scene, o *object) (string, error) {
 	if len(locked) > 0 {
 		return "", refuse("nodes %s are locked; call unlock_elements first", strings.Join(locked, ", "))
 	}
-	box, _ := oldBounds(w, nil)
+	box := graphBounds(w, g)
 	lg, r, err := layoutOf(graphContext(o), w, g, dir)
 	if err != nil {
 		return "", err
@@ -360,4 +361,18 @@ func (s *Set) relayoutGraph(w *scene.Scene, o *object) (string, error) {
 	}
 	return fmt.Sprintf("laid out %s again: %d nodes, %d edges, %d groups; %d edge crossings.", dir, len(g.nodes), len(g.edges), len(g.frames), r.Crossings) +
 		warningsAbout(w, g.nodes), nil
+}
+
+// graphBounds is the box around the graph's nodes and frames: the corner a relayout keeps.
+func graphBounds(w *scene.Scene, g sceneGraph) scene.Rect {
+	minX, minY := math.Inf(1), math.Inf(1)
+	for _, id := range append(append([]string(nil), g.nodes...), g.frames...) {
+		e, _ := w.Get(id)
+		b := e.Bounds()
+		if e.Type == scene.Frame {
+			b.Y -= frameTitle // the frame's name sits above it
+		}
+		minX, minY = math.Min(minX, b.X), math.Min(minY, b.Y)
+	}
+	return scene.Rect{X: minX, Y: minY}
 }

@@ -302,6 +302,13 @@ func TestRelayoutGraph(t *testing.T) {
 			})},
 		{name: "tidies a human's mess", setup: append(withGraph, step{"update_element", `{"id":"db","x":0,"y":0}`}), tool: "relayout_graph", args: `{}`,
 			want: []string{"laid out TB again"}, check: cleanGraph},
+		{name: "leaves a sequence diagram alone", setup: []step{{"create_sequence", sequenceCall}, {"create_graph", `{"nodes":[{"id":"x","label":"X"},{"id":"y","label":"Y"}],"edges":[{"from":"x","to":"y"}]}`}},
+			tool: "relayout_graph", args: `{"direction":"LR"}`, want: []string{"2 nodes"},
+			check: checks(samePlaceAfter([]step{{"create_sequence", sequenceCall}}, "browser", "api", "auth", "db"), func(t *testing.T, sc *scene.Scene) {
+				if w := Warnings(sc); len(w) > 0 {
+					t.Errorf("warnings:\n%s", strings.Join(w, "\n"))
+				}
+			})},
 		{name: "empty canvas", tool: "relayout_graph", args: `{}`, wantErr: true, want: []string{"no nodes to lay out"}},
 		{name: "locked node", setup: append(withGraph, step{"lock_elements", `{"ids":["api"]}`}), tool: "relayout_graph", args: `{}`, wantErr: true,
 			want: []string{"nodes api are locked"}},

@@ -45,7 +45,7 @@ func readGraph(w *scene.Scene, only map[string]bool) sceneGraph {
 	var arrows []*scene.Element
 	w.Each(func(e *scene.Element) bool {
 		switch {
-		case isNodeType(e.Type) && (only == nil || only[e.ID]):
+		case isNodeType(e.Type) && (only == nil || only[e.ID]) && !isActor(e):
 			g.nodes = append(g.nodes, e.ID)
 			g.isNode[e.ID] = true
 			if e.FrameID != "" {
@@ -70,6 +70,17 @@ func readGraph(w *scene.Scene, only map[string]bool) sceneGraph {
 		}
 	}
 	return g
+}
+
+// isActor reports whether e is an actor of a sequence diagram (create_sequence groups each actor
+// with its lifeline as "seq-<id>"): a graph layout must not move it away from its lifeline.
+func isActor(e *scene.Element) bool {
+	for _, g := range e.GroupIDs {
+		if strings.HasPrefix(g, seqGroupPrefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // direction guesses the direction a diagram was laid out in from its edges: most edges running

@@ -17,6 +17,8 @@ const (
 	seqRow       = 60.0 // least height of a message row
 	seqSelfWidth = 60.0 // how far a message to oneself loops out
 	seqSelfDrop  = 40.0 // and how far down it comes back
+
+	seqGroupPrefix = "seq-" // group of an actor and its lifeline; graph tools leave these alone
 )
 
 type seqActor struct {
@@ -226,7 +228,7 @@ func (s *Set) drawSequence(w *scene.Scene, actors []seqActor, msgs []seqMessage,
 		if _, err := w.Add(line); err != nil {
 			return "", fmt.Errorf("lifeline of %q: %w", a.id, err)
 		}
-		if _, err := w.Group("seq-"+a.id, a.id, line.ID); err != nil {
+		if _, err := w.Group(seqGroupPrefix+a.id, a.id, line.ID); err != nil {
 			return "", fmt.Errorf("group %q with its lifeline: %w", a.id, err)
 		}
 		ids = append(ids, line.ID)
