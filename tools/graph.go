@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"unicode"
 
 	"github.com/excalibot/excalibot/layout"
 	"github.com/excalibot/excalibot/scene"
@@ -30,6 +29,7 @@ var (
 type nodeArgs struct {
 	path, id, label, shape, group string
 	fill                          *string
+	derived                       bool // id made from the label; made unique when added
 }
 
 type edgeArgs struct {
@@ -63,7 +63,7 @@ func decodeNode(o *object, lim Limits) nodeArgs {
 	if o.has("id") {
 		a.id, _ = lim.id(o, "id")
 	} else if a.label != "" {
-		a.id = slug(a.label, lim.MaxIDLength)
+		a.id, a.derived = slug(a.label, lim.MaxIDLength), true
 	} else {
 		o.p.add(o.path, "give an id and a label, e.g. {\"id\":\"api\",\"label\":\"API\"}")
 	}
@@ -97,12 +97,13 @@ func decodeEdge(o *object, lim Limits) edgeArgs {
 	return a
 }
 
-// slug makes an id from a label: "Load Balancer" → "load-balancer".
+// slug makes an id from a label, "Load Balancer" → "load-balancer", keeping ASCII letters and
+// digits only (ids are plain ASCII, see Limits.checkID); it may be "" (a label in another script).
 func slug(label string, max int) string {
 	var b strings.Builder
 	dash := false
 	for _, r := range strings.ToLower(label) {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
 			if dash && b.Len() > 0 {
 				b.WriteByte('-')
 			}
@@ -115,10 +116,22 @@ func slug(label string, max int) string {
 			break
 		}
 	}
-	if b.Len() == 0 {
-		return "n"
-	}
 	return b.String()
+}
+
+// freshID returns base (or fallback when base is ""), with "-2", "-3"… added until taken says no.
+func freshID(base, fallback string, max int, taken func(string) bool) string {
+	if base == "" {
+		base = fallback
+	}
+	if len(base) > max-4 {
+		base = strings.TrimRight(base[:max-4], "-")
+	}
+	id := base
+	for i := 2; taken(id); i++ {
+		id = fmt.Sprintf("%s-%d", base, i)
+	}
+	return id
 }
 
 // createGraph draws a whole diagram from structure and lays it out.
@@ -211,8 +224,20 @@ func (s *Set) decodeGraphItems(o *object, nodeObjs, edgeObjs []*object) ([]nodeA
 // titled by the name.
 func (s *Set) addGraphItems(w *scene.Scene, nodes []nodeArgs, edges []edgeArgs, groups []groupArgs) ([]string, error) {
 	p := &problems{}
-	// Ids: new, and unique in the call.
+	// Ids: new, and unique in the call. Ids made from labels give way to the ids the model chose.
 	seen := map[string]string{}
+	for _, n := range nodes {
+		if !n.derived {
+			seen[n.id] = n.path
+		}
+	}
+	for i, n := range nodes {
+		if n.derived {
+			nodes[i].id = freshID(n.id, "node", s.lim.MaxIDLength, func(c string) bool { return seen[c] != "" || w.Has(c) })
+			seen[nodes[i].id] = n.path
+		}
+	}
+	seen = map[string]string{}
 	for _, n := range nodes {
 		if prev, dup := seen[n.id]; dup {
 			p.add(n.path+".id", "%q is already used by %s; give each node its own id", n.id, prev)
@@ -243,10 +268,9 @@ func (s *Set) addGraphItems(w *scene.Scene, nodes []nodeArgs, edges []edgeArgs, 
 			frameOf[n.group] = f
 			continue
 		}
-		id := slug(n.group, s.lim.MaxIDLength)
-		if _, taken := w.Get(id); taken || seen[id] != "" {
-			id = "group-" + id
-		}
+		id := freshID(slug(n.group, s.lim.MaxIDLength), "group", s.lim.MaxIDLength, func(c string) bool {
+			return w.Has(c) || seen[c] != "" || frameIDTaken(newFrames, c)
+		})
 		frameOf[n.group] = id
 		newFrames = append(newFrames, groupArgs{id: id, title: n.group})
 	}
@@ -299,7 +323,7 @@ func (s *Set) addGraphItems(w *scene.Scene, nodes []nodeArgs, edges []edgeArgs, 
 	}
 	g := readGraph(w, nil)
 	for _, e := range edges {
-		id, err := addEdge(w, g, e)
+		id, err := addEdge(w, g, e, s.lim.MaxIDLength)
 		if err != nil {
 			p.add(e.path, "%s", err)
 			continue
@@ -329,8 +353,17 @@ func fitLabel(w *scene.Scene, id string) error {
 	return nil
 }
 
+func frameIDTaken(frames []groupArgs, id string) bool {
+	for _, f := range frames {
+		if f.id == id {
+			return true
+		}
+	}
+	return false
+}
+
 // addEdge adds one edge as an arrow bound at both ends, with its label.
-func addEdge(w *scene.Scene, g sceneGraph, a edgeArgs) (string, error) {
+func addEdge(w *scene.Scene, g sceneGraph, a edgeArgs, maxID int) (string, error) {
 	from, msg := resolveNode(w, g, a.from)
 	if msg != "" {
 		return "", fmt.Errorf("from: %s", msg)
@@ -343,8 +376,8 @@ func addEdge(w *scene.Scene, g sceneGraph, a edgeArgs) (string, error) {
 		return "", fmt.Errorf("from and to are both %q; an edge joins two different nodes", from)
 	}
 	id := "e-" + from + "-" + to
-	for i := 2; w.Has(id); i++ {
-		id = fmt.Sprintf("e-%s-%s-%d", from, to, i)
+	if w.Has(id) || len(id) > maxID {
+		id = freshID(id, "e", maxID, w.Has)
 	}
 	e := scene.NewElement(scene.Arrow)
 	e.ID = id

@@ -235,10 +235,7 @@ func (s *Set) moveToGroup(w *scene.Scene, id, group string) error {
 	}
 	f := findFrame(w, group)
 	if f == "" {
-		f = slug(group, s.lim.MaxIDLength)
-		if w.Has(f) {
-			f = "group-" + f
-		}
+		f = freshID(slug(group, s.lim.MaxIDLength), "group", s.lim.MaxIDLength, w.Has)
 		n, _ := w.Get(id)
 		e := scene.NewElement(scene.Frame)
 		e.ID, e.Name = f, group

@@ -87,6 +87,19 @@ func TestCreateGraph(t *testing.T) {
 					t.Errorf("edge style %s heads %q %q", e.StrokeStyle, e.StartArrowhead, e.EndArrowhead)
 				}
 			})},
+		{name: "ids from labels in any script, kept unique", tool: "create_graph",
+			args: `{"nodes":[{"label":"База данных"},{"label":"Кэш","group":"Хранилище"},{"id":"node","label":"Mine"},{"label":"API"},{"label":"api"}],"edges":[{"from":"База данных","to":"Кэш"}]}`,
+			check: func(t *testing.T, sc *scene.Scene) {
+				for id, label := range map[string]string{"node": "Mine", "node-2": "База данных", "node-3": "Кэш", "api": "API", "api-2": "api"} {
+					if got := labelText(t, sc, id); got != label {
+						t.Errorf("%s labelled %q, want %q", id, got, label)
+					}
+				}
+				if f := get(t, sc, "group"); f.Name != "Хранилище" {
+					t.Errorf("frame named %q", f.Name)
+				}
+				onBorder(t, sc, "e-node-2-node-3")
+			}},
 		{name: "ids from labels; long label widens the node", tool: "create_graph",
 			args: `{"nodes":[{"label":"Load Balancer"},{"label":"PostgreSQLDatabase","shape":"ellipse"}],"edges":[{"from":"Load Balancer","to":"postgresqldatabase"}]}`,
 			check: checks(cleanGraph, func(t *testing.T, sc *scene.Scene) {
@@ -420,8 +433,17 @@ func TestCreateSequence(t *testing.T) {
 		{name: "no messages", tool: "create_sequence", args: `{"actors":[]}`, wantErr: true, want: []string{"messages: missing"}},
 		{name: "bad style", tool: "create_sequence", args: `{"messages":[{"from":"a","to":"b","style":"wavy"}]}`, wantErr: true,
 			want: []string{`messages[0].style: "wavy" is not allowed`}},
-		{name: "id on canvas", setup: withGraph, tool: "create_sequence", args: `{"messages":[{"from":"web","to":"x"}]}`, wantErr: true,
+		{name: "id on canvas", setup: withGraph, tool: "create_sequence", args: `{"actors":[{"id":"web","label":"W"}],"messages":[{"from":"web","to":"web"}]}`, wantErr: true,
 			want: []string{`"web" is already on the canvas`}},
+		{name: "actor from a message takes a free id", setup: withGraph, tool: "create_sequence", args: `{"messages":[{"from":"Web","to":"Сервер","label":"ping"}]}`,
+			want: []string{"2 actors"}, check: func(t *testing.T, sc *scene.Scene) {
+				if got := labelText(t, sc, "web-2"); got != "Web" {
+					t.Errorf("web-2 labelled %q", got)
+				}
+				if got := labelText(t, sc, "actor"); got != "Сервер" {
+					t.Errorf("actor labelled %q", got)
+				}
+			}},
 	})
 }
 

@@ -3,6 +3,7 @@ package tools
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/excalibot/excalibot/scene"
 )
@@ -75,7 +76,11 @@ func (s *Set) createSequence(w *scene.Scene, o *object) (string, error) {
 		if len(actorObjs) > 0 {
 			return -1
 		}
-		actors = append(actors, seqActor{id: slug(ref, s.lim.MaxIDLength), label: ref, shape: "rectangle"})
+		id := freshID(slug(ref, s.lim.MaxIDLength), "actor", s.lim.MaxIDLength, func(c string) bool {
+			_, inCall := byRef[c]
+			return inCall || w.Has(c)
+		})
+		actors = append(actors, seqActor{id: id, label: ref, shape: "rectangle"})
 		i := len(actors) - 1
 		byRef[ref], byRef[normLabel(ref)] = i, i
 		return i
@@ -113,7 +118,10 @@ func (s *Set) createSequence(w *scene.Scene, o *object) (string, error) {
 	return s.drawSequence(w, actors, msgs, cols, ox, oy)
 }
 
-func normLabel(s string) string { return "\x00" + slug(s, 200) } // never equal to an id
+// normLabel is a label as looked up: case and spacing ignored, prefixed so it never equals an id.
+func normLabel(s string) string {
+	return "\x00" + strings.Join(strings.Fields(strings.ToLower(s)), " ")
+}
 
 func actorList(actors []seqActor) string {
 	out := ""
