@@ -378,8 +378,10 @@ func parseQueueKey(s string) (ThreadKey, bool) {
 // friendly turns an error from a part of the bot into a sentence for the chat.
 func friendly(step string, err error) string {
 	switch {
-	case errors.Is(err, context.DeadlineExceeded):
+	case err == context.DeadlineExceeded: // a bare deadline says nothing more than this
 		return fmt.Sprintf("Sorry, %s took too long and was stopped. Nothing in the diagram changed; try a smaller request or send it again.", step)
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Sprintf("Sorry, %s took too long and was stopped: %s. Nothing in the diagram changed; try a smaller request or send it again.", step, strings.TrimSuffix(err.Error(), "."))
 	case errors.Is(err, context.Canceled):
 		return "I'm restarting and could not finish your request. Nothing in the diagram changed; please send it again in a minute."
 	}

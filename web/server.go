@@ -125,8 +125,16 @@ func New(st Store, r Renderer, notify Notifier, m *Metrics, opt Options, log *sl
 // AddCheck adds a readiness check to /readyz.
 func (s *Server) AddCheck(c Check) { s.checks = append(s.checks, c) }
 
-// Handle mounts another handler (a webhook) behind the same limits and headers.
-func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, s.limited(h)) }
+// Handle mounts a platform webhook. It gets the body limit and the handler timeout but not the
+// per-address rate limit meant for browsers: a platform posts from a few addresses (or, behind a
+// proxy, one), and the handlers check each request's signature or secret themselves.
+func (s *Server) Handle(pattern string, h http.Handler) {
+	timed := http.TimeoutHandler(h, s.opt.HandlerTimeout, "the server took too long to answer; please try again\n")
+	s.mux.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, s.opt.MaxBody)
+		timed.ServeHTTP(w, r)
+	}))
+}
 
 // Handler is the root handler with security headers on every response.
 func (s *Server) Handler() http.Handler { return s.headers(s.mux) }

@@ -112,7 +112,10 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 	if err != nil {
 		return fmt.Errorf("listen on %s (set --listen or EXCALIBOT_LISTEN): %w", cfg.Listen, err)
 	}
-	srvWeb.SetPublicURL("http://" + ln.Addr().String())
+	srvWeb.SetPublicURL(localURL(ln.Addr()))
+	if cfg.PublicURL == "" {
+		log.Warn("links in replies point at this machine only; set EXCALIBOT_PUBLIC_URL to the address people open", "using", localURL(ln.Addr()))
+	}
 	srv := &http.Server{Handler: srvWeb.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 2 * time.Minute}
 	srv.RegisterOnShutdown(chat.Close) // end the chat page's event streams, or Shutdown waits for them
@@ -280,4 +283,17 @@ func (c *chromeRenderer) Close() {
 	if c.r != nil {
 		_ = c.r.Close()
 	}
+}
+
+// localURL is the base URL of links when no public URL is set: the listen address, with a
+// wildcard address (0.0.0.0, ::) replaced by localhost, which a browser can open.
+func localURL(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return "http://" + addr.String()
+	}
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -72,5 +73,23 @@ func TestServeWithoutChatCredentials(t *testing.T) {
 	stop()
 	if !strings.Contains(logs.String(), "SLACK_BOT_TOKEN") || !strings.Contains(logs.String(), "TELEGRAM_BOT_TOKEN") {
 		t.Errorf("log does not say which settings to set:\n%s", logs.String())
+	}
+}
+
+func TestLocalURL(t *testing.T) {
+	tests := []struct{ addr, want string }{
+		{"0.0.0.0:8080", "http://localhost:8080"},
+		{"[::]:8080", "http://localhost:8080"},
+		{"127.0.0.1:9000", "http://127.0.0.1:9000"},
+		{"[::1]:9000", "http://[::1]:9000"},
+	}
+	for _, tt := range tests {
+		addr, err := net.ResolveTCPAddr("tcp", tt.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := localURL(addr); got != tt.want {
+			t.Errorf("localURL(%s) = %s, want %s", tt.addr, got, tt.want)
+		}
 	}
 }
