@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -11,9 +12,7 @@ import (
 
 // realRequest wires a run over the real toolset and scene, as cmd and bot do.
 func realRequest(set *tools.Set, prompt string, mem Memory) Request {
-	return Request{Prompt: prompt, Tools: set, Memory: mem,
-		Snapshot: func() ([]byte, error) { return set.Scene().Encode() },
-		Lint:     func() []string { return tools.Warnings(set.Scene()) }}
+	return SetRequest(set, prompt, mem, nil)
 }
 
 const realOrgChart = `{"elements":[
@@ -45,7 +44,8 @@ func TestEndToEndWithRealTools(t *testing.T) {
 	if first.Reason != StopDone || first.ToolErrors != 0 {
 		t.Fatalf("first run: %s, %d tool errors: %+v", first.Reason, first.ToolErrors, first.Steps)
 	}
-	if got, viaText := first.Warnings, LintWith(set)(); len(got) != len(viaText) {
+	gs := set.Call(ctx, "get_scene", json.RawMessage("{}"))
+	if got, viaText := first.Warnings, WarningsIn(gs.Text); len(got) != len(viaText) {
 		t.Errorf("tools.Warnings %q and get_scene's warnings %q disagree", got, viaText)
 	}
 	if !first.Finished || len(first.Warnings) != 0 {

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"context"
 	_ "embed"
 	"encoding/json"
 	"strings"
@@ -81,15 +80,12 @@ func WarningsIn(sceneText string) []string {
 	return out
 }
 
-// LintWith returns a Request.Lint that reads the warnings from the toolbox's get_scene.
-func LintWith(tb Toolbox) func() []string {
-	return func() []string {
-		res := tb.Call(context.Background(), "get_scene", json.RawMessage("{}"))
-		if res.IsError {
-			return nil
-		}
-		return WarningsIn(res.Text)
-	}
+// SetRequest is the Request of a run over a tool set: the final scene comes from the set, and the
+// warnings still open at the end are the set's lint (what get_scene shows).
+func SetRequest(set *tools.Set, prompt string, mem Memory, onStep func(Step)) Request {
+	return Request{Prompt: prompt, Tools: set, Memory: mem, OnStep: onStep,
+		Snapshot: func() ([]byte, error) { return set.Scene().Encode() },
+		Lint:     func() []string { return tools.Warnings(set.Scene()) }}
 }
 
 var fenceTags = strings.NewReplacer("</scene>", "<\\/scene>", "</changes>", "<\\/changes>", "</request>", "<\\/request>",

@@ -41,37 +41,30 @@ func (d AgentDrawer) Draw(ctx context.Context, req DrawRequest) (DrawResult, err
 	}
 	set := tools.New(sc, d.Limits)
 	step := 0
-	res, err := d.Agent.Run(ctx, agent.Request{
-		Prompt:   req.Prompt,
-		Tools:    set,
-		Memory:   mem,
-		Snapshot: func() ([]byte, error) { return set.Scene().Encode() },
-		Lint:     func() []string { return tools.Warnings(set.Scene()) },
-		OnStep: func(s agent.Step) {
-			if d.Observer != nil {
-				switch s.Kind {
-				case agent.StepModel:
-					d.Observer.ModelAnswered(s.Duration)
-				case agent.StepTool:
-					d.Observer.ToolCalled(s.Tool, s.IsError)
-				}
+	res, err := d.Agent.Run(ctx, agent.SetRequest(set, req.Prompt, mem, func(s agent.Step) {
+		if d.Observer != nil {
+			switch s.Kind {
+			case agent.StepModel:
+				d.Observer.ModelAnswered(s.Duration)
+			case agent.StepTool:
+				d.Observer.ToolCalled(s.Tool, s.IsError)
 			}
-			if s.Kind != agent.StepTool || req.Progress == nil {
-				return
+		}
+		if s.Kind != agent.StepTool || req.Progress == nil {
+			return
+		}
+		step++
+		p := Progress{Step: step, Tool: s.Tool}
+		for _, e := range set.Scene().Elements() {
+			switch {
+			case e.Type == scene.Arrow:
+				p.Arrows++
+			case e.Type.IsShape():
+				p.Shapes++
 			}
-			step++
-			p := Progress{Step: step, Tool: s.Tool}
-			for _, e := range set.Scene().Elements() {
-				switch {
-				case e.Type == scene.Arrow:
-					p.Arrows++
-				case e.Type.IsShape():
-					p.Shapes++
-				}
-			}
-			req.Progress(p)
-		},
-	})
+		}
+		req.Progress(p)
+	}))
 	if err != nil {
 		if d.Observer != nil {
 			d.Observer.Failed("model")

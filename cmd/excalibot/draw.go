@@ -149,9 +149,7 @@ func (k *kit) tools(sc *scene.Scene) *tools.Set {
 }
 
 func (k *kit) request(set *tools.Set, prompt string, mem agent.Memory, onStep func(agent.Step)) agent.Request {
-	return agent.Request{Prompt: prompt, Tools: set, Memory: mem, OnStep: onStep,
-		Snapshot: func() ([]byte, error) { return set.Scene().Encode() },
-		Lint:     func() []string { return tools.Warnings(set.Scene()) }}
+	return agent.SetRequest(set, prompt, mem, onStep)
 }
 
 // renderPNG renders with one Chromium started on first use; close releases it.
