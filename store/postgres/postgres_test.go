@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/excalibot/excalibot/store"
-	"github.com/excalibot/excalibot/store/internal/pgtest"
+	"github.com/excalibot/excalibot/internal/pgtest"
 	"github.com/excalibot/excalibot/store/postgres"
 	"github.com/excalibot/excalibot/store/storetest"
 )
