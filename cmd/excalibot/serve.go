@@ -15,6 +15,7 @@ import (
 
 	"github.com/excalibot/excalibot/agent"
 	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/bot/agentdraw"
 	"github.com/excalibot/excalibot/config"
 	"github.com/excalibot/excalibot/render"
 	"github.com/excalibot/excalibot/scene"
@@ -66,7 +67,7 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 	}
 	ag := agent.New(model, agent.Config{ContextTokens: cfg.NumCtx, Limits: agent.Limits{
 		Turns: cfg.MaxTurns, ToolCalls: cfg.MaxToolCalls, Wall: cfg.RunTimeout, Request: cfg.ModelTimeout}}, log)
-	drawer := bot.AgentDrawer{Agent: ag, Log: log,
+	drawer := agentdraw.Drawer{Agent: ag, Log: log,
 		Limits: tools.Limits{MaxElements: cfg.MaxElements, MaxBatch: cfg.MaxBatch, MaxLabel: cfg.MaxLabelLength}}
 
 	metrics := web.NewMetrics()

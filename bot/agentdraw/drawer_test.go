@@ -1,4 +1,4 @@
-package bot
+package agentdraw
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/excalibot/excalibot/agent"
+	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/tools"
 )
@@ -38,7 +39,7 @@ func call(name, args string) agent.ToolCall {
 	return agent.ToolCall{ID: name, Name: name, Args: json.RawMessage(args)}
 }
 
-func TestAgentDrawer(t *testing.T) {
+func TestDrawer(t *testing.T) {
 	model := &scriptedModel{replies: []agent.Message{
 		{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{call("batch_create_elements", `{"elements":[
 			{"id":"api","type":"rectangle","x":0,"y":0,"width":160,"height":80,"text":"API"},
@@ -46,9 +47,9 @@ func TestAgentDrawer(t *testing.T) {
 			{"id":"a1","type":"arrow","startElementId":"api","endElementId":"db"}]}`)}},
 		{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{call("done", `{}`)}},
 	}}
-	d := AgentDrawer{Agent: agent.New(model, agent.Config{}, nil)}
-	var steps []Progress
-	res, err := d.Draw(context.Background(), DrawRequest{Prompt: "API talks to Postgres", Progress: func(p Progress) { steps = append(steps, p) }})
+	d := Drawer{Agent: agent.New(model, agent.Config{}, nil)}
+	var steps []bot.Progress
+	res, err := d.Draw(context.Background(), bot.DrawRequest{Prompt: "API talks to Postgres", Progress: func(p bot.Progress) { steps = append(steps, p) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func TestAgentDrawer(t *testing.T) {
 
 	// A follow-up that only answers changes nothing.
 	model.replies = []agent.Message{{Role: agent.RoleAssistant, Content: "Which box do you mean?"}}
-	res2, err := d.Draw(context.Background(), DrawRequest{Prompt: "make it bigger", Scene: res.Scene, Memory: res.Memory})
+	res2, err := d.Draw(context.Background(), bot.DrawRequest{Prompt: "make it bigger", Scene: res.Scene, Memory: res.Memory})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,11 +81,11 @@ func TestAgentDrawer(t *testing.T) {
 
 	// Model errors come through as they are (they are written for users).
 	model.err = errors.New("Ollama is not reachable at http://127.0.0.1:11434")
-	if _, err := d.Draw(context.Background(), DrawRequest{Prompt: "x"}); err == nil || !strings.Contains(err.Error(), "not reachable") {
+	if _, err := d.Draw(context.Background(), bot.DrawRequest{Prompt: "x"}); err == nil || !strings.Contains(err.Error(), "not reachable") {
 		t.Errorf("err = %v", err)
 	}
 	// A stored scene that cannot be read is a clear error, not a crash.
-	if _, err := d.Draw(context.Background(), DrawRequest{Prompt: "x", Scene: []byte("{broken")}); err == nil || !strings.Contains(err.Error(), "say reset") {
+	if _, err := d.Draw(context.Background(), bot.DrawRequest{Prompt: "x", Scene: []byte("{broken")}); err == nil || !strings.Contains(err.Error(), "say reset") {
 		t.Errorf("err = %v, want advice to reset", err)
 	}
 }

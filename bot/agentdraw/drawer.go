@@ -1,4 +1,7 @@
-package bot
+// Package agentdraw is the bot's Drawer backed by the agent loop and the drawing tools. It lives
+// apart from package bot so that the conversation core, the platform adapters and the web server do
+// not link the tools' layout engine (go-graphviz compiles its WASM module at program start).
+package agentdraw
 
 import (
 	"bytes"
@@ -7,32 +10,33 @@ import (
 	"log/slog"
 
 	"github.com/excalibot/excalibot/agent"
+	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/tools"
 )
 
-// AgentDrawer is the Drawer of the running bot: the agent loop with the drawing tools over the
+// Drawer is the bot.Drawer of the running bot: the agent loop with the drawing tools over the
 // thread's scene.
-type AgentDrawer struct {
+type Drawer struct {
 	Agent  *agent.Agent
 	Limits tools.Limits
 	Log    *slog.Logger
 	// Observer counts tool calls and model latency; optional.
-	Observer Observer
+	Observer bot.Observer
 }
 
 // Draw runs the agent on req.Scene. Agent errors are already sentences a user can act on.
-func (d AgentDrawer) Draw(ctx context.Context, req DrawRequest) (DrawResult, error) {
+func (d Drawer) Draw(ctx context.Context, req bot.DrawRequest) (bot.DrawResult, error) {
 	sc := scene.New()
 	if req.Scene != nil {
 		var err error
 		if sc, err = scene.Decode(req.Scene); err != nil {
-			return DrawResult{}, fmt.Errorf("the stored diagram could not be read (%v); say reset to start over", err)
+			return bot.DrawResult{}, fmt.Errorf("the stored diagram could not be read (%v); say reset to start over", err)
 		}
 	}
 	before, err := sc.Encode()
 	if err != nil {
-		return DrawResult{}, fmt.Errorf("encode the current diagram: %w", err)
+		return bot.DrawResult{}, fmt.Errorf("encode the current diagram: %w", err)
 	}
 	mem, err := agent.UnmarshalMemory(req.Memory)
 	if err != nil && d.Log != nil {
@@ -54,7 +58,7 @@ func (d AgentDrawer) Draw(ctx context.Context, req DrawRequest) (DrawResult, err
 			return
 		}
 		step++
-		p := Progress{Step: step, Tool: s.Tool}
+		p := bot.Progress{Step: step, Tool: s.Tool}
 		for _, e := range set.Scene().Elements() {
 			switch {
 			case e.Type == scene.Arrow:
@@ -69,17 +73,17 @@ func (d AgentDrawer) Draw(ctx context.Context, req DrawRequest) (DrawResult, err
 		if d.Observer != nil {
 			d.Observer.Failed("model")
 		}
-		return DrawResult{}, err
+		return bot.DrawResult{}, err
 	}
 	doc := res.Scene
 	if doc == nil {
 		if doc, err = set.Scene().Encode(); err != nil {
-			return DrawResult{}, fmt.Errorf("encode the new diagram: %w", err)
+			return bot.DrawResult{}, fmt.Errorf("encode the new diagram: %w", err)
 		}
 	}
 	memory, err := res.Memory.Marshal()
 	if err != nil {
-		return DrawResult{}, err
+		return bot.DrawResult{}, err
 	}
-	return DrawResult{Scene: doc, Memory: memory, Summary: res.Summary, Changed: !bytes.Equal(doc, before)}, nil
+	return bot.DrawResult{Scene: doc, Memory: memory, Summary: res.Summary, Changed: !bytes.Equal(doc, before)}, nil
 }
