@@ -167,6 +167,8 @@ type Renderer struct {
 	slots   chan struct{} // one token per tab in use or being opened
 
 	wg sync.WaitGroup // supervise and the tabs' console watchers
+
+	mermaid mermaidTab // the Mermaid page's tab, opened on first use (mermaid.go)
 }
 
 // New starts Chromium, loads Config.Tabs tabs and returns when they are warm.

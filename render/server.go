@@ -62,7 +62,8 @@ func startServer(log *slog.Logger) (*server, error) {
 		h.Set("Cache-Control", "public, max-age=86400, immutable")
 		static.ServeHTTP(w, r)
 	}
-	for _, p := range []string{"GET /render.html", "GET /render.js", "GET /fonts/Xiaolai/{file}"} {
+	for _, p := range []string{"GET /render.html", "GET /render.js", "GET /fonts/Xiaolai/{file}",
+		"GET /mermaid.html", "GET /mermaid.js"} {
 		mux.HandleFunc(p, handle)
 	}
 	s.srv = &http.Server{

@@ -9,7 +9,11 @@
 //     window.EXCALIDRAW_ASSET_PATH, else a CDN. Rewriting the literals to data: URLs means no fetch.
 //     Xiaolai (13 MB in 209 unicode-range chunks) stays a relative URL: the page sets
 //     EXCALIDRAW_ASSET_PATH to its own origin and the browser fetches only the chunks a label uses.
-//   - Non-English locales and mermaid-to-excalidraw are never used when exporting: stubbed out.
+//   - Non-English locales and mermaid-to-excalidraw are never used when exporting: stubbed out of
+//     render.js.
+//   - dist/mermaid.js is a second, separate page: mermaid-to-excalidraw with all of Mermaid, and
+//     Excalidraw's convertToExcalidrawElements with the same inlined fonts (labels are measured in
+//     Excalifont). Only the Mermaid tab loads it, so rendering pays nothing for Mermaid.
 import * as esbuild from "esbuild";
 import fs from "node:fs";
 import path from "node:path";
@@ -80,3 +84,25 @@ for (const f of fs.readdirSync(path.join(pkgDir, "fonts", "Xiaolai"))) {
 }
 const js = fs.statSync(path.join(outDir, "render.js")).size;
 console.error(`dist/render.js: ${js} bytes; dist/fonts/Xiaolai: ${cjk} bytes; built in ${Date.now() - t0} ms`);
+
+// The Mermaid page. esbuild inlines Mermaid's dynamic imports (one chunk per diagram type) since
+// an iife build has no code splitting, so the page never fetches anything after load.
+const t1 = Date.now();
+await esbuild.build({
+  entryPoints: ["src/mermaid-entry.js"],
+  outfile: path.join(outDir, "mermaid.js"),
+  bundle: true,
+  minify: true,
+  format: "iife",
+  platform: "browser",
+  target: ["chrome110"],
+  define: { "process.env.NODE_ENV": '"production"', "process.env.IS_PREACT": '"false"' },
+  conditions: ["production"],
+  legalComments: "none",
+  logLevel: "warning",
+  logOverride: { "empty-import-meta": "silent" },
+  plugins: plugins.filter((p) => p.name !== "stub-mermaid"),
+});
+fs.copyFileSync("src/mermaid.html", path.join(outDir, "mermaid.html"));
+const mjs = fs.statSync(path.join(outDir, "mermaid.js")).size;
+console.error(`dist/mermaid.js: ${mjs} bytes; built in ${Date.now() - t1} ms`);

@@ -1,0 +1,252 @@
+package render
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// MaxMermaidBytes bounds the Mermaid text Mermaid accepts (its own maxTextSize is 50,000).
+const MaxMermaidBytes = 50_000
+
+// MermaidResult is a Mermaid diagram as Excalidraw elements, made by @excalidraw/mermaid-to-excalidraw
+// and Excalidraw's convertToExcalidrawElements: labels are bound to their shapes, arrows to the
+// shapes they join, and text is measured in Excalifont.
+type MermaidResult struct {
+	// Elements are complete Excalidraw elements, at Mermaid's own coordinates (top-left near 0,0).
+	Elements []json.RawMessage
+	// Files holds the image of a diagram type Excalidraw has no shapes for (see Image).
+	Files map[string]json.RawMessage
+	// Type is Mermaid's name for the diagram type: "flowchart-v2", "sequence", "class", "pie" …
+	Type string
+	// Image is true when the type cannot become shapes (anything but flowchart, sequence, class,
+	// ER and state diagrams): Elements is then one image element of Mermaid's own SVG, as
+	// Excalidraw itself inserts such diagrams.
+	Image bool
+	// Fixes says what was repaired before Mermaid accepted the text, one sentence each.
+	Fixes []string
+	// Fenced is true when the diagram was taken out of a ``` fence.
+	Fenced bool
+	// Source is the diagram that was converted, after the fixes.
+	Source string
+	// PageMS is the time the conversion took inside the page.
+	PageMS float64
+}
+
+// MermaidError is a diagram Mermaid refused. Its message names the line and gives a hint.
+type MermaidError struct {
+	// Line is the failing line in the text as given (1-based, counting lines before a ``` fence);
+	// 0 when Mermaid did not say.
+	Line int
+	// LineText is that line's text.
+	LineText string
+	// Message is Mermaid's own message, without the source excerpt it repeats.
+	Message string
+	// Hint says what is probably wrong and how to write it.
+	Hint string
+	// Fixes lists what was repaired automatically before giving up.
+	Fixes []string
+}
+
+func (e *MermaidError) Error() string {
+	var b strings.Builder
+	b.WriteString("Mermaid syntax error")
+	if e.Line > 0 {
+		fmt.Fprintf(&b, " on line %d", e.Line)
+		if t := strings.TrimSpace(e.LineText); t != "" {
+			fmt.Fprintf(&b, " (%q)", clipRunes(t, 80))
+		}
+	}
+	if e.Message != "" {
+		b.WriteString(": " + e.Message)
+	}
+	if e.Hint != "" {
+		b.WriteString(". Hint: " + e.Hint)
+	}
+	return b.String()
+}
+
+// ErrMermaid wraps diagrams that are valid Mermaid but could not be converted.
+var ErrMermaid = errors.New("render: mermaid conversion failed")
+
+// mermaidTab is the Mermaid page's one tab, opened on first use and kept warm. Calls take turns:
+// Mermaid keeps global state in the page and serialises its work anyway.
+type mermaidTab struct {
+	turn chan struct{} // a token held by the call using the tab
+	once sync.Once
+	t    *tab // guarded by turn
+}
+
+func (m *mermaidTab) init() { m.once.Do(func() { m.turn = make(chan struct{}, 1) }) }
+
+// mermaidReply is the page's answer to convert().
+type mermaidReply struct {
+	Elements []json.RawMessage          `json:"elements"`
+	Files    map[string]json.RawMessage `json:"files"`
+	Type     string                     `json:"type"`
+	Image    bool                       `json:"image"`
+	Fixes    []string                   `json:"fixes"`
+	Fenced   bool                       `json:"fenced"`
+	Source   string                     `json:"source"`
+	MS       float64                    `json:"ms"`
+	Error    *struct {
+		Code    string   `json:"code"`
+		Message string   `json:"message"`
+		Line    *int     `json:"line"`
+		Source  string   `json:"source"`
+		Offset  int      `json:"offset"`
+		Fixes   []string `json:"fixes"`
+	} `json:"error"`
+}
+
+// Mermaid converts a Mermaid diagram into Excalidraw elements. src may be a chat message with a
+// ```mermaid fence; common mistakes are repaired the way Excalidraw's text-to-diagram repairs them
+// (MermaidResult.Fixes). A diagram Mermaid refuses returns a *MermaidError.
+//
+// The Mermaid page runs in its own tab of the renderer's Chromium, opened on the first call
+// (about a second) and reused; a tab that fails is replaced and the call retried once.
+func (r *Renderer) Mermaid(ctx context.Context, src string) (MermaidResult, error) {
+	if strings.TrimSpace(src) == "" {
+		return MermaidResult{}, &MermaidError{Message: "the diagram is empty", Hint: "start with a diagram type, e.g. `flowchart TD` and a line `A --> B`"}
+	}
+	if len(src) > MaxMermaidBytes {
+		return MermaidResult{}, fmt.Errorf("%w: the diagram is %d bytes; the limit is %d", ErrMermaid, len(src), MaxMermaidBytes)
+	}
+	lit, err := json.Marshal(src)
+	if err != nil {
+		return MermaidResult{}, fmt.Errorf("render: quote mermaid: %w", err)
+	}
+	expr := "ExcalidrawMermaid.convert(" + string(lit) + ")"
+	var raw []byte
+	for attempt := 1; attempt <= 2; attempt++ {
+		raw, err = r.mermaidEval(ctx, expr)
+		if err == nil || ctx.Err() != nil || errors.Is(err, ErrClosed) {
+			break
+		}
+		if attempt == 1 {
+			r.log.Warn("mermaid attempt failed; retrying on a fresh tab", "err", err)
+		}
+	}
+	if err != nil {
+		return MermaidResult{}, err
+	}
+	var rep mermaidReply
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		return MermaidResult{}, fmt.Errorf("render: decode mermaid answer: %w", err)
+	}
+	if e := rep.Error; e != nil {
+		switch e.Code {
+		case "syntax", "empty":
+			return MermaidResult{}, syntaxError(e.Message, e.Line, e.Source, e.Offset, e.Fixes)
+		default:
+			return MermaidResult{}, fmt.Errorf("%w: %s", ErrMermaid, firstLine(e.Message))
+		}
+	}
+	if len(rep.Elements) == 0 {
+		return MermaidResult{}, fmt.Errorf("%w: the diagram has nothing to draw", ErrMermaid)
+	}
+	r.log.Debug("converted mermaid", "type", rep.Type, "elements", len(rep.Elements), "image", rep.Image,
+		"fixes", len(rep.Fixes), "page_ms", rep.MS)
+	return MermaidResult{
+		Elements: rep.Elements, Files: rep.Files, Type: rep.Type, Image: rep.Image,
+		Fixes: rep.Fixes, Fenced: rep.Fenced, Source: rep.Source, PageMS: rep.MS,
+	}, nil
+}
+
+// mermaidEval runs expr in the Mermaid tab, opening it (and restarting Chromium) when needed.
+func (r *Renderer) mermaidEval(ctx context.Context, expr string) ([]byte, error) {
+	m := &r.mermaid
+	m.init()
+	select {
+	case m.turn <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("render: wait for the mermaid tab: %w", ctx.Err())
+	case <-r.closing:
+		return nil, ErrClosed
+	}
+	defer func() { <-m.turn }()
+	r.mu.Lock()
+	current, closed := r.b, r.closed
+	r.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	if m.t != nil && (m.t.b != current || !m.t.b.alive()) {
+		m.t.cancel() // its Chromium was restarted: the tab went with it
+		m.t = nil
+	}
+	if m.t == nil {
+		b, err := r.liveBrowser()
+		if err != nil {
+			return nil, fmt.Errorf("render: start chromium for mermaid: %w", err)
+		}
+		if m.t, err = r.openMermaidTab(b); err != nil {
+			return nil, err
+		}
+	}
+	t := m.t
+	tctx, cancel := context.WithTimeout(t.ctx, r.cfg.RenderTimeout)
+	stop := context.AfterFunc(ctx, cancel)
+	raw, err := chromedp.Run(tctx, chromedp.Evaluate[json.RawMessage](expr, chromedp.EvalAwaitPromise))
+	timedOut := errors.Is(tctx.Err(), context.DeadlineExceeded)
+	stop()
+	cancel()
+	if err == nil {
+		return raw, nil
+	}
+	t.cancel()
+	m.t = nil
+	switch {
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("render: mermaid: %w", ctx.Err())
+	case !t.b.alive():
+		return nil, fmt.Errorf("render: chromium exited during the mermaid conversion: %w", err)
+	case timedOut:
+		return nil, fmt.Errorf("%w: mermaid conversion took over %s", ErrTimeout, r.cfg.RenderTimeout)
+	default:
+		return nil, fmt.Errorf("render: evaluate in mermaid tab: %w", err)
+	}
+}
+
+// openMermaidTab opens a tab on b with the Mermaid page and waits until its font is loaded. Like
+// openTab, the first action runs without a deadline (it would close the tab later); a timer bounds it.
+func (r *Renderer) openMermaidTab(b *browser) (*tab, error) {
+	start := time.Now()
+	ctx, cancel := chromedp.NewContext(b.ctx)
+	timer := time.AfterFunc(r.cfg.StartTimeout, cancel)
+	url := strings.TrimSuffix(r.srv.url, "render.html") + "mermaid.html"
+	err := chromedp.Do(ctx, chromedp.Navigate(url))
+	if err == nil {
+		_, err = chromedp.Run(ctx, chromedp.Evaluate[bool]("ExcalidrawMermaid.whenReady()", chromedp.EvalAwaitPromise))
+	}
+	if !timer.Stop() {
+		err = fmt.Errorf("no answer within %s (%v)", r.cfg.StartTimeout, err)
+	}
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("render: load mermaid page: %w", err)
+	}
+	t := &tab{b: b, ctx: ctx, cancel: cancel}
+	r.watchConsole(t)
+	r.log.Debug("mermaid tab ready", "ms", time.Since(start).Milliseconds())
+	return t, nil
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+func clipRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
