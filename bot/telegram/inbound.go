@@ -184,10 +184,21 @@ func isTopicRoot(m *models.Message) bool {
 // entityText cuts an entity out of text. Offsets count UTF-16 code units, not bytes.
 func entityText(text string, e models.MessageEntity) string {
 	u := utf16.Encode([]rune(text))
-	if e.Offset < 0 || e.Length < 0 || e.Offset+e.Length > len(u) {
+	end, ok := entityEnd(e, len(u))
+	if !ok {
 		return ""
 	}
-	return string(utf16.Decode(u[e.Offset : e.Offset+e.Length]))
+	return string(utf16.Decode(u[e.Offset:end]))
+}
+
+// entityEnd returns where e ends in a text of n UTF-16 units, or false when e does not lie inside
+// it. Written so that no offset or length, however large or negative, can overflow: a malformed
+// entity would otherwise panic the update loop and, in polling mode, the process.
+func entityEnd(e models.MessageEntity, n int) (int, bool) {
+	if e.Offset < 0 || e.Length < 0 || e.Offset > n || e.Length > n-e.Offset {
+		return 0, false
+	}
+	return e.Offset + e.Length, true
 }
 
 // stripMention removes a leading mention of the bot ("@draw_bot, draw …" → "draw …"). Commands
@@ -196,13 +207,14 @@ func stripMention(text string, ents []models.MessageEntity, me *models.User) str
 	u := utf16.Encode([]rune(text))
 	lead := len(u) - len(utf16.Encode([]rune(strings.TrimLeft(text, " \n\t"))))
 	for _, e := range ents {
-		if e.Offset != lead || e.Offset+e.Length > len(u) {
+		end, ok := entityEnd(e, len(u))
+		if e.Offset != lead || !ok {
 			continue
 		}
 		ours := e.Type == models.MessageEntityTypeMention && strings.EqualFold(entityText(text, e), "@"+me.Username) ||
 			e.Type == models.MessageEntityTypeTextMention && e.User != nil && e.User.ID == me.ID
 		if ours {
-			rest := string(utf16.Decode(u[e.Offset+e.Length:]))
+			rest := string(utf16.Decode(u[end:]))
 			return strings.TrimLeft(rest, " \n\t,:;")
 		}
 	}
