@@ -29,7 +29,9 @@ var ErrFormat = errors.New("not a valid .excalidraw file")
 //   - deleted elements (isDeleted) are kept as tombstones;
 //   - invalid or non-increasing index keys are repaired like syncInvalidIndices;
 //   - dangling references (containerId, frameId, bindings, boundElements) are removed, and one-sided
-//     text and arrow bindings are completed on the other side, like restore's repairBindings.
+//     text and arrow bindings are completed on the other side, like restore's repairBindings;
+//   - links other than http(s) are dropped (SafeLink), and so are files that are not inline
+//     data:image/ URLs: every upload, editor save and stored scene passes through here.
 //
 // Errors wrap ErrFormat and say what is wrong and where (element position and id).
 func Decode(data []byte, opts ...Option) (*Scene, error) {
@@ -81,6 +83,7 @@ func Decode(data []byte, opts ...Option) (*Scene, error) {
 		if err := json.Unmarshal(raw, &s.files); err != nil {
 			return nil, fmt.Errorf(`%w: "files" must be an object, got %s`, ErrFormat, clip(raw))
 		}
+		safeFiles(s.files)
 	}
 
 	s.elems = make([]*Element, 0, len(rawElems))
@@ -158,7 +161,7 @@ func decodeElement(raw json.RawMessage) (*Element, error) {
 	e.VersionNonce = r.integer("versionNonce", 0)
 	e.IsDeleted = r.boolean("isDeleted", false)
 	e.Updated = r.integer("updated", 1)
-	e.Link = r.str("link")
+	e.Link = SafeLink(r.str("link")) // untrusted: see SafeLink
 	e.Locked = r.boolean("locked", false)
 	fillDefaultStrings(e)
 	if raw := m["roundness"]; !isNull(raw) {

@@ -37,9 +37,16 @@ func FuzzDecode(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := Decode(data)
+		var s *Scene
+		var err error
+		within("decode", func() error { s, err = Decode(data); return nil }) // a hang is a crasher
 		if err != nil {
 			return
+		}
+		for _, e := range s.Elements() {
+			if SafeLink(e.Link) != e.Link {
+				t.Fatalf("element %s kept the unsafe link %q", e.ID, e.Link)
+			}
 		}
 		out, err := s.Encode()
 		if err != nil {
