@@ -59,6 +59,7 @@ var graphScripts = []struct {
 		{"add_to_graph", `{"nodes":[{"id":"data","label":"Data team"}],"edges":[{"from":"CTO","to":"data","arrow":"none"}]}`}}},
 	{"mindmap", []step{{"create_graph", mindMapCall}}},
 	{"sequence", []step{{"create_sequence", sequenceCall}}},
+	{"sequence-full", []step{{"create_sequence", fullSequenceCall}}},
 }
 
 func TestGraphGoldens(t *testing.T) {
@@ -70,7 +71,7 @@ func TestGraphGoldens(t *testing.T) {
 			}
 			m := measureGraph(t, s.Scene())
 			// Sequence messages are free arrows resting on lifelines (Excalidraw binds only to shapes).
-			if m.overlaps != 0 || m.unbound != 0 && sc.name != "sequence" {
+			if m.overlaps != 0 || m.unbound != 0 && !strings.HasPrefix(sc.name, "sequence") {
 				t.Errorf("quality: %s", m)
 			}
 			if w := Warnings(s.Scene()); len(w) > 0 {

@@ -16,6 +16,10 @@ var (
 	gpEdges = `{"type":"array","items":` + gpEdge + `}`
 	gpUpd   = `{"type":"array","items":{"type":"object","properties":{"node":{"type":"string","description":"Id or label of the node."},"label":{"type":"string"},"shape":{"type":"string","enum":["rectangle","ellipse","diamond"]},"color":{"type":"string"},"group":{"type":"string","description":"Move into this group (\"\" to take it out)."}},"required":["node"]}}`
 	gpRefs  = `{"type":"array","items":{"type":"string"},"description":"Node ids or labels."}`
+	// A sequence step: a message, a note or a block (whose messages are steps again).
+	gpStep = `{"type":"object","properties":{"from":{"type":"string"},"to":{"type":"string"},"label":{"type":"string"},"style":{"type":"string","enum":["solid","dashed"]},` +
+		`"activate":{"type":"boolean"},"deactivate":{"type":"boolean"},"return":{"type":"boolean"},"note":{"type":"string"},"over":{"type":"string"},"left_of":{"type":"string"},"right_of":{"type":"string"},` +
+		`"block":{"type":"string","enum":["loop","alt","opt","par","critical","break"]},"messages":{"type":"array","items":{"type":"object"}},"else":{"type":"array","items":{"type":"object","properties":{"label":{"type":"string"},"messages":{"type":"array","items":{"type":"object"}}}}}}}`
 	gpPairs = `{"type":"array","items":{"type":"object","properties":{"from":{"type":"string"},"to":{"type":"string"}},"required":["from","to"]}}`
 )
 
@@ -29,10 +33,11 @@ var graphDocs = [...]toolDoc{
 		schema(nil, [2]string{"nodes", gpUpd}, [2]string{"edges", gpEdges})},
 	{"remove_from_graph", "Remove nodes (with their edges) and edges, by id or label, e.g. {\"nodes\":[\"cache\"],\"edges\":[{\"from\":\"api\",\"to\":\"db\"}]}",
 		schema(nil, [2]string{"nodes", gpRefs}, [2]string{"edges", gpPairs})},
-	{"create_sequence", "Draw a sequence diagram: actors side by side with lifelines, messages as arrows going down in order. Actors may be left out: they are taken from the messages. " +
-		"E.g. {\"messages\":[{\"from\":\"Browser\",\"to\":\"API\",\"label\":\"GET /cart\"},{\"from\":\"API\",\"to\":\"Browser\",\"label\":\"200 OK\",\"style\":\"dashed\"}]}",
+	{"create_sequence", "Draw a sequence diagram: actors side by side with lifelines, then the steps in order: messages (activate/deactivate draw activation bars; return: a dashed reply), " +
+		"notes {note, over|left_of|right_of} and blocks {block: loop|alt|opt|par|critical|break, label, messages, else: [{label, messages}]}. Actors may be left out: they are taken from the steps. " +
+		"E.g. {\"messages\":[{\"from\":\"Browser\",\"to\":\"API\",\"label\":\"GET /cart\",\"activate\":true},{\"block\":\"alt\",\"label\":\"cached\",\"messages\":[{\"from\":\"API\",\"to\":\"Browser\",\"label\":\"200 OK\",\"return\":true,\"deactivate\":true}]}]}",
 		schema([]string{"messages"}, [2]string{"actors", `{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"label":{"type":"string"}}}}`},
-			[2]string{"messages", `{"type":"array","items":{"type":"object","properties":{"from":{"type":"string"},"to":{"type":"string"},"label":{"type":"string"},"style":{"type":"string","enum":["solid","dashed"]}},"required":["from","to"]}}`})},
+			[2]string{"messages", `{"type":"array","items":` + gpStep + `}`}, [2]string{"autonumber", `{"type":"boolean"}`})},
 	{"relayout_graph", "Lay the whole diagram out again from scratch (moves every node), optionally in another direction.",
 		schema(nil, [2]string{"direction", gpDir})},
 }

@@ -2,24 +2,38 @@ package tools
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/excalibot/excalibot/scene"
 )
 
 // Sequence diagrams have their own placement, not a graph layout: one column per actor with a
-// dashed lifeline, one row per message in the order given. Excalidraw binds arrows only to shapes,
-// so messages are free arrows whose ends rest on the lifelines (lint accepts an arrow end resting
-// on a line); each actor is grouped with its lifeline so they move together in the editor.
+// dashed lifeline, one row per step in the order given (sequence_draw.go). Excalidraw binds
+// arrows only to shapes, so messages are free arrows whose ends rest on a lifeline or on the side
+// of an activation bar (lint accepts an arrow end resting on a line; bars are closed lines). Each
+// actor is grouped with its lifeline and bars so they move together in the editor; notes and
+// block boxes get "seq-" groups too, which keeps the graph tools from taking them for nodes.
+//
+// The steps are one ordered list, as in Mermaid: a message {from, to, label, style, activate,
+// deactivate}, a note {note, over | left_of | right_of}, or a block {block: loop|alt|opt|par|
+// critical|break, label, messages, else: [{label, messages}]} whose messages may hold more steps.
 
 const (
 	seqColumnGap = 80.0 // least gap between actor boxes
-	seqRow       = 60.0 // least height of a message row
-	seqSelfWidth = 60.0 // how far a message to oneself loops out
-	seqSelfDrop  = 40.0 // and how far down it comes back
+	seqRow       = 56.0 // least height of a message row
+	seqSelfDrop  = 36.0 // how far down a message to oneself comes back
+	seqFont      = 16.0 // messages, notes and block texts: Excalidraw's "S" size
 
-	seqGroupPrefix = "seq-" // group of an actor and its lifeline; graph tools leave these alone
+	seqGroupPrefix = "seq-" // groups of sequence parts; graph tools leave these alone
+)
+
+var (
+	seqBlocks      = []string{"loop", "alt", "opt", "par", "critical", "break"}
+	seqStepFields  = []string{"from", "to", "label", "style", "arrow", "activate", "deactivate", "return"}
+	seqNoteFields  = []string{"note", "over", "left_of", "right_of"}
+	seqBlockFields = []string{"block", "label", "messages", "else"}
+	seqHints       = map[string]string{"text": "label", "source": "from", "target": "to", "kind": "block", "type": "block",
+		"condition": "label", "steps": "messages", "and": "else", "left": "left_of", "right": "right_of", "leftOf": "left_of", "rightOf": "right_of"}
 )
 
 type seqActor struct {
@@ -27,19 +41,149 @@ type seqActor struct {
 	fill                   *string
 }
 
-type seqMessage struct {
-	path, from, to, label, style, arrow string
+// seqStep is one step: a message, a note or a block.
+type seqStep struct {
+	path string
+	// message
+	from, to, label, style, arrow string
+	activate, deactivate          bool
+	cols                          [2]int // actor columns of from and to
+	// note: text and the actors it is over or beside
+	note, side string // side: over, left, right
+	refs       []string
+	// block
+	block    string
+	sections []seqSection // the block's own steps first, then each else/and branch
+}
+
+type seqSection struct {
+	label string
+	steps []seqStep
+}
+
+func (st *seqStep) isNote() bool  { return st.side != "" }
+func (st *seqStep) isBlock() bool { return st.block != "" }
+
+// seqHint refuses unknown fields, pointing at the right name for the usual slips.
+func seqHint(o *object, known []string) {
+	for _, k := range o.order {
+		if h, ok := seqHints[k]; ok && !contains(known, k) && contains(known, h) {
+			o.p.add(o.at(k), "unknown field (did you mean %q?)", h)
+			delete(o.fields, k)
+		}
+	}
+	finishGraph(o, known)
+}
+
+// decodeSteps reads a list of steps; depth counts enclosing blocks.
+func (s *Set) decodeSteps(objs []*object, depth int, count *int) []seqStep {
+	var out []seqStep
+	for _, m := range objs {
+		*count++
+		switch {
+		case m.has("block"):
+			out = append(out, s.decodeBlock(m, depth, count))
+		case m.has("note"):
+			out = append(out, s.decodeNote(m))
+		default:
+			e := decodeEdgeFields(m, s.lim)
+			st := seqStep{path: m.path, from: e.from, to: e.to, label: e.label, style: e.style, arrow: e.arrow}
+			st.activate, _ = m.boolean("activate")
+			st.deactivate, _ = m.boolean("deactivate")
+			if ret, _ := m.boolean("return"); ret && !e.hasStyle {
+				st.style = "dashed" // a reply is drawn dashed, as in UML and Mermaid
+			}
+			if st.from == "" || st.to == "" {
+				m.p.add(m.path, "give from and to (actor ids or labels), a note {\"note\":…,\"over\":…} or a block {\"block\":\"loop\",\"messages\":[…]}")
+			}
+			seqHint(m, seqStepFields)
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+func (s *Set) decodeNote(m *object) seqStep {
+	st := seqStep{path: m.path}
+	st.note, _ = s.lim.label(m, "note")
+	for _, side := range []string{"over", "left_of", "right_of"} {
+		if refs, ok := m.strList(side); ok {
+			if st.side != "" {
+				m.p.add(m.at(side), "give one of over, left_of and right_of")
+			}
+			st.side, st.refs = strings.TrimSuffix(side, "_of"), refs
+		}
+	}
+	switch {
+	case st.side == "":
+		m.p.add(m.path, "say where the note goes: \"over\":\"API\" (or [\"API\",\"DB\"]), \"left_of\" or \"right_of\"")
+	case len(st.refs) == 0 || len(st.refs) > 2 || st.side != "over" && len(st.refs) != 1:
+		field := st.side
+		if field != "over" {
+			field += "_of"
+		}
+		m.p.add(m.at(field), "give one actor (or two for over)")
+		st.side = ""
+	}
+	if strings.TrimSpace(st.note) == "" {
+		m.p.add(m.at("note"), "the note has no text")
+	}
+	seqHint(m, seqNoteFields)
+	return st
+}
+
+func (s *Set) decodeBlock(m *object, depth int, count *int) seqStep {
+	st := seqStep{path: m.path}
+	st.block, _ = m.enum("block", seqBlocks, map[string]string{"if": "alt", "optional": "opt", "parallel": "par", "for": "loop", "while": "loop", "repeat": "loop"})
+	label, _ := s.lim.label(m, "label")
+	inner, _ := m.objList("messages")
+	branches, _ := m.objList("else")
+	seqHint(m, seqBlockFields)
+	if depth >= 4 {
+		m.p.add(m.path, "blocks nest at most 4 deep")
+		return st
+	}
+	if len(inner) == 0 {
+		m.p.add(m.at("messages"), "a block needs the messages it holds, e.g. {\"block\":\"loop\",\"label\":\"every 5 s\",\"messages\":[{\"from\":\"a\",\"to\":\"b\"}]}")
+	}
+	if len(branches) > 0 && st.block != "alt" && st.block != "par" {
+		m.p.add(m.at("else"), "only alt and par blocks have branches")
+	}
+	st.sections = append(st.sections, seqSection{label: label, steps: s.decodeSteps(inner, depth+1, count)})
+	for _, b := range branches {
+		bl, _ := s.lim.label(b, "label")
+		bm, _ := b.objList("messages")
+		seqHint(b, []string{"label", "messages"})
+		if len(bm) == 0 {
+			b.p.add(b.at("messages"), "a branch needs its messages")
+		}
+		st.sections = append(st.sections, seqSection{label: bl, steps: s.decodeSteps(bm, depth+1, count)})
+	}
+	return st
+}
+
+// decodeEdgeFields reads a message's edge fields without refusing the sequence-only ones.
+func decodeEdgeFields(o *object, lim Limits) edgeArgs {
+	a := edgeArgs{path: o.path, arrow: "end", style: "solid"}
+	a.from, _ = o.str("from")
+	a.to, _ = o.str("to")
+	a.label, a.hasLabel = lim.label(o, "label")
+	if st, ok := o.enum("style", []string{"solid", "dashed"}, map[string]string{"dash": "dashed", "dotted": "dashed"}); ok {
+		a.style, a.hasStyle = st, true
+	}
+	if ar, ok := o.enum("arrow", graphArrows, map[string]string{"forward": "end", "two-way": "both", "no": "none"}); ok {
+		a.arrow = ar
+	}
+	return a
 }
 
 func (s *Set) createSequence(w *scene.Scene, o *object) (string, error) {
 	actorObjs, _ := o.objList("actors")
 	msgObjs, _ := o.objList("messages")
-	finishGraph(o, []string{"actors", "messages"})
+	autonumber, _ := o.boolean("autonumber")
+	finishGraph(o, []string{"actors", "messages", "autonumber"})
 	if !o.has("messages") {
 		o.p.add("messages", "missing; give a list like [{\"from\":\"user\",\"to\":\"api\",\"label\":\"GET /\"}]")
-	}
-	if n := len(actorObjs) + len(msgObjs); n > s.lim.MaxBatch {
-		return "", refuse("%d actors and messages in one call; the limit is %d", n, s.lim.MaxBatch)
 	}
 	var actors []seqActor
 	for _, a := range actorObjs {
@@ -49,23 +193,22 @@ func (s *Set) createSequence(w *scene.Scene, o *object) (string, error) {
 		}
 		actors = append(actors, seqActor{path: n.path, id: n.id, label: n.label, shape: n.shape, fill: n.fill})
 	}
-	var msgs []seqMessage
-	for _, m := range msgObjs {
-		e := decodeEdge(m, s.lim)
-		msgs = append(msgs, seqMessage{path: e.path, from: e.from, to: e.to, label: e.label, style: e.style, arrow: e.arrow})
+	count := len(actorObjs)
+	steps := s.decodeSteps(msgObjs, 0, &count)
+	if count > s.lim.MaxBatch {
+		return "", refuse("%d actors and steps in one call; the limit is %d", count, s.lim.MaxBatch)
 	}
 	if !o.p.ok() {
 		return "", o.p
 	}
-	if len(msgs) == 0 {
+	if len(steps) == 0 {
 		return "", refuse("messages: the list is empty; give at least one message")
 	}
-	// Actors not listed are made from the messages, in the order they first appear.
+	// Actors not listed are made from the steps, in the order they first appear.
 	byRef := map[string]int{}
 	for i, a := range actors {
 		byRef[a.id], byRef[normLabel(a.label)] = i, i
 	}
-	p := &problems{}
 	resolve := func(ref string) int {
 		if i, ok := byRef[ref]; ok {
 			return i
@@ -85,15 +228,8 @@ func (s *Set) createSequence(w *scene.Scene, o *object) (string, error) {
 		byRef[ref], byRef[normLabel(ref)] = i, i
 		return i
 	}
-	cols := make([][2]int, len(msgs))
-	for k, m := range msgs {
-		cols[k] = [2]int{resolve(m.from), resolve(m.to)}
-		for j, end := range []string{"from", "to"} {
-			if cols[k][j] < 0 {
-				p.add(m.path+"."+end, "no actor %q; actors: %s", []string{m.from, m.to}[j], actorList(actors))
-			}
-		}
-	}
+	p := &problems{}
+	nMsgs, nItems := resolveSteps(steps, resolve, func() []seqActor { return actors }, p)
 	seen := map[string]string{}
 	for _, a := range actors {
 		if prev, dup := seen[a.id]; dup {
@@ -107,7 +243,7 @@ func (s *Set) createSequence(w *scene.Scene, o *object) (string, error) {
 	if !p.ok() {
 		return "", p
 	}
-	if total := w.Len() + 3*len(actors) + 2*len(msgs); total > s.lim.MaxElements {
+	if total := w.Len() + 4*len(actors) + 2*nMsgs + 4*nItems; total > s.lim.MaxElements {
 		return "", refuse("the canvas would hold %d elements (labels count); the limit is %d", total, s.lim.MaxElements)
 	}
 	before, hadContent := oldBounds(w, nil)
@@ -115,7 +251,50 @@ func (s *Set) createSequence(w *scene.Scene, o *object) (string, error) {
 	if hadContent {
 		ox, oy = before.X+before.Width+3*graphGap, before.Y
 	}
-	return s.drawSequence(w, actors, msgs, cols, ox, oy)
+	d := &seqDrawing{s: s, w: w, actors: actors, autonumber: autonumber}
+	return d.draw(steps, ox, oy)
+}
+
+// resolveSteps finds the actor columns of every message and note, recording unknown actors. It
+// returns the number of messages and of other drawn items (notes, blocks, branches).
+func resolveSteps(steps []seqStep, resolve func(string) int, actors func() []seqActor, p *problems) (msgs, items int) {
+	for i := range steps {
+		st := &steps[i]
+		switch {
+		case st.isBlock():
+			items += len(st.sections)
+			for _, sec := range st.sections {
+				m, it := resolveSteps(sec.steps, resolve, actors, p)
+				msgs, items = msgs+m, items+it
+			}
+		case st.isNote():
+			items++
+			cols := []int{}
+			for _, r := range st.refs {
+				c := resolve(r)
+				if c < 0 {
+					p.add(st.path, "no actor %q; actors: %s", r, actorList(actors()))
+					continue
+				}
+				cols = append(cols, c)
+			}
+			if len(cols) == len(st.refs) {
+				st.cols = [2]int{cols[0], cols[len(cols)-1]}
+				if st.cols[0] > st.cols[1] {
+					st.cols[0], st.cols[1] = st.cols[1], st.cols[0]
+				}
+			}
+		default:
+			msgs++
+			st.cols = [2]int{resolve(st.from), resolve(st.to)}
+			for j, end := range []string{"from", "to"} {
+				if st.cols[j] < 0 {
+					p.add(st.path+"."+end, "no actor %q; actors: %s", []string{st.from, st.to}[j], actorList(actors()))
+				}
+			}
+		}
+	}
+	return msgs, items
 }
 
 // normLabel is a label as looked up: case and spacing ignored, prefixed so it never equals an id.
@@ -132,115 +311,4 @@ func actorList(actors []seqActor) string {
 		out += fmt.Sprintf("%s (%q)", a.id, a.label)
 	}
 	return out
-}
-
-// drawSequence adds the actors and messages, then places them: the widest label between two
-// columns sets the column spacing, the tallest label in a row its height.
-func (s *Set) drawSequence(w *scene.Scene, actors []seqActor, msgs []seqMessage, cols [][2]int, ox, oy float64) (string, error) {
-	var ids []string
-	var maxW, maxH float64
-	for _, a := range actors {
-		e := scene.NewElement(scene.Type(a.shape))
-		e.ID, e.Width, e.Height = a.id, defaultSizes[a.shape][0], defaultSizes[a.shape][1]
-		if a.fill != nil {
-			e.BackgroundColor = *a.fill
-		}
-		if _, err := w.Add(e); err != nil {
-			return "", refuse("%s: %s", a.path, sceneErrText(err))
-		}
-		if _, err := w.SetLabel(a.id, a.label); err != nil {
-			return "", refuse("%s.label: %s", a.path, sceneErrText(err))
-		}
-		if err := fitLabel(w, a.id); err != nil {
-			return "", err
-		}
-		e, _ = w.Get(a.id)
-		maxW, maxH = math.Max(maxW, e.Width), math.Max(maxH, e.Height)
-		ids = append(ids, a.id)
-	}
-	spacing := maxW + seqColumnGap
-	msgIDs := make([]string, len(msgs))
-	rows := make([]float64, len(msgs))
-	for k, m := range msgs {
-		id := fmt.Sprintf("msg%d", k+1)
-		for i := 2; w.Has(id); i++ {
-			id = fmt.Sprintf("msg%d-%d", k+1, i)
-		}
-		e := scene.NewElement(scene.Arrow)
-		e.ID, e.StrokeStyle, e.EndArrowhead = id, m.style, "arrow"
-		switch m.arrow {
-		case "both":
-			e.StartArrowhead = "arrow"
-		case "none":
-			e.EndArrowhead = ""
-		}
-		e.Points = []scene.Point{{}, {X: 100}}
-		if _, err := w.Add(e); err != nil {
-			return "", refuse("%s: %s", m.path, sceneErrText(err))
-		}
-		rows[k] = seqRow
-		if m.label != "" {
-			if _, err := w.SetLabel(id, m.label); err != nil {
-				return "", refuse("%s.label: %s", m.path, sceneErrText(err))
-			}
-			l, _ := w.Get(scene.LabelID(id))
-			rows[k] = math.Max(seqRow, l.Height+30)
-			span := math.Abs(float64(cols[k][1] - cols[k][0]))
-			if span == 0 {
-				spacing = math.Max(spacing, seqSelfWidth+l.Width+maxW/2+seqColumnGap)
-			} else {
-				spacing = math.Max(spacing, (l.Width+60)/span)
-			}
-		}
-		if cols[k][0] == cols[k][1] {
-			rows[k] += seqSelfDrop
-		}
-		msgIDs[k] = id
-	}
-	centre := func(i int) float64 { return ox + maxW/2 + float64(i)*spacing }
-	for i, a := range actors {
-		e, _ := w.Get(a.id)
-		if err := w.MoveBy([]string{a.id}, centre(i)-e.Width/2-e.X, oy+maxH-e.Height-e.Y); err != nil {
-			return "", fmt.Errorf("place actor %q: %w", a.id, err)
-		}
-	}
-	y := oy + maxH + seqRow
-	for k, id := range msgIDs {
-		from, to := centre(cols[k][0]), centre(cols[k][1])
-		pts := []scene.Point{{}, {X: to - from}}
-		if cols[k][0] == cols[k][1] {
-			pts = []scene.Point{{}, {X: seqSelfWidth}, {X: seqSelfWidth, Y: seqSelfDrop}, {Y: seqSelfDrop}}
-		}
-		self := cols[k][0] == cols[k][1]
-		if err := w.Update(id, func(e *scene.Element) error {
-			e.X, e.Y, e.Points = from, y, pts
-			if self {
-				e.Roundness = nil // a square loop; a rounded one curls into its own label
-			}
-			return nil
-		}); err != nil {
-			return "", fmt.Errorf("place message %q: %w", id, err)
-		}
-		y += rows[k]
-	}
-	// Lifelines last, so they know how far down the messages go.
-	for i, a := range actors {
-		line := scene.NewElement(scene.Line)
-		line.ID = "life-" + a.id
-		for j := 2; w.Has(line.ID); j++ {
-			line.ID = fmt.Sprintf("life-%s-%d", a.id, j)
-		}
-		line.X, line.Y = centre(i), oy+maxH
-		line.Points = []scene.Point{{}, {Y: y - (oy + maxH)}}
-		line.StrokeStyle, line.StrokeColor, line.StrokeWidth = "dashed", "#868e96", 1
-		if _, err := w.Add(line); err != nil {
-			return "", fmt.Errorf("lifeline of %q: %w", a.id, err)
-		}
-		if _, err := w.Group(seqGroupPrefix+a.id, a.id, line.ID); err != nil {
-			return "", fmt.Errorf("group %q with its lifeline: %w", a.id, err)
-		}
-		ids = append(ids, line.ID)
-	}
-	ids = append(ids, msgIDs...)
-	return fmt.Sprintf("sequence drawn: %d actors, %d messages.\n", len(actors), len(msgs)) + createdText(w, ids, s.lim), nil
 }
