@@ -103,6 +103,8 @@ type Options struct {
 	RunTimeout        time.Duration // one run, drawing and rendering (4 min)
 	MaxImportBytes    int64         // largest file accepted as an import (20 MB)
 	MaxSceneBytes     int           // largest scene inside an import (5 MB)
+	MaxElements       int           // elements of an imported scene (500: the agent's own limit)
+	MaxTextLength     int           // characters of one text element in an import (5000)
 	HistoryListed     int           // revisions shown by history (10)
 	// Owner names this process for leases and runs; stable across restarts of the same replica
 	// (default: "excalibot"), so that a restarted process can recover its own interrupted runs.
@@ -123,6 +125,8 @@ func (o Options) withDefaults() Options {
 	def(&o.MaxMessageLength, 4000)
 	def(&o.MaxConcurrentRuns, 4)
 	def(&o.MaxSceneBytes, 5<<20)
+	def(&o.MaxElements, 500)
+	def(&o.MaxTextLength, 5000)
 	def(&o.HistoryListed, 10)
 	if o.UserRatePerMinute <= 0 {
 		o.UserRatePerMinute = 6

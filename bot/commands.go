@@ -7,6 +7,7 @@ import (
 	"path"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
@@ -165,6 +166,9 @@ func (b *Bot) importFile(ctx context.Context, files []Attachment) ([]byte, error
 	if err != nil {
 		return nil, fmt.Errorf("I could not download %s (%v).", f.Name, err)
 	}
+	if int64(len(data)) > b.opt.MaxImportBytes { // the declared size may be missing or wrong
+		return nil, fmt.Errorf("%s is more than %s; I import files up to %s.", f.Name, size(b.opt.MaxImportBytes), size(b.opt.MaxImportBytes))
+	}
 	if scene.IsPNG(data) {
 		data, err = scene.EmbeddedScene(data, b.opt.MaxSceneBytes)
 		if err != nil {
@@ -180,11 +184,33 @@ func (b *Bot) importFile(ctx context.Context, files []Attachment) ([]byte, error
 	if err != nil {
 		return nil, fmt.Errorf("%s is not a diagram I can open: %v.", f.Name, strings.TrimSuffix(err.Error(), "."))
 	}
+	if err := b.checkImport(sc); err != nil {
+		return nil, fmt.Errorf("%s: %v", f.Name, err)
+	}
 	doc, err := sc.Encode()
 	if err != nil {
 		return nil, fmt.Errorf("%s: could not be saved again: %v", f.Name, err)
 	}
 	return doc, nil
+}
+
+// checkImport refuses a scene the agent could not work on: more elements than its limit, or a
+// text longer than any label it writes. Deleted elements do not count: they are not drawn.
+func (b *Bot) checkImport(sc *scene.Scene) error {
+	n := 0
+	for _, e := range sc.Elements() {
+		if e.IsDeleted {
+			continue
+		}
+		n++
+		if l := utf8.RuneCountInString(e.Text); l > b.opt.MaxTextLength {
+			return fmt.Errorf("the text of element %q is %d characters long; I take texts of up to %d. Shorten it and send the file again.", e.ID, l, b.opt.MaxTextLength)
+		}
+	}
+	if n > b.opt.MaxElements {
+		return fmt.Errorf("the diagram has %d elements; I work on diagrams of up to %d. Split it, or remove some elements, and send it again.", n, b.opt.MaxElements)
+	}
+	return nil
 }
 
 func size(n int64) string {
