@@ -80,6 +80,7 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 		ChatRatePerMinute: cfg.ChatRatePerMinute,
 		RunTimeout:        cfg.RunTimeout + cfg.RenderTimeout + 30*time.Second,
 		MaxSceneBytes:     cfg.MaxSceneSize,
+		MaxElements:       cfg.MaxElements,
 		Owner:             "excalibot@" + owner,
 		NotifyEdits:       cfg.NotifyEdits,
 		Observer:          metrics,
