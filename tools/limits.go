@@ -22,10 +22,14 @@ type Limits struct {
 	MaxSnapshots int
 	// MaxIDLength caps the length of a model-chosen id.
 	MaxIDLength int
+	// MaxArgs caps one call's arguments in bytes, checked before they are parsed: the largest
+	// legitimate call (a full batch of MaxBatch labelled elements) is well under it, and a
+	// run-away model must not make the bot parse and hold megabytes.
+	MaxArgs int
 }
 
 // DefaultLimits returns the limits of the issue: 500 elements, 200 per batch, labels of 500
-// characters, coordinates within ±100 000, an 8 KB get_scene.
+// characters, coordinates within ±100 000, an 8 KB get_scene, 256 KB of arguments per call.
 func DefaultLimits() Limits {
 	return Limits{
 		MaxElements:  500,
@@ -35,6 +39,7 @@ func DefaultLimits() Limits {
 		SceneBudget:  8192,
 		MaxSnapshots: 20,
 		MaxIDLength:  40,
+		MaxArgs:      256 << 10,
 	}
 }
 
@@ -61,6 +66,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxIDLength <= 0 {
 		l.MaxIDLength = d.MaxIDLength
+	}
+	if l.MaxArgs <= 0 {
+		l.MaxArgs = d.MaxArgs
 	}
 	return l
 }

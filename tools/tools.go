@@ -133,6 +133,10 @@ func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) (res 
 		return Result{IsError: true, Text: fmt.Sprintf("unknown tool %q%s. Tools: %s", name,
 			didYouMean(name, toolNames()), strings.Join(toolNames(), ", "))}
 	}
+	if len(args) > s.lim.MaxArgs {
+		return Result{IsError: true, Text: fmt.Sprintf("%s refused, nothing changed: the arguments are %d KB, over the limit of %d KB. Split the work into several smaller calls.",
+			name, len(args)>>10, s.lim.MaxArgs>>10)}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer func() {
