@@ -54,6 +54,12 @@ type Store interface {
 	// Options.EventTTL; a redelivered event gets false.
 	ClaimEvent(ctx context.Context, eventID string) (bool, error)
 
+	// ClaimEvents claims, in one transaction, the ids one incoming message is known by (the
+	// platform's event id, the message's own id): true when none was seen within Options.EventTTL,
+	// and then all are recorded; false when any was, and then none is recorded (the others name the
+	// same message, so a later redelivery is still caught by the one seen before).
+	ClaimEvents(ctx context.Context, eventIDs ...string) (bool, error)
+
 	// AcquireLease gives owner the thread's lease for ttl, or renews it when owner already holds it.
 	// ErrLeaseHeld (as *LeaseHeldError) while another owner's lease has not expired.
 	AcquireLease(ctx context.Context, key ThreadKey, owner string, ttl time.Duration) (Lease, error)
@@ -65,6 +71,18 @@ type Store interface {
 
 	// CreateRun records a queued run of the thread by owner.
 	CreateRun(ctx context.Context, key ThreadKey, owner, detail string) (Run, error)
+	// StartRun records a run of req.Key by req.Owner that starts at once, in state running. With
+	// req.Lease > 0 it first acquires (or renews) the owner's lease on the thread for that long, in
+	// the same transaction: ErrLeaseHeld (as *LeaseHeldError) while another owner holds it, and then
+	// no run is recorded.
+	StartRun(ctx context.Context, req StartRunRequest) (Run, error)
+	// FinishRun moves run req.ID to a final state in one transaction with its revision req.Save,
+	// when not nil (checked as Save checks it). When either part fails nothing changes: the run
+	// keeps its state and no revision is made. Errors: those of SetRunState and Save, ErrInvalid
+	// for a state that is not final or a Save of another thread. The thread is returned when
+	// req.Save is set. The run's lease, if any, is kept: the caller releases it once the result is
+	// delivered.
+	FinishRun(ctx context.Context, req FinishRunRequest) (Run, *Thread, error)
 	// SetRunState moves a run to a new state. ErrNotFound for an unknown run, ErrBadTransition when
 	// the run already finished (done, failed, interrupted) or the move goes backwards.
 	SetRunState(ctx context.Context, id int64, state RunState, detail string) (Run, error)
@@ -87,6 +105,10 @@ type Store interface {
 	// older than before, message→thread entries recorded before before, expired events and expired
 	// leases.
 	Prune(ctx context.Context, before time.Time) (PruneStats, error)
+	// SingleProcess reports whether this process is the only one that can use the database
+	// (SQLite: the process that opened the file holds a lock on it). Then no other process can work
+	// on a thread, and callers that order a thread's work themselves need no lease.
+	SingleProcess() bool
 	// Close releases the database; it waits for nothing else because the store starts no goroutines.
 	Close() error
 }
@@ -256,6 +278,25 @@ type Run struct {
 	Detail  string
 	Created time.Time
 	Updated time.Time
+}
+
+// StartRunRequest is a run that starts now.
+type StartRunRequest struct {
+	Key    ThreadKey
+	Owner  string // the process doing the work; required
+	Detail string // what the run is for, in a few words
+	// Lease, when positive, is how long the owner's lease on the thread is taken or renewed for,
+	// in the same transaction as the run.
+	Lease time.Duration
+}
+
+// FinishRunRequest is the end of a run and what is stored with it.
+type FinishRunRequest struct {
+	ID     int64
+	State  RunState // done, failed or interrupted
+	Detail string
+	// Save, when not nil, is the run's new revision; its Key must be the run's thread.
+	Save *SaveRequest
 }
 
 // PruneStats says what Prune deleted.

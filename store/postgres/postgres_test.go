@@ -7,8 +7,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/excalibot/excalibot/store"
 	"github.com/excalibot/excalibot/internal/pgtest"
+	"github.com/excalibot/excalibot/store"
 	"github.com/excalibot/excalibot/store/postgres"
 	"github.com/excalibot/excalibot/store/storetest"
 )
@@ -77,6 +77,14 @@ func factory(t testing.TB) storetest.Opener {
 }
 
 func TestConformance(t *testing.T) { storetest.Run(t, factory) }
+
+// TestSharedByReplicas: several processes use one PostgreSQL database, so callers must keep leases.
+func TestSharedByReplicas(t *testing.T) {
+	s := factory(t)(t, store.Options{})
+	if s.SingleProcess() {
+		t.Fatal("SingleProcess: got true, want false")
+	}
+}
 
 // TestDurability kills the server with SIGKILL in the middle of a stream of writes, then the writer
 // process too, and restarts the server (crash recovery): every revision whose commit was

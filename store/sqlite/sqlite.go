@@ -1,6 +1,7 @@
 // Package sqlite is the store for one process: an embedded SQLite file through the pure-Go driver
 // modernc.org/sqlite (no cgo), in WAL mode with synchronous=FULL so an acknowledged revision survives a
-// crash or a power cut.
+// crash or a power cut. One process uses a file at a time: Open locks it (PATH.lock) and refuses a
+// file another process holds, so the store can promise callers that no one else works on a thread.
 package sqlite
 
 import (
@@ -28,7 +29,8 @@ var migrations embed.FS
 // Store is a store.Store in one SQLite file.
 type Store struct {
 	*sqlcore.DB
-	path string
+	path    string
+	release func() error // the process's lock on the file
 }
 
 var _ store.Store = (*Store)(nil)
@@ -72,6 +74,20 @@ func Open(ctx context.Context, path string, opt store.Options, log *slog.Logger)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("open sqlite store: create directory: %w", err)
 	}
+	release, err := acquire(path)
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+	}
+	st, err := open(ctx, path, opt, log)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	st.release = release
+	return st, nil
+}
+
+func open(ctx context.Context, path string, opt store.Options, log *slog.Logger) (*Store, error) {
 	q := url.Values{}
 	q.Set("_busy_timeout", fmt.Sprint(BusyTimeoutMS))
 	q.Set("_journal_mode", "WAL")
@@ -92,7 +108,7 @@ func Open(ctx context.Context, path string, opt store.Options, log *slog.Logger)
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	core := sqlcore.New(db, sqlcore.Dialect{Name: "sqlite", SerialWrites: true, Migrations: sub}, opt, log.With("store", path))
+	core := sqlcore.New(db, sqlcore.Dialect{Name: "sqlite", SerialWrites: true, SingleProcess: true, Migrations: sub}, opt, log.With("store", path))
 	if err := core.Migrate(ctx); err != nil {
 		db.Close()
 		if errors.Is(err, store.ErrSchemaTooNew) {
@@ -101,6 +117,11 @@ func Open(ctx context.Context, path string, opt store.Options, log *slog.Logger)
 		return nil, fmt.Errorf("open sqlite store %s: migrate: %w", path, err)
 	}
 	return &Store{DB: core, path: path}, nil
+}
+
+// Close closes the database and gives up the process's lock on it.
+func (s *Store) Close() error {
+	return errors.Join(s.DB.Close(), s.release())
 }
 
 // Path is the database file.

@@ -19,6 +19,9 @@ func TestMain(m *testing.M) {
 		})
 		return
 	}
+	if path := os.Getenv(lockChildEnv); path != "" {
+		os.Exit(lockChild(path))
+	}
 	os.Exit(m.Run())
 }
 

@@ -133,6 +133,10 @@ func Run(t *testing.T, f Factory) {
 		{"ConcurrentCAS", testConcurrentCAS},
 		{"ConcurrentWriters", testConcurrentWriters},
 		{"ConcurrentClaims", testConcurrentClaims},
+		{"ClaimEvents", testClaimEvents},
+		{"StartRun", testStartRun},
+		{"FinishRun", testFinishRun},
+		{"ConcurrentStartRuns", testConcurrentStartRuns},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, f) })

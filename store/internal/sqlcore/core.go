@@ -34,6 +34,9 @@ type Dialect struct {
 	// SerialWrites makes writers of this process queue on a mutex. SQLite allows one writer at a
 	// time anyway, and waiting on a mutex is cheaper and fairer than its busy-timeout polling.
 	SerialWrites bool
+	// SingleProcess says that no other process can use the database at once (the SQLite store
+	// locks its file), which DB.SingleProcess reports to callers.
+	SingleProcess bool
 	// LockMigrations, when set, runs first in the migration transaction to keep two processes
 	// starting at once from migrating together.
 	LockMigrations func(ctx context.Context, tx *sql.Tx) error
@@ -58,6 +61,9 @@ func New(db *sql.DB, d Dialect, opt store.Options, log *slog.Logger) *DB {
 
 // SQL returns the underlying database, for tests and benchmarks.
 func (s *DB) SQL() *sql.DB { return s.db }
+
+// SingleProcess implements store.Store.
+func (s *DB) SingleProcess() bool { return s.d.SingleProcess }
 
 // Close closes the database.
 func (s *DB) Close() error { return s.db.Close() }

@@ -2,7 +2,10 @@ package sqlcore
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/excalibot/excalibot/store"
@@ -11,12 +14,58 @@ import (
 // ClaimEvent implements store.Store.
 func (s *DB) ClaimEvent(ctx context.Context, eventID string) (bool, error) {
 	defer s.lockWrite()()
-	if eventID == "" || len(eventID) > 512 {
-		return false, fmt.Errorf("claim event: %w: id must be 1 to 512 bytes, got %d", store.ErrInvalid, len(eventID))
+	if err := checkEventID(eventID); err != nil {
+		return false, err
 	}
+	return s.claimEvent(ctx, s.db, eventID)
+}
+
+// errSeen rolls back ClaimEvents when one of its ids was claimed before.
+var errSeen = errors.New("event seen before")
+
+// ClaimEvents implements store.Store.
+func (s *DB) ClaimEvents(ctx context.Context, eventIDs ...string) (bool, error) {
+	if len(eventIDs) == 0 {
+		return false, fmt.Errorf("claim events: %w: no id", store.ErrInvalid)
+	}
+	for _, id := range eventIDs {
+		if err := checkEventID(id); err != nil {
+			return false, err
+		}
+	}
+	// One order for every caller: two transactions claiming overlapping ids on PostgreSQL then
+	// wait for each other instead of deadlocking.
+	ids := slices.Compact(slices.Sorted(slices.Values(eventIDs)))
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		for _, id := range ids {
+			fresh, err := s.claimEvent(ctx, tx, id)
+			if err != nil {
+				return err
+			}
+			if !fresh {
+				return errSeen
+			}
+		}
+		return nil
+	})
+	if errors.Is(err, errSeen) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+func checkEventID(id string) error {
+	if id == "" || len(id) > 512 {
+		return fmt.Errorf("claim event: %w: id must be 1 to 512 bytes, got %d", store.ErrInvalid, len(id))
+	}
+	return nil
+}
+
+// claimEvent records eventID unless a live claim of it exists, and says whether it did.
+func (s *DB) claimEvent(ctx context.Context, e execer, eventID string) (bool, error) {
 	now := s.now()
 	// An expired row is taken over as if it were absent; a live one makes the statement a no-op.
-	res, err := s.exec(ctx, s.db, `INSERT INTO events (id, expires) VALUES (?, ?)
+	res, err := s.exec(ctx, e, `INSERT INTO events (id, expires) VALUES (?, ?)
 		ON CONFLICT (id) DO UPDATE SET expires = excluded.expires WHERE events.expires <= ?`,
 		eventID, now+s.opt.EventTTL.Milliseconds(), now)
 	if err != nil {
@@ -32,16 +81,28 @@ func (s *DB) ClaimEvent(ctx context.Context, eventID string) (bool, error) {
 // AcquireLease implements store.Store.
 func (s *DB) AcquireLease(ctx context.Context, key store.ThreadKey, owner string, ttl time.Duration) (store.Lease, error) {
 	defer s.lockWrite()()
-	if err := key.Validate(); err != nil {
+	if err := checkLease(key, owner, ttl); err != nil {
 		return store.Lease{}, err
 	}
-	if owner == "" || ttl <= 0 {
-		return store.Lease{}, fmt.Errorf("lease %s: %w: need an owner and a positive ttl", key, store.ErrInvalid)
+	return s.acquireLease(ctx, s.db, key, owner, ttl)
+}
+
+func checkLease(key store.ThreadKey, owner string, ttl time.Duration) error {
+	if err := key.Validate(); err != nil {
+		return err
 	}
+	if owner == "" || ttl <= 0 {
+		return fmt.Errorf("lease %s: %w: need an owner and a positive ttl", key, store.ErrInvalid)
+	}
+	return nil
+}
+
+// acquireLease takes or renews owner's lease, alone or inside a transaction (StartRun).
+func (s *DB) acquireLease(ctx context.Context, e execer, key store.ThreadKey, owner string, ttl time.Duration) (store.Lease, error) {
 	now := s.now()
 	exp := now + ttl.Milliseconds()
 	var gen int64
-	err := s.row(ctx, s.db, `INSERT INTO leases (tkey, owner, expires, generation) VALUES (?, ?, ?, 1)
+	err := s.row(ctx, e, `INSERT INTO leases (tkey, owner, expires, generation) VALUES (?, ?, ?, 1)
 		ON CONFLICT (tkey) DO UPDATE SET owner = excluded.owner, expires = excluded.expires,
 			generation = CASE WHEN leases.owner = excluded.owner THEN leases.generation ELSE leases.generation + 1 END
 		WHERE leases.owner = excluded.owner OR leases.expires <= ?
@@ -54,7 +115,7 @@ func (s *DB) AcquireLease(ctx context.Context, key store.ThreadKey, owner string
 	}
 	held := &store.LeaseHeldError{Key: key}
 	var hexp int64
-	err = s.row(ctx, s.db, `SELECT owner, expires FROM leases WHERE tkey = ?`, key.String()).Scan(&held.Owner, &hexp)
+	err = s.row(ctx, e, `SELECT owner, expires FROM leases WHERE tkey = ?`, key.String()).Scan(&held.Owner, &hexp)
 	if err != nil && !isNoRows(err) { // released meanwhile: still report it as held, the caller retries
 		return store.Lease{}, fmt.Errorf("read lease on %s: %w", key, err)
 	}

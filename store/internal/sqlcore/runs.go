@@ -31,19 +31,86 @@ func scanRun(sc interface{ Scan(...any) error }) (store.Run, error) {
 // CreateRun implements store.Store.
 func (s *DB) CreateRun(ctx context.Context, key store.ThreadKey, owner, detail string) (store.Run, error) {
 	defer s.lockWrite()()
-	if err := key.Validate(); err != nil {
+	if err := checkRun(key, owner); err != nil {
 		return store.Run{}, err
 	}
-	if owner == "" {
-		return store.Run{}, fmt.Errorf("create run on %s: %w: no owner", key, store.ErrInvalid)
+	return s.insertRun(ctx, s.db, key, owner, store.RunQueued, detail)
+}
+
+func checkRun(key store.ThreadKey, owner string) error {
+	if err := key.Validate(); err != nil {
+		return err
 	}
+	if owner == "" {
+		return fmt.Errorf("create run on %s: %w: no owner", key, store.ErrInvalid)
+	}
+	return nil
+}
+
+func (s *DB) insertRun(ctx context.Context, e execer, key store.ThreadKey, owner string, state store.RunState, detail string) (store.Run, error) {
 	now := s.now()
-	r, err := scanRun(s.row(ctx, s.db, `INSERT INTO runs (tkey, owner, state, detail, created, updated)
-		VALUES (?, ?, ?, ?, ?, ?) RETURNING `+runCols, key.String(), owner, string(store.RunQueued), detail, now, now))
+	r, err := scanRun(s.row(ctx, e, `INSERT INTO runs (tkey, owner, state, detail, created, updated)
+		VALUES (?, ?, ?, ?, ?, ?) RETURNING `+runCols, key.String(), owner, string(state), detail, now, now))
 	if err != nil {
 		return r, fmt.Errorf("create run on %s: %w", key, err)
 	}
 	return r, nil
+}
+
+// StartRun implements store.Store.
+func (s *DB) StartRun(ctx context.Context, req store.StartRunRequest) (store.Run, error) {
+	if err := checkRun(req.Key, req.Owner); err != nil {
+		return store.Run{}, err
+	}
+	var out store.Run
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if req.Lease > 0 {
+			if _, err := s.acquireLease(ctx, tx, req.Key, req.Owner, req.Lease); err != nil {
+				return err
+			}
+		}
+		var err error
+		out, err = s.insertRun(ctx, tx, req.Key, req.Owner, store.RunRunning, req.Detail)
+		return err
+	})
+	return out, err
+}
+
+// FinishRun implements store.Store.
+func (s *DB) FinishRun(ctx context.Context, req store.FinishRunRequest) (store.Run, *store.Thread, error) {
+	if !req.State.Final() {
+		return store.Run{}, nil, fmt.Errorf("finish run %d: %w: %q is not a final state", req.ID, store.ErrInvalid, req.State)
+	}
+	if req.Save != nil {
+		if err := s.checkSave(*req.Save); err != nil {
+			return store.Run{}, nil, fmt.Errorf("finish run %d: %w", req.ID, err)
+		}
+	}
+	var run store.Run
+	var th *store.Thread
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		// The run moves first, so a failing save below must take that move back with it.
+		r, err := s.setRunState(ctx, tx, req.ID, req.State, req.Detail)
+		if err != nil {
+			return err
+		}
+		if req.Save != nil {
+			if req.Save.Key != r.Key {
+				return fmt.Errorf("finish run %d of %s: %w: its revision is for %s", req.ID, r.Key, store.ErrInvalid, req.Save.Key)
+			}
+			t, err := s.saveTx(ctx, tx, *req.Save)
+			if err != nil {
+				return err
+			}
+			th = &t
+		}
+		run = r
+		return nil
+	})
+	if err != nil {
+		return store.Run{}, nil, err
+	}
+	return run, th, nil
 }
 
 // allowed says which states a run may move to from each state. Staying in a non-final state is
@@ -64,31 +131,37 @@ func canMove(from, to store.RunState) bool {
 
 // SetRunState implements store.Store.
 func (s *DB) SetRunState(ctx context.Context, id int64, state store.RunState, detail string) (store.Run, error) {
+	var out store.Run
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		out, err = s.setRunState(ctx, tx, id, state, detail)
+		return err
+	})
+	return out, err
+}
+
+// setRunState moves run id inside tx (SetRunState, FinishRun).
+func (s *DB) setRunState(ctx context.Context, tx *sql.Tx, id int64, state store.RunState, detail string) (store.Run, error) {
 	if !state.Valid() {
 		return store.Run{}, fmt.Errorf("set run %d: %w: unknown state %q", id, store.ErrInvalid, state)
 	}
-	var out store.Run
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		r, err := scanRun(s.row(ctx, tx, `SELECT `+runCols+` FROM runs WHERE id = ?`+s.d.ForUpdate, id))
-		if isNoRows(err) {
-			return fmt.Errorf("run %d: %w", id, store.ErrNotFound)
-		}
-		if err != nil {
-			return fmt.Errorf("read run %d: %w", id, err)
-		}
-		if !canMove(r.State, state) {
-			return fmt.Errorf("run %d: %w: %s to %s", id, store.ErrBadTransition, r.State, state)
-		}
-		now := s.now()
-		if _, err := s.exec(ctx, tx, `UPDATE runs SET state = ?, detail = ?, updated = ? WHERE id = ?`,
-			string(state), detail, now, id); err != nil {
-			return fmt.Errorf("update run %d: %w", id, err)
-		}
-		r.State, r.Detail, r.Updated = state, detail, tm(now)
-		out = r
-		return nil
-	})
-	return out, err
+	r, err := scanRun(s.row(ctx, tx, `SELECT `+runCols+` FROM runs WHERE id = ?`+s.d.ForUpdate, id))
+	if isNoRows(err) {
+		return r, fmt.Errorf("run %d: %w", id, store.ErrNotFound)
+	}
+	if err != nil {
+		return r, fmt.Errorf("read run %d: %w", id, err)
+	}
+	if !canMove(r.State, state) {
+		return r, fmt.Errorf("run %d: %w: %s to %s", id, store.ErrBadTransition, r.State, state)
+	}
+	now := s.now()
+	if _, err := s.exec(ctx, tx, `UPDATE runs SET state = ?, detail = ?, updated = ? WHERE id = ?`,
+		string(state), detail, now, id); err != nil {
+		return r, fmt.Errorf("update run %d: %w", id, err)
+	}
+	r.State, r.Detail, r.Updated = state, detail, tm(now)
+	return r, nil
 }
 
 // RecoverRuns implements store.Store.

@@ -65,64 +65,79 @@ func (s *DB) Load(ctx context.Context, key store.ThreadKey) (*store.Thread, erro
 
 // Save implements store.Store.
 func (s *DB) Save(ctx context.Context, req store.SaveRequest) (*store.Thread, error) {
-	if err := req.Key.Validate(); err != nil {
+	if err := s.checkSave(req); err != nil {
 		return nil, err
-	}
-	if len(req.Scene) == 0 {
-		return nil, fmt.Errorf("save thread %s: %w: empty scene", req.Key, store.ErrInvalid)
-	}
-	if req.Author == "" {
-		return nil, fmt.Errorf("save thread %s: %w: revision has no author", req.Key, store.ErrInvalid)
-	}
-	if err := store.CheckSize("scene", req.Scene, s.opt.MaxSceneBytes); err != nil {
-		return nil, fmt.Errorf("save thread %s: %w", req.Key, err)
-	}
-	if err := store.CheckSize("memory", req.Memory, s.opt.MaxSceneBytes); err != nil {
-		return nil, fmt.Errorf("save thread %s: %w", req.Key, err)
 	}
 	var out store.Thread
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		now := s.now()
-		if req.Base == 0 {
-			// A concurrent creator makes this a no-op; the revision check below then decides.
-			if _, err := s.exec(ctx, tx, `INSERT INTO threads (tkey, created, updated) VALUES (?, ?, ?)
-				ON CONFLICT (tkey) DO NOTHING`, req.Key.String(), now, now); err != nil {
-				return fmt.Errorf("create thread %s: %w", req.Key, err)
-			}
-		}
-		r, err := s.lockThread(ctx, tx, req.Key)
-		if err != nil {
-			return err
-		}
-		if r.th.Rev != req.Base {
-			return &store.ConflictError{Key: req.Key, Base: req.Base, Now: r.th.Rev}
-		}
-		rev := r.th.Head + 1
-		if _, err := s.exec(ctx, tx, `INSERT INTO revisions (thread_id, rev, parent, author, reason, scene, created)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, r.id, rev, r.th.Rev, string(req.Author), req.Reason, req.Scene, now); err != nil {
-			return fmt.Errorf("insert revision %d of %s: %w", rev, req.Key, err)
-		}
-		mem := r.th.Memory
-		if req.Memory != nil {
-			mem = req.Memory
-		}
-		if _, err := s.exec(ctx, tx, `UPDATE threads SET rev = ?, head = ?, memory = ?, updated = ? WHERE id = ?`,
-			rev, rev, mem, now, r.id); err != nil {
-			return fmt.Errorf("advance thread %s to revision %d: %w", req.Key, rev, err)
-		}
-		// Keep the newest HistoryLimit revisions; rev itself is always among them.
-		if _, err := s.exec(ctx, tx, `DELETE FROM revisions WHERE thread_id = ? AND rev <= ?`,
-			r.id, rev-int64(s.opt.HistoryLimit)); err != nil {
-			return fmt.Errorf("drop old revisions of %s: %w", req.Key, err)
-		}
-		out = r.th
-		out.Rev, out.Head, out.Memory, out.Scene, out.Updated = rev, rev, mem, req.Scene, tm(now)
-		return nil
+		var err error
+		out, err = s.saveTx(ctx, tx, req)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return &out, nil
+}
+
+// checkSave rejects a request Save would refuse whatever the database holds.
+func (s *DB) checkSave(req store.SaveRequest) error {
+	if err := req.Key.Validate(); err != nil {
+		return err
+	}
+	if len(req.Scene) == 0 {
+		return fmt.Errorf("save thread %s: %w: empty scene", req.Key, store.ErrInvalid)
+	}
+	if req.Author == "" {
+		return fmt.Errorf("save thread %s: %w: revision has no author", req.Key, store.ErrInvalid)
+	}
+	if err := store.CheckSize("scene", req.Scene, s.opt.MaxSceneBytes); err != nil {
+		return fmt.Errorf("save thread %s: %w", req.Key, err)
+	}
+	if err := store.CheckSize("memory", req.Memory, s.opt.MaxSceneBytes); err != nil {
+		return fmt.Errorf("save thread %s: %w", req.Key, err)
+	}
+	return nil
+}
+
+// saveTx makes the revision of a checked request inside tx (Save, FinishRun).
+func (s *DB) saveTx(ctx context.Context, tx *sql.Tx, req store.SaveRequest) (store.Thread, error) {
+	now := s.now()
+	if req.Base == 0 {
+		// A concurrent creator makes this a no-op; the revision check below then decides.
+		if _, err := s.exec(ctx, tx, `INSERT INTO threads (tkey, created, updated) VALUES (?, ?, ?)
+			ON CONFLICT (tkey) DO NOTHING`, req.Key.String(), now, now); err != nil {
+			return store.Thread{}, fmt.Errorf("create thread %s: %w", req.Key, err)
+		}
+	}
+	r, err := s.lockThread(ctx, tx, req.Key)
+	if err != nil {
+		return store.Thread{}, err
+	}
+	if r.th.Rev != req.Base {
+		return store.Thread{}, &store.ConflictError{Key: req.Key, Base: req.Base, Now: r.th.Rev}
+	}
+	rev := r.th.Head + 1
+	if _, err := s.exec(ctx, tx, `INSERT INTO revisions (thread_id, rev, parent, author, reason, scene, created)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, r.id, rev, r.th.Rev, string(req.Author), req.Reason, req.Scene, now); err != nil {
+		return store.Thread{}, fmt.Errorf("insert revision %d of %s: %w", rev, req.Key, err)
+	}
+	mem := r.th.Memory
+	if req.Memory != nil {
+		mem = req.Memory
+	}
+	if _, err := s.exec(ctx, tx, `UPDATE threads SET rev = ?, head = ?, memory = ?, updated = ? WHERE id = ?`,
+		rev, rev, mem, now, r.id); err != nil {
+		return store.Thread{}, fmt.Errorf("advance thread %s to revision %d: %w", req.Key, rev, err)
+	}
+	// Keep the newest HistoryLimit revisions; rev itself is always among them.
+	if _, err := s.exec(ctx, tx, `DELETE FROM revisions WHERE thread_id = ? AND rev <= ?`,
+		r.id, rev-int64(s.opt.HistoryLimit)); err != nil {
+		return store.Thread{}, fmt.Errorf("drop old revisions of %s: %w", req.Key, err)
+	}
+	out := r.th
+	out.Rev, out.Head, out.Memory, out.Scene, out.Updated = rev, rev, mem, req.Scene, tm(now)
+	return out, nil
 }
 
 // Undo implements store.Store.
