@@ -23,13 +23,15 @@ type Store interface {
 	SetSettings(ctx context.Context, key store.ThreadKey, s store.Settings) error
 	SetMemory(ctx context.Context, key store.ThreadKey, memory []byte) error
 	RevokeLinks(ctx context.Context, key store.ThreadKey, kind store.LinkKind) (int, error)
-	ClaimEvent(ctx context.Context, eventID string) (bool, error)
-	AcquireLease(ctx context.Context, key store.ThreadKey, owner string, ttl time.Duration) (store.Lease, error)
+	ClaimEvents(ctx context.Context, eventIDs ...string) (bool, error)
 	ReleaseLease(ctx context.Context, key store.ThreadKey, owner string) error
 	ReleaseOwner(ctx context.Context, owner string) (int, error)
-	CreateRun(ctx context.Context, key store.ThreadKey, owner, detail string) (store.Run, error)
-	SetRunState(ctx context.Context, id int64, state store.RunState, detail string) (store.Run, error)
+	StartRun(ctx context.Context, req store.StartRunRequest) (store.Run, error)
+	FinishRun(ctx context.Context, req store.FinishRunRequest) (store.Run, *store.Thread, error)
 	RecoverRuns(ctx context.Context) ([]store.Run, error)
+	// SingleProcess true means no other process works on this database: the thread's queue
+	// already keeps its runs apart, and leases are skipped.
+	SingleProcess() bool
 }
 
 // Drawer runs the drawing agent on a thread's scene.
@@ -294,27 +296,24 @@ func (b *Bot) Handle(ctx context.Context, a Adapter, msg Message) {
 	}
 }
 
-// seen claims the message's event id and (channel, message id); either seen before means a
-// redelivery.
+// seen claims the message's event id and (channel, message id) in one commit; either seen before
+// means a redelivery.
 func (b *Bot) seen(ctx context.Context, msg Message) (bool, error) {
-	ids := []string{}
+	ids := make([]string, 0, 2)
 	if msg.EventID != "" {
 		ids = append(ids, msg.Key.Platform+":event:"+msg.EventID)
 	}
 	if msg.ID != "" {
 		ids = append(ids, msg.Key.Platform+":msg:"+msg.Key.Workspace+":"+msg.Key.Channel+":"+msg.ID)
 	}
-	dup := false
-	for _, id := range ids {
-		fresh, err := b.store.ClaimEvent(ctx, id)
-		if err != nil {
-			return false, err
-		}
-		if !fresh {
-			dup = true
-		}
+	if len(ids) == 0 {
+		return false, nil
 	}
-	return dup, nil
+	fresh, err := b.store.ClaimEvents(ctx, ids...)
+	if err != nil {
+		return false, err
+	}
+	return !fresh, nil
 }
 
 func (b *Bot) refuse(ctx context.Context, a Adapter, msg Message, text string) {

@@ -1,0 +1,101 @@
+package bot
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// statusInterval is the least time between two status edits, so a fast run does not hit the
+// platform's rate limits.
+const statusInterval = 1500 * time.Millisecond
+
+// statusLine shows a run's working signs from a goroutine of its own: the run never waits for the
+// platform to put them up or edit them, and a failed sign never stops the run. Updates coalesce:
+// the latest text is shown, at most one edit per statusInterval.
+type statusLine struct {
+	b    *Bot
+	key  string
+	wake chan struct{} // a new text is waiting
+	stop chan struct{} // closed by finish
+	done chan struct{} // closed when the goroutine has taken the signs down
+
+	mu   sync.Mutex
+	text string // latest text asked for
+}
+
+// working starts showing that work on msg is under way; finish takes the signs down.
+func (b *Bot) working(ctx context.Context, a Adapter, msg Message) *statusLine {
+	s := &statusLine{b: b, key: msg.Key.String(), wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	go s.run(ctx, a, msg)
+	return s
+}
+
+// update asks for text to be shown; it returns at once.
+func (s *statusLine) update(text string) {
+	s.mu.Lock()
+	s.text = text
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default: // a wake-up is already pending; it will read the latest text
+	}
+}
+
+// finish takes the signs down and waits until they are. Call it exactly once, after the reply.
+func (s *statusLine) finish() {
+	close(s.stop)
+	<-s.done
+}
+
+func (s *statusLine) run(ctx context.Context, a Adapter, msg Message) {
+	defer close(s.done)
+	st, err := a.Working(ctx, msg)
+	if err != nil || st == nil {
+		if err != nil {
+			s.b.log.Warn("show working sign", "thread", s.key, "err", err)
+		}
+		<-s.stop
+		return
+	}
+	defer func() {
+		// ctx may be over (shutdown, timeout): taking the signs down gets its own short budget.
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := st.Finish(fctx); err != nil {
+			s.b.log.Debug("finish status", "thread", s.key, "err", err)
+		}
+	}()
+	var shown string
+	var last time.Time
+	var later <-chan time.Time // set while a text waits for the interval to pass
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-s.wake:
+		case <-later:
+			later = nil
+		}
+		s.mu.Lock()
+		text := s.text
+		s.mu.Unlock()
+		if text == shown || later != nil {
+			continue
+		}
+		if wait := statusInterval - time.Since(last); shown != "" && wait > 0 {
+			later = time.After(wait)
+			continue
+		}
+		// A run that finished meanwhile needs no more edits.
+		select {
+		case <-s.stop:
+			return
+		default:
+		}
+		if err := st.Update(ctx, text); err != nil {
+			s.b.log.Debug("update status", "thread", s.key, "err", err)
+		}
+		shown, last = text, time.Now()
+	}
+}
