@@ -14,7 +14,8 @@ var tokenNames = map[string]string{
 	"TAGSTART": "'<'", "UP": "'^'", "DOWN": "'v'", "COMMA": "','", "QUOTE": "'\"'", "SPACE": "a space",
 	"NODE_STRING": "a name", "TEXT": "text", "UNICODE_TEXT": "text", "LINK": "an arrow", "ARROW": "an arrow",
 	"START_LINK": "an arrow", "STYLE_SEPARATOR": "':::'", "ACTOR": "a participant name", "SOLID_ARROW": "'->>'",
-	"EDGE_TEXT": "edge text", "INVALID": "something Mermaid does not know",
+	"EDGE_TEXT": "edge text", "INVALID": "something Mermaid does not know", "1": "the end of the diagram",
+	"TXT": "':' and the message text",
 }
 
 var (
@@ -37,11 +38,31 @@ func syntaxError(message string, line *int, source string, offset int, fixes []s
 	lines := strings.Split(source, "\n")
 	if line != nil && *line > 0 {
 		e.Line = *line
-		if i := *line - offset - 1; i >= 0 && i < len(lines) {
+		i := *line - offset - 1
+		if i >= len(lines) {
+			// Mermaid counts a line past the end when the text ends inside a bracket or a block:
+			// point at the bracket left open, else at the last line.
+			i = len(lines) - 1
+			for i > 0 && strings.TrimSpace(lines[i]) == "" {
+				i--
+			}
+			for j, l := range lines {
+				if !balanced(l) {
+					i = j
+					break
+				}
+			}
+			e.Line = i + offset + 1
+		}
+		if i >= 0 && i < len(lines) {
 			e.LineText = lines[i]
 		}
 	}
-	e.Message, e.Hint = explain(message, e.LineText, firstKeyword(source))
+	context := e.LineText
+	if !balanced(context) || !balanced(source) {
+		context = source // an unclosed bracket further up is the likelier cause
+	}
+	e.Message, e.Hint = explain(message, context, firstKeyword(source))
 	return e
 }
 
@@ -73,8 +94,19 @@ func explain(message, lineText, keyword string) (msg, hint string) {
 	if m := reGot.FindStringSubmatch(message); m != nil {
 		var want []string
 		seen := map[string]bool{}
+		var toks []string
 		for _, w := range reExpecting.FindAllStringSubmatch(m[1], -1) {
-			n := tokenName(w[1])
+			if _, ok := tokenNames[w[1]]; ok {
+				toks = append(toks, w[1])
+			}
+		}
+		if len(toks) == 0 { // only internal token names: show the first few as they are
+			for _, w := range reExpecting.FindAllStringSubmatch(m[1], -1) {
+				toks = append(toks, w[1])
+			}
+		}
+		for _, w := range toks {
+			n := tokenName(w)
 			if !seen[n] && len(want) < 5 {
 				seen[n] = true
 				want = append(want, n)
@@ -99,13 +131,19 @@ func explain(message, lineText, keyword string) (msg, hint string) {
 	return msg, generalHint(keyword)
 }
 
+// balanced reports whether every [, ( and { of s is closed.
+func balanced(s string) bool {
+	return strings.Count(s, "[") == strings.Count(s, "]") && strings.Count(s, "(") == strings.Count(s, ")") &&
+		strings.Count(s, "{") == strings.Count(s, "}")
+}
+
 func hintFor(got, lineText, keyword string) string {
 	quoted := `put a label containing brackets, quotes or punctuation in double quotes, e.g. A["Call f(x)"]`
 	switch got {
 	case "PS", "PE", "SQS", "SQE", "DIAMOND_START", "DIAMOND_STOP", "TAGEND", "TAGSTART", "STR", "QUOTE":
 		return quoted
-	case "NEWLINE", "EOF":
-		if strings.Count(lineText, "[") != strings.Count(lineText, "]") || strings.Count(lineText, "(") != strings.Count(lineText, ")") {
+	case "NEWLINE", "EOF", "1":
+		if !balanced(lineText) {
 			return "a bracket is not closed on this line; every [ needs its ], every ( its )"
 		}
 		if strings.Contains(keyword, "sequence") {

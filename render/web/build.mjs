@@ -14,6 +14,8 @@
 //   - dist/mermaid.js is a second, separate page: mermaid-to-excalidraw with all of Mermaid, and
 //     Excalidraw's convertToExcalidrawElements with the same inlined fonts (labels are measured in
 //     Excalifont). Only the Mermaid tab loads it, so rendering pays nothing for Mermaid.
+//     package.json pins mermaid to 11.12.3 (overrides): mermaid-to-excalidraw 2.2.2 looks subgraphs
+//     up by their bare id, and Mermaid 11.13+ prefixes SVG ids with the diagram's id.
 import * as esbuild from "esbuild";
 import fs from "node:fs";
 import path from "node:path";

@@ -121,6 +121,10 @@ const appendEnds = (text) => {
   const closed = (text.match(/^\s*end\s*$/gm) || []).length;
   return open > closed ? text + "\n" + Array(open - closed).fill("end").join("\n") : null;
 };
+// `class Shape <<interface>>`: newer Mermaid takes the annotation on the class line; 11.12 wants it
+// on a line of its own.
+const annotationLine = (text) =>
+  text.replace(/^(\s*)class\s+([\w-]+)\s*(<<[^>\n]+>>)\s*$/gm, "$1class $2\n$1$3 $2");
 const smartQuotes = (text) => text.replace(/[\u201C\u201D\u201E\u00AB\u00BB]/g, '"').replace(/[\u2018\u2019\u201A]/g, "'");
 // Mermaid refuses to deactivate a participant that is not active: drop the last such line.
 const dropDeactivate = (text, who) => {
@@ -150,6 +154,7 @@ const candidates = (text, message) => {
     }
   }
   add("removed a '>' typed after an edge label", dropHeadAfterLabel(text));
+  add("moved a class's <<annotation>> to a line of its own", annotationLine(text));
   add("added the missing 'end' of a block", appendEnds(text));
   // Excalidraw's dialog retries once with double quotes turned into single ones.
   add("replaced double quotes with single quotes", text.replace(/"/g, "'"));
@@ -186,7 +191,65 @@ const repair = async (text, first) => {
     err = progress.e;
     fixes.push(progress.c.fix);
   }
-  return { text, err, fixes };
+  // Nothing worked: report the mistake as the user wrote it, not one left in a half-repaired text.
+  return { text, err: first, fixes: [] };
+};
+
+// ---- the skeleton Mermaid's layout produced, made fit for Excalidraw ------------------------------
+
+// uniqueIds renames repeated ids: mermaid-to-excalidraw names an edge after its two ends, so two
+// edges between the same nodes share an id, and convertToExcalidrawElements drops the second.
+const uniqueIds = (skeleton) => {
+  const seen = new Set();
+  for (const e of skeleton) {
+    if (!e.id) continue;
+    let id = e.id;
+    for (let n = 2; seen.has(id); n++) id = `${e.id}_${n}`;
+    e.id = id;
+    seen.add(id);
+  }
+};
+
+const ctx2d = document.createElement("canvas").getContext("2d");
+const wordWidth = (text, size) => {
+  ctx2d.font = `${size}px Excalifont, Xiaolai, sans-serif`;
+  let w = 0;
+  for (const word of String(text).split(/\s+/)) w = Math.max(w, ctx2d.measureText(word).width);
+  return w;
+};
+
+// Excalidraw wraps a label to the inner width of its shape (textElement.ts getMaxContainerWidth,
+// BOUND_TEXT_PADDING = 5): the full width of a rectangle, about half of a diamond, width/√2 of an
+// ellipse. Mermaid sizes its shapes for its own label layout, so a word can end up cut in two
+// ("Choic|e"). fitLabels widens such shapes about their centre until the longest word fits, and
+// moves the ends of the arrows bound to them onto the new border (scaling about the centre maps
+// the border of a rectangle, diamond or ellipse onto the border of the wider one).
+const fitLabels = (skeleton) => {
+  const scaled = new Map();
+  for (const e of skeleton) {
+    if (!e.label || !e.label.text || !["rectangle", "diamond", "ellipse"].includes(e.type)) continue;
+    const size = e.label.fontSize || 20;
+    const need = Math.ceil(wordWidth(e.label.text, size)) + 2 * 5 + 2;
+    const width =
+      e.type === "diamond" ? 2 * need : e.type === "ellipse" ? Math.ceil(need * Math.SQRT2) : need;
+    if (!(width > e.width)) continue;
+    const cx = e.x + e.width / 2;
+    scaled.set(e.id, { cx, cy: e.y + e.height / 2, sx: width / e.width });
+    e.x = cx - width / 2;
+    e.width = width;
+  }
+  for (const a of skeleton) {
+    if (a.type !== "arrow" || !Array.isArray(a.points) || a.points.length < 2) continue;
+    const abs = a.points.map(([px, py]) => [a.x + px, a.y + py]);
+    const move = (i, id) => {
+      const s = id && scaled.get(id);
+      if (s) abs[i] = [s.cx + (abs[i][0] - s.cx) * s.sx, abs[i][1]];
+    };
+    move(0, a.start && a.start.id);
+    move(abs.length - 1, a.end && a.end.id);
+    [a.x, a.y] = abs[0];
+    a.points = abs.map(([px, py]) => [px - a.x, py - a.y]);
+  }
 };
 
 const convert = async (src) => {
@@ -224,6 +287,8 @@ const convert = async (src) => {
     return { error: { code: "convert", message: String((e && e.message) || e), source: text, fixes } };
   }
   const files = out.files || {};
+  uniqueIds(out.elements);
+  fitLabels(out.elements);
   let elements;
   try {
     // Mermaid's node ids (A, B, …) are kept: they are the names the model and the user know.
