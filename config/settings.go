@@ -80,6 +80,9 @@ var settings = []setting{
 	{"log-level", "EXCALIBOT_LOG_LEVEL", "debug, info, warn or error", false, func(c *Config) any { return &c.LogLevel }},
 }
 
+// maxConfigFile bounds a config file; it holds a few dozen KEY=value lines.
+const maxConfigFile = 1 << 20
+
 // ConfigFileEnv names the variable that points at a config file (the --config flag wins over it).
 const ConfigFileEnv = "EXCALIBOT_CONFIG"
 
@@ -235,11 +238,25 @@ func set(p any, v string) error {
 }
 
 // readFile reads KEY=value lines (blank lines and # comments allowed, values may be quoted). A file
-// that holds a secret must not be readable by other users.
+// that holds a secret must be the owner's alone: no group or other permission bits, since the
+// group of a service file is often a shared one and a group-writable file lets others swap a URL
+// or token.
 func readFile(path string) (map[string]string, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read config file: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat() // of the file read, not of whatever the path names a moment later
+	if err != nil {
+		return nil, fmt.Errorf("stat config file: %w", err)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxConfigFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("read config file: %w", err)
+	}
+	if len(data) > maxConfigFile {
+		return nil, fmt.Errorf("config file %s is over %d KB; it should hold a few KEY=value lines", path, maxConfigFile>>10)
 	}
 	known := map[string]setting{}
 	for _, s := range settings {
@@ -274,14 +291,8 @@ func readFile(path string) (map[string]string, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("read config file %s: %w", path, err)
 	}
-	if hasSecret {
-		st, err := os.Stat(path)
-		if err != nil {
-			return nil, fmt.Errorf("stat config file: %w", err)
-		}
-		if st.Mode().Perm()&0o004 != 0 {
-			return nil, fmt.Errorf("config file %s holds secrets and is readable by every user (mode %v); run: chmod 600 %s", path, st.Mode().Perm(), path)
-		}
+	if hasSecret && st.Mode().Perm()&0o077 != 0 {
+		return nil, fmt.Errorf("config file %s holds secrets and other users may read or change it (mode %v); run: chmod 600 %s", path, st.Mode().Perm(), path)
 	}
 	return vals, nil
 }
