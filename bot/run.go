@@ -255,7 +255,9 @@ func (b *Bot) postPicture(ctx context.Context, a Adapter, chatKey ThreadKey, th 
 	png, err := pic.wait()
 	if err != nil {
 		b.log.Warn("render failed", "thread", chatKey.String(), "rev", th.Rev, "err", err)
-		r.Text = strings.TrimSpace(r.Text + "\n\n" + "I could not render the picture (" + err.Error() + "); the .excalidraw file is attached and opens in Excalidraw.")
+		// The drawing is saved; only its picture is missing, and "export png" renders it again.
+		r.Text = strings.TrimSpace(r.Text + "\n\n" + "I could not render the picture (" + strings.TrimSpace(err.Error()) +
+			"). The diagram is saved and the .excalidraw file is attached (it opens in Excalidraw); send \"export png\" to try the picture again.")
 	} else {
 		r.Image = &File{Name: "diagram.png", MIME: "image/png", Content: png}
 	}
