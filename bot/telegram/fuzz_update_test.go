@@ -124,9 +124,7 @@ func FuzzWebhook(f *testing.F) {
 				if m.Key.Platform != Platform || m.Key.Channel == "" || m.EventID == "" {
 					return fmt.Errorf("malformed message handed over: %+v", m)
 				}
-				if m.Text == "" && len(m.Files) == 0 {
-					return fmt.Errorf("empty message handed over: %+v", m)
-				}
+				// A bare "@draw_bot" arrives with empty text on purpose: the core answers with help.
 			}
 			return nil
 		})
