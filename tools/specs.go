@@ -105,6 +105,10 @@ var toolDocs = []toolDoc{
 	{"read_diagram_guide", "Read this first: sizes, spacing, colours and how to connect shapes.", schema(nil)},
 	{"get_scene", "Show what is on the canvas: one line per element (id, type, x,y, width x height, label, style), the arrows between shapes, and warnings to fix.", schema(nil)},
 	graphDocs[0], graphDocs[1], graphDocs[2], graphDocs[3], graphDocs[4], graphDocs[5],
+	{"create_from_mermaid", "Draw a whole diagram from Mermaid text: flowchart, sequenceDiagram, classDiagram, stateDiagram-v2 or erDiagram become editable shapes and bound arrows (other types become one picture). Placed right of the current drawing; replace:true draws it instead. " +
+		"Example: {\"mermaid\":\"flowchart LR\\n  A[Client] -->|HTTP| B[API]\\n  B --> C[(DB)]\"}. A syntax error names the line to fix.",
+		schema([]string{"mermaid"}, [2]string{"mermaid", `{"type":"string","description":"The Mermaid diagram, starting with its type, e.g. \"flowchart TD\" or \"sequenceDiagram\"."}`},
+			[2]string{"replace", `{"type":"boolean","description":"true: clear the canvas first (default false: add beside)."}`})},
 	{"batch_create_elements", "Create many elements at once (best way to draw a diagram). Shapes take their label in text. " +
 		"Arrows connect shapes by id: {\"id\":\"a1\",\"type\":\"arrow\",\"startElementId\":\"r1\",\"endElementId\":\"r2\"}; no x/y needed. " +
 		"Example: {\"elements\":[{\"id\":\"r1\",\"type\":\"rectangle\",\"x\":0,\"y\":0,\"text\":\"API\"},{\"id\":\"r2\",\"type\":\"rectangle\",\"x\":0,\"y\":200,\"text\":\"DB\"},{\"id\":\"a1\",\"type\":\"arrow\",\"startElementId\":\"r1\",\"endElementId\":\"r2\"}]}",

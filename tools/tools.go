@@ -51,6 +51,8 @@ type Set struct {
 	lim   Limits
 	snaps map[string]*scene.Scene
 	order []string // snapshot names, oldest first, for evicting beyond MaxSnapshots
+
+	mermaid MermaidConverter // for create_from_mermaid; nil refuses it (mermaid.go)
 }
 
 // New returns the tool set over sc. Zero fields of lim take their DefaultLimits values.
@@ -99,6 +101,7 @@ var handlers = map[string]handler{
 	"remove_from_graph":     {true, (*Set).removeFromGraph},
 	"relayout_graph":        {true, (*Set).relayoutGraph},
 	"create_sequence":       {true, (*Set).createSequence},
+	"create_from_mermaid":   {false, (*Set).createFromMermaid}, // replaces s.sc, like restore_snapshot
 	"batch_create_elements": {true, (*Set).batchCreate},
 	"create_element":        {true, (*Set).createElement},
 	"update_element":        {true, (*Set).updateElement},
@@ -174,7 +177,7 @@ func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) (res 
 		return Result{IsError: true, Text: fmt.Sprintf("%s refused, nothing changed:\n%s", name, errorText(err))}
 	}
 	res = Result{Text: text, Done: name == "done", Changed: h.mutates}
-	if name == "restore_snapshot" || name == "clear_canvas" {
+	if name == "restore_snapshot" || name == "clear_canvas" || name == "create_from_mermaid" {
 		res.Changed = true
 	}
 	return res
