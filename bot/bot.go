@@ -169,6 +169,7 @@ type Bot struct {
 
 	mu       sync.Mutex
 	adapters map[string]Adapter // by platform, for messages without an incoming message
+	mermaid  MermaidDrawer      // draws Mermaid messages without the model; nil: the agent does (mermaid.go)
 }
 
 // New returns the core. links may be nil (replies then carry no editor link).

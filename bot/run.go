@@ -109,7 +109,7 @@ func (b *Bot) draw(ctx context.Context, jobs []job) {
 		prompt = sb.String()
 	}
 	status.update("drawing…")
-	res, err := b.drawer.Draw(ctx, DrawRequest{
+	res, err := b.drawerFor(prompts).Draw(ctx, DrawRequest{
 		Prompt: prompt, Scene: th.Scene, Memory: th.Memory, Model: th.Settings.Model,
 		Progress: func(p Progress) { status.update(progressLine(p)) },
 	})
@@ -120,7 +120,7 @@ func (b *Bot) draw(ctx context.Context, jobs []job) {
 		}
 		end(state, err.Error())
 		log.Warn("drawing failed", "err", err)
-		fail(friendly("drawing", err))
+		fail(drawFailure(err))
 		return
 	}
 	memory := res.Memory

@@ -1,0 +1,124 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// MermaidDrawer draws a Mermaid diagram onto a thread's scene without the model (cmd/excalibot
+// wires the renderer's Mermaid page and the tools' import). Optional: without one, Mermaid in a
+// message goes to the agent like any request.
+type MermaidDrawer interface {
+	// DrawMermaid adds the diagram in src (a whole message; it may hold a ```mermaid fence) to
+	// scene, nil for a new thread, and returns the new scene. A diagram Mermaid refuses returns a
+	// *MermaidError.
+	DrawMermaid(ctx context.Context, src string, scene []byte) (MermaidDrawing, error)
+}
+
+// MermaidDrawing is a scene with a Mermaid diagram drawn on it.
+type MermaidDrawing struct {
+	Scene []byte
+	// Summary says what was drawn: its type, the shapes, a picture fallback, what was repaired.
+	Summary string
+}
+
+// MermaidError is a diagram Mermaid refused.
+type MermaidError struct {
+	Line     int // in the message, 1-based; 0 when unknown
+	LineText string
+	Message  string
+	Hint     string
+}
+
+func (e *MermaidError) Error() string { return "mermaid: " + e.Message }
+
+// reply is the friendly answer to a refused diagram: which line, what is wrong, what to write.
+func (e *MermaidError) reply() string {
+	var b strings.Builder
+	b.WriteString("I could not read that Mermaid diagram")
+	if e.Line > 0 {
+		fmt.Fprintf(&b, " (line %d", e.Line)
+		if t := strings.TrimSpace(e.LineText); t != "" {
+			fmt.Fprintf(&b, ": `%s`", clip(t, 80))
+		}
+		b.WriteString(")")
+	}
+	if e.Message != "" {
+		b.WriteString(": " + e.Message)
+	}
+	b.WriteString(".")
+	if e.Hint != "" {
+		b.WriteString(" Hint: " + e.Hint + ".")
+	}
+	b.WriteString(" Nothing in the diagram changed; send the corrected diagram to try again.")
+	return b.String()
+}
+
+// SetMermaid turns on drawing Mermaid messages directly.
+func (b *Bot) SetMermaid(m MermaidDrawer) {
+	b.mu.Lock()
+	b.mermaid = m
+	b.mu.Unlock()
+}
+
+// drawerFor returns who carries out the requests: the Mermaid drawer for a single message that is
+// a Mermaid diagram, else the agent.
+func (b *Bot) drawerFor(prompts []string) Drawer {
+	b.mu.Lock()
+	m := b.mermaid
+	b.mu.Unlock()
+	if m == nil || len(prompts) != 1 || !isMermaid(prompts[0]) {
+		return b.drawer
+	}
+	return mermaidRun{m}
+}
+
+// mermaidRun is a Drawer that converts the prompt itself. The agent's memory is left as it was.
+type mermaidRun struct{ m MermaidDrawer }
+
+func (r mermaidRun) Draw(ctx context.Context, req DrawRequest) (DrawResult, error) {
+	d, err := r.m.DrawMermaid(ctx, req.Prompt, req.Scene)
+	if err != nil {
+		return DrawResult{}, err
+	}
+	return DrawResult{Scene: d.Scene, Memory: req.Memory, Summary: d.Summary, Changed: true}, nil
+}
+
+// drawFailure is the reply to a failed drawing run.
+func drawFailure(err error) string {
+	var me *MermaidError
+	if errors.As(err, &me) {
+		return me.reply()
+	}
+	return friendly("drawing", err)
+}
+
+var (
+	// A ```mermaid (or ~~~mermaid) fence anywhere in the message.
+	reMermaidFence = regexp.MustCompile("(?im)^[ \t]*(```|~~~)[ \t]*mermaid\\b")
+	// A first line that is a diagram keyword, as Mermaid writes it (any case: the converter fixes
+	// it), alone or with what may follow it there; plain sentences like "graph of sales" are not.
+	reMermaidStart = regexp.MustCompile(`(?i)^(?:(?:flowchart|graph)(?:[ \t]+(?:TD|TB|BT|RL|LR))?|sequenceDiagram|classDiagram(?:-v2)?|stateDiagram(?:-v2)?|erDiagram|journey|gantt|pie(?:[ \t]+(?:showData|title[ \t].*))?|mindmap|timeline|gitGraph|quadrantChart|requirementDiagram|C4(?:Context|Container|Component|Dynamic|Deployment)|(?:sankey|xychart|block|packet|architecture|radar|treemap)-beta|kanban)[ \t]*;?$`)
+)
+
+// isMermaid reports whether a message is a Mermaid diagram: it holds a ```mermaid fence, or its
+// first line (after %% comments and a --- front-matter block) is a diagram keyword and more follows.
+func isMermaid(text string) bool {
+	if reMermaidFence.MatchString(text) {
+		return true
+	}
+	lines := strings.Split(strings.ReplaceAll(strings.TrimSpace(text), "\r\n", "\n"), "\n")
+	i := 0
+	if len(lines) > 0 && strings.TrimSpace(lines[0]) == "---" {
+		for i = 1; i < len(lines) && strings.TrimSpace(lines[i]) != "---"; i++ {
+		}
+		i++
+	}
+	for i < len(lines) && (strings.HasPrefix(strings.TrimSpace(lines[i]), "%%") || strings.TrimSpace(lines[i]) == "") {
+		i++
+	}
+	return i < len(lines)-1 && reMermaidStart.MatchString(strings.TrimSpace(lines[i]))
+}
