@@ -32,6 +32,21 @@ func statusKB(path, field string) uint64 {
 // processes sharing them, so Chromium's shared libraries count once) of every process descended
 // from pid — Chromium and its renderers under the test process — from /proc (Linux); 0 elsewhere.
 func descendantsRSS(pid int) uint64 {
+	parent := processParents()
+	var sum uint64
+	for id := range parent {
+		for p := parent[id]; p > 1; p = parent[p] {
+			if p == pid {
+				sum += statusKB("/proc/"+strconv.Itoa(id)+"/smaps_rollup", "Pss:")
+				break
+			}
+		}
+	}
+	return sum
+}
+
+// processParents maps every process id to its parent's, from /proc (Linux); empty elsewhere.
+func processParents() map[int]int {
 	parent := map[int]int{}
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	for _, p := range stats {
@@ -52,14 +67,5 @@ func descendantsRSS(pid int) uint64 {
 		pp, _ := strconv.Atoi(f[1])
 		parent[id] = pp
 	}
-	var sum uint64
-	for id := range parent {
-		for p := parent[id]; p > 1; p = parent[p] {
-			if p == pid {
-				sum += statusKB("/proc/"+strconv.Itoa(id)+"/smaps_rollup", "Pss:")
-				break
-			}
-		}
-	}
-	return sum
+	return parent
 }

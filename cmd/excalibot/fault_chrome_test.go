@@ -1,0 +1,174 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/excalibot/excalibot/config"
+	"github.com/excalibot/excalibot/scene"
+	"github.com/excalibot/excalibot/store/sqlite"
+)
+
+// killChromium SIGKILLs every Chromium browser process started by this test process (the
+// renderer's, under serve) and returns how many it killed.
+func killChromium() int {
+	n := 0
+	for _, pid := range childrenNamed(os.Getpid(), "chrom") {
+		if syscall.Kill(pid, syscall.SIGKILL) == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// childrenNamed lists the direct children of pid whose command name starts with prefix.
+func childrenNamed(pid int, prefix string) []int {
+	var out []int
+	for id, p := range processParents() {
+		if p != pid {
+			continue
+		}
+		comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", id))
+		if strings.HasPrefix(strings.TrimSpace(string(comm)), prefix) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// bigScene is a .excalidraw file with n labelled boxes: its picture takes long enough to render
+// (about a second on a loaded 2-core machine) that a kill lands in the middle of it.
+func bigScene(t *testing.T, n int) []byte {
+	t.Helper()
+	sc := scene.New()
+	for i := range n {
+		e := scene.NewElement(scene.Rectangle)
+		e.ID, e.X, e.Y, e.Width, e.Height = fmt.Sprintf("big%d", i), float64(i%20)*200, float64(i/20)*120, 180, 90
+		txt := scene.NewElement(scene.Text)
+		txt.ID, txt.X, txt.Y = fmt.Sprintf("big%dt", i), e.X+20, e.Y+30
+		txt.Text, txt.OriginalText = fmt.Sprintf("service %d", i), fmt.Sprintf("service %d", i)
+		for _, el := range []scene.Element{e, txt} {
+			if _, err := sc.Add(el); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	doc, err := sc.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// Chromium killed with SIGKILL while it renders a bot run's picture. Once: the renderer restarts
+// it and the picture still arrives. Again and again for several seconds: the reply carries the
+// .excalidraw file with a notice that says the picture failed and how to get it again; then the
+// renderer is back, /readyz is healthy, and the picture can be had.
+func TestFaultChromeKilled(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs /proc to find Chromium's processes")
+	}
+	var dbPath string
+	b := startFaultBot(t, func(c *config.Config) { dbPath = c.Database[len("sqlite:"):] })
+	st, err := sqlite.Open(t.Context(), dbPath, storeOptions(), quietLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+
+	t.Run("killed once during the render", func(t *testing.T) {
+		n := 40
+		th := b.sl.start(t, n, "", &upload{Name: "big.excalidraw", Data: bigScene(t, 200)})
+		if got, errs := waitSettled(t, b.sl, th, 1); len(got) != 1 || got[0].PNG == nil {
+			t.Fatalf("import of the big scene: %d answers, errors %q", len(got), errs)
+		}
+		// The model's last turn is answered, then the run saves and renders: Chromium dies
+		// 150 ms into that.
+		killed := make(chan int, 1)
+		b.ollama.SetResponder(onStep(msgTag(n, 2), 2, func() {
+			time.AfterFunc(150*time.Millisecond, func() { killed <- killChromium() })
+		}))
+		defer b.ollama.SetResponder(taggedBoxes)
+		b.sl.say(t, th, n, "draw a box "+msgTag(n, 2))
+		answers, errs := waitSettled(t, b.sl, th, 2)
+		if k := <-killed; k == 0 {
+			t.Fatal("no Chromium process to kill")
+		}
+		if len(errs) > 0 || len(answers) != 2 || answers[1].PNG == nil {
+			t.Fatalf("after one kill: %d answers, errors %q; want the picture (the renderer retries on a restarted Chromium)", len(answers), errs)
+		}
+		if !strings.Contains(b.logs.String(), "render attempt failed; retrying on a fresh tab") {
+			t.Error("serve's log shows no render cut short: the kill missed the render (the machine rendered faster than 150 ms?)")
+		}
+		if got := boxes(t, answers[1]); !slices.Contains(got, msgTag(n, 2)) {
+			t.Errorf("picture's scene has %q, want %s in it", got, msgTag(n, 2))
+		}
+		checkHealthy(t, b.addr)
+	})
+
+	t.Run("killed again and again", func(t *testing.T) {
+		n := 41
+		th := b.sl.start(t, n, "draw a box "+msgTag(n, 1), nil)
+		first, errs := waitSettled(t, b.sl, th, 1)
+		if len(first) != 1 || len(errs) > 0 {
+			t.Fatalf("before the fault: %d answers, errors %q", len(first), errs)
+		}
+		before := revisions(t, st, slackKey(th))
+
+		// Kill every Chromium that comes up for 8 s from the follow-up on: the render and its
+		// retry both fail.
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for end := time.Now().Add(8 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+				killChromium()
+			}
+		}()
+		b.sl.say(t, th, n, "draw a box "+msgTag(n, 2))
+		answers, errs := waitSettled(t, b.sl, th, 2)
+		wg.Wait()
+		if len(answers) != 2 {
+			t.Fatalf("%d answers, errors %q; want the second answer, with or without its picture", len(answers), errs)
+		}
+		got := answers[1]
+		if got.PNG != nil {
+			t.Log("the picture made it despite the kills (a render finished between two of them)")
+		} else {
+			var notice string
+			_, texts, _ := b.sl.replies(th)
+			for _, s := range texts {
+				if strings.Contains(s, "could not render") {
+					notice = s
+				}
+			}
+			checkNotice(t, notice, "could not render the picture", "export png")
+		}
+		if tags := boxes(t, got); len(tags) != 2 {
+			t.Errorf("the .excalidraw file of the answer has %q, want both boxes", tags)
+		}
+		after := revisions(t, st, slackKey(th))
+		checkKept(t, before, after)
+		if len(after) != len(before)+1 {
+			t.Errorf("%d revisions, want %d: the drawing is saved even when its picture is not", len(after), len(before)+1)
+		}
+		checkHealthy(t, b.addr)
+
+		b.sl.say(t, th, n, "export png")
+		var texts []string
+		waitFor(t, "the picture from export png", func() bool {
+			var busy bool
+			answers, texts, busy = b.sl.replies(th)
+			return !busy && len(answers) == 3
+		}, func() string { return fmt.Sprintf("%d answers, texts %q", len(answers), texts) })
+		if answers[2].PNG == nil {
+			t.Errorf("export png once Chromium is back: no picture; texts %q", texts)
+		}
+	})
+}
