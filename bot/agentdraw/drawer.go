@@ -23,6 +23,8 @@ type Drawer struct {
 	Log    *slog.Logger
 	// Observer counts tool calls and model latency; optional.
 	Observer bot.Observer
+	// Mermaid converts Mermaid for create_from_mermaid; optional (the tool refuses without it).
+	Mermaid tools.MermaidConverter
 }
 
 // Draw runs the agent on req.Scene. Agent errors are already sentences a user can act on.
@@ -44,6 +46,9 @@ func (d Drawer) Draw(ctx context.Context, req bot.DrawRequest) (bot.DrawResult, 
 		d.Log.Warn("agent memory unreadable; starting the conversation afresh", "err", err)
 	}
 	set := tools.New(sc, d.Limits)
+	if d.Mermaid != nil {
+		set.SetMermaid(d.Mermaid)
+	}
 	step := 0
 	res, err := d.Agent.Run(ctx, agent.SetRequest(set, req.Prompt, mem, func(s agent.Step) {
 		if d.Observer != nil {

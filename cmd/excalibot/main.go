@@ -42,6 +42,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdChat(ctx, args[1:], stdout, stderr)
 	case "eval":
 		return cmdEval(ctx, args[1:], stdout, stderr)
+	case "mermaid":
+		return cmdMermaid(ctx, args[1:], stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "excalibot: unknown command %q\n\n", args[0])
 		usage(stderr)
@@ -59,6 +61,7 @@ commands:
   tools     run a script of the model's tool calls and write the .excalidraw file (--list: schemas)
   draw      draw a diagram from a prompt with the model: writes the PNG and the .excalidraw file
   chat      a drawing thread in the terminal: each line changes the same diagram (undo, reset, save)
+  mermaid   convert a Mermaid diagram into an .excalidraw file (and a PNG/SVG) in headless Chromium
   eval      run the suite of diagram requests against a real model and report how each went
   config    print the effective settings (secrets redacted) and what is missing or invalid
 `)

@@ -72,6 +72,7 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 
 	metrics := web.NewMetrics()
 	drawer.Observer = metrics
+	mermaid := wireMermaid(rend, &drawer, cfg.MaxElements)
 	owner, _ := os.Hostname()
 	core := bot.New(st, drawer, rend, nil, bot.Options{
 		MaxMessageLength:  cfg.MaxMessageLength,
@@ -86,6 +87,9 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 		Observer:          metrics,
 	}, log)
 	metrics.QueueDepth(core.QueueDepth)
+	if mermaid != nil {
+		core.SetMermaid(mermaid)
+	}
 
 	srvWeb := web.New(st, rend, core, metrics, web.Options{PublicURL: cfg.PublicURL, LinkTTL: cfg.LinkTTL, MaxBody: int64(cfg.MaxSceneSize) + 1<<20}, log)
 	core.SetLinks(srvWeb)

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/bot/agentdraw"
+	"github.com/excalibot/excalibot/render"
+	"github.com/excalibot/excalibot/scene"
+	"github.com/excalibot/excalibot/tools"
+)
+
+// mermaidConverter is the renderer's Mermaid page as the tools see it.
+type mermaidConverter struct{ r *render.Renderer }
+
+func (c mermaidConverter) Mermaid(ctx context.Context, src string) (tools.MermaidDiagram, error) {
+	res, err := c.r.Mermaid(ctx, src)
+	var me *render.MermaidError
+	if errors.As(err, &me) {
+		return tools.MermaidDiagram{}, &tools.MermaidSyntaxError{Line: me.Line, LineText: me.LineText, Message: me.Message, Hint: me.Hint}
+	}
+	if err != nil {
+		return tools.MermaidDiagram{}, err
+	}
+	return tools.MermaidDiagram{Elements: res.Elements, Files: res.Files, Type: res.Type, Image: res.Image, Fixes: res.Fixes}, nil
+}
+
+// mermaidDrawer draws the Mermaid messages of the bot: converted in the browser, imported like the
+// tool does it, beside the thread's drawing.
+type mermaidDrawer struct {
+	conv        tools.MermaidConverter
+	maxElements int
+}
+
+func (m mermaidDrawer) DrawMermaid(ctx context.Context, src string, doc []byte) (bot.MermaidDrawing, error) {
+	sc := scene.New()
+	if doc != nil {
+		var err error
+		if sc, err = scene.Decode(doc); err != nil {
+			return bot.MermaidDrawing{}, fmt.Errorf("the stored diagram could not be read (%v); say reset to start over", err)
+		}
+	}
+	d, err := m.conv.Mermaid(ctx, src)
+	var se *tools.MermaidSyntaxError
+	if errors.As(err, &se) {
+		return bot.MermaidDrawing{}, &bot.MermaidError{Line: se.Line, LineText: se.LineText, Message: se.Message, Hint: se.Hint}
+	}
+	if err != nil {
+		return bot.MermaidDrawing{}, err
+	}
+	next, info, err := tools.ImportMermaid(sc, d, false)
+	if err != nil {
+		return bot.MermaidDrawing{}, err
+	}
+	if m.maxElements > 0 && next.Len() > m.maxElements {
+		return bot.MermaidDrawing{}, fmt.Errorf("the diagram would bring the drawing to %d elements, over the limit of %d", next.Len(), m.maxElements)
+	}
+	out, err := next.Encode()
+	if err != nil {
+		return bot.MermaidDrawing{}, fmt.Errorf("encode the diagram: %w", err)
+	}
+	return bot.MermaidDrawing{Scene: out, Summary: mermaidSummary(info)}, nil
+}
+
+// mermaidSummary is the chat reply's text: shorter than what the model reads.
+func mermaidSummary(m tools.MermaidImport) string {
+	kind := strings.TrimSuffix(m.Type, "-v2")
+	var s string
+	if m.Image {
+		s = fmt.Sprintf("Excalidraw has no shapes for Mermaid %s diagrams, so this one is a picture: it cannot be edited shape by shape (flowchart, sequence, class, state and ER diagrams can).", kind)
+	} else {
+		s = fmt.Sprintf("Drew the Mermaid %s diagram: %d shapes, %d arrows. Ask me to change it, or open it in the editor.", kind, len(m.Shapes), m.Arrows)
+	}
+	if len(m.Fixes) > 0 {
+		s += " I fixed: " + strings.Join(m.Fixes, "; ") + "."
+	}
+	return s
+}
+
+// wireMermaid gives the agent's tools the Mermaid converter and returns the bot's Mermaid drawer;
+// nil when there is no renderer (Mermaid then goes to the agent, which draws without it).
+func wireMermaid(rend *chromeRenderer, drawer *agentdraw.Drawer, maxElements int) bot.MermaidDrawer {
+	if rend == nil || rend.r == nil {
+		return nil
+	}
+	conv := mermaidConverter{rend.r}
+	drawer.Mermaid = conv
+	return mermaidDrawer{conv: conv, maxElements: maxElements}
+}
+
+// cmdMermaid converts a Mermaid diagram into an .excalidraw file, and a PNG or SVG of it:
+//
+//	excalibot mermaid in.mmd -o out.excalidraw [--png out.png]
+func cmdMermaid(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("mermaid", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `usage: excalibot mermaid [flags] IN.mmd
+
+Converts a Mermaid diagram (a file, or a message with a `+"```mermaid"+` fence) into Excalidraw shapes
+with @excalidraw/mermaid-to-excalidraw in headless Chromium. IN may be - for standard input.
+
+`)
+		fs.PrintDefaults()
+	}
+	out := fs.String("o", "", "the .excalidraw file to write (default: IN with .excalidraw)")
+	png := fs.String("png", "", "also render a PNG to this file")
+	svg := fs.String("svg", "", "also render an SVG to this file")
+	chrome := fs.String("chrome", "", "Chromium binary (default: chromium on PATH)")
+	timeout := fs.Duration("timeout", render.DefaultRenderTimeout, "time limit per conversion attempt")
+	times := fs.Int("times", 1, "convert this many times and print each time (first call vs warm)")
+	verbose := fs.Bool("v", false, "log what the renderer does")
+	var in string
+	for rest := args; ; {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return 0
+			}
+			return 2
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		if in != "" {
+			fmt.Fprintf(stderr, "excalibot mermaid: one input file only (got %q and %q)\n", in, fs.Arg(0))
+			return 2
+		}
+		in, rest = fs.Arg(0), fs.Args()[1:]
+	}
+	if in == "" {
+		fs.Usage()
+		return 2
+	}
+	var src []byte
+	var err error
+	if in == "-" {
+		src, err = io.ReadAll(io.LimitReader(os.Stdin, render.MaxMermaidBytes+1))
+	} else {
+		src, err = os.ReadFile(in)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "excalibot mermaid: read %s: %v\n", in, err)
+		return 1
+	}
+	if *out == "" {
+		if in == "-" {
+			fmt.Fprintln(stderr, "excalibot mermaid: -o is required when reading standard input")
+			return 2
+		}
+		*out = strings.TrimSuffix(in, filepath.Ext(in)) + ".excalidraw"
+	}
+	level := slog.LevelWarn
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	start := time.Now()
+	r, err := render.New(ctx, render.Config{ChromePath: *chrome, Tabs: 1, RenderTimeout: *timeout}, log)
+	if err != nil {
+		fmt.Fprintf(stderr, "excalibot mermaid: %v\n", err)
+		return 1
+	}
+	defer r.Close()
+	fmt.Fprintf(stderr, "chromium ready in %s\n", time.Since(start).Round(time.Millisecond))
+	conv := mermaidConverter{r}
+	var d tools.MermaidDiagram
+	for i := range max(*times, 1) {
+		t0 := time.Now()
+		d, err = conv.Mermaid(ctx, string(src))
+		if err != nil {
+			fmt.Fprintf(stderr, "excalibot mermaid: %s: %v\n", in, err)
+			return 1
+		}
+		if *times > 1 {
+			fmt.Fprintf(stderr, "conversion %d: %s\n", i+1, time.Since(t0).Round(time.Millisecond))
+		}
+	}
+	sc, info, err := tools.ImportMermaid(scene.New(), d, false)
+	if err != nil {
+		fmt.Fprintf(stderr, "excalibot mermaid: %v\n", err)
+		return 1
+	}
+	doc, err := sc.Encode()
+	if err == nil {
+		err = os.WriteFile(*out, doc, 0o644)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "excalibot mermaid: write %s: %v\n", *out, err)
+		return 1
+	}
+	for _, p := range []struct {
+		path string
+		svg  bool
+	}{{*png, false}, {*svg, true}} {
+		if p.path == "" {
+			continue
+		}
+		var pic []byte
+		if p.svg {
+			pic, err = r.SVG(ctx, doc, render.Options{})
+		} else {
+			pic, err = r.PNG(ctx, doc, render.Options{})
+		}
+		if err == nil {
+			err = os.WriteFile(p.path, pic, 0o644)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "excalibot mermaid: picture %s: %v\n", p.path, err)
+			return 1
+		}
+	}
+	fmt.Fprintln(stdout, info.String())
+	fmt.Fprintf(stdout, "wrote %s (%d elements)\n", *out, sc.Len())
+	return 0
+}
