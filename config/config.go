@@ -147,7 +147,11 @@ func (c Config) Validate() error {
 		s := settingByName(name)
 		ps = append(ps, Problem{Setting: name, Env: s.env, Message: fmt.Sprintf(msg, args...)})
 	}
-	if err := checkHTTPURL(c.OllamaHost); err != nil {
+	if hasUserInfo(c.OllamaHost) {
+		// Ollama has no authentication, so the client sends none; the value is not repeated
+		// here because it holds a password.
+		bad("ollama-host", "carries a user name or password, which excalibot cannot send (Ollama has no authentication); give host:port only")
+	} else if err := checkHTTPURL(c.OllamaHost); err != nil {
 		bad("ollama-host", "%v (example: http://127.0.0.1:11434)", err)
 	}
 	if strings.TrimSpace(c.Model) == "" {
@@ -293,6 +297,17 @@ func (c Config) MissingChat() string {
 	}
 	return "no chat platform is configured: set SLACK_BOT_TOKEN and SLACK_APP_TOKEN (Slack, Socket Mode) " +
 		"or TELEGRAM_BOT_TOKEN (Telegram); the chat page and editor links are served over HTTP meanwhile"
+}
+
+// hasUserInfo reports whether a host setting carries "user:password@", also after
+// normalizeOllamaHost folded it into the host ("%40").
+func hasUserInfo(s string) bool {
+	_, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		rest = s
+	}
+	authority, _, _ := strings.Cut(rest, "/")
+	return strings.Contains(authority, "@") || strings.Contains(authority, "%40")
 }
 
 func validWebhookSecret(s string) bool {

@@ -55,3 +55,33 @@ func TestConfigFileTooLarge(t *testing.T) {
 		t.Fatalf("err = %v, want a refusal of an oversized config file", err)
 	}
 }
+
+// TestURLPasswordsStayHidden: a password in an API URL (a proxy in front of Slack) is redacted in
+// `excalibot config` and listed for log redaction; OLLAMA_HOST with one is refused without
+// repeating it, since the Ollama client has no way to send it.
+func TestURLPasswordsStayHidden(t *testing.T) {
+	l, err := load(t, []string{"--slack-api-url", "https://relay:proxy-password@slack-proxy.example/api/"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	l.Print(&out)
+	if strings.Contains(out.String(), "proxy-password") {
+		t.Errorf("config printout shows the proxy password:\n%s", out.String())
+	}
+	found := false
+	for _, s := range l.Secrets() {
+		found = found || s == "proxy-password"
+	}
+	if !found {
+		t.Errorf("Secrets() = %q lacks the proxy password", l.Secrets())
+	}
+	for _, host := range []string{"http://bot:ollama-pass@gpu:11434", "bot:ollama-pass@gpu:11434", "https://bot:ollama-pass@gpu.example/ollama"} {
+		_, err := load(t, []string{"--ollama-host", host}, nil)
+		if err == nil || !strings.Contains(err.Error(), "user name or password") {
+			t.Errorf("%s: err = %v, want a refusal", host, err)
+		} else if strings.Contains(err.Error(), "ollama-pass") {
+			t.Errorf("%s: the refusal repeats the password: %v", host, err)
+		}
+	}
+}

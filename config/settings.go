@@ -336,22 +336,25 @@ func display(s setting, p any) string {
 		}
 		return "(set, redacted)"
 	}
-	return v
+	return redactURL(v) // an API URL through a proxy may carry a password
 }
 
-// Secrets returns the values of every secret setting that is set, longest first, for log redaction.
+// Secrets returns the values of every secret setting that is set, and the password of any URL
+// setting that carries one (a proxy in front of the Slack or Telegram API, say), longest first,
+// for log redaction.
 func (c Config) Secrets() []string {
 	var out []string
 	for _, s := range settings {
-		if !s.secret {
+		p, ok := s.field(&c).(*string)
+		if !ok {
 			continue
 		}
-		if p, ok := s.field(&c).(*string); ok && len(*p) >= 6 {
+		if s.secret && len(*p) >= 6 {
 			out = append(out, *p)
-			if u, err := url.Parse(*p); err == nil && u.User != nil {
-				if pw, ok := u.User.Password(); ok && len(pw) >= 4 {
-					out = append(out, pw)
-				}
+		}
+		if u, err := url.Parse(*p); err == nil && u.User != nil {
+			if pw, ok := u.User.Password(); ok && len(pw) >= 4 {
+				out = append(out, pw)
 			}
 		}
 	}

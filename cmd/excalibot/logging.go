@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/url"
+	"sort"
 	"strings"
 
 	"github.com/excalibot/excalibot/config"
@@ -23,9 +25,23 @@ func newLogger(w io.Writer, cfg config.Config) *slog.Logger {
 	return slog.New(redactHandler{h, strings.NewReplacer(pairs(secrets)...)})
 }
 
+// pairs builds the replacer's arguments: each secret as it is and as it appears escaped in a URL
+// query or path ("123:AA" is "123%3AAA" in a query string), longest first, so that a longer
+// secret containing a shorter one is replaced whole.
 func pairs(secrets []string) []string {
-	out := make([]string, 0, 2*len(secrets))
-	for _, s := range secrets { // longest first, so a token inside a URL goes with the URL
+	seen := map[string]bool{}
+	var all []string
+	for _, s := range secrets {
+		for _, v := range []string{s, url.QueryEscape(s), url.PathEscape(s)} {
+			if !seen[v] {
+				seen[v] = true
+				all = append(all, v)
+			}
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return len(all[i]) > len(all[j]) })
+	out := make([]string, 0, 2*len(all))
+	for _, s := range all {
 		out = append(out, s, "[redacted]")
 	}
 	return out
