@@ -48,9 +48,11 @@ type Edge struct {
 }
 
 // Cluster is a group drawn as a box around its nodes, with a title strip of TitleHeight px on top.
+// A cluster with a Parent is drawn inside the parent's box (dot nests subgraph clusters).
 type Cluster struct {
 	ID          string
 	TitleHeight float64
+	Parent      string
 }
 
 // Graph is the input of Layout.
@@ -144,7 +146,26 @@ func check(g Graph) error {
 	ids := make(map[string]bool, len(g.Nodes))
 	clusters := make(map[string]bool, len(g.Clusters))
 	for _, c := range g.Clusters {
+		if clusters[c.ID] {
+			return fmt.Errorf("%w: cluster %q twice", ErrInvalid, c.ID)
+		}
 		clusters[c.ID] = true
+	}
+	parent := make(map[string]string, len(g.Clusters))
+	for _, c := range g.Clusters {
+		if c.Parent != "" && !clusters[c.Parent] {
+			return fmt.Errorf("%w: cluster %q in unknown cluster %q", ErrInvalid, c.ID, c.Parent)
+		}
+		parent[c.ID] = c.Parent
+	}
+	for _, c := range g.Clusters { // a cycle of parents would nest forever
+		seen := map[string]bool{}
+		for p := c.ID; p != ""; p = parent[p] {
+			if seen[p] {
+				return fmt.Errorf("%w: cluster %q is inside itself", ErrInvalid, c.ID)
+			}
+			seen[p] = true
+		}
 	}
 	for _, n := range g.Nodes {
 		if ids[n.ID] {
@@ -187,7 +208,9 @@ func dotSource(g Graph) string {
 	writeNode := func(i int, n Node) {
 		fmt.Fprintf(&b, "n%d [width=%s, height=%s];\n", i, inch(n.Width), inch(n.Height))
 	}
-	for ci, c := range g.Clusters {
+	var writeCluster func(ci int)
+	writeCluster = func(ci int) {
+		c := g.Clusters[ci]
 		// The title strip is reserved as a label of that height; dot puts it on top in TB and LR.
 		fmt.Fprintf(&b, "subgraph cluster_%d {\nmargin=20; labelloc=t; label=\" \"; fontsize=%s;\n", ci, num(c.TitleHeight*0.75))
 		for i, n := range g.Nodes {
@@ -195,7 +218,17 @@ func dotSource(g Graph) string {
 				writeNode(i, n)
 			}
 		}
+		for k, sub := range g.Clusters {
+			if sub.Parent == c.ID {
+				writeCluster(k)
+			}
+		}
 		b.WriteString("}\n")
+	}
+	for ci, c := range g.Clusters {
+		if c.Parent == "" {
+			writeCluster(ci)
+		}
 	}
 	for i, n := range g.Nodes {
 		if n.Cluster == "" {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -86,7 +87,7 @@ func TestLayoutClusters(t *testing.T) {
 	g := Graph{Direction: TopDown,
 		Nodes:    []Node{{"web", 160, 80, "front"}, {"api", 160, 80, "back"}, {"db", 160, 80, "back"}, {"user", 140, 70, ""}},
 		Edges:    []Edge{{"user", "web"}, {"web", "api"}, {"api", "db"}},
-		Clusters: []Cluster{{"front", 30}, {"back", 30}},
+		Clusters: []Cluster{{"front", 30, ""}, {"back", 30, ""}},
 	}
 	r, err := Layout(context.Background(), g)
 	if err != nil {
@@ -109,6 +110,46 @@ func TestLayoutClusters(t *testing.T) {
 	// The title strip: the first node sits at least TitleHeight below its cluster's top.
 	if got := r.Nodes["api"].Y - r.Clusters["back"].Y; got < 30 {
 		t.Errorf("api is %g px below its cluster's top, want ≥ 30 for the title", got)
+	}
+}
+
+// TestLayoutNestedClusters: a cluster inside a cluster lies inside it with room for its title, and
+// holds exactly its own nodes; the outer one holds the inner one's nodes too.
+func TestLayoutNestedClusters(t *testing.T) {
+	for _, dir := range []Direction{TopDown, LeftRight} {
+		g := Graph{Direction: dir,
+			Nodes: []Node{{"lb", 160, 80, "cloud"}, {"api", 160, 80, "svc"}, {"auth", 160, 80, "svc"}, {"db", 160, 80, "data"},
+				{"cache", 140, 70, "data"}, {"user", 140, 70, ""}},
+			Edges:    []Edge{{"user", "lb"}, {"lb", "api"}, {"api", "auth"}, {"api", "db"}, {"api", "cache"}},
+			Clusters: []Cluster{{"cloud", 30, ""}, {"svc", 30, "cloud"}, {"data", 30, "cloud"}},
+		}
+		r, err := Layout(context.Background(), g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inside := func(in, out Rect, pad float64) bool {
+			return in.X >= out.X+pad && in.Y >= out.Y+pad && in.X+in.Width <= out.X+out.Width-pad && in.Y+in.Height <= out.Y+out.Height-pad
+		}
+		want := map[string][]string{"cloud": {"lb", "api", "auth", "db", "cache"}, "svc": {"api", "auth"}, "data": {"db", "cache"}}
+		for c, members := range want {
+			for _, n := range g.Nodes {
+				in := inside(r.Nodes[n.ID], r.Clusters[c], 1)
+				if w := slices.Contains(members, n.ID); in != w {
+					t.Errorf("%s: %s inside %s = %v, want %v", dir, n.ID, c, in, w)
+				}
+			}
+		}
+		for _, c := range []string{"svc", "data"} {
+			if !inside(r.Clusters[c], r.Clusters["cloud"], 1) {
+				t.Errorf("%s: %s %v not inside cloud %v", dir, c, r.Clusters[c], r.Clusters["cloud"])
+			}
+			if top := r.Clusters[c].Y - r.Clusters["cloud"].Y; top < 30 {
+				t.Errorf("%s: %s starts %g px below cloud's top, want ≥ 30 for cloud's title", dir, c, top)
+			}
+		}
+		if overlaps(r.Clusters["svc"], r.Clusters["data"]) {
+			t.Errorf("%s: svc %v and data %v overlap", dir, r.Clusters["svc"], r.Clusters["data"])
+		}
 	}
 }
 
@@ -139,6 +180,9 @@ func TestLayoutRefusesBadGraphs(t *testing.T) {
 		{"size", Graph{Direction: TopDown, Nodes: []Node{{"a", 0, 1, ""}}}},
 		{"edge", Graph{Direction: TopDown, Nodes: []Node{{"a", 1, 1, ""}}, Edges: []Edge{{"a", "b"}}}},
 		{"cluster", Graph{Direction: TopDown, Nodes: []Node{{"a", 1, 1, "x"}}}},
+		{"parent", Graph{Direction: TopDown, Nodes: []Node{{"a", 1, 1, "x"}}, Clusters: []Cluster{{"x", 30, "y"}}}},
+		{"parent cycle", Graph{Direction: TopDown, Nodes: []Node{{"a", 1, 1, "x"}}, Clusters: []Cluster{{"x", 30, "y"}, {"y", 30, "x"}}}},
+		{"cluster twice", Graph{Direction: TopDown, Nodes: []Node{{"a", 1, 1, "x"}}, Clusters: []Cluster{{"x", 30, ""}, {"x", 30, ""}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Layout(context.Background(), tc.g)

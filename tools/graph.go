@@ -19,7 +19,7 @@ var (
 	graphArrows    = []string{"end", "both", "none"}
 	nodeFields     = []string{"id", "label", "shape", "color", "group"}
 	edgeFields     = []string{"from", "to", "label", "style", "arrow"}
-	groupFields    = []string{"id", "title"}
+	groupFields    = []string{"id", "title", "style", "parent"}
 	nodeUpdFields  = []string{"node", "label", "shape", "color", "group"}
 	graphFieldHint = map[string]string{"text": "label", "type": "shape", "colour": "color", "backgroundColor": "color",
 		"source": "from", "target": "to", "start": "from", "end": "to", "frame": "group", "name": "title"}
@@ -37,7 +37,7 @@ type edgeArgs struct {
 	hasLabel, hasStyle                  bool
 }
 
-type groupArgs struct{ path, id, title string }
+type groupArgs struct{ path, id, title, style, parent string }
 
 // finishGraph refuses unknown fields, pointing at the graph tools' names for the usual slips.
 func finishGraph(o *object, known []string) {
@@ -155,6 +155,11 @@ func (s *Set) createGraph(w *scene.Scene, o *object) (string, error) {
 		if ga.title == "" {
 			ga.title = ga.id
 		}
+		ga.style = "frame"
+		if st, ok := g.enum("style", groupStyles, map[string]string{"background": "box", "rectangle": "box", "container": "box"}); ok {
+			ga.style = st
+		}
+		ga.parent, _ = g.str("parent")
 		finishGraph(g, groupFields)
 		groups = append(groups, ga)
 	}
@@ -248,9 +253,9 @@ func (s *Set) addGraphItems(w *scene.Scene, nodes []nodeArgs, edges []edgeArgs, 
 			p.add(n.path+".id", "%q is already on the canvas (%s); pick another id, or use update_graph to change it", n.id, withArticle(e.Type))
 		}
 	}
-	// Groups: declared ones, plus any a node names; an existing frame is found by id or title.
-	frameOf := map[string]string{} // group name as given → frame id
-	var newFrames []groupArgs
+	// Groups: declared ones, plus any a node names; an existing group is found by id or title.
+	frameOf := map[string]string{} // group name as given → group id
+	var newGroups []groupArgs
 	for _, g := range groups {
 		if _, ok := w.Get(g.id); ok {
 			p.add(g.path+".id", "%q is already on the canvas; pick another group id", g.id)
@@ -258,22 +263,23 @@ func (s *Set) addGraphItems(w *scene.Scene, nodes []nodeArgs, edges []edgeArgs, 
 		}
 		frameOf[g.id] = g.id
 		frameOf[g.title] = g.id
-		newFrames = append(newFrames, g)
+		newGroups = append(newGroups, g)
 	}
 	for _, n := range nodes {
 		if n.group == "" || frameOf[n.group] != "" {
 			continue
 		}
-		if f := findFrame(w, n.group); f != "" {
+		if f := findGroup(w, n.group); f != "" {
 			frameOf[n.group] = f
 			continue
 		}
 		id := freshID(slug(n.group, s.lim.MaxIDLength), "group", s.lim.MaxIDLength, func(c string) bool {
-			return w.Has(c) || seen[c] != "" || frameIDTaken(newFrames, c)
+			return w.Has(c) || seen[c] != "" || frameIDTaken(newGroups, c)
 		})
 		frameOf[n.group] = id
-		newFrames = append(newFrames, groupArgs{id: id, title: n.group})
+		newGroups = append(newGroups, groupArgs{id: id, title: n.group, style: "frame"})
 	}
+	parents := s.groupParents(w, newGroups, frameOf, p)
 	if !p.ok() {
 		return nil, p
 	}
@@ -283,19 +289,15 @@ func (s *Set) addGraphItems(w *scene.Scene, nodes []nodeArgs, edges []edgeArgs, 
 			labels++
 		}
 	}
-	if total := w.Len() + 2*len(nodes) + len(edges) + labels + len(newFrames); total > s.lim.MaxElements {
+	if total := w.Len() + 2*len(nodes) + len(edges) + labels + 2*len(newGroups); total > s.lim.MaxElements {
 		return nil, refuse("the canvas would hold %d elements (labels count); the limit is %d. Delete elements or draw fewer (now %d)",
 			total, s.lim.MaxElements, w.Len())
 	}
-	var ids []string
-	for _, f := range newFrames {
-		e := scene.NewElement(scene.Frame)
-		e.ID, e.Name, e.Width, e.Height = f.id, f.title, 1, 1 // a placeholder until placed (see emptyFrame)
-		if _, err := w.Add(e); err != nil {
-			return nil, refuse("%s: %s", f.path, sceneErrText(err))
-		}
-		ids = append(ids, f.id)
+	ids, err := addGroups(w, newGroups, parents)
+	if err != nil {
+		return nil, err
 	}
+	want := map[string]string{} // node → its box
 	for _, n := range nodes {
 		e := scene.NewElement(scene.Type(n.shape))
 		e.ID = n.id
@@ -314,12 +316,23 @@ func (s *Set) addGraphItems(w *scene.Scene, nodes []nodeArgs, edges []edgeArgs, 
 				return nil, err
 			}
 		}
-		if f := frameOf[n.group]; n.group != "" {
-			if err := w.SetFrame(f, n.id); err != nil {
-				return nil, refuse("%s.group: %s", n.path, sceneErrText(err))
+		if n.group != "" {
+			gid := frameOf[n.group]
+			if f := frameIn(w, gid, parents); f != "" {
+				if err := w.SetFrame(f, n.id); err != nil {
+					return nil, refuse("%s.group: %s", n.path, sceneErrText(err))
+				}
+			}
+			if e, _ := w.Get(gid); e.Type != scene.Frame {
+				want[n.id] = gid
 			}
 		}
 		ids = append(ids, n.id)
+	}
+	if len(want) > 0 {
+		if err := assignBoxes(w, want, nil, nil); err != nil {
+			return nil, err
+		}
 	}
 	g := readGraph(w, nil)
 	for _, e := range edges {

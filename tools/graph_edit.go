@@ -3,6 +3,7 @@ package tools
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/excalibot/excalibot/layout"
@@ -226,28 +227,103 @@ func reshape(w *scene.Scene, id string, t scene.Type) error {
 	return nil
 }
 
-// moveToGroup puts a node into the group (frame) named by id or title, creating it next to the node
-// when it does not exist; "" takes the node out of its group. The node keeps its place unless it
-// would overlap the group's other members; the frame grows to hold it.
+// moveToGroup puts a node into the group (frame or box) named by id or title, creating a frame
+// next to the node when there is none; "" takes the node out of its groups. The node keeps its
+// place when the group can grow to hold it without covering anything else; otherwise it moves to
+// the nearest spot beside the group's members where it can. The group then grows to hold it.
 func (s *Set) moveToGroup(w *scene.Scene, id, group string) error {
+	n, _ := w.Get(id)
 	if strings.TrimSpace(group) == "" {
-		return w.SetFrame("", id)
+		if boxOf(w, &n) != "" {
+			if err := assignBoxes(w, map[string]string{id: ""}, nil, nil); err != nil {
+				return err
+			}
+		}
+		if err := w.SetFrame("", id); err != nil {
+			return fmt.Errorf("%s", sceneErrText(err))
+		}
+		return settleInGroup(w, id, "")
 	}
-	f := findFrame(w, group)
+	f := findGroup(w, group)
 	if f == "" {
 		f = freshID(slug(group, s.lim.MaxIDLength), "group", s.lim.MaxIDLength, w.Has)
-		n, _ := w.Get(id)
 		e := scene.NewElement(scene.Frame)
 		e.ID, e.Name = f, group
-		e.X, e.Y, e.Width, e.Height = n.X-20, n.Y-20, n.Width+40, n.Height+40
+		e.X, e.Y, e.Width, e.Height = n.X-groupMargin, n.Y-groupMargin, n.Width+2*groupMargin, n.Height+2*groupMargin
 		if _, err := w.Add(e); err != nil {
 			return fmt.Errorf("%s", sceneErrText(err))
 		}
 	}
-	if err := w.SetFrame(f, id); err != nil {
+	if groupOf(w, &n) == f {
+		return nil
+	}
+	if g, _ := w.Get(f); g.Type == scene.Frame {
+		if boxOf(w, &n) != "" {
+			if err := assignBoxes(w, map[string]string{id: ""}, nil, nil); err != nil {
+				return err
+			}
+		}
+	} else if err := assignBoxes(w, map[string]string{id: f}, nil, nil); err != nil {
+		return err
+	}
+	if err := w.SetFrame(frameAbove(w, f), id); err != nil {
 		return fmt.Errorf("%s", sceneErrText(err))
 	}
-	return fitFrame(w, f)
+	return settleInGroup(w, id, f)
+}
+
+// settleInGroup keeps a node that changed group where it is when its group (grown to hold it) and
+// everything else allow it; otherwise it slides to the nearest spot that does: beside the group's
+// other members when it joined a group, out of the boxes it left when it joined none.
+func settleInGroup(w *scene.Scene, id, group string) error {
+	n, _ := w.Get(id)
+	ok := spotTest(w, id, group, map[string]bool{id: true}, nil)
+	if !ok(n.Bounds()) {
+		want := scene.Point{X: n.X, Y: n.Y}
+		if group != "" {
+			g, _ := w.Get(group)
+			want = scene.Point{X: g.X + groupMargin, Y: g.Y + g.Height}
+			if members := groupMembers(w, group); len(members) > 1 {
+				box, _ := oldBounds(w, notIn(w, slices.DeleteFunc(members, func(m string) bool { return m == id })))
+				want = scene.Point{X: box.X, Y: box.Y + box.Height + graphGap}
+			}
+		}
+		dir := readGraph(w, nil).direction(w)
+		p, found := freeSpot(want, n.Width, n.Height, dir, ok)
+		if !found && group != "" {
+			var err error
+			if p, err = makeRoom(w, id, group, string(dir)); err != nil {
+				return err
+			}
+			found = true
+		}
+		if found {
+			n, _ = w.Get(id) // making room may have moved it
+			if err := w.MoveBy([]string{id}, p.X-n.X, p.Y-n.Y); err != nil {
+				return fmt.Errorf("move %q: %w", id, err)
+			}
+		}
+	}
+	if group == "" {
+		return nil
+	}
+	return fitGroup(w, group, nil)
+}
+
+// notIn is the set of elements on w other than ids (and their labels), for oldBounds.
+func notIn(w *scene.Scene, ids []string) map[string]bool {
+	keep := map[string]bool{}
+	for _, id := range ids {
+		keep[id] = true
+	}
+	skip := map[string]bool{}
+	w.Each(func(e *scene.Element) bool {
+		if !keep[e.ID] && !keep[e.ContainerID] {
+			skip[e.ID] = true
+		}
+		return true
+	})
+	return skip
 }
 
 // findEdge finds the arrow from one node to another (either way round when only that exists).

@@ -57,6 +57,10 @@ var graphScripts = []struct {
 	 {"from":"cto","to":"web","arrow":"none"},{"from":"cto","to":"mobile","arrow":"none"},{"from":"cto","to":"infra","arrow":"none"},
 	 {"from":"cfo","to":"acct","arrow":"none"},{"from":"coo","to":"ops","arrow":"none"},{"from":"coo","to":"support","arrow":"none"}]}`},
 		{"add_to_graph", `{"nodes":[{"id":"data","label":"Data team"}],"edges":[{"from":"CTO","to":"data","arrow":"none"}]}`}}},
+	{"architecture-nested", []step{{"create_graph", nestedGraph},
+		{"add_to_graph", `{"nodes":[{"id":"queue","label":"Queue","group":"Data"}],"edges":[{"from":"api","to":"queue","style":"dashed"}]}`},
+		{"create_graph", `{"nodes":[{"id":"mon","label":"Monitoring"}]}`},
+		{"update_graph", `{"nodes":[{"node":"Monitoring","group":"Services"}]}`}}},
 	{"mindmap", []step{{"create_graph", mindMapCall}}},
 	{"sequence", []step{{"create_sequence", sequenceCall}}},
 	{"sequence-full", []step{{"create_sequence", fullSequenceCall}}},
@@ -71,7 +75,7 @@ func TestGraphGoldens(t *testing.T) {
 			}
 			m := measureGraph(t, s.Scene())
 			// Sequence messages are free arrows resting on lifelines (Excalidraw binds only to shapes).
-			if m.overlaps != 0 || m.unbound != 0 && !strings.HasPrefix(sc.name, "sequence") {
+			if m.overlaps != 0 || m.groupFaults != 0 || m.unbound != 0 && !strings.HasPrefix(sc.name, "sequence") {
 				t.Errorf("quality: %s", m)
 			}
 			if w := Warnings(s.Scene()); len(w) > 0 {
@@ -86,12 +90,62 @@ func TestGraphGoldens(t *testing.T) {
 // quality holds the figures of quality-and-layout.md section 6 for a graph drawing.
 type quality struct {
 	nodes, edges, overlaps, crossings, unbound int
+	groups, groupFaults                        int
 	meanEdge                                   float64
 }
 
 func (q quality) String() string {
-	return fmt.Sprintf("nodes %d, edges %d, overlapping node pairs %d, edge crossings %d, arrows not bound at both ends on borders %d, mean edge length %.0f px",
-		q.nodes, q.edges, q.overlaps, q.crossings, q.unbound, q.meanEdge)
+	return fmt.Sprintf("nodes %d, edges %d, overlapping node pairs %d, edge crossings %d, arrows not bound at both ends on borders %d, mean edge length %.0f px, groups %d, group faults %d",
+		q.nodes, q.edges, q.overlaps, q.crossings, q.unbound, q.meanEdge, q.groups, q.groupFaults)
+}
+
+// groupFaults counts, for every group (frame or box), members not enclosed with at least pad px
+// to spare (and below the title strip), and other nodes or groups that overlap the group's area
+// without being inside it.
+func groupFaults(sc *scene.Scene) (groups int, faults []string) {
+	const pad = 10.0
+	var all []scene.Element
+	for _, e := range sc.Elements() {
+		if isNodeType(e.Type) || e.Type == scene.Frame {
+			all = append(all, e)
+		}
+	}
+	for _, g := range all {
+		if g.Type != scene.Frame && !isBox(&g) {
+			continue
+		}
+		groups++
+		area := g.Bounds()
+		inner := scene.Rect{X: area.X + pad, Y: area.Y + pad, Width: area.Width - 2*pad, Height: area.Height - 2*pad}
+		if g.Type == scene.Frame {
+			area.Y -= frameTitle // the name above the frame is part of the group's area
+			area.Height += frameTitle
+		} else {
+			inner.Y += frameTitle - pad // the title strip inside the box
+			inner.Height -= frameTitle - pad
+		}
+		members := map[string]bool{}
+		for _, m := range groupMembers(sc, g.ID) {
+			members[m] = true
+		}
+		for _, e := range all {
+			if e.ID == g.ID {
+				continue
+			}
+			b := e.Bounds()
+			in := b.X >= inner.X && b.Y >= inner.Y && b.X+b.Width <= inner.X+inner.Width && b.Y+b.Height <= inner.Y+inner.Height
+			touches := b.X < area.X+area.Width && area.X < b.X+b.Width && b.Y < area.Y+area.Height && area.Y < b.Y+b.Height
+			// A group around this one (it lies inside e) is fine.
+			around := (e.Type == scene.Frame || isBox(&e)) && area.X >= b.X && area.Y >= b.Y && area.X+area.Width <= b.X+b.Width && area.Y+area.Height <= b.Y+b.Height
+			switch {
+			case members[e.ID] && !in:
+				faults = append(faults, fmt.Sprintf("%s %v not inside its group %s %v with %g px to spare", e.ID, b, g.ID, inner, pad))
+			case !members[e.ID] && touches && !around:
+				faults = append(faults, fmt.Sprintf("%s %v overlaps group %s %v", e.ID, b, g.ID, area))
+			}
+		}
+	}
+	return groups, faults
 }
 
 // measure computes the figures from the scene alone, as a later reader of the file would.
@@ -101,7 +155,7 @@ func measureGraph(t *testing.T, sc *scene.Scene) quality {
 	var nodes, arrows []scene.Element
 	for _, e := range sc.Elements() {
 		switch {
-		case isNodeType(e.Type):
+		case isNodeType(e.Type) && !isBox(&e):
 			nodes = append(nodes, e)
 		case e.Type == scene.Arrow:
 			arrows = append(arrows, e)
@@ -143,6 +197,16 @@ func measureGraph(t *testing.T, sc *scene.Scene) quality {
 	}
 	if len(arrows) > 0 {
 		q.meanEdge = total / float64(len(arrows))
+	}
+	var faults []string
+	q.groups, faults = groupFaults(sc)
+	q.groupFaults = len(faults)
+	for i, f := range faults {
+		if i == 5 {
+			t.Logf("… %d more group faults", len(faults)-5)
+			break
+		}
+		t.Logf("group fault: %s", f)
 	}
 	for i := range arrows {
 		for j := i + 1; j < len(arrows); j++ {

@@ -25,7 +25,7 @@ func cleanGraph(t *testing.T, sc *scene.Scene) {
 			onBorder(t, sc, e.ID)
 		}
 	}
-	if q := measureGraph(t, sc); q.overlaps != 0 || q.unbound != 0 {
+	if q := measureGraph(t, sc); q.overlaps != 0 || q.unbound != 0 || q.groupFaults != 0 {
 		t.Errorf("quality: %s", q)
 	}
 }

@@ -15,7 +15,7 @@ import (
 // The graph tools keep no state of their own: the graph is read back from the scene each call, so a
 // diagram the human edited through the link (moved, recoloured, re-connected) is the graph the next
 // call works on. Nodes are the canvas's rectangles, ellipses and diamonds; edges are arrows bound at
-// both ends to two nodes; groups are frames.
+// both ends to two nodes; groups are frames and boxes (graph_groups.go).
 
 // frameTitle is the strip reserved above a frame for its name, which Excalidraw draws outside the
 // frame's top-left corner.
@@ -30,8 +30,9 @@ type graphEdge struct{ id, from, to string }
 type sceneGraph struct {
 	nodes  []string          // node ids in z-order
 	isNode map[string]bool   // node id → true
-	frame  map[string]string // node id → its frame id, for nodes in a frame
-	frames []string          // frames holding at least one node, in z-order
+	frame  map[string]string // node id → its group (box or frame), for nodes in one
+	frames []string          // groups holding at least one node, and the groups around them
+	parent map[string]string // group id → the group it sits in
 	edges  []graphEdge       // in z-order
 }
 
@@ -41,15 +42,15 @@ func isNodeType(t scene.Type) bool {
 
 // readGraph reads the graph of the whole canvas, or only of the nodes in only when it is not nil.
 func readGraph(w *scene.Scene, only map[string]bool) sceneGraph {
-	g := sceneGraph{isNode: map[string]bool{}, frame: map[string]string{}}
+	g := sceneGraph{isNode: map[string]bool{}, frame: map[string]string{}, parent: map[string]string{}}
 	var arrows []*scene.Element
 	w.Each(func(e *scene.Element) bool {
 		switch {
-		case isNodeType(e.Type) && (only == nil || only[e.ID]) && !isActor(e):
+		case isNodeType(e.Type) && (only == nil || only[e.ID]) && !isActor(e) && !isBox(e):
 			g.nodes = append(g.nodes, e.ID)
 			g.isNode[e.ID] = true
-			if e.FrameID != "" {
-				g.frame[e.ID] = e.FrameID
+			if gr := groupOf(w, e); gr != "" {
+				g.frame[e.ID] = gr
 			}
 		case e.Type == scene.Arrow && e.StartBinding != nil && e.EndBinding != nil:
 			arrows = append(arrows, e)
@@ -64,9 +65,10 @@ func readGraph(w *scene.Scene, only map[string]bool) sceneGraph {
 	}
 	seen := map[string]bool{}
 	for _, id := range g.nodes {
-		if f := g.frame[id]; f != "" && !seen[f] {
+		for f := g.frame[id]; f != "" && !seen[f]; f = g.parent[f] {
 			seen[f] = true
 			g.frames = append(g.frames, f)
+			g.parent[f] = parentGroup(w, f)
 		}
 	}
 	return g
@@ -107,7 +109,7 @@ func (g sceneGraph) direction(w *scene.Scene) layout.Direction {
 func layoutOf(ctx context.Context, w *scene.Scene, g sceneGraph, dir layout.Direction) (layout.Graph, layout.Result, error) {
 	lg := layout.Graph{Direction: dir}
 	for _, f := range g.frames {
-		lg.Clusters = append(lg.Clusters, layout.Cluster{ID: f, TitleHeight: frameTitle})
+		lg.Clusters = append(lg.Clusters, layout.Cluster{ID: f, TitleHeight: frameTitle, Parent: g.parent[f]})
 	}
 	for _, id := range g.nodes {
 		e, _ := w.Get(id)
@@ -140,17 +142,30 @@ func layoutOf(ctx context.Context, w *scene.Scene, g sceneGraph, dir layout.Dire
 	return lg, r, nil
 }
 
-// applyLayout moves every node, frame and edge of g to where r puts them, shifted by (ox, oy).
-// Frames move first: moving a frame drags its children, and the nodes then go to their places.
+// applyLayout moves every node, group and edge of g to where r puts them, shifted by (ox, oy).
+// Frames move first: moving a frame drags its children, and the boxes and nodes then go to their
+// places. A frame's title is drawn above it, a box's inside its top strip.
 func applyLayout(w *scene.Scene, lg layout.Graph, r layout.Result, ox, oy float64) error {
 	for _, c := range lg.Clusters {
 		rc := r.Clusters[c.ID]
+		if e, _ := w.Get(c.ID); e.Type != scene.Frame {
+			continue
+		}
 		if err := w.Update(c.ID, func(e *scene.Element) error {
 			e.X, e.Y = rc.X+ox, rc.Y+oy+frameTitle
 			e.Width, e.Height = rc.Width, rc.Height-frameTitle
 			return nil
 		}); err != nil {
 			return fmt.Errorf("place frame %q: %w", c.ID, err)
+		}
+	}
+	for _, c := range lg.Clusters {
+		if e, _ := w.Get(c.ID); e.Type == scene.Frame {
+			continue
+		}
+		rc := r.Clusters[c.ID]
+		if err := placeBox(w, c.ID, scene.Rect{X: rc.X + ox, Y: rc.Y + oy, Width: rc.Width, Height: rc.Height}); err != nil {
+			return err
 		}
 	}
 	for _, n := range lg.Nodes {
@@ -196,11 +211,11 @@ func setBends(w *scene.Scene, e *scene.Element, bends []layout.Point) {
 }
 
 // obstacles are the boxes a newly placed node must keep clear of: every other node, free text and
-// frame (except the frame the node goes into), grown by graphGap.
-func obstacles(w *scene.Scene, skip map[string]bool, ownFrame string) []scene.Rect {
+// group (except the groups the node goes into), grown by graphGap.
+func obstacles(w *scene.Scene, skip map[string]bool, own map[string]bool) []scene.Rect {
 	var out []scene.Rect
 	w.Each(func(e *scene.Element) bool {
-		if skip[e.ID] || e.ID == ownFrame || e.ContainerID != "" || e.Type.IsLinear() {
+		if skip[e.ID] || own[e.ID] || e.ContainerID != "" || e.Type.IsLinear() {
 			return true
 		}
 		b := e.Bounds()
@@ -253,14 +268,20 @@ func freeSpot(want scene.Point, width, height float64, dir layout.Direction, ok 
 }
 
 // spotTest says whether a new node may go at r: clear of every obstacle and, for a node going into
-// a frame, such that the frame grown to hold it touches nothing outside the frame.
+// a group, such that the group (and each group around it) grown to hold it touches nothing outside.
 // Arrows to the neighbours already placed must not pass through other nodes either.
-func spotTest(w *scene.Scene, id, frameID string, skip map[string]bool, placed []string) func(scene.Rect) bool {
-	obs := obstacles(w, skip, frameID)
+func spotTest(w *scene.Scene, id, groupID string, skip map[string]bool, placed []string) func(scene.Rect) bool {
+	var chain []string // the group and the groups around it, innermost first
+	own := map[string]bool{}
+	for g := groupID; g != ""; g = parentGroup(w, g) {
+		chain = append(chain, g)
+		own[g] = true
+	}
+	obs := obstacles(w, skip, own)
 	var nodes []scene.Element
 	var ends []scene.Point
 	w.Each(func(e *scene.Element) bool {
-		if isNodeType(e.Type) && !skip[e.ID] {
+		if isNodeType(e.Type) && !skip[e.ID] && !isBox(e) {
 			nodes = append(nodes, *e)
 		}
 		return true
@@ -281,31 +302,49 @@ func spotTest(w *scene.Scene, id, frameID string, skip map[string]bool, placed [
 		}
 		return true
 	}
-	if frameID == "" {
+	if groupID == "" {
 		return func(r scene.Rect) bool { return !hits(r, obs) && clearLines(r) }
 	}
-	f, _ := w.Get(frameID)
-	var outside []scene.Rect
-	w.Each(func(e *scene.Element) bool {
-		if skip[e.ID] || e.ID == frameID || e.FrameID == frameID || e.ContainerID != "" || e.Type.IsLinear() {
-			return true
+	// What lies outside each group of the chain: not its members, itself, its title or its parents.
+	outside := make([][]scene.Rect, len(chain))
+	boxes := make([]scene.Element, len(chain))
+	for k, g := range chain {
+		boxes[k], _ = w.Get(g)
+		in := map[string]bool{g: true, titleOf(w, g): true}
+		for _, m := range groupMembers(w, g) {
+			in[m] = true
 		}
-		outside = append(outside, e.Bounds())
-		return true
-	})
-	const margin = 20.0
+		w.Each(func(e *scene.Element) bool {
+			if skip[e.ID] || in[e.ID] || own[e.ID] || e.ContainerID != "" || e.Type.IsLinear() {
+				return true
+			}
+			outside[k] = append(outside[k], e.Bounds())
+			return true
+		})
+	}
 	return func(r scene.Rect) bool {
 		if hits(r, obs) || !clearLines(r) {
 			return false
 		}
-		minX, minY, maxX, maxY := r.X-margin, r.Y-margin, r.X+r.Width+margin, r.Y+r.Height+margin
-		if !emptyFrame(f) {
-			minX, minY = math.Min(f.X, minX), math.Min(f.Y, minY)
-			maxX, maxY = math.Max(f.X+f.Width, maxX), math.Max(f.Y+f.Height, maxY)
+		inner := r
+		for k, f := range boxes {
+			minX, minY := inner.X-groupMargin, inner.Y-groupMargin-frameTitle
+			maxX, maxY := inner.X+inner.Width+groupMargin, inner.Y+inner.Height+groupMargin
+			if !emptyGroup(f) {
+				top := f.Y
+				if f.Type == scene.Frame {
+					top -= frameTitle // the frame's name sits above it
+				}
+				minX, minY = math.Min(f.X, minX), math.Min(top, minY)
+				maxX, maxY = math.Max(f.X+f.Width, maxX), math.Max(f.Y+f.Height, maxY)
+			}
+			grown := scene.Rect{X: minX, Y: minY, Width: maxX - minX, Height: maxY - minY}
+			if hits(grown, outside[k]) {
+				return false
+			}
+			inner = grown
 		}
-		// The frame's name sits above it, so its new box reaches frameTitle higher.
-		grown := scene.Rect{X: minX, Y: minY - frameTitle, Width: maxX - minX, Height: maxY - minY + frameTitle}
-		return !hits(grown, outside)
+		return true
 	}
 }
 
@@ -368,8 +407,13 @@ func placeNew(ctx context.Context, w *scene.Scene, fresh []string, dir layout.Di
 				placed = append(placed, n)
 			}
 		}
-		p, found := freeSpot(want, e.Width, e.Height, dir, spotTest(w, id, e.FrameID, skip, placed))
-		if !found {
+		p, found := freeSpot(want, e.Width, e.Height, dir, spotTest(w, id, groupOf(w, &e), skip, placed))
+		if gr := groupOf(w, &e); !found && gr != "" && !emptyGroup(mustElem(w, gr)) {
+			// No spot where the group can grow around the node: open a band in the group for it.
+			if p, err = makeRoom(w, id, gr, string(dir)); err != nil {
+				return err
+			}
+		} else if !found {
 			// A crowded canvas: below everything, where nothing can be in the way.
 			all, _ := oldBounds(w, skip)
 			p = scene.Point{X: all.X, Y: all.Y + all.Height + 2*graphGap}
@@ -378,8 +422,8 @@ func placeNew(ctx context.Context, w *scene.Scene, fresh []string, dir layout.Di
 			return fmt.Errorf("place node %q: %w", id, err)
 		}
 		delete(pending, id)
-		if e.FrameID != "" {
-			if err := fitFrame(w, e.FrameID); err != nil {
+		if gr := groupOf(w, &e); gr != "" {
+			if err := fitGroup(w, gr, pending); err != nil {
 				return err
 			}
 		}
@@ -425,6 +469,11 @@ func flips(w *scene.Scene, r layout.Result, anchor string, nbs []string, pending
 	return votesX > 0, votesY > 0
 }
 
+func mustElem(w *scene.Scene, id string) scene.Element {
+	e, _ := w.Get(id)
+	return e
+}
+
 // nextToPlace picks the first pending node (in the model's order) with a placed neighbour, or the
 // first pending node when none has one.
 func nextToPlace(order []string, pending map[string]bool, nb map[string][]string) (id, anchor string) {
@@ -468,19 +517,19 @@ func oldBounds(w *scene.Scene, skip map[string]bool) (scene.Rect, bool) {
 
 // fitFrame grows a frame to hold all its children with a margin; it never shrinks, so a frame the
 // human sized keeps its size.
-func fitFrame(w *scene.Scene, frameID string) error {
+func fitFrame(w *scene.Scene, frameID string, skip map[string]bool) error {
 	const margin = 20.0
 	f, ok := w.Get(frameID)
 	if !ok {
 		return nil
 	}
 	minX, minY, maxX, maxY := f.X, f.Y, f.X+f.Width, f.Y+f.Height
-	if emptyFrame(f) {
+	if emptyGroup(f) {
 		minX, minY, maxX, maxY = math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	}
 	for _, id := range w.FrameChildren(frameID) {
 		c, ok := w.Get(id)
-		if !ok || c.ContainerID != "" {
+		if !ok || skip[id] || c.ContainerID != "" {
 			continue
 		}
 		b := c.Bounds()
@@ -519,10 +568,6 @@ func fitFrame(w *scene.Scene, frameID string) error {
 	}
 	return nil
 }
-
-// emptyFrame reports whether f is the 1×1 placeholder a group's frame is created as, before its
-// first node is placed: its box must not count when the frame grows around that node.
-func emptyFrame(f scene.Element) bool { return f.Width == 1 && f.Height == 1 }
 
 // resolveNode finds a node by id, or else by its label (case and spaces ignored). It returns a
 // message for the model when there is no such node or the label is ambiguous.

@@ -1,0 +1,133 @@
+package tools
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/excalibot/excalibot/scene"
+)
+
+// nestedGraph has a box inside a box, a box inside a frame, and a frame: every way groups nest.
+const nestedGraph = `{"direction":"LR","groups":[{"id":"cloud","title":"AWS eu-west-1","style":"box"},
+ {"id":"svc","title":"Services","parent":"cloud"},{"id":"data","title":"Data","parent":"cloud","style":"box"},
+ {"id":"edge","title":"Edge","style":"frame"},{"id":"pop","title":"PoP","parent":"edge"}],
+ "nodes":[{"id":"user","label":"User","shape":"ellipse"},{"id":"cdn","label":"CDN","group":"pop"},{"id":"waf","label":"WAF","group":"edge"},
+ {"id":"lb","label":"Load balancer","group":"cloud"},{"id":"api","label":"API","group":"svc"},{"id":"auth","label":"Auth service","group":"Services"},
+ {"id":"db","label":"PostgreSQL","shape":"ellipse","group":"data"},{"id":"cache","label":"Redis","shape":"ellipse","group":"Data"}],
+ "edges":[{"from":"user","to":"cdn"},{"from":"cdn","to":"waf"},{"from":"waf","to":"lb"},{"from":"lb","to":"api"},{"from":"api","to":"auth"},
+ {"from":"api","to":"db","label":"SQL"},{"from":"api","to":"cache"}]}`
+
+var withNested = []step{{"create_graph", nestedGraph}}
+
+// groupsOf is an element's groupIds.
+func groupsOf(t *testing.T, sc *scene.Scene, id string) []string {
+	t.Helper()
+	return get(t, sc, id).GroupIDs
+}
+
+func TestGraphGroups(t *testing.T) {
+	runCases(t, []toolCase{
+		{name: "boxes nest in boxes and frames", tool: "create_graph", args: nestedGraph,
+			want: []string{"8 nodes, 7 edges, 5 groups"},
+			check: checks(cleanGraph, func(t *testing.T, sc *scene.Scene) {
+				for _, tc := range []struct {
+					id   string
+					want []string
+				}{
+					{"api", []string{"grp-svc", "grp-cloud"}},
+					{"svc", []string{"grp-svc", "grp-cloud"}},
+					{"lb", []string{"grp-cloud"}},
+					{"db", []string{"grp-data", "grp-cloud"}},
+					{"cdn", []string{"grp-pop"}},
+					{"waf", nil},
+				} {
+					if got := groupsOf(t, sc, tc.id); !slices.Equal(got, tc.want) && len(got)+len(tc.want) > 0 {
+						t.Errorf("%s groupIds %v, want %v (innermost first)", tc.id, got, tc.want)
+					}
+				}
+				for _, id := range []string{"cdn", "pop", "waf"} {
+					if f := get(t, sc, id).FrameID; f != "edge" {
+						t.Errorf("%s in frame %q, want edge (a box in a frame is the frame's child)", id, f)
+					}
+				}
+				if e := get(t, sc, "pop"); e.Type != scene.Rectangle || !isBox(&e) {
+					t.Errorf("pop is a %s, want a box: a group inside a frame cannot be a frame", e.Type)
+				}
+				if title := titleOf(sc, "svc"); title == "" || get(t, sc, title).Text != "Services" {
+					t.Errorf("svc's title %q", title)
+				}
+				// The graph read back knows every group and its parent.
+				g := readGraph(sc, nil)
+				if g.frame["api"] != "svc" || g.parent["svc"] != "cloud" || g.parent["pop"] != "edge" || g.frame["waf"] != "edge" {
+					t.Errorf("read back: frame %v parent %v", g.frame, g.parent)
+				}
+			})},
+		{name: "grouping a group in a group by title", tool: "create_graph",
+			args: `{"groups":[{"id":"a","title":"Outer","style":"box"},{"id":"b","title":"Inner","parent":"Outer","style":"frame"}],"nodes":[{"id":"n","label":"N","group":"Inner"}]}`,
+			check: checks(cleanGraph, func(t *testing.T, sc *scene.Scene) {
+				if b := get(t, sc, "b"); !isBox(&b) {
+					t.Errorf("b is a %s; a frame inside a group must become a box", b.Type)
+				}
+			})},
+		{name: "unknown parent", tool: "create_graph", args: `{"groups":[{"id":"a","parent":"zz"}],"nodes":[{"id":"n","label":"N","group":"a"}]}`, wantErr: true,
+			want: []string{`groups[0].parent: no group "zz"`}},
+		{name: "own parent", tool: "create_graph", args: `{"groups":[{"id":"a","parent":"a"}],"nodes":[{"id":"n","label":"N","group":"a"}]}`, wantErr: true,
+			want: []string{`groups[0].parent: a group cannot be inside itself`}},
+		{name: "parents in a loop", tool: "create_graph", args: `{"groups":[{"id":"a","parent":"b"},{"id":"b","parent":"a"}],"nodes":[{"id":"n","label":"N","group":"a"}]}`, wantErr: true,
+			want: []string{`are inside each other`}},
+		{name: "bad style", tool: "create_graph", args: `{"groups":[{"id":"a","style":"cloud"}],"nodes":[{"id":"n","label":"N","group":"a"}]}`, wantErr: true,
+			want: []string{`groups[0].style: "cloud" is not allowed; use one of "frame", "box"`}},
+		{name: "add into a nested box grows it and its parent", setup: withNested, tool: "add_to_graph",
+			args: `{"nodes":[{"id":"queue","label":"Queue","group":"Data"},{"id":"search","label":"Search index","group":"data"}],"edges":[{"from":"api","to":"queue"},{"from":"queue","to":"search"}]}`,
+			check: checks(cleanGraph, samePlaceAfter(withNested, "user", "cdn", "lb", "api", "auth", "db", "cache"), func(t *testing.T, sc *scene.Scene) {
+				if got := groupsOf(t, sc, "search"); !slices.Equal(got, []string{"grp-data", "grp-cloud"}) {
+					t.Errorf("search groupIds %v", got)
+				}
+			})},
+		{name: "move a node into a box by update", setup: append(withNested, step{"create_graph", `{"nodes":[{"id":"mon","label":"Monitoring"}]}`}), tool: "update_graph",
+			args: `{"nodes":[{"node":"Monitoring","group":"Services"}]}`,
+			check: checks(cleanGraph, samePlaceAfter(withNested, "user", "cdn", "lb", "api", "auth", "db", "cache"), func(t *testing.T, sc *scene.Scene) {
+				if got := groupsOf(t, sc, "mon"); !slices.Equal(got, []string{"grp-svc", "grp-cloud"}) {
+					t.Errorf("mon groupIds %v", got)
+				}
+			})},
+		{name: "move out of a box and into a frame", setup: withNested, tool: "update_graph",
+			args: `{"nodes":[{"node":"api","group":""},{"node":"lb","group":"Edge"}]}`,
+			check: checks(cleanGraph, func(t *testing.T, sc *scene.Scene) {
+				if got := groupsOf(t, sc, "api"); len(got) != 0 {
+					t.Errorf("api still in %v", got)
+				}
+				if lb := get(t, sc, "lb"); len(lb.GroupIDs) != 0 || lb.FrameID != "edge" {
+					t.Errorf("lb groups %v frame %q, want frame edge only", lb.GroupIDs, lb.FrameID)
+				}
+				if got := groupsOf(t, sc, "auth"); !slices.Equal(got, []string{"grp-svc", "grp-cloud"}) {
+					t.Errorf("auth groupIds %v: the others stay", got)
+				}
+			})},
+		{name: "relayout keeps the nesting", setup: withNested, tool: "relayout_graph", args: `{"direction":"TB"}`,
+			want: []string{"5 groups"}, check: checks(cleanGraph)},
+		{name: "a person's move inside a box is kept", setup: append(withNested, step{"update_element", `{"id":"auth","backgroundColor":"#b2f2bb"}`}),
+			tool: "add_to_graph", args: `{"nodes":[{"id":"mail","label":"Mailer","group":"Services"}],"edges":[{"from":"Auth service","to":"Mailer"}]}`,
+			check: checks(cleanGraph, samePlaceAfter(append(withNested, step{"update_element", `{"id":"auth","backgroundColor":"#b2f2bb"}`}), "auth", "api"),
+				func(t *testing.T, sc *scene.Scene) {
+					if c := get(t, sc, "auth").BackgroundColor; c != "#b2f2bb" {
+						t.Errorf("auth colour %s, want the person's #b2f2bb", c)
+					}
+				})},
+	})
+}
+
+// TestGroupOfRefs: nodes name their group by id or title in any case, groups are found the same way.
+func TestGroupOfRefs(t *testing.T) {
+	s := New(newTestScene(), DefaultLimits())
+	mustCall(t, s, "create_graph", nestedGraph)
+	for ref, want := range map[string]string{"svc": "svc", "services": "svc", "  aws EU-west-1 ": "cloud", "Edge": "edge", "nope": ""} {
+		if got := findGroup(s.Scene(), ref); got != want {
+			t.Errorf("findGroup(%q) = %q, want %q", ref, got, want)
+		}
+	}
+	if w := strings.Join(Warnings(s.Scene()), "\n"); w != "" {
+		t.Errorf("warnings:\n%s", w)
+	}
+}
