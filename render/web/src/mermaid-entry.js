@@ -252,6 +252,28 @@ const fitLabels = (skeleton) => {
   }
 };
 
+// centreArrowLabels puts each arrow's label on the arrow's middle, where the editor draws it
+// (LinearElementEditor.getBoundTextElementPosition: the middle point of an odd number of points,
+// else the middle of the middle segment). convertToExcalidrawElements leaves it near the start,
+// and exports draw text where it is stored.
+const centreArrowLabels = (elements) => {
+  const byId = new Map(elements.map((e) => [e.id, e]));
+  for (const t of elements) {
+    const a = t.type === "text" && t.containerId && byId.get(t.containerId);
+    if (!a || a.type !== "arrow" || !Array.isArray(a.points) || a.points.length < 2) continue;
+    const n = a.points.length;
+    let mx, my;
+    if (n % 2 === 1) {
+      [mx, my] = a.points[Math.floor(n / 2)];
+    } else {
+      const [p, q] = [a.points[n / 2 - 1], a.points[n / 2]];
+      [mx, my] = [(p[0] + q[0]) / 2, (p[1] + q[1]) / 2];
+    }
+    t.x = a.x + mx - t.width / 2;
+    t.y = a.y + my - t.height / 2;
+  }
+};
+
 const convert = async (src) => {
   const t0 = performance.now();
   await warmUp;
@@ -293,6 +315,7 @@ const convert = async (src) => {
   try {
     // Mermaid's node ids (A, B, …) are kept: they are the names the model and the user know.
     elements = convertToExcalidrawElements(out.elements, { regenerateIds: false });
+    centreArrowLabels(elements);
   } catch (e) {
     return { error: { code: "convert", message: String((e && e.message) || e), source: text, fixes } };
   }
