@@ -11,6 +11,40 @@ import (
 // this is not a diagram an agent should edit, and refusing it early keeps a bad upload cheap.
 const MaxFileSize = 50 << 20
 
+// MaxDepth bounds how deeply a file's JSON may nest. Real files nest about six levels (envelope,
+// elements, element, points, point); unknown fields are kept as they are and written back
+// indented, so a few kilobytes of "[[[[…" would grow quadratically, to hundreds of megabytes,
+// on every save.
+const MaxDepth = 64
+
+// tooDeep reports whether data nests objects and arrays more than max levels deep, in one pass
+// that skips strings, before anything is parsed.
+func tooDeep(data []byte, max int) bool {
+	depth, inString, escaped := 0, false, false
+	for _, c := range data {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth > max {
+				return true
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return false
+}
+
 // Source is written in the envelope's "source" field.
 const Source = "https://github.com/excalibot/excalibot"
 
@@ -37,6 +71,9 @@ var ErrFormat = errors.New("not a valid .excalidraw file")
 func Decode(data []byte, opts ...Option) (*Scene, error) {
 	if len(data) > MaxFileSize {
 		return nil, fmt.Errorf("%w: %d bytes is over the %d MB limit", ErrFormat, len(data), MaxFileSize>>20)
+	}
+	if tooDeep(data, MaxDepth) {
+		return nil, fmt.Errorf("%w: JSON nested more than %d levels deep", ErrFormat, MaxDepth)
 	}
 	var env map[string]json.RawMessage
 	if err := json.Unmarshal(data, &env); err != nil {

@@ -75,3 +75,37 @@ func TestDecodeDropsUnsafeLinksAndFiles(t *testing.T) {
 		t.Errorf("the inline image file was dropped too")
 	}
 }
+
+// TestDecodeRefusesDeepNesting: unknown fields are kept and written back indented, so before the
+// depth limit 12 KB of nested arrays in one element's customData took seconds to decode and
+// re-encoded to tens of megabytes (found by the FuzzDecode seed deep-nesting).
+func TestDecodeRefusesDeepNesting(t *testing.T) {
+	nest := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+	for _, tc := range []struct {
+		name string
+		doc  string
+		ok   bool
+	}{
+		{"custom data 3000 deep", `{"type":"excalidraw","elements":[{"id":"a","type":"rectangle","customData":` + nest(3000) + `}]}`, false},
+		{"appState 200 deep", `{"type":"excalidraw","elements":[],"appState":{"x":` + nest(200) + `}}`, false},
+		{"brackets inside strings do not count", `{"type":"excalidraw","elements":[{"id":"a","type":"text","text":"` + nest(500) + `\"[{"}]}`, true},
+		{"custom data 40 deep", `{"type":"excalidraw","elements":[{"id":"a","type":"rectangle","customData":` + nest(40) + `}]}`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Decode([]byte(tc.doc))
+			if tc.ok {
+				if err != nil {
+					t.Fatal(err)
+				}
+				out, err := s.Encode()
+				if err != nil || len(out) > 40*len(tc.doc) {
+					t.Errorf("encoded %d bytes from %d (%v)", len(out), len(tc.doc), err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), "nested more than 64 levels") {
+				t.Errorf("err = %v, want a refusal naming the depth limit", err)
+			}
+		})
+	}
+}
