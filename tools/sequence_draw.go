@@ -177,6 +177,10 @@ func (d *seqDrawing) columns(steps []seqStep) {
 					need(lo, lo+1, selfLoop(lw)+lw/2+40)
 				} else {
 					need(lo, hi, math.Max(lw+70, lw/0.7+30))
+					if hi-lo >= 2 { // the label sits in the middle gap, clear of the lifelines it passes
+						k := labelGap(lo, hi)
+						need(k, k+1, lw+50)
+					}
 				}
 			}
 		}
@@ -190,6 +194,10 @@ func (d *seqDrawing) columns(steps []seqStep) {
 		d.centres[i] = d.centres[i-1] + dist[i-1]
 	}
 }
+
+// labelGap is the gap (between lifelines k and k+1) in the middle of lo..hi where a message
+// spanning them has its label.
+func labelGap(lo, hi int) int { return (lo + hi - 1) / 2 }
 
 // selfLoop is how far a message to oneself reaches out: its label is centred on the loop's far
 // side, so the loop reaches past half the label to keep it off the lifeline.
@@ -286,11 +294,19 @@ func (d *seqDrawing) planMessage(st *seqStep, y float64) (float64, span) {
 		d.openBar(to, ay)
 	}
 	x1 := d.edge(to, cf)
-	d.msgs = append(d.msgs, seqMsgPlan{st: st, label: label, pts: []scene.Point{{X: x0, Y: ay}, {X: x1, Y: ay}}})
+	pts := []scene.Point{{X: x0, Y: ay}, {X: x1, Y: ay}}
+	mid := (x0 + x1) / 2
+	if lo, hi := min(from, to), max(from, to); hi-lo >= 2 {
+		// Excalidraw centres a label on an arrow's middle point: put one in the middle gap
+		// between lifelines, so the label does not sit on a lifeline the message passes.
+		k := labelGap(lo, hi)
+		mid = (d.centres[k] + d.centres[k+1]) / 2
+		pts = []scene.Point{pts[0], {X: mid, Y: ay}, pts[1]}
+	}
+	d.msgs = append(d.msgs, seqMsgPlan{st: st, label: label, pts: pts})
 	if st.deactivate && !d.closeBar(from, ay) && !st.activate {
 		d.closeBar(to, ay) // "deactivate" on a message to a busy actor that sent nothing open
 	}
-	mid := (x0 + x1) / 2
 	// The box of a block around it clears the bars on both lifelines.
 	return ay + half, span{math.Min(cf, ct) - seqBarWidth, math.Max(cf, ct) + seqBarWidth}.join(span{mid - lw/2, mid + lw/2})
 }
@@ -476,7 +492,7 @@ func (d *seqDrawing) emit(bottom, ox, oy float64) (string, error) {
 			e.Points[j] = scene.Point{X: p.X - m.pts[0].X, Y: p.Y - m.pts[0].Y}
 		}
 		if len(m.pts) > 2 {
-			e.Roundness = nil // a square loop; a rounded one curls into its own label
+			e.Roundness = nil // a square loop (a rounded one curls into its own label), or a straight line
 		}
 		if err := add(e, m.st.path); err != nil {
 			return "", refuse("%s: %s", m.st.path, sceneErrText(err))

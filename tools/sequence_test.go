@@ -111,6 +111,15 @@ func TestSequenceFull(t *testing.T) {
 			}
 		}
 	}
+	// No message label sits on a lifeline (the ones it passes included).
+	for _, m := range p.messages {
+		l := get(t, sc, m.Label())
+		for _, life := range p.lifelines {
+			if l.X < life.X && life.X < l.X+l.Width {
+				t.Errorf("label of %s (%v) lies on %s at x %v", m.ID, l.Bounds(), life.ID, life.X)
+			}
+		}
+	}
 	tests := []struct {
 		name string
 		got  bool
