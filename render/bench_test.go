@@ -15,12 +15,15 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/excalibot/excalibot/scene"
 )
 
 // BenchmarkRender measures a warm render (a pooled tab) of a 30- and a 290-element scene and, in the
 // same run, the baselines it is compared with:
 //
-//   - floor: the time the export takes inside the page (Excalidraw's own work);
+//   - floor: the time the export takes inside the page (Excalidraw's own work: restore, draw,
+//     PNG encoding), without the page fetching its job or posting the picture back;
 //
 //   - fresh tab: a new tab per render, loading the page first (how Kroki's Excalidraw service
 //     renders);
@@ -34,8 +37,10 @@ import (
 //     go test ./render -run '^$' -bench Render -benchtime 20x
 func BenchmarkRender(b *testing.B) {
 	needChrome(b)
-	// A renderer of its own: a 290-element scene at 2× can take longer than the default
-	// 20 s per attempt on an overloaded machine, and a timeout would end the benchmark.
+	// A renderer of its own: a 290-element scene can take longer than the default 20 s per
+	// attempt on an overloaded machine, and a timeout would end the benchmark. Both scenes use
+	// the default Options, as the bot does: 2×, scene embedded, at most DefaultMaxPixels (the
+	// 290-element scene is capped at 4 Mpx instead of 19 Mpx).
 	r, err := New(context.Background(), Config{ChromePath: os.Getenv("CHROME"), RenderTimeout: 5 * time.Minute}, testLogger(b))
 	if err != nil {
 		b.Fatal(err)
@@ -53,6 +58,7 @@ func benchRender(b *testing.B, r *Renderer, doc []byte) {
 		b.Fatal(err)
 	}
 	var warm, floor []time.Duration
+	stages := map[string][]time.Duration{}
 	for b.Loop() {
 		start := time.Now()
 		_, rep, err := r.png(ctx, doc, opts)
@@ -61,6 +67,9 @@ func benchRender(b *testing.B, r *Renderer, doc []byte) {
 		}
 		warm = append(warm, time.Since(start))
 		floor = append(floor, time.Duration(rep.MS*float64(time.Millisecond)))
+		for k, v := range rep.Stages {
+			stages[k] = append(stages[k], time.Duration(v*float64(time.Millisecond)))
+		}
 	}
 	b.StopTimer()
 
@@ -104,6 +113,11 @@ func benchRender(b *testing.B, r *Renderer, doc []byte) {
 	kroki := float64(krokiN) / krokiT.Seconds()
 
 	w, f, fr := median(warm), median(floor), median(fresh)
+	for _, k := range []string{"fetch", "prepare", "serialize", "draw", "encode", "upload", "embed"} {
+		if len(stages[k]) > 0 {
+			b.ReportMetric(ms(median(stages[k])), k+"-ms")
+		}
+	}
 	b.ReportMetric(ms(w), "warm-ms")
 	b.ReportMetric(ms(f), "floor-ms")
 	b.ReportMetric(ms(fr), "fresh-tab-ms")
@@ -153,7 +167,9 @@ func throughput(n, workers int, render func() error) (time.Duration, error) {
 	return time.Since(start), nil
 }
 
-// freshTabRender opens a new tab on the renderer's browser, loads the page and renders once.
+// freshTabRender opens a new tab on the renderer's browser, loads the page and renders once, the
+// same way a warm render does: the page fetches the job, posts the picture back, and the scene is
+// embedded here.
 func freshTabRender(ctx context.Context, r *Renderer, doc []byte) (time.Duration, error) {
 	r.mu.Lock()
 	b := r.b
@@ -161,23 +177,32 @@ func freshTabRender(ctx context.Context, r *Renderer, doc []byte) (time.Duration
 	start := time.Now()
 	tctx, cancel := chromedp.NewContext(b.ctx)
 	defer cancel()
-	lit, _, err := sceneLiteral(doc)
+	in, err := jobInput("png", doc, Options{})
 	if err != nil {
 		return 0, err
 	}
-	var rep pngReply
-	rep, err = chromedp.Run(tctx, func(ctx context.Context, t *chromedp.Target) (pngReply, error) {
-		if _, err := chromedp.Navigate(r.srv.url)(ctx, t); err != nil {
-			return rep, err
-		}
-		return chromedp.Evaluate[pngReply](fmt.Sprintf(`ExcalidrawRender.png(JSON.parse(%s), %s)`, lit,
-			`{"scale":2,"background":true,"padding":20,"embedScene":true,"maxSideSum":10000,"maxAspect":20,"maxBytes":10485760}`),
-			chromedp.EvalAwaitPromise)(ctx, t)
-	})
-	if err == nil && rep.PNG == "" {
-		err = fmt.Errorf("no PNG: %v", rep.pageError())
+	j, err := r.srv.jobs.add(in, 1<<30)
+	if err != nil {
+		return 0, err
 	}
-	return time.Since(start), err
+	defer r.srv.jobs.remove(j)
+	rep, err := chromedp.Run(tctx, func(ctx context.Context, t *chromedp.Target) (pngReply, error) {
+		if _, err := chromedp.Navigate(r.srv.url)(ctx, t); err != nil {
+			return pngReply{}, err
+		}
+		return chromedp.Evaluate[pngReply](fmt.Sprintf("ExcalidrawRender.job(%q)", j.id), chromedp.EvalAwaitPromise)(ctx, t)
+	})
+	if err != nil {
+		return 0, err
+	}
+	body := j.result()
+	if rep.Bytes <= 0 || rep.Bytes > len(body) {
+		return 0, fmt.Errorf("no PNG: %v", rep.pageError())
+	}
+	if _, err := scene.EmbedScene(body[:rep.Bytes], body[rep.Bytes:]); err != nil {
+		return 0, err
+	}
+	return time.Since(start), nil
 }
 
 // oneShotSetup writes a page that renders doc into an <img> and returns a func that screenshots it
@@ -197,7 +222,7 @@ func oneShotSetup(b *testing.B, doc []byte) (func() (time.Duration, error), erro
 		"scene.js":  append(append([]byte("window.SCENE = "), doc...), ';'),
 		"shot.html": []byte(`<!doctype html><meta charset="utf-8"><body style="margin:0">
 <script src="render.js"></script><script src="scene.js"></script>
-<script>ExcalidrawRender.canvas(SCENE, {scale: 2, background: true, padding: 20})
+<script>ExcalidrawRender.canvas(SCENE, {scale: 2, background: true, padding: 20, maxPixels: ` + fmt.Sprint(DefaultMaxPixels) + `})
   .then(c => document.body.append(c));</script>`),
 	}
 	for name, data := range files {

@@ -9,7 +9,6 @@ package render
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +17,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/excalibot/excalibot/scene"
 )
 
 // Chat limits (Telegram sendPhoto; ../shared/reference/excalidraw.md §11). Larger pictures are
@@ -27,6 +28,12 @@ const (
 	MaxAspect  = 20       // longer side / shorter side
 	MaxBytes   = 10 << 20 // encoded PNG size
 )
+
+// DefaultMaxPixels caps a picture's area (width × height) unless Options.MaxPixels says otherwise:
+// 4 Mpx, a 2× picture of a 1400 × 700 scene. Chats show less anyway (Telegram shrinks photos to
+// 2560 px on the long side), while allocating, drawing, encoding and posting a picture cost time
+// in proportion to its pixels: a 290-element scene at 2× is 19 Mpx, and 80% of its render time.
+const DefaultMaxPixels = 4_000_000
 
 // MaxSceneBytes bounds the .excalidraw document a render accepts.
 const MaxSceneBytes = 32 << 20
@@ -90,6 +97,9 @@ type Options struct {
 	// Viewport is the frame to draw; nil means the one the scene asks for in
 	// appState.excalibotViewport (set by package scene), else the whole drawing with padding.
 	Viewport *Rect
+	// MaxPixels caps the picture's width × height by lowering the scale (PNG only); 0 means
+	// DefaultMaxPixels, negative means no cap but the chat limits.
+	MaxPixels int
 	// NoEmbedScene leaves the scene out of the picture. By default the PNG carries it (an
 	// application/vnd.excalidraw+json tEXt chunk), so dropping the PNG on excalidraw.com opens it
 	// editable; SVGs carry it in their metadata.
@@ -108,6 +118,7 @@ type pageOptions struct {
 	MaxSideSum      int       `json:"maxSideSum"`
 	MaxAspect       float64   `json:"maxAspect"`
 	MaxBytes        int       `json:"maxBytes"`
+	MaxPixels       int       `json:"maxPixels,omitempty"`
 }
 
 type pageRect struct {
@@ -128,6 +139,13 @@ func (o Options) page() (pageOptions, error) {
 		MaxSideSum:      MaxSideSum,
 		MaxAspect:       MaxAspect,
 		MaxBytes:        MaxBytes,
+		MaxPixels:       o.MaxPixels,
+	}
+	switch {
+	case p.MaxPixels == 0:
+		p.MaxPixels = DefaultMaxPixels
+	case p.MaxPixels < 0:
+		p.MaxPixels = 0
 	}
 	switch {
 	case p.Scale == 0:
@@ -272,27 +290,46 @@ func (r *Renderer) PNG(ctx context.Context, doc []byte, opts Options) ([]byte, e
 	return png, err
 }
 
-// pngReply is the page's answer to png().
+// pngReply is the page's answer to a png job (png() answers the same, plus the picture in base64).
 type pngReply struct {
 	pageReply
 	PNG    string  `json:"png"`
 	Width  int     `json:"width"`
 	Height int     `json:"height"`
 	Scale  float64 `json:"scale"`
-	MS     float64 `json:"ms"` // time the export took inside the page
+	Bytes  int     `json:"bytes"` // PNG size; the scene JSON to embed follows it in the posted body
+	MS     float64 `json:"ms"`    // time the export took inside the page: the floor of a render
+	// Stages splits a render into prepare, serialize, draw and encode (which add up to MS), the
+	// page's fetch of the job and upload of the picture, and embed (done here), in ms.
+	Stages map[string]float64 `json:"stages"`
 }
 
 func (r *Renderer) png(ctx context.Context, doc []byte, opts Options) ([]byte, pngReply, error) {
 	var rep pngReply
-	if err := r.render(ctx, "png", doc, opts, &rep); err != nil {
+	body, err := r.job(ctx, "png", doc, opts, &rep)
+	if err != nil {
 		return nil, rep, err
 	}
-	png, err := base64.StdEncoding.DecodeString(rep.PNG)
-	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
-		return nil, rep, fmt.Errorf("render: page returned no PNG (%d base64 bytes)", len(rep.PNG))
+	if rep.Bytes <= 0 || rep.Bytes > len(body) || !scene.IsPNG(body) {
+		return nil, rep, fmt.Errorf("render: page returned no PNG (%d bytes posted, %d announced)", len(body), rep.Bytes)
+	}
+	png, sceneJSON := body[:rep.Bytes:rep.Bytes], body[rep.Bytes:]
+	if !opts.NoEmbedScene {
+		start := time.Now()
+		if png, err = scene.EmbedScene(png, sceneJSON); err != nil {
+			return nil, rep, fmt.Errorf("render: embed the scene in the PNG: %w", err)
+		}
+		if rep.Stages == nil {
+			rep.Stages = map[string]float64{}
+		}
+		rep.Stages["embed"] = float64(time.Since(start).Microseconds()) / 1000
+		// The page kept room for the scene's whole JSON text; compressed it takes far less.
+		if len(png) > MaxBytes {
+			return nil, rep, fmt.Errorf("render: the PNG with its scene embedded is %d bytes, above the chat limit of %d", len(png), MaxBytes)
+		}
 	}
 	r.log.Debug("rendered png", "width", rep.Width, "height", rep.Height, "scale", rep.Scale,
-		"bytes", len(png), "page_ms", rep.MS)
+		"bytes", len(png), "page_ms", rep.MS, "stages", rep.Stages)
 	return png, rep, nil
 }
 
@@ -304,40 +341,90 @@ func (r *Renderer) SVG(ctx context.Context, doc []byte, opts Options) ([]byte, e
 		SVG string  `json:"svg"`
 		MS  float64 `json:"ms"`
 	}
-	if err := r.render(ctx, "svg", doc, opts, &rep); err != nil {
+	svg, err := r.job(ctx, "svg", doc, opts, &rep)
+	if err != nil {
 		return nil, err
 	}
-	if rep.SVG == "" {
-		return nil, errors.New("render: page returned no SVG")
+	if !bytes.Contains(svg[:min(len(svg), 512)], []byte("<svg")) {
+		return nil, fmt.Errorf("render: page returned no SVG (%d bytes)", len(svg))
 	}
-	return []byte(rep.SVG), nil
+	return svg, nil
 }
 
-func (r *Renderer) render(ctx context.Context, fn string, doc []byte, opts Options, out reply) error {
+// job renders doc with the page's fn ("png" or "svg") and returns what the page posted back. The
+// document reaches the page as JSON data through the page server (jobs.go), never as code.
+func (r *Renderer) job(ctx context.Context, fn string, doc []byte, opts Options, out reply) ([]byte, error) {
+	in, err := jobInput(fn, doc, opts)
+	if err != nil {
+		return nil, err
+	}
+	// The picture may exceed MaxBytes when the page gives up shrinking it; the scene JSON the page
+	// posts after a PNG is pretty-printed, so it can be a few times the document's size.
+	maxOut := int64(4*MaxBytes + 4*len(doc))
+	var body []byte
+	err = r.retry(ctx, out, func() ([]byte, error) {
+		j, err := r.srv.jobs.add(in, maxOut)
+		if err != nil {
+			return nil, err
+		}
+		defer r.srv.jobs.remove(j)
+		raw, err := r.evalOnce(ctx, fmt.Sprintf("ExcalidrawRender.job(%q)", j.id))
+		body = j.result()
+		return raw, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if body == nil {
+		return nil, errors.New("render: the page answered but posted no picture")
+	}
+	return body, nil
+}
+
+// jobInput is the page's job: {"fn", "opts", "doc"}.
+func jobInput(fn string, doc []byte, opts Options) ([]byte, error) {
 	po, err := opts.page()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	lit, vp, err := sceneLiteral(doc)
+	vp, err := checkScene(doc)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if po.Viewport == nil && vp != nil && vp.Width > 0 && vp.Height > 0 {
 		po.Viewport = vp
 	}
 	o, err := json.Marshal(po)
 	if err != nil {
-		return fmt.Errorf("render: encode options: %w", err)
+		return nil, fmt.Errorf("render: encode options: %w", err)
 	}
-	return r.call(ctx, fmt.Sprintf("ExcalidrawRender.%s(JSON.parse(%s), %s)", fn, lit, o), out)
+	in := make([]byte, 0, len(doc)+len(o)+32)
+	in = fmt.Appendf(in, `{"fn":%q,"opts":%s,"doc":`, fn, o)
+	in = append(append(in, doc...), '}')
+	return in, nil
 }
 
-// sceneLiteral checks doc enough to give a clear error for what is not a scene, and returns it as
-// a JavaScript string literal: the page parses it, so no part of the document runs as code. It also
-// returns the viewport the scene asks for (package scene keeps it in appState.excalibotViewport).
+// sceneLiteral checks doc like checkScene and returns it as a JavaScript string literal, for
+// expressions that hand the page a scene directly (Check, probes): the page parses it, so no part
+// of the document runs as code.
 func sceneLiteral(doc []byte) (string, *pageRect, error) {
+	vp, err := checkScene(doc)
+	if err != nil {
+		return "", nil, err
+	}
+	lit, err := json.Marshal(string(doc))
+	if err != nil {
+		return "", nil, fmt.Errorf("render: quote scene: %w", err)
+	}
+	return string(lit), vp, nil
+}
+
+// checkScene checks doc enough to give a clear error for what is not a scene (it must be valid
+// JSON, which also makes it safe to splice into the job's JSON), and returns the viewport the
+// scene asks for (package scene keeps it in appState.excalibotViewport).
+func checkScene(doc []byte) (*pageRect, error) {
 	if len(doc) > MaxSceneBytes {
-		return "", nil, fmt.Errorf("%w: the document is %d bytes; the limit is %d", ErrInvalidScene, len(doc), MaxSceneBytes)
+		return nil, fmt.Errorf("%w: the document is %d bytes; the limit is %d", ErrInvalidScene, len(doc), MaxSceneBytes)
 	}
 	var env struct {
 		Type     string `json:"type"`
@@ -349,13 +436,13 @@ func sceneLiteral(doc []byte) (string, *pageRect, error) {
 		} `json:"appState"`
 	}
 	if err := json.Unmarshal(doc, &env); err != nil {
-		return "", nil, fmt.Errorf("%w: not .excalidraw JSON: %v", ErrInvalidScene, err)
+		return nil, fmt.Errorf("%w: not .excalidraw JSON: %v", ErrInvalidScene, err)
 	}
 	if env.Type != "excalidraw" {
-		return "", nil, fmt.Errorf("%w: \"type\" is %q, want \"excalidraw\"", ErrInvalidScene, env.Type)
+		return nil, fmt.Errorf("%w: \"type\" is %q, want \"excalidraw\"", ErrInvalidScene, env.Type)
 	}
 	if env.Elements == nil {
-		return "", nil, fmt.Errorf("%w: no \"elements\" array", ErrInvalidScene)
+		return nil, fmt.Errorf("%w: no \"elements\" array", ErrInvalidScene)
 	}
 	live := 0
 	for _, e := range *env.Elements {
@@ -364,13 +451,9 @@ func sceneLiteral(doc []byte) (string, *pageRect, error) {
 		}
 	}
 	if live == 0 {
-		return "", nil, fmt.Errorf("%w (%d elements, all deleted or none)", ErrEmptyScene, len(*env.Elements))
+		return nil, fmt.Errorf("%w (%d elements, all deleted or none)", ErrEmptyScene, len(*env.Elements))
 	}
-	lit, err := json.Marshal(string(doc))
-	if err != nil {
-		return "", nil, fmt.Errorf("render: quote scene: %w", err)
-	}
-	return string(lit), env.AppState.Viewport, nil
+	return env.AppState.Viewport, nil
 }
 
 // pageReply is the error half of every page answer: set when the scene, not the tab, failed.
@@ -397,13 +480,19 @@ func (p *pageReply) pageError() error {
 
 type reply interface{ pageError() error }
 
-// call evaluates expr in a warm tab and decodes its answer into out. A failure of the tab or of
-// Chromium (hang, crash, exit) is retried once on a fresh tab; an error from the scene is not.
+// call evaluates expr in a warm tab and decodes its answer into out, like retry.
 func (r *Renderer) call(ctx context.Context, expr string, out reply) error {
+	return r.retry(ctx, out, func() ([]byte, error) { return r.evalOnce(ctx, expr) })
+}
+
+// retry runs one attempt (an evaluation in a warm tab) and decodes its answer into out. A failure
+// of the tab or of Chromium (hang, crash, exit) is retried once on a fresh tab; an error from the
+// scene is not.
+func (r *Renderer) retry(ctx context.Context, out reply, attemptOnce func() ([]byte, error)) error {
 	var err error
 	for attempt := 1; attempt <= 2; attempt++ {
 		var raw []byte
-		raw, err = r.evalOnce(ctx, expr)
+		raw, err = attemptOnce()
 		if err == nil {
 			if err := json.Unmarshal(raw, out); err != nil {
 				return fmt.Errorf("render: decode page answer: %w", err)

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -292,7 +293,8 @@ func TestChatLimits(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b, err := r.PNG(testCtx(t), tt.doc, Options{Padding: -1})
+			// Without the default pixel cap, which would keep these pictures far inside the limits.
+			b, err := r.PNG(testCtx(t), tt.doc, Options{Padding: -1, MaxPixels: -1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -306,6 +308,41 @@ func TestChatLimits(t *testing.T) {
 			}
 			if len(b) > MaxBytes {
 				t.Errorf("%d bytes, want ≤ %d", len(b), MaxBytes)
+			}
+			if ink(img) == 0 {
+				t.Error("the picture is blank")
+			}
+		})
+	}
+}
+
+// TestMaxPixels: a picture larger than the pixel cap is scaled down to it, keeping its shape.
+func TestMaxPixels(t *testing.T) {
+	r := shared(t)
+	// 2000×1000 scene px: 4000×2000 = 8 Mpx at 2×.
+	doc := sceneDoc([]map[string]any{element("e", "ellipse", 0, 0, 2000, 1000, nil)})
+	tests := []struct {
+		name         string
+		maxPixels    int
+		wantW, wantH int
+	}{
+		{"default cap", 0, 2828, 1414},
+		{"1 Mpx", 1_000_000, 1414, 707},
+		{"no cap", -1, 4000, 2000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := r.PNG(testCtx(t), doc, Options{Padding: -1, MaxPixels: tt.maxPixels})
+			if err != nil {
+				t.Fatal(err)
+			}
+			img := decodePNG(t, b)
+			w, h := img.Bounds().Dx(), img.Bounds().Dy()
+			if abs(w-tt.wantW) > 4 || abs(h-tt.wantH) > 4 {
+				t.Errorf("size = %dx%d, want %dx%d ± 4", w, h, tt.wantW, tt.wantH)
+			}
+			if limit := cmp.Or(max(tt.maxPixels, 0), DefaultMaxPixels); tt.maxPixels >= 0 && w*h > limit {
+				t.Errorf("%dx%d = %d px, above the cap of %d", w, h, w*h, limit)
 			}
 			if ink(img) == 0 {
 				t.Error("the picture is blank")

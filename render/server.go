@@ -32,6 +32,8 @@ type server struct {
 
 	requests     atomic.Int64 // every request served, for tests and logs
 	fontRequests atomic.Int64 // CJK font chunks served
+
+	jobs jobs
 }
 
 func startServer(log *slog.Logger) (*server, error) {
@@ -66,6 +68,14 @@ func startServer(log *slog.Logger) (*server, error) {
 		"GET /mermaid.html", "GET /mermaid.js"} {
 		mux.HandleFunc(p, handle)
 	}
+	mux.HandleFunc("GET /job/{id}", func(w http.ResponseWriter, r *http.Request) {
+		s.requests.Add(1)
+		s.jobs.serve(w, r)
+	})
+	mux.HandleFunc("POST /job/{id}", func(w http.ResponseWriter, r *http.Request) {
+		s.requests.Add(1)
+		s.jobs.receive(w, r)
+	})
 	s.srv = &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,

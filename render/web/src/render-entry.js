@@ -3,7 +3,9 @@
 //
 // window.ExcalidrawRender:
 //   whenReady()          resolves once every font family is loaded (see warmUp)
-//   png(doc, opts)       {png: base64, width, height, scale, bytes, ms} | {error: {code, message}}
+//   job(id)              runs the render the Go side put at /job/<id> and posts the picture back
+//                        there; answers {width, height, scale, bytes, ms, stages} | {svg…} | {error}
+//   png(doc, opts)       {png: base64, scene, width, height, scale, bytes, ms, stages} | {error: {code, message}}
 //   svg(doc, opts)       {svg, ms} | {error}
 //   check(doc)           what Excalidraw's restore() changes in the scene | {error}
 //   canvas(doc, opts)    an HTMLCanvasElement with the picture (benchmarks only)
@@ -19,6 +21,7 @@ import {
   FONT_FAMILY,
   getCommonBounds,
   restore,
+  serializeAsJSON,
 } from "@excalidraw/excalidraw";
 
 // Every font but the CJK fallback is inlined; Xiaolai chunks are fetched from this page's origin.
@@ -218,36 +221,129 @@ const guard = async (fn) => {
   }
 };
 
+const now = () => performance.now();
+const round = (ms) => Math.round(ms * 10) / 10;
+
+// exportPNG is exportToBlob taken apart, so that each stage is timed: prepare (restore, fonts,
+// bound text), serialize (the scene to embed), draw (exportToCanvas: the canvas is allocated and
+// the elements drawn; Chrome rasterises part of it here and the rest when encoding) and encode
+// (canvas.toBlob). It does not embed the scene: it returns the JSON exportToBlob would embed
+// (serializeAsJSON of the same elements and appState) and the Go side writes Excalidraw's tEXt
+// chunk (scene.EmbedScene). In JS, encodePngMetadata copies the blob, splits the whole PNG into
+// chunks, deflates the scene and checksums everything again: 30 ms for a 30-element scene,
+// about a quarter of the whole render.
+const exportPNG = async (doc, opts) => {
+  const stages = {};
+  let t = now();
+  const scene = await prepare(doc);
+  stages.prepare = now() - t;
+  const appState = exportAppState(scene, opts);
+  t = now();
+  const sceneJSON = opts.embedScene ? serializeAsJSON(scene.elements, appState, scene.files, "local") : "";
+  stages.serialize = now() - t;
+  // Compressed, the embedded scene is far smaller than its JSON text; reserving the text's length
+  // keeps the finished PNG within maxBytes (the Go side checks the final size).
+  const reserve = sceneJSON.length;
+  const frame = frameFor(scene.elements, opts);
+  let scale = opts.scale;
+  let dims, blob;
+  stages.draw = stages.encode = 0;
+  for (let attempt = 0; ; attempt++) {
+    t = now();
+    const canvas = await exportToCanvas({
+      elements: scene.elements,
+      appState,
+      files: scene.files,
+      exportPadding: opts.padding,
+      exportingFrame: frame,
+      // exportToCanvas ignores appState.exportScale without maxWidthOrHeight; getDimensions is
+      // where the scale takes effect, and where the picture is capped for chat.
+      getDimensions: (w, h) => {
+        let s = Math.min(scale, opts.maxSideSum > 0 ? opts.maxSideSum / (w + h) : Infinity);
+        if (opts.maxPixels > 0) s = Math.min(s, Math.sqrt(opts.maxPixels / (w * h)));
+        dims = { width: Math.max(1, Math.floor(w * s)), height: Math.max(1, Math.floor(h * s)), scale: s };
+        return dims;
+      },
+    });
+    stages.draw += now() - t;
+    t = now();
+    blob = await new Promise((resolve, reject) =>
+      canvas.toBlob((b) => (b ? resolve(b) : reject(new Error("the canvas could not be encoded as PNG"))), "image/png"),
+    );
+    stages.encode += now() - t;
+    canvas.width = canvas.height = 0; // give the pixels (up to 76 MB) back now, not at the next GC
+    if (opts.maxBytes > 0 && blob.size + reserve > opts.maxBytes && attempt < 4) {
+      const budget = Math.max(opts.maxBytes - reserve, opts.maxBytes / 4);
+      scale = dims.scale * Math.sqrt(budget / blob.size) * 0.95;
+      continue;
+    }
+    break;
+  }
+  for (const k of Object.keys(stages)) stages[k] = round(stages[k]);
+  const ms = stages.prepare + stages.serialize + stages.draw + stages.encode;
+  return {
+    meta: { width: dims.width, height: dims.height, scale: dims.scale, bytes: blob.size, ms: round(ms), stages },
+    blob,
+    scene: sceneJSON,
+  };
+};
+
+// png answers with the picture in base64 (and the scene to embed, when asked). The Go side uses
+// job() instead; png() stays for probes and tests that build their own expression.
 const png = (doc, opts) =>
   guard(async () => {
-    const t0 = performance.now();
-    const scene = await prepare(doc);
-    const frame = frameFor(scene.elements, opts);
-    let scale = opts.scale;
-    let dims;
-    for (let attempt = 0; ; attempt++) {
-      const blob = await exportToBlob({
-        elements: scene.elements,
-        appState: exportAppState(scene, opts),
-        files: scene.files,
-        mimeType: "image/png",
-        exportPadding: opts.padding,
-        exportingFrame: frame,
-        // exportToBlob ignores appState.exportScale without maxWidthOrHeight; getDimensions is
-        // where the scale takes effect, and where width + height is capped for chat.
-        getDimensions: (w, h) => {
-          const s = Math.min(scale, opts.maxSideSum > 0 ? opts.maxSideSum / (w + h) : Infinity);
-          dims = { width: Math.max(1, Math.floor(w * s)), height: Math.max(1, Math.floor(h * s)), scale: s };
-          return dims;
-        },
-      });
-      if (opts.maxBytes > 0 && blob.size > opts.maxBytes && attempt < 4) {
-        scale = dims.scale * Math.sqrt(opts.maxBytes / blob.size) * 0.95;
-        continue;
-      }
-      const b64 = await blobToBase64(blob);
-      return { png: b64, width: dims.width, height: dims.height, scale: dims.scale, bytes: blob.size, ms: performance.now() - t0 };
+    const r = await exportPNG(doc, opts);
+    return { ...r.meta, png: await blobToBase64(r.blob), scene: r.scene };
+  });
+
+const exportSVG = async (doc, opts) => {
+  const t0 = now();
+  const scene = await prepare(doc);
+  const el = await exportToSvg({
+    elements: scene.elements,
+    appState: { ...exportAppState(scene, opts), exportScale: 1 },
+    files: scene.files,
+    exportPadding: opts.padding,
+    exportingFrame: opts.viewport ? frameFor(scene.elements, { ...opts, maxAspect: 0 }) : null,
+  });
+  const svg = el.outerHTML;
+  return { meta: { ms: round(now() - t0) }, body: svg, svg };
+};
+
+const svg = (doc, opts) =>
+  guard(async () => {
+    const r = await exportSVG(doc, opts);
+    return { svg: r.svg, ms: r.meta.ms };
+  });
+
+// job runs one render handed over by the Go side through the page's own server: it fetches
+// {fn, doc, opts} from /job/<id> and posts the picture back there (for a PNG, its bytes followed
+// by the scene JSON to embed). Only the small answer crosses CDP: a megabyte-sized string in a
+// Runtime.evaluate result costs about half a second per megabyte (measured), where the loopback
+// HTTP round trips cost a few milliseconds.
+const job = (id) =>
+  guard(async () => {
+    const url = `/job/${encodeURIComponent(id)}`;
+    let t = now();
+    const res = await fetch(url, { cache: "no-store" });
+    if (!res.ok) throw new Error(`fetch render job: HTTP ${res.status}`);
+    const { fn, doc, opts } = await res.json();
+    const fetched = now() - t;
+    let meta, body;
+    if (fn === "png") {
+      const r = await exportPNG(doc, opts);
+      meta = r.meta;
+      body = new Blob([r.blob, r.scene]);
+    } else if (fn === "svg") {
+      ({ meta, body } = await exportSVG(doc, opts));
+    } else {
+      throw new Error(`unknown render job ${JSON.stringify(fn)}`);
     }
+    t = now();
+    const put = await fetch(url, { method: "POST", body, cache: "no-store" });
+    if (!put.ok) throw new Error(`hand the picture back: HTTP ${put.status}`);
+    meta.stages = { ...meta.stages, fetch: round(fetched), upload: round(now() - t) };
+    return meta;
   });
 
 // canvas draws the scene onto a canvas element without encoding it. Only the one-shot baseline of
@@ -261,23 +357,12 @@ const canvas = async (doc, opts) => {
     appState: exportAppState(scene, opts),
     files: scene.files,
     exportPadding: opts.padding,
-    getDimensions: (w, h) => ({ width: Math.round(w * opts.scale), height: Math.round(h * opts.scale), scale: opts.scale }),
+    getDimensions: (w, h) => {
+      const s = Math.min(opts.scale, opts.maxPixels > 0 ? Math.sqrt(opts.maxPixels / (w * h)) : Infinity);
+      return { width: Math.round(w * s), height: Math.round(h * s), scale: s };
+    },
   });
 };
-
-const svg = (doc, opts) =>
-  guard(async () => {
-    const t0 = performance.now();
-    const scene = await prepare(doc);
-    const el = await exportToSvg({
-      elements: scene.elements,
-      appState: { ...exportAppState(scene, opts), exportScale: 1 },
-      files: scene.files,
-      exportPadding: opts.padding,
-      exportingFrame: opts.viewport ? frameFor(scene.elements, { ...opts, maxAspect: 0 }) : null,
-    });
-    return { svg: el.outerHTML, ms: performance.now() - t0 };
-  });
 
 // check reports what loading the scene in Excalidraw would change: elements it drops, bindings it
 // repairs, and how far re-measured, re-laid-out text moves or grows.
@@ -336,6 +421,7 @@ const fontsStatus = async () => {
 window.ExcalidrawRender = {
   version: "excalidraw@0.18.1",
   whenReady: () => warmUp.then(() => true),
+  job,
   png,
   svg,
   check,
