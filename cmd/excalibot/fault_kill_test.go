@@ -1,0 +1,238 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/excalibot/excalibot/agent/ollamafake"
+	"github.com/excalibot/excalibot/store/sqlite"
+)
+
+// botProcess is an `excalibot serve` child process.
+type botProcess struct {
+	cmd  *exec.Cmd
+	addr string
+	logs *tailBuffer
+	done chan error
+}
+
+// buildExcalibot builds the binary of this package into a temp dir.
+func buildExcalibot(t *testing.T) string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("needs the go command to build excalibot")
+	}
+	bin := filepath.Join(t.TempDir(), "excalibot")
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, goBin, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startBot starts `bin serve` with env and waits until /healthz answers.
+func startBot(t *testing.T, bin string, env []string, addr string) *botProcess {
+	t.Helper()
+	p := &botProcess{addr: addr, logs: &tailBuffer{max: 64 << 10}, done: make(chan error, 1)}
+	p.cmd = exec.Command(bin, "serve")
+	p.cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
+	p.cmd.Stdout, p.cmd.Stderr = p.logs, p.logs
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.done <- p.cmd.Wait() }() // owned by kill, which waits for it
+	t.Cleanup(func() {
+		p.kill()
+		if t.Failed() {
+			t.Logf("the end of the log of excalibot serve (pid %d):\n%s", p.cmd.Process.Pid, p.logs.String())
+		}
+	})
+	waitFor(t, "excalibot serve to answer /healthz", func() bool {
+		code, _ := httpGet("http://" + addr + "/healthz")
+		return code == 200
+	}, func() string { return p.logs.String() })
+	return p
+}
+
+// kill SIGKILLs the process (once) and waits until it is gone.
+func (p *botProcess) kill() {
+	_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	err := <-p.done
+	p.done <- err // for the next kill or stop
+}
+
+// stop ends the process as SIGTERM does and waits for it.
+func (p *botProcess) stop(t *testing.T) {
+	t.Helper()
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-p.done:
+		p.done <- err
+		if err != nil {
+			t.Errorf("excalibot serve after SIGTERM: %v", err)
+		}
+	case <-time.After(shutdownGrace + 10*time.Second):
+		t.Error("excalibot serve did not stop after SIGTERM")
+		p.kill()
+	}
+}
+
+// descendants lists every process under pid.
+func descendants(pid int) []int {
+	parent := processParents()
+	var out []int
+	for id := range parent {
+		for p := parent[id]; p > 1; p = parent[p] {
+			if p == pid {
+				out = append(out, id)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// The bot process SIGKILLed while it draws, then started again on the same SQLite file: the
+// new process tells the interrupted thread that its request was not finished and to send it
+// again, nothing stored is lost or corrupted, the thread draws on, and the killed process's
+// Chromium does not outlive it.
+func TestFaultBotKilled(t *testing.T) {
+	chrome := chromium(t)
+	bin := buildExcalibot(t)
+	sl := newSlack(t)
+	model := ollamafake.New(t, ollamafake.Config{Responder: taggedBoxes})
+	dbPath := filepath.Join(t.TempDir(), "bot.db")
+	addr := freeAddr(t)
+	fc := sl.fake.Config()
+	env := []string{
+		"OLLAMA_HOST=" + model.URL(), "EXCALIBOT_MODEL=" + ollamafake.DefaultModel,
+		"EXCALIBOT_DATABASE=sqlite:" + dbPath, "EXCALIBOT_CHROME=" + chrome, "EXCALIBOT_RENDER_TABS=1",
+		"EXCALIBOT_LISTEN=" + addr, "EXCALIBOT_LOG_LEVEL=debug",
+		"SLACK_BOT_TOKEN=" + fc.BotToken, "SLACK_APP_TOKEN=" + fc.AppToken,
+		"EXCALIBOT_SLACK_API_URL=" + sl.fake.APIURL(), "EXCALIBOT_SLACK_MODE=socket",
+		"EXCALIBOT_USER_RATE=1000", "EXCALIBOT_CHAT_RATE=1000",
+	}
+	first := startBot(t, bin, env, addr)
+	ctx, cancel := context.WithTimeout(t.Context(), e2eWait)
+	defer cancel()
+	if err := sl.fake.WaitConnected(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	n := 60
+	th := sl.start(t, n, "draw a box "+msgTag(n, 1), nil)
+	posted, errs := waitSettled(t, sl, th, 1)
+	if len(posted) != 1 || len(errs) > 0 {
+		t.Fatalf("before the kill: %d answers, errors %q", len(posted), errs)
+	}
+
+	// SIGKILL in the middle of the next run, while the model is answering its second turn.
+	var chromes []int
+	model.SetResponder(onStep(msgTag(n, 2), 1, func() {
+		chromes = descendants(first.cmd.Process.Pid)
+		first.kill()
+	}))
+	connections := sl.fake.Connections()
+	sl.say(t, th, n, "draw a box "+msgTag(n, 2))
+	select {
+	case err := <-first.done:
+		first.done <- err
+	case <-time.After(e2eWait):
+		t.Fatal("the run never reached the model's second turn")
+	}
+	model.SetResponder(taggedBoxes)
+	if len(chromes) == 0 {
+		t.Error("the killed process had no Chromium under it")
+	}
+	waitFor(t, "the killed process's Chromium to exit", func() bool {
+		for _, pid := range chromes {
+			if syscall.Kill(pid, 0) == nil {
+				if comm, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm"); len(comm) > 0 {
+					return false
+				}
+			}
+		}
+		return true
+	}, func() string { return fmt.Sprint(chromes) })
+	// SQLite serves one process at a time: the store is read between the two processes, and
+	// after the second has stopped.
+	checkIntegrity(t, dbPath)
+	before := readRevisions(t, dbPath, th)
+	if got, want := before[1], sha256.Sum256(posted[0].Excalidraw); got != want || len(before) != 1 {
+		t.Errorf("after the kill: %d revisions, revision 1 the posted scene: %v; want exactly it", len(before), got == want)
+	}
+
+	second := startBot(t, bin, env, addr)
+	waitFor(t, "the new process's Socket Mode connection", func() bool { return sl.fake.Connections() > connections },
+		func() string { return second.logs.String() })
+	// The killed process's working sign stays in the thread (nothing knows its message any
+	// more; see docs/reliability.md), so the waits below look at the replies, not at it.
+	var answers []answer
+	replies := func(wantAnswers, wantErrs int) func() bool {
+		return func() bool {
+			var texts []string
+			answers, texts, _ = sl.replies(th)
+			errs = slices.DeleteFunc(texts, func(s string) bool { return !isErrorReply(s) })
+			return len(answers) >= wantAnswers && len(errs) >= wantErrs && answers[len(answers)-1].Excalidraw != nil
+		}
+	}
+	describe := func() string { return fmt.Sprintf("%d answers, error replies %q", len(answers), errs) }
+	waitFor(t, "the notice of the interrupted run", replies(1, 1), describe)
+	if len(answers) != 1 || len(errs) != 1 {
+		t.Fatalf("after the restart: %s; want the first answer and the notice of the interrupted run", describe())
+	}
+	t.Logf("notice: %s", errs[0])
+	checkNotice(t, errs[0], "restarted", "Nothing in the diagram changed")
+	checkHealthy(t, addr)
+
+	// The thread is known from the store: a follow-up without a mention draws on.
+	sl.say(t, th, n, "draw a box "+msgTag(n, 2))
+	waitFor(t, "the answer after the restart", replies(2, 1), describe)
+	if got, want := boxes(t, answers[len(answers)-1]), []string{msgTag(n, 1), msgTag(n, 2)}; !slices.Equal(got, want) {
+		t.Errorf("after the restart the scene has %q, want %q", got, want)
+	}
+	second.stop(t)
+	checkIntegrity(t, dbPath)
+	after := readRevisions(t, dbPath, th)
+	checkKept(t, before, after)
+	if len(after) != 2 {
+		t.Errorf("%d revisions at the end, want 2", len(after))
+	}
+}
+
+// readRevisions opens the SQLite file (no bot process may hold it) and reads th's revisions.
+func readRevisions(t *testing.T, path string, th *chatThread) map[int64][32]byte {
+	t.Helper()
+	st, err := sqlite.Open(t.Context(), path, storeOptions(), quietLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	return revisions(t, st, slackKey(th))
+}
+
+// checkIntegrity runs SQLite's own consistency check on the database file.
+func checkIntegrity(t *testing.T, path string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var res string
+	if err := db.QueryRow("PRAGMA integrity_check").Scan(&res); err != nil || res != "ok" {
+		t.Errorf("integrity_check after the kill: %q %v, want ok", res, err)
+	}
+}
