@@ -44,6 +44,8 @@ type Store interface {
 	// CreateLink makes a new random link token for an existing thread; only its SHA-256 is stored.
 	// A zero expires means the link never expires. ErrNotFound without thread.
 	CreateLink(ctx context.Context, key ThreadKey, kind LinkKind, expires time.Time) (token string, l Link, err error)
+	// CreateLinks makes one new link per kind, in that order, in one transaction: all or none.
+	CreateLinks(ctx context.Context, key ThreadKey, expires time.Time, kinds ...LinkKind) (tokens []string, links []Link, err error)
 	// ResolveLink finds the link a token belongs to. ErrNotFound for an unknown token (or a pruned
 	// thread), ErrLinkExpired and ErrLinkRevoked for dead links.
 	ResolveLink(ctx context.Context, token string) (Link, error)

@@ -27,14 +27,12 @@ func (s *Server) ThreadLinks(ctx context.Context, key store.ThreadKey) (edit, vi
 	if s.opt.LinkTTL > 0 {
 		expires = now.Add(s.opt.LinkTTL)
 	}
-	et, _, err := s.st.CreateLink(ctx, key, store.LinkEdit, expires)
+	// Both links in one commit: this runs while the reply's picture renders.
+	tokens, _, err := s.st.CreateLinks(ctx, key, expires, store.LinkEdit, store.LinkView)
 	if err != nil {
-		return "", "", fmt.Errorf("create edit link: %w", err)
+		return "", "", fmt.Errorf("create edit and view links: %w", err)
 	}
-	vt, _, err := s.st.CreateLink(ctx, key, store.LinkView, expires)
-	if err != nil {
-		return "", "", fmt.Errorf("create view link: %w", err)
-	}
+	et, vt := tokens[0], tokens[1]
 	s.linksMu.Lock()
 	if len(s.links) > 50_000 { // bound the cache; a dropped thread just gets fresh links
 		clear(s.links)

@@ -23,7 +23,7 @@ import (
 type Store interface {
 	Load(ctx context.Context, key store.ThreadKey) (*store.Thread, error)
 	Save(ctx context.Context, req store.SaveRequest) (*store.Thread, error)
-	CreateLink(ctx context.Context, key store.ThreadKey, kind store.LinkKind, expires time.Time) (string, store.Link, error)
+	CreateLinks(ctx context.Context, key store.ThreadKey, expires time.Time, kinds ...store.LinkKind) ([]string, []store.Link, error)
 	ResolveLink(ctx context.Context, token string) (store.Link, error)
 }
 

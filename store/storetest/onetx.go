@@ -250,3 +250,31 @@ func testConcurrentStartRuns(t *testing.T, f Factory) {
 		t.Fatalf("Runs: got %d, %v, want %d: a refused StartRun left a run behind", len(all), err, races)
 	}
 }
+
+func testCreateLinks(t *testing.T, f Factory) {
+	e := newEnv(t, f, store.Options{})
+	ctx := t.Context()
+	key := Key(1)
+	e.save(key, 0, SceneN(1))
+	exp := e.clock.Now().Add(time.Hour)
+	tokens, links, err := e.s.CreateLinks(ctx, key, exp, store.LinkEdit, store.LinkView)
+	if err != nil || len(tokens) != 2 || len(links) != 2 || tokens[0] == tokens[1] {
+		t.Fatalf("CreateLinks: got %d tokens, %d links, %v; want 2 distinct", len(tokens), len(links), err)
+	}
+	for i, kind := range []store.LinkKind{store.LinkEdit, store.LinkView} {
+		l, err := e.another().ResolveLink(ctx, tokens[i])
+		if err != nil || l.Kind != kind || l.Key != key || !l.Expires.Equal(exp) || l.ID != links[i].ID {
+			t.Fatalf("link %d: resolved %+v, %v; want %s of %s until %v, id %s", i, l, err, kind, key, exp, links[i].ID)
+		}
+	}
+	// All or none: one bad kind, or a thread that does not exist, and nothing is made.
+	_, _, err = e.s.CreateLinks(ctx, key, time.Time{}, store.LinkEdit, "admin")
+	wantErr(t, "CreateLinks with a bad kind", err, store.ErrInvalid)
+	_, _, err = e.s.CreateLinks(ctx, key, time.Time{})
+	wantErr(t, "CreateLinks of no kind", err, store.ErrInvalid)
+	_, _, err = e.s.CreateLinks(ctx, Key(2), time.Time{}, store.LinkEdit, store.LinkView)
+	wantErr(t, "CreateLinks without thread", err, store.ErrNotFound)
+	if n, err := e.s.RevokeLinks(ctx, key, ""); err != nil || n != 2 {
+		t.Fatalf("RevokeLinks: got %d, %v, want the 2 links made, no more", n, err)
+	}
+}

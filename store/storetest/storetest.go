@@ -137,6 +137,7 @@ func Run(t *testing.T, f Factory) {
 		{"StartRun", testStartRun},
 		{"FinishRun", testFinishRun},
 		{"ConcurrentStartRuns", testConcurrentStartRuns},
+		{"CreateLinks", testCreateLinks},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, f) })

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
@@ -25,18 +26,55 @@ func linkID(hash []byte) string { return hex.EncodeToString(hash[:8]) }
 // CreateLink implements store.Store.
 func (s *DB) CreateLink(ctx context.Context, key store.ThreadKey, kind store.LinkKind, expires time.Time) (string, store.Link, error) {
 	defer s.lockWrite()()
-	if err := key.Validate(); err != nil {
+	if err := checkLink(key, kind); err != nil {
 		return "", store.Link{}, err
 	}
-	if kind != store.LinkEdit && kind != store.LinkView {
-		return "", store.Link{}, fmt.Errorf("create link for %s: %w: kind %q is neither edit nor view", key, store.ErrInvalid, kind)
+	return s.createLink(ctx, s.db, key, kind, expires)
+}
+
+// CreateLinks implements store.Store.
+func (s *DB) CreateLinks(ctx context.Context, key store.ThreadKey, expires time.Time, kinds ...store.LinkKind) ([]string, []store.Link, error) {
+	if len(kinds) == 0 {
+		return nil, nil, fmt.Errorf("create links for %s: %w: no kind", key, store.ErrInvalid)
 	}
+	for _, k := range kinds {
+		if err := checkLink(key, k); err != nil {
+			return nil, nil, err
+		}
+	}
+	tokens, links := make([]string, len(kinds)), make([]store.Link, len(kinds))
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		for i, k := range kinds {
+			var err error
+			if tokens[i], links[i], err = s.createLink(ctx, tx, key, k, expires); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return tokens, links, nil
+}
+
+func checkLink(key store.ThreadKey, kind store.LinkKind) error {
+	if err := key.Validate(); err != nil {
+		return err
+	}
+	if kind != store.LinkEdit && kind != store.LinkView {
+		return fmt.Errorf("create link for %s: %w: kind %q is neither edit nor view", key, store.ErrInvalid, kind)
+	}
+	return nil
+}
+
+func (s *DB) createLink(ctx context.Context, e execer, key store.ThreadKey, kind store.LinkKind, expires time.Time) (string, store.Link, error) {
 	buf := make([]byte, tokenBytes)
 	_, _ = rand.Read(buf) // crypto/rand.Read never fails (it panics instead)
 	token := base64.RawURLEncoding.EncodeToString(buf)
 	hash := hashToken(token)
 	now := s.now()
-	res, err := s.exec(ctx, s.db, `INSERT INTO links (hash, thread_id, kind, created, expires)
+	res, err := s.exec(ctx, e, `INSERT INTO links (hash, thread_id, kind, created, expires)
 		SELECT ?, id, ?, ?, ? FROM threads WHERE tkey = ?`, hash, string(kind), now, ms(expires), key.String())
 	if err != nil {
 		return "", store.Link{}, fmt.Errorf("create link for %s: %w", key, err)
