@@ -4,7 +4,8 @@
 // apart from render.js so the render page stays small and loads fast.
 //
 // window.ExcalidrawMermaid:
-//   whenReady()   resolves once Excalifont is loaded, so labels are measured with it
+//   whenReady()   resolves once Excalifont is loaded (labels are measured with it) and a first
+//                 diagram was converted
 //   convert(src)  {elements, files, type, image, fixes, fenced, source, ms}
 //                 | {error: {code: "syntax"|"empty"|"convert", message, line, source, fixes}}
 //
@@ -332,8 +333,14 @@ const guard = async (src) => {
   }
 };
 
+// The first conversion of a page sets Mermaid up (its config, the flowchart parser, dagre) and
+// takes several times longer than the next: pay it while the tab opens, not in the first request.
+let ready = null;
+const whenReady = () =>
+  (ready ||= warmUp.then(() => guard("flowchart LR\n  a[Warm] --> b{Up}")).then(() => true));
+
 window.ExcalidrawMermaid = {
   version: "mermaid-to-excalidraw@2.2.2",
-  whenReady: () => warmUp.then(() => true),
+  whenReady,
   convert: guard,
 };
