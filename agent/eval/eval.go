@@ -12,12 +12,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/excalibot/excalibot/agent"
+	"github.com/excalibot/excalibot/tools"
 )
 
 // Case is one diagram request, possibly followed by follow-up edits in the same thread.
@@ -30,6 +32,10 @@ type Case struct {
 	Labels []string `json:"labels,omitempty"`
 	// Absent must not appear in the final scene's labels (e.g. after a removal).
 	Absent []string `json:"absent,omitempty"`
+	// Route says, per prompt, tools of which the run must call at least one successfully: how the
+	// system prompt should steer (graph tools for new diagrams and structure, element tools for
+	// fine edits). An empty list or a missing entry expects nothing.
+	Route [][]string `json:"route,omitempty"`
 }
 
 // Suite is a list of cases.
@@ -38,6 +44,15 @@ type Suite struct {
 }
 
 var nameOK = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,40}$`)
+
+// toolNames are the tools a route may name: the agent's whole toolbox.
+var toolNames = func() map[string]bool {
+	m := map[string]bool{}
+	for _, sp := range tools.New(nil, tools.Limits{}).Specs() {
+		m[sp.Name] = true
+	}
+	return m
+}()
 
 // Load reads and checks a suite file.
 func Load(path string) (Suite, error) {
@@ -72,6 +87,16 @@ func Parse(b []byte) (Suite, error) {
 		for j, p := range c.Prompts {
 			if strings.TrimSpace(p) == "" {
 				errs = append(errs, fmt.Errorf("case %s: prompt %d is empty", c.Name, j))
+			}
+		}
+		if len(c.Route) > len(c.Prompts) {
+			errs = append(errs, fmt.Errorf("case %s: %d routes for %d prompts", c.Name, len(c.Route), len(c.Prompts)))
+		}
+		for j, r := range c.Route {
+			for _, name := range r {
+				if !toolNames[name] {
+					errs = append(errs, fmt.Errorf("case %s: route %d: no tool %q", c.Name, j, name))
+				}
 			}
 		}
 		seen[c.Name] = true
@@ -126,6 +151,7 @@ type Thread func(ctx context.Context, prompt string, mem agent.Memory) (agent.Re
 func RunCase(ctx context.Context, c Case, th Thread) Outcome {
 	o := Outcome{Case: c.Name, Kind: c.Kind}
 	var mem agent.Memory
+	var routes []string
 	clean := true
 	for _, p := range c.Prompts {
 		res, err := th(ctx, p, mem)
@@ -147,10 +173,23 @@ func RunCase(ctx context.Context, c Case, th Thread) Outcome {
 		}
 		clean = clean && res.Finished
 		mem = res.Memory
+		if i := o.Runs - 1; i < len(c.Route) && len(c.Route[i]) > 0 && !calledAny(res.Steps, c.Route[i]) {
+			routes = append(routes, fmt.Sprintf("prompt %d called none of %s", i+1, strings.Join(c.Route[i], ", ")))
+		}
 	}
-	o.Missing = CheckLabels(o.Scene, c.Labels, c.Absent)
+	o.Missing = append(CheckLabels(o.Scene, c.Labels, c.Absent), routes...)
 	o.Finished = clean && len(o.Missing) == 0
 	return o
+}
+
+// calledAny reports whether steps hold a successful call of one of the tools.
+func calledAny(steps []agent.Step, names []string) bool {
+	for _, st := range steps {
+		if st.Kind == agent.StepTool && !st.IsError && slices.Contains(names, st.Tool) {
+			return true
+		}
+	}
+	return false
 }
 
 // CheckLabels returns the expected labels missing from the scene ("missing X") and the absent

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,6 +34,22 @@ func TestShippedSuite(t *testing.T) {
 			t.Errorf("kind %s has %d cases, want at least 2", k, kinds[k])
 		}
 	}
+	// Routing: the suite checks that new diagrams go to the graph tools, structural changes to
+	// the graph-editing tools and fine edits to the element tools.
+	routed := map[string]bool{}
+	for _, c := range s.Cases {
+		for i, r := range c.Route {
+			for _, name := range r {
+				routed[fmt.Sprintf("%s@%d", name, min(i, 1))] = true
+			}
+		}
+	}
+	for _, want := range []string{"create_graph@0", "create_sequence@0", "add_to_graph@1", "update_graph@1", "remove_from_graph@1",
+		"update_element@1", "batch_create_elements@1"} {
+		if !routed[want] {
+			t.Errorf("no case routes %s (tool@0: first prompt, @1: a follow-up)", want)
+		}
+	}
 }
 
 func TestParseRejects(t *testing.T) {
@@ -44,6 +61,8 @@ func TestParseRejects(t *testing.T) {
 		{`{"cases":[{"name":"a","prompts":["p"]}]}`, "no kind"},
 		{`{"cases":[{"name":"a","kind":"x","prompts":[" "]}]}`, "prompt 0 is empty"},
 		{`{"cases":[{"name":"a","kind":"x","prompts":["p"],"lables":["x"]}]}`, `unknown field "lables"`},
+		{`{"cases":[{"name":"a","kind":"x","prompts":["p"],"route":[["create_graph"],["update_element"]]}]}`, "2 routes for 1 prompts"},
+		{`{"cases":[{"name":"a","kind":"x","prompts":["p"],"route":[["create_grahp"]]}]}`, `route 0: no tool "create_grahp"`},
 	}
 	for _, tt := range tests {
 		_, err := Parse([]byte(tt.in))
@@ -102,6 +121,24 @@ func TestRunCase(t *testing.T) {
 	o = RunCase(context.Background(), c, failing)
 	if o.Finished || o.Runs != 1 || o.Err != "model m is not pulled" {
 		t.Errorf("failing case %+v: want one run and the error", o)
+	}
+
+	routed := Case{Name: "route-colour", Kind: "follow-up", Prompts: []string{"draw", "colour it"},
+		Route: [][]string{{"create_graph"}, {"update_element"}}}
+	calls := map[string][]agent.Step{
+		"draw":      {{Kind: agent.StepTool, Tool: "create_graph"}},
+		"colour it": {{Kind: agent.StepTool, Tool: "update_element", IsError: true}, {Kind: agent.StepTool, Tool: "create_graph"}},
+	}
+	routing := func(_ context.Context, p string, mem agent.Memory) (agent.Result, error) {
+		return agent.Result{Scene: []byte(doc), Finished: true, Steps: calls[p]}, nil
+	}
+	o = RunCase(context.Background(), routed, routing)
+	if o.Finished || strings.Join(o.Missing, "|") != "prompt 2 called none of update_element" {
+		t.Errorf("a failed update_element and a redraw must miss the route: finished %v, missing %q", o.Finished, o.Missing)
+	}
+	calls["colour it"] = []agent.Step{{Kind: agent.StepTool, Tool: "update_element"}}
+	if o = RunCase(context.Background(), routed, routing); !o.Finished || len(o.Missing) != 0 {
+		t.Errorf("routed as asked: finished %v, missing %q", o.Finished, o.Missing)
 	}
 
 	limited := func(_ context.Context, p string, mem agent.Memory) (agent.Result, error) {
