@@ -47,6 +47,26 @@ func (s *Set) updateGraph(w *scene.Scene, o *object) (string, error) {
 		return "", refuse("give nodes or edges to change, e.g. {\"nodes\":[{\"node\":\"api\",\"label\":\"API v2\",\"group\":\"Backend\"}]}")
 	}
 	g := readGraph(w, nil)
+	// Edges are found before any node changes: the model named them as the scene was when it
+	// wrote the call, so a node renamed in the same call is still found by its old label.
+	type edgeUpd struct {
+		o  *object
+		a  edgeArgs
+		id string
+	}
+	var edgeUpds []edgeUpd
+	for _, e := range edgeObjs {
+		a := decodeEdge(e, s.lim)
+		if !e.p.ok() {
+			continue
+		}
+		id, msg := findEdge(w, g, a.from, a.to)
+		if msg != "" {
+			e.p.add(e.path, "%s", msg)
+			continue
+		}
+		edgeUpds = append(edgeUpds, edgeUpd{e, a, id})
+	}
 	var changed []string
 	for _, n := range nodeObjs {
 		ref, _ := n.str("node")
@@ -97,16 +117,8 @@ func (s *Set) updateGraph(w *scene.Scene, o *object) (string, error) {
 		}
 		changed = append(changed, id)
 	}
-	for _, e := range edgeObjs {
-		a := decodeEdge(e, s.lim)
-		if !e.p.ok() {
-			continue
-		}
-		id, msg := findEdge(w, g, a.from, a.to)
-		if msg != "" {
-			e.p.add(e.path, "%s", msg)
-			continue
-		}
+	for _, u := range edgeUpds {
+		e, a, id := u.o, u.a, u.id
 		if a.hasLabel {
 			if _, err := w.SetLabel(id, a.label); err != nil {
 				e.p.add(e.path+".label", "%s", sceneErrText(err))

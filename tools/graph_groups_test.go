@@ -107,7 +107,7 @@ func TestGraphGroups(t *testing.T) {
 			})},
 		{name: "relayout keeps the nesting", setup: withNested, tool: "relayout_graph", args: `{"direction":"TB"}`,
 			want: []string{"5 groups"}, check: checks(cleanGraph)},
-		{name: "a person's move inside a box is kept", setup: append(withNested, step{"update_element", `{"id":"auth","backgroundColor":"#b2f2bb"}`}),
+		{name: "a person's colour inside a box is kept", setup: append(withNested, step{"update_element", `{"id":"auth","backgroundColor":"#b2f2bb"}`}),
 			tool: "add_to_graph", args: `{"nodes":[{"id":"mail","label":"Mailer","group":"Services"}],"edges":[{"from":"Auth service","to":"Mailer"}]}`,
 			check: checks(cleanGraph, samePlaceAfter(append(withNested, step{"update_element", `{"id":"auth","backgroundColor":"#b2f2bb"}`}), "auth", "api"),
 				func(t *testing.T, sc *scene.Scene) {
@@ -116,6 +116,35 @@ func TestGraphGroups(t *testing.T) {
 					}
 				})},
 	})
+}
+
+// TestHumanEditsKept: what a person changed through the link (moved a node, recoloured it, added a
+// free note) survives the graph tools' later calls, which re-read the scene rather than keep a
+// model of their own.
+func TestHumanEditsKept(t *testing.T) {
+	edits := append(append([]step(nil), withGraph...),
+		step{"update_element", `{"id":"web","x":-500,"y":40,"backgroundColor":"#ffc9c9"}`},
+		step{"create_element", `{"id":"memo","type":"text","x":-500,"y":-120,"text":"ask Ops"}`})
+	for _, tc := range []struct{ tool, args string }{
+		{"add_to_graph", `{"nodes":[{"id":"cdn","label":"CDN"}],"edges":[{"from":"cdn","to":"Web"}]}`},
+		{"update_graph", `{"nodes":[{"node":"API","label":"API v2"}],"edges":[{"from":"Web","to":"API","style":"dashed"}]}`},
+		{"remove_from_graph", `{"nodes":["Database"]}`},
+		{"create_graph", `{"nodes":[{"id":"x","label":"X"},{"id":"y","label":"Y"}],"edges":[{"from":"x","to":"y"}]}`},
+	} {
+		t.Run(tc.tool, func(t *testing.T) {
+			s := New(newTestScene(), DefaultLimits())
+			for _, st := range edits {
+				mustCall(t, s, st.tool, st.args)
+			}
+			mustCall(t, s, tc.tool, tc.args)
+			sc := s.Scene()
+			samePlaceAfter(edits, "web", "api", "memo")(t, sc)
+			if c := get(t, sc, "web").BackgroundColor; c != "#ffc9c9" {
+				t.Errorf("web colour %s, want the person's #ffc9c9", c)
+			}
+			cleanGraph(t, sc)
+		})
+	}
 }
 
 // TestGroupOfRefs: nodes name their group by id or title in any case, groups are found the same way.
