@@ -162,7 +162,7 @@ func TestFaultChromeKilled(t *testing.T) {
 
 		b.sl.say(t, th, n, "export png")
 		var texts []string
-		waitFor(t, "the picture from export png", func() bool {
+		waitLong(t, "the picture from export png", func() bool {
 			var busy bool
 			answers, texts, busy = b.sl.replies(th)
 			return !busy && len(answers) == 3

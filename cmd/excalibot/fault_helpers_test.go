@@ -53,12 +53,29 @@ func slackKey(th *chatThread) store.ThreadKey {
 	return store.ThreadKey{Platform: "slack", Workspace: "T0FAKE", Channel: th.chat, Thread: th.root}
 }
 
+// faultWait bounds the waits of the fault tests: after a fault, recovery includes restarting
+// Chromium or PostgreSQL, which takes well over a minute on a 2-core machine under load 30 and
+// the race detector.
+const faultWait = 4 * time.Minute
+
+// waitLong is waitFor with faultWait.
+func waitLong(t *testing.T, what string, cond func() bool, describe func() string) {
+	t.Helper()
+	deadline := time.Now().Add(faultWait)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %s for %s; got %s", faultWait, what, describe())
+		}
+		time.Sleep(15 * time.Millisecond)
+	}
+}
+
 // waitSettled waits until th shows no working sign and has n replies, answers and error replies
 // together; it returns the answers and the error replies.
 func waitSettled(t *testing.T, d driver, th *chatThread, n int) (answers []answer, errs []string) {
 	t.Helper()
 	var texts []string
-	waitFor(t, fmt.Sprintf("%d answers and error replies", n), func() bool {
+	waitLong(t, fmt.Sprintf("%d answers and error replies", n), func() bool {
 		var busy bool
 		answers, texts, busy = d.replies(th)
 		errs = errs[:0]
@@ -105,7 +122,7 @@ func boxes(t *testing.T, a answer) []string {
 // the test when a revision cannot be read or its scene does not decode.
 func revisions(t *testing.T, st store.Store, key store.ThreadKey) map[int64][32]byte {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), e2eWait)
+	ctx, cancel := context.WithTimeout(context.Background(), faultWait)
 	defer cancel()
 	hist, err := st.History(ctx, key, 0)
 	if errors.Is(err, store.ErrNotFound) {
@@ -149,7 +166,7 @@ func checkHealthy(t *testing.T, addr string) {
 	for _, path := range []string{"/healthz", "/readyz"} {
 		var code int
 		var body string
-		waitFor(t, path+" 200", func() bool {
+		waitLong(t, path+" 200", func() bool {
 			code, body = httpGet("http://" + addr + path)
 			return code == http.StatusOK
 		}, func() string { return fmt.Sprintf("%d %s", code, body) })

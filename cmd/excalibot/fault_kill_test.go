@@ -59,7 +59,7 @@ func startBot(t *testing.T, bin string, env []string, addr string) *botProcess {
 			t.Logf("the end of the log of excalibot serve (pid %d):\n%s", p.cmd.Process.Pid, p.logs.String())
 		}
 	})
-	waitFor(t, "excalibot serve to answer /healthz", func() bool {
+	waitLong(t, "excalibot serve to answer /healthz", func() bool {
 		code, _ := httpGet("http://" + addr + "/healthz")
 		return code == 200
 	}, func() string { return p.logs.String() })
@@ -125,7 +125,7 @@ func TestFaultBotKilled(t *testing.T) {
 		"EXCALIBOT_USER_RATE=1000", "EXCALIBOT_CHAT_RATE=1000",
 	}
 	first := startBot(t, bin, env, addr)
-	ctx, cancel := context.WithTimeout(t.Context(), e2eWait)
+	ctx, cancel := context.WithTimeout(t.Context(), faultWait)
 	defer cancel()
 	if err := sl.fake.WaitConnected(ctx); err != nil {
 		t.Fatal(err)
@@ -149,14 +149,14 @@ func TestFaultBotKilled(t *testing.T) {
 	select {
 	case err := <-first.done:
 		first.done <- err
-	case <-time.After(e2eWait):
+	case <-time.After(faultWait):
 		t.Fatal("the run never reached the model's second turn")
 	}
 	model.SetResponder(taggedBoxes)
 	if len(chromes) == 0 {
 		t.Error("the killed process had no Chromium under it")
 	}
-	waitFor(t, "the killed process's Chromium to exit", func() bool {
+	waitLong(t, "the killed process's Chromium to exit", func() bool {
 		for _, pid := range chromes {
 			if syscall.Kill(pid, 0) == nil {
 				if comm, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm"); len(comm) > 0 {
@@ -175,7 +175,7 @@ func TestFaultBotKilled(t *testing.T) {
 	}
 
 	second := startBot(t, bin, env, addr)
-	waitFor(t, "the new process's Socket Mode connection", func() bool { return sl.fake.Connections() > connections },
+	waitLong(t, "the new process's Socket Mode connection", func() bool { return sl.fake.Connections() > connections },
 		func() string { return second.logs.String() })
 	// The killed process's working sign stays in the thread (nothing knows its message any
 	// more; see docs/reliability.md), so the waits below look at the replies, not at it.
@@ -189,7 +189,7 @@ func TestFaultBotKilled(t *testing.T) {
 		}
 	}
 	describe := func() string { return fmt.Sprintf("%d answers, error replies %q", len(answers), errs) }
-	waitFor(t, "the notice of the interrupted run", replies(1, 1), describe)
+	waitLong(t, "the notice of the interrupted run", replies(1, 1), describe)
 	if len(answers) != 1 || len(errs) != 1 {
 		t.Fatalf("after the restart: %s; want the first answer and the notice of the interrupted run", describe())
 	}
@@ -199,7 +199,7 @@ func TestFaultBotKilled(t *testing.T) {
 
 	// The thread is known from the store: a follow-up without a mention draws on.
 	sl.say(t, th, n, "draw a box "+msgTag(n, 2))
-	waitFor(t, "the answer after the restart", replies(2, 1), describe)
+	waitLong(t, "the answer after the restart", replies(2, 1), describe)
 	if got, want := boxes(t, answers[len(answers)-1]), []string{msgTag(n, 1), msgTag(n, 2)}; !slices.Equal(got, want) {
 		t.Errorf("after the restart the scene has %q, want %q", got, want)
 	}
