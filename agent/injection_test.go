@@ -19,10 +19,12 @@ import (
 
 // canvasTools is every tool the model can call. Each one reads or changes the scene and nothing
 // else; a new tool must be added here on purpose, after checking that it reaches nothing beyond
-// the canvas (no network, no files, no process, no settings).
+// the canvas (no network, no files, no process, no settings). create_from_mermaid converts text in
+// the renderer's browser, whose network is blocked (render's TestMermaidNoOutsideRequests), and
+// loads the result through scene.Decode, which drops unsafe links.
 var canvasTools = []string{
 	"add_to_graph", "align_elements", "batch_create_elements", "clear_canvas", "create_element",
-	"create_graph", "create_sequence", "delete_elements", "distribute_elements", "done",
+	"create_from_mermaid", "create_graph", "create_sequence", "delete_elements", "distribute_elements", "done",
 	"get_element", "get_scene", "group_elements", "lock_elements", "query_elements",
 	"read_diagram_guide", "relayout_graph", "remove_from_graph", "restore_snapshot",
 	"set_viewport", "snapshot_scene", "ungroup_elements", "unlock_elements", "update_element",
