@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/excalibot/excalibot/scene"
 )
 
 // docBlocks returns the ```mermaid blocks of a testdata file, with the line each starts on.
@@ -84,7 +86,8 @@ var docExceptions = map[string]struct {
 
 // TestMermaidDocExamples converts every flowchart, sequence and class example of Mermaid's
 // documentation (testdata/mermaid/*.md) without error: each becomes shapes (but for the listed
-// image fallbacks), and every label sits in a container that lists it.
+// image fallbacks), every label sits in a container that lists it, and the scene package's file
+// of it is one Excalidraw's restore() leaves as it is.
 func TestMermaidDocExamples(t *testing.T) {
 	r := shared(t)
 	files, _ := filepath.Glob("testdata/mermaid/*.md")
@@ -111,6 +114,27 @@ func TestMermaidDocExamples(t *testing.T) {
 					t.Errorf("fixes %q, want %q", fixes, want.fix)
 				}
 				checkBound(t, elems(t, res))
+				// As a scene (package scene loads it like a file), Excalidraw's restore() changes
+				// nothing: no element dropped, no binding repaired, no text moved over 1 px.
+				raw, err := json.Marshal(map[string]any{"type": "excalidraw", "version": 2, "elements": res.Elements, "files": res.Files})
+				if err != nil {
+					t.Fatal(err)
+				}
+				sc, err := scene.Decode(raw)
+				if err != nil {
+					t.Fatalf("scene.Decode: %v", err)
+				}
+				doc, err := sc.Encode()
+				if err != nil {
+					t.Fatal(err)
+				}
+				rep, err := r.Check(testCtx(t), doc)
+				if err != nil {
+					t.Fatalf("Check: %v", err)
+				}
+				if !rep.Clean(1) {
+					t.Errorf("Excalidraw's restore changes the scene:\n%s", rep)
+				}
 			})
 		}
 	}
