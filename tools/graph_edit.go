@@ -304,7 +304,7 @@ func settleInGroup(w *scene.Scene, id, group string) error {
 		p, found := freeSpot(want, n.Width, n.Height, dir, ok)
 		if !found && group != "" {
 			var err error
-			if p, err = makeRoom(w, id, group, string(dir)); err != nil {
+			if p, err = makeRoom(w, id, group, string(dir), want); err != nil {
 				return err
 			}
 			found = true

@@ -428,8 +428,8 @@ func addGroups(w *scene.Scene, groups []groupArgs, parents map[string]string) ([
 // for a node that fits nowhere in it: everything beyond the edge moves away by the node's size
 // plus a gap, and the groups the edge runs through (the node's group and the groups around it)
 // grow by as much. Relative positions are kept, a person's edits included. It returns where the
-// node goes: inside the group, in the new band.
-func makeRoom(w *scene.Scene, node, group string, dir string) (scene.Point, error) {
+// node goes: inside the group, in the new band, as near to near as the band allows.
+func makeRoom(w *scene.Scene, node, group string, dir string, near scene.Point) (scene.Point, error) {
 	n, _ := w.Get(node)
 	g, _ := w.Get(group)
 	lr := dir == "LR"
@@ -471,9 +471,11 @@ func makeRoom(w *scene.Scene, node, group string, dir string) (scene.Point, erro
 			return scene.Point{}, fmt.Errorf("make room in %q: %w", group, err)
 		}
 	}
-	// The node's corner: at the group's start across the band, half a gap into the band.
+	// The node's corner: half a gap into the band, across it as near to near as the group allows
+	// (the band is empty across the whole group).
+	clamp := func(v, lo, hi float64) float64 { return math.Max(lo, math.Min(v, math.Max(lo, hi))) }
 	if lr {
-		return scene.Point{X: edge - groupMargin + graphGap/2, Y: g.Y + frameTitle + groupMargin}, nil
+		return scene.Point{X: edge - groupMargin + graphGap/2, Y: clamp(near.Y, g.Y+frameTitle+groupMargin, g.Y+g.Height-groupMargin-n.Height)}, nil
 	}
-	return scene.Point{X: g.X + groupMargin, Y: edge - groupMargin + graphGap/2}, nil
+	return scene.Point{X: clamp(near.X, g.X+groupMargin, g.X+g.Width-groupMargin-n.Width), Y: edge - groupMargin + graphGap/2}, nil
 }

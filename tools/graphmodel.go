@@ -179,8 +179,17 @@ func applyLayout(w *scene.Scene, lg layout.Graph, r layout.Result, ox, oy float6
 }
 
 // routeEdges gives each laid-out edge the bends of its route, so an edge that skips a layer goes
-// around the nodes between instead of through them. The scene puts the ends on the borders.
+// around the nodes between instead of through them. The scene puts the ends on the borders. The
+// curve Excalidraw draws through the bends can cut a node's corner that dot's spline avoided; then
+// the straight line is taken instead when it passes fewer nodes.
 func routeEdges(w *scene.Scene, ids []string, r layout.Result) error {
+	var nodes []scene.Element
+	w.Each(func(e *scene.Element) bool {
+		if isNodeType(e.Type) && !isBox(e) {
+			nodes = append(nodes, *e)
+		}
+		return true
+	})
 	for i, id := range ids {
 		if i >= len(r.Routes) {
 			break
@@ -192,8 +201,48 @@ func routeEdges(w *scene.Scene, ids []string, r layout.Result) error {
 		}); err != nil {
 			return fmt.Errorf("route edge %q: %w", id, err)
 		}
+		if len(bends) == 0 {
+			continue
+		}
+		a, _ := w.Get(id)
+		hit := nodesHit(a, nodes)
+		if hit == 0 {
+			continue
+		}
+		if err := w.Update(id, func(e *scene.Element) error {
+			setBends(w, e, nil)
+			return nil
+		}); err != nil {
+			return fmt.Errorf("route edge %q: %w", id, err)
+		}
+		if straight, _ := w.Get(id); nodesHit(straight, nodes) >= hit {
+			if err := w.Update(id, func(e *scene.Element) error {
+				setBends(w, e, bends)
+				return nil
+			}); err != nil {
+				return fmt.Errorf("route edge %q: %w", id, err)
+			}
+		}
 	}
 	return nil
+}
+
+// nodesHit counts the nodes an arrow's polyline passes through, other than its own ends.
+func nodesHit(a scene.Element, nodes []scene.Element) int {
+	pts := a.AbsPoints()
+	n := 0
+	for _, nd := range nodes {
+		if a.StartBinding != nil && nd.ID == a.StartBinding.ElementID || a.EndBinding != nil && nd.ID == a.EndBinding.ElementID {
+			continue
+		}
+		for k := 1; k < len(pts); k++ {
+			if scene.SegmentIntersects(nd, pts[k-1], pts[k]) {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }
 
 // setBends sets an arrow's points to its start centre, the bends and its end centre; the scene then
@@ -410,7 +459,7 @@ func placeNew(ctx context.Context, w *scene.Scene, fresh []string, dir layout.Di
 		p, found := freeSpot(want, e.Width, e.Height, dir, spotTest(w, id, groupOf(w, &e), skip, placed))
 		if gr := groupOf(w, &e); !found && gr != "" && !emptyGroup(mustElem(w, gr)) {
 			// No spot where the group can grow around the node: open a band in the group for it.
-			if p, err = makeRoom(w, id, gr, string(dir)); err != nil {
+			if p, err = makeRoom(w, id, gr, string(dir), want); err != nil {
 				return err
 			}
 		} else if !found {
