@@ -300,7 +300,8 @@ type pngReply struct {
 	Bytes  int     `json:"bytes"` // PNG size; the scene JSON to embed follows it in the posted body
 	MS     float64 `json:"ms"`    // time the export took inside the page: the floor of a render
 	// Stages splits a render into prepare, serialize, draw and encode (which add up to MS), the
-	// page's fetch of the job and upload of the picture, and embed (done here), in ms.
+	// page's fetch of the job and upload of the picture, job (all the page did), and embed (done
+	// here), in ms.
 	Stages map[string]float64 `json:"stages"`
 }
 

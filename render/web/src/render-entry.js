@@ -324,7 +324,8 @@ const svg = (doc, opts) =>
 const job = (id) =>
   guard(async () => {
     const url = `/job/${encodeURIComponent(id)}`;
-    let t = now();
+    const start = now();
+    let t = start;
     const res = await fetch(url, { cache: "no-store" });
     if (!res.ok) throw new Error(`fetch render job: HTTP ${res.status}`);
     const { fn, doc, opts } = await res.json();
@@ -342,7 +343,8 @@ const job = (id) =>
     t = now();
     const put = await fetch(url, { method: "POST", body, cache: "no-store" });
     if (!put.ok) throw new Error(`hand the picture back: HTTP ${put.status}`);
-    meta.stages = { ...meta.stages, fetch: round(fetched), upload: round(now() - t) };
+    const end = now();
+    meta.stages = { ...meta.stages, fetch: round(fetched), upload: round(end - t), job: round(end - start) };
     return meta;
   });
 
