@@ -381,3 +381,27 @@ func TestExplain(t *testing.T) {
 		}
 	}
 }
+
+// TestMermaidTypes: which diagram types become shapes and which the picture, as the README says.
+func TestMermaidTypes(t *testing.T) {
+	r := shared(t)
+	for _, tc := range []struct {
+		src, typ string
+		image    bool
+	}{
+		{"stateDiagram-v2\n  [*] --> Still\n  Still --> Moving\n  Moving --> [*]\n", "stateDiagram", false},
+		{"erDiagram\n  CUSTOMER ||--o{ ORDER : places\n  ORDER ||--|{ LINE-ITEM : contains\n", "er", false},
+		{"gantt\n  title Plan\n  dateFormat YYYY-MM-DD\n  section A\n  Task one :a1, 2024-01-01, 3d\n", "gantt", true},
+		{"mindmap\n  root((Plan))\n    Goals\n    Risks\n", "mindmap", true},
+		{"gitGraph\n  commit\n  branch dev\n  commit\n", "gitGraph", true},
+	} {
+		res, err := r.Mermaid(testCtx(t), tc.src)
+		if err != nil {
+			t.Errorf("%s: %v", tc.typ, err)
+			continue
+		}
+		if res.Type != tc.typ || res.Image != tc.image {
+			t.Errorf("%s: type %q image %v, want %q image %v", firstLine(tc.src), res.Type, res.Image, tc.typ, tc.image)
+		}
+	}
+}
