@@ -33,7 +33,7 @@ var (
 	seqNoteFields  = []string{"note", "over", "left_of", "right_of"}
 	seqBlockFields = []string{"block", "label", "messages", "else"}
 	seqHints       = map[string]string{"text": "label", "source": "from", "target": "to", "kind": "block", "type": "block",
-		"condition": "label", "steps": "messages", "and": "else", "left": "left_of", "right": "right_of", "leftOf": "left_of", "rightOf": "right_of"}
+		"condition": "label", "steps": "messages", "and": "else", "left": "left_of", "right": "right_of", "leftOf": "left_of", "rightOf": "right_of", "actor": "over"}
 )
 
 type seqActor struct {
@@ -108,6 +108,12 @@ func (s *Set) decodeNote(m *object) seqStep {
 	st.note, _ = s.lim.label(m, "note")
 	for _, side := range []string{"over", "left_of", "right_of"} {
 		if refs, ok := m.strList(side); ok {
+			if len(refs) == 1 && strings.Count(refs[0], ",") == 1 { // "over": "API, DB" means two actors
+				refs = strings.Split(refs[0], ",")
+				for i := range refs {
+					refs[i] = strings.TrimSpace(refs[i])
+				}
+			}
 			if st.side != "" {
 				m.p.add(m.at(side), "give one of over, left_of and right_of")
 			}

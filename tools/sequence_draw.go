@@ -18,6 +18,7 @@ const (
 	seqNoteMax  = 220.0
 	seqBlockPad = 14.0 // between a block's box and what it holds
 	seqLabelMin = 11 * seqFont
+	seqFootFrom = 400.0 // lifelines longer than this get the actors repeated at their foot
 )
 
 type seqDrawing struct {
@@ -471,6 +472,20 @@ func (d *seqDrawing) emit(bottom, ox, oy float64) (string, error) {
 		}
 		if err := w.BringToFront(a.id); err != nil {
 			return "", fmt.Errorf("raise actor %q: %w", a.id, err)
+		}
+		if bottom-d.actorH > seqFootFrom { // a long diagram repeats its actors at the foot, as Mermaid does
+			e, _ = w.Get(a.id)
+			foot := scene.NewElement(e.Type)
+			foot.ID, foot.Width, foot.Height = d.freshID(a.id+"-foot"), e.Width, e.Height
+			foot.X, foot.Y = at(d.centres[i]-e.Width/2, bottom)
+			foot.BackgroundColor, foot.StrokeColor, foot.FillStyle = e.BackgroundColor, e.StrokeColor, e.FillStyle
+			if err := add(foot, "foot of "+a.id); err != nil {
+				return "", err
+			}
+			if _, err := w.SetLabel(foot.ID, w.LabelText(a.id)); err != nil {
+				return "", fmt.Errorf("label the foot of %q: %w", a.id, err)
+			}
+			members = append(members, foot.ID)
 		}
 		if _, err := w.Group(seqGroupPrefix+a.id, members...); err != nil {
 			return "", fmt.Errorf("group %q with its lifeline: %w", a.id, err)

@@ -33,9 +33,9 @@ const fullSequenceCall = `{"autonumber":true,"messages":[
 
 // seqParts sorts a drawn sequence diagram's elements by what they are.
 type seqParts struct {
-	actors, notes, tabs    []scene.Element
-	lifelines, bars, boxes []scene.Element
-	messages               []scene.Element
+	actors, feet, notes, tabs []scene.Element
+	lifelines, bars, boxes    []scene.Element
+	messages                  []scene.Element
 }
 
 func partsOf(sc *scene.Scene) seqParts {
@@ -54,6 +54,8 @@ func partsOf(sc *scene.Scene) seqParts {
 			p.notes = append(p.notes, e)
 		case e.Type == scene.Rectangle && strings.HasSuffix(e.ID, "-tab"):
 			p.tabs = append(p.tabs, e)
+		case e.Type.IsShape() && strings.HasSuffix(e.ID, "-foot"):
+			p.feet = append(p.feet, e)
 		case e.Type.IsShape():
 			p.actors = append(p.actors, e)
 		}
@@ -82,7 +84,7 @@ func TestSequenceFull(t *testing.T) {
 		t.Errorf("warnings:\n%s", strings.Join(w, "\n"))
 	}
 	p := partsOf(sc)
-	if len(p.actors) != 6 || len(p.lifelines) != 6 || len(p.bars) != 4 || len(p.boxes) != 3 || len(p.tabs) != 3 || len(p.notes) != 3 || len(p.messages) != 11 {
+	if len(p.actors) != 6 || len(p.feet) != 6 || len(p.lifelines) != 6 || len(p.bars) != 4 || len(p.boxes) != 3 || len(p.tabs) != 3 || len(p.notes) != 3 || len(p.messages) != 11 {
 		t.Fatalf("parts: %d actors, %d lifelines, %d bars, %d boxes, %d tabs, %d notes, %d messages",
 			len(p.actors), len(p.lifelines), len(p.bars), len(p.boxes), len(p.tabs), len(p.notes), len(p.messages))
 	}
@@ -99,6 +101,7 @@ func TestSequenceFull(t *testing.T) {
 	// No two of actors, notes, tabs and labels overlap (lint checks shapes; labels here too).
 	var boxes []scene.Element
 	boxes = append(boxes, p.actors...)
+	boxes = append(boxes, p.feet...)
 	boxes = append(boxes, p.notes...)
 	boxes = append(boxes, p.tabs...)
 	for _, m := range p.messages {
@@ -134,7 +137,8 @@ func TestSequenceFull(t *testing.T) {
 		{"right note right of its lifeline", noteAt(sc, "prices in EUR").X > get(t, sc, "life-pricing").X},
 		{"over note spans both lifelines", noteAt(sc, "token cached for 5 minutes").X < get(t, sc, "life-api").X &&
 			noteAt(sc, "token cached for 5 minutes").X+noteAt(sc, "token cached for 5 minutes").Width > get(t, sc, "life-auth").X},
-		{"actor moves with its lifeline and bars", inGroup(t, sc, "act-api-1", "seq-api") && inGroup(t, sc, "life-api", "seq-api")},
+		{"actor moves with its lifeline, bars and foot", inGroup(t, sc, "act-api-1", "seq-api") && inGroup(t, sc, "life-api", "seq-api") && inGroup(t, sc, "api-foot", "seq-api")},
+		{"foot under the lifeline's end", math.Abs(get(t, sc, "api-foot").Y-pointsOf(t, sc, "life-api")[1].Y) < 0.01 && labelText(t, sc, "api-foot") == "API"},
 	}
 	for _, tc := range tests {
 		if !tc.got {
@@ -214,6 +218,15 @@ func TestSequenceRefusals(t *testing.T) {
 			want: []string{`messages[0].text: unknown field (did you mean "label"?)`}},
 		{name: "note on an unknown actor", tool: "create_sequence", args: `{"actors":[{"id":"a","label":"A"},{"id":"b","label":"B"}],"messages":[{"from":"a","to":"b"},{"note":"x","over":"c"}]}`, wantErr: true,
 			want: []string{`messages[1]: no actor "c"; actors: a ("A"), b ("B")`}},
+		{name: "note over two actors in one string", tool: "create_sequence", args: `{"messages":[{"from":"a","to":"b"},{"from":"b","to":"c"},{"note":"both","over":"a, c"}]}`,
+			want: []string{"3 actors, 2 messages, 1 notes"}, check: func(t *testing.T, sc *scene.Scene) {
+				n := noteAt(sc, "both")
+				if a, c := get(t, sc, "life-a"), get(t, sc, "life-c"); !(n.X < a.X && n.X+n.Width > c.X) {
+					t.Errorf("note %v does not span lifelines a (%v) and c (%v)", n.Bounds(), a.X, c.X)
+				}
+			}},
+		{name: "actor slip in a note", tool: "create_sequence", args: `{"messages":[{"from":"a","to":"b"},{"note":"x","actor":"a"}]}`, wantErr: true,
+			want: []string{`messages[1].actor: unknown field (did you mean "over"?)`}},
 		{name: "par with branches", tool: "create_sequence", args: `{"messages":[{"block":"par","label":"to all","messages":[{"from":"hub","to":"a","label":"ping"}],"else":[{"label":"and","messages":[{"from":"hub","to":"b","label":"ping"}]}]}]}`,
 			want: []string{"3 actors, 2 messages, 0 notes, 1 blocks"}},
 	})
