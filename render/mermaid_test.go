@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -404,4 +405,42 @@ func TestMermaidTypes(t *testing.T) {
 			t.Errorf("%s: type %q image %v, want %q image %v", firstLine(tc.src), res.Type, res.Image, tc.typ, tc.image)
 		}
 	}
+}
+
+// TestMermaidHungTab: a Mermaid tab that spins gives a timeout, and the next call gets a new tab.
+func TestMermaidHungTab(t *testing.T) {
+	r := own(t, Config{Tabs: 1, RenderTimeout: 10 * time.Second})
+	if _, err := r.mermaidEval(testCtx(t), `(() => { for (;;) {} })()`); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("err = %v, want ErrTimeout", err)
+	}
+	res, err := r.Mermaid(testCtx(t), "flowchart TD\n  A --> B\n")
+	if err != nil || len(res.Elements) == 0 {
+		t.Fatalf("after the hang: %d elements, %v", len(res.Elements), err)
+	}
+}
+
+// TestMermaidConcurrent: calls from several goroutines take turns on the one tab and each gets its
+// own diagram back.
+func TestMermaidConcurrent(t *testing.T) {
+	r := shared(t)
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Go(func() {
+			id := fmt.Sprintf("node%d", i)
+			res, err := r.Mermaid(testCtx(t), fmt.Sprintf("flowchart LR\n  %s[N%d] --> end%d[E%d]\n", id, i, i, i))
+			if err != nil {
+				t.Errorf("%s: %v", id, err)
+				return
+			}
+			found := false // (elems would call t.Fatal, which must not run off the test goroutine)
+			for _, raw := range res.Elements {
+				var e struct{ ID string }
+				found = found || json.Unmarshal(raw, &e) == nil && e.ID == id
+			}
+			if !found {
+				t.Errorf("diagram %d came back without %s", i, id)
+			}
+		})
+	}
+	wg.Wait()
 }
