@@ -194,8 +194,44 @@ func (s *Set) createGraph(w *scene.Scene, o *object) (string, error) {
 	if err := routeEdges(w, edgeIDs(g), r); err != nil {
 		return "", err
 	}
+	ids, note, err := dropEmptyGroups(w, ids, g)
+	if err != nil {
+		return "", err
+	}
 	return fmt.Sprintf("graph laid out %s: %d nodes, %d edges, %d groups, %d edge crossings.\n", dir, len(nodes), len(edges), len(g.frames), r.Crossings) +
-		createdText(w, ids, s.lim), nil
+		note + createdText(w, ids, s.lim), nil
+}
+
+// dropEmptyGroups deletes the groups of this call that hold no node, directly or through a group
+// inside them: they were never placed, and a 1×1 box with its title at the origin helps nobody.
+func dropEmptyGroups(w *scene.Scene, ids []string, g sceneGraph) ([]string, string, error) {
+	laid := map[string]bool{}
+	for _, f := range g.frames {
+		laid[f] = true
+	}
+	var keep, gone []string
+	for _, id := range ids {
+		e, ok := w.Get(id)
+		if !ok || laid[id] || !(e.Type == scene.Frame || isBox(&e)) || !emptyGroup(e) {
+			keep = append(keep, id)
+			continue
+		}
+		gone = append(gone, id)
+	}
+	if len(gone) == 0 {
+		return ids, "", nil
+	}
+	var del []string
+	for _, id := range gone {
+		del = append(del, id)
+		if t := titleOf(w, id); t != "" {
+			del = append(del, t)
+		}
+	}
+	if _, err := w.Delete(del...); err != nil {
+		return nil, "", fmt.Errorf("drop empty groups: %w", err)
+	}
+	return keep, fmt.Sprintf("groups without nodes were not drawn: %s.\n", strings.Join(gone, ", ")), nil
 }
 
 func edgeIDs(g sceneGraph) []string {

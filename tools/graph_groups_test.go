@@ -70,6 +70,18 @@ func TestGraphGroups(t *testing.T) {
 					t.Errorf("b is a %s; a frame inside a group must become a box", b.Type)
 				}
 			})},
+		{name: "a group without nodes is not drawn", tool: "create_graph",
+			args: `{"groups":[{"id":"a","title":"A","style":"box"},{"id":"b","title":"B"},{"id":"c","title":"C","style":"box","parent":"a"}],"nodes":[{"id":"n","label":"N","group":"c"}]}`,
+			want: []string{"groups without nodes were not drawn: b."}, check: checks(cleanGraph, func(t *testing.T, sc *scene.Scene) {
+				if sc.Has("b") || !sc.Has("a") || !sc.Has("c") {
+					t.Errorf("b drawn %v, a %v, c %v; want only the groups holding nodes (a through c)", sc.Has("b"), sc.Has("a"), sc.Has("c"))
+				}
+				for _, e := range sc.Elements() {
+					if e.Type == scene.Text && e.ContainerID == "" && e.Text == "B" {
+						t.Errorf("b's title %s left behind", e.ID)
+					}
+				}
+			})},
 		{name: "unknown parent", tool: "create_graph", args: `{"groups":[{"id":"a","parent":"zz"}],"nodes":[{"id":"n","label":"N","group":"a"}]}`, wantErr: true,
 			want: []string{`groups[0].parent: no group "zz"`}},
 		{name: "own parent", tool: "create_graph", args: `{"groups":[{"id":"a","parent":"a"}],"nodes":[{"id":"n","label":"N","group":"a"}]}`, wantErr: true,
