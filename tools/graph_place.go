@@ -1,0 +1,299 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/excalibot/excalibot/layout"
+	"github.com/excalibot/excalibot/scene"
+)
+
+// Placing new nodes into a diagram that is already on the canvas (add_to_graph, a node moved into a
+// group): nothing else moves, so the spot is searched around where a layout of the whole graph
+// would put the node.
+
+// obstacles are the boxes a newly placed node must keep clear of: every other node, free text and
+// group (except the groups the node goes into), grown by graphGap.
+func obstacles(w *scene.Scene, skip map[string]bool, own map[string]bool) []scene.Rect {
+	var out []scene.Rect
+	w.Each(func(e *scene.Element) bool {
+		if skip[e.ID] || own[e.ID] || e.ContainerID != "" || e.Type.IsLinear() {
+			return true
+		}
+		b := e.Bounds()
+		out = append(out, scene.Rect{X: b.X - graphGap, Y: b.Y - graphGap, Width: b.Width + 2*graphGap, Height: b.Height + 2*graphGap})
+		return true
+	})
+	return out
+}
+
+func hits(r scene.Rect, obs []scene.Rect) bool {
+	for _, o := range obs {
+		if r.X < o.X+o.Width && o.X < r.X+r.Width && r.Y < o.Y+o.Height && o.Y < r.Y+r.Height {
+			return true
+		}
+	}
+	return false
+}
+
+// freeSpot returns the top-left corner nearest to want (searching across the layers first, then
+// along them) where a w×h box is acceptable to ok.
+func freeSpot(want scene.Point, width, height float64, dir layout.Direction, ok func(scene.Rect) bool) (scene.Point, bool) {
+	stepA, stepB := width+graphGap, height+graphGap // across the layers, along them
+	if dir == layout.LeftRight {
+		stepA, stepB = height+graphGap, width+graphGap
+	}
+	try := func(i, j int) (scene.Point, bool) {
+		p := want
+		if dir == layout.LeftRight {
+			p.X += float64(j) * stepB
+			p.Y += float64(i) * stepA
+		} else {
+			p.X += float64(i) * stepA
+			p.Y += float64(j) * stepB
+		}
+		return p, ok(scene.Rect{X: p.X, Y: p.Y, Width: width, Height: height})
+	}
+	for j := 0; j < 30; j++ {
+		for i := 0; i < 12; i++ {
+			for _, s := range []int{i, -i} {
+				if p, ok := try(s, j); ok {
+					return p, true
+				}
+				if i == 0 {
+					break
+				}
+			}
+		}
+	}
+	return want, false
+}
+
+// spotTest says whether a new node may go at r: clear of every obstacle and, for a node going into
+// a group, such that the group (and each group around it) grown to hold it touches nothing outside.
+// Arrows to the neighbours already placed must not pass through other nodes either.
+func spotTest(w *scene.Scene, id, groupID string, skip map[string]bool, placed []string) func(scene.Rect) bool {
+	var chain []string // the group and the groups around it, innermost first
+	own := map[string]bool{}
+	for g := groupID; g != ""; g = parentGroup(w, g) {
+		chain = append(chain, g)
+		own[g] = true
+	}
+	obs := obstacles(w, skip, own)
+	var nodes []scene.Element
+	var ends []scene.Point
+	w.Each(func(e *scene.Element) bool {
+		if isNodeType(e.Type) && !skip[e.ID] && !isBox(e) {
+			nodes = append(nodes, *e)
+		}
+		return true
+	})
+	for _, n := range placed {
+		if e, ok := w.Get(n); ok {
+			ends = append(ends, e.Center())
+		}
+	}
+	clearLines := func(r scene.Rect) bool {
+		c := scene.Point{X: r.X + r.Width/2, Y: r.Y + r.Height/2}
+		for i, end := range ends {
+			for _, n := range nodes {
+				if n.ID != placed[i] && scene.SegmentIntersects(n, c, end) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	if groupID == "" {
+		return func(r scene.Rect) bool { return !hits(r, obs) && clearLines(r) }
+	}
+	// What lies outside each group of the chain: not its members, itself, its title or its parents.
+	outside := make([][]scene.Rect, len(chain))
+	boxes := make([]scene.Element, len(chain))
+	for k, g := range chain {
+		boxes[k], _ = w.Get(g)
+		in := map[string]bool{g: true, titleOf(w, g): true}
+		for _, m := range groupMembers(w, g) {
+			in[m] = true
+		}
+		w.Each(func(e *scene.Element) bool {
+			if skip[e.ID] || in[e.ID] || own[e.ID] || e.ContainerID != "" || e.Type.IsLinear() {
+				return true
+			}
+			outside[k] = append(outside[k], e.Bounds())
+			return true
+		})
+	}
+	return func(r scene.Rect) bool {
+		if hits(r, obs) || !clearLines(r) {
+			return false
+		}
+		inner := r
+		for k, f := range boxes {
+			minX, minY := inner.X-groupMargin, inner.Y-groupMargin-frameTitle
+			maxX, maxY := inner.X+inner.Width+groupMargin, inner.Y+inner.Height+groupMargin
+			if !emptyGroup(f) {
+				top := f.Y
+				if f.Type == scene.Frame {
+					top -= frameTitle // the frame's name sits above it
+				}
+				minX, minY = math.Min(f.X, minX), math.Min(top, minY)
+				maxX, maxY = math.Max(f.X+f.Width, maxX), math.Max(f.Y+f.Height, maxY)
+			}
+			grown := scene.Rect{X: minX, Y: minY, Width: maxX - minX, Height: maxY - minY}
+			if hits(grown, outside[k]) {
+				return false
+			}
+			inner = grown
+		}
+		return true
+	}
+}
+
+// placeNew puts the nodes in fresh (already on w, at any position) near their laid-out neighbours
+// and leaves every other node where it is: a node's offset from a neighbour that is already placed
+// is taken from a layout of the whole graph, then the node slides to the nearest free spot.
+func placeNew(ctx context.Context, w *scene.Scene, fresh []string, dir layout.Direction) error {
+	if len(fresh) == 0 {
+		return nil
+	}
+	g := readGraph(w, nil)
+	_, r, err := layoutOf(ctx, w, g, dir)
+	if err != nil {
+		return err
+	}
+	pending := map[string]bool{}
+	for _, id := range fresh {
+		pending[id] = true
+	}
+	neighbours := map[string][]string{}
+	for _, e := range g.edges {
+		neighbours[e.from] = append(neighbours[e.from], e.to)
+		neighbours[e.to] = append(neighbours[e.to], e.from)
+	}
+	bounds, hasOld := oldBounds(w, pending)
+	// Nodes with a placed neighbour go first, so chains of new nodes grow from the old diagram.
+	for len(pending) > 0 {
+		id, anchor := nextToPlace(fresh, pending, neighbours)
+		e, _ := w.Get(id)
+		ln := r.Nodes[id]
+		var want scene.Point
+		switch {
+		case anchor != "":
+			a, _ := w.Get(anchor)
+			la := r.Nodes[anchor]
+			fx, fy := flips(w, r, anchor, neighbours[anchor], pending)
+			// The offset is between top-left corners; mirrored, it is between the far corners.
+			dx, dy := ln.X-la.X, ln.Y-la.Y
+			if fx {
+				dx = -(ln.X + ln.Width - la.X - la.Width)
+			}
+			if fy {
+				dy = -(ln.Y + ln.Height - la.Y - la.Height)
+			}
+			want = scene.Point{X: a.X + dx, Y: a.Y + dy}
+		case hasOld && dir == layout.LeftRight:
+			want = scene.Point{X: bounds.X + ln.X, Y: bounds.Y + bounds.Height + 2*graphGap}
+		case hasOld:
+			want = scene.Point{X: bounds.X + bounds.Width + 2*graphGap, Y: bounds.Y + ln.Y}
+		default:
+			want = scene.Point{X: ln.X, Y: ln.Y}
+		}
+		skip := map[string]bool{id: true}
+		for p := range pending {
+			skip[p] = true
+		}
+		var placed []string
+		for _, n := range neighbours[id] {
+			if !pending[n] {
+				placed = append(placed, n)
+			}
+		}
+		p, found := freeSpot(want, e.Width, e.Height, dir, spotTest(w, id, groupOf(w, &e), skip, placed))
+		if gr := groupOf(w, &e); !found && gr != "" && !emptyGroup(mustElem(w, gr)) {
+			// No spot where the group can grow around the node: open a band in the group for it.
+			if p, err = makeRoom(w, id, gr, string(dir), want); err != nil {
+				return err
+			}
+		} else if !found {
+			// A crowded canvas: below everything, where nothing can be in the way.
+			all, _ := oldBounds(w, skip)
+			p = scene.Point{X: all.X, Y: all.Y + all.Height + 2*graphGap}
+		}
+		if err := w.MoveBy([]string{id}, p.X-e.X, p.Y-e.Y); err != nil {
+			return fmt.Errorf("place node %q: %w", id, err)
+		}
+		delete(pending, id)
+		if gr := groupOf(w, &e); gr != "" {
+			if err := fitGroup(w, gr, pending); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// flips says whether the canvas runs the other way round from the layout around anchor, on each
+// axis: the left half of a mind map, or a diagram a person mirrored. It compares where the anchor's
+// placed neighbours are on the canvas with where the layout puts them.
+func flips(w *scene.Scene, r layout.Result, anchor string, nbs []string, pending map[string]bool) (x, y bool) {
+	a, _ := w.Get(anchor)
+	ca := a.Center()
+	la := r.Nodes[anchor]
+	var votesX, votesY int
+	for _, n := range nbs {
+		if pending[n] {
+			continue
+		}
+		e, ok := w.Get(n)
+		ln, inLayout := r.Nodes[n]
+		if !ok || !inLayout {
+			continue
+		}
+		c := e.Center()
+		sx, lx := c.X-ca.X, (ln.X+ln.Width/2)-(la.X+la.Width/2)
+		sy, ly := c.Y-ca.Y, (ln.Y+ln.Height/2)-(la.Y+la.Height/2)
+		if math.Abs(sx) > 1 && math.Abs(lx) > 1 {
+			if sx*lx < 0 {
+				votesX++
+			} else {
+				votesX--
+			}
+		}
+		if math.Abs(sy) > 1 && math.Abs(ly) > 1 {
+			if sy*ly < 0 {
+				votesY++
+			} else {
+				votesY--
+			}
+		}
+	}
+	return votesX > 0, votesY > 0
+}
+
+func mustElem(w *scene.Scene, id string) scene.Element {
+	e, _ := w.Get(id)
+	return e
+}
+
+// nextToPlace picks the first pending node (in the model's order) with a placed neighbour, or the
+// first pending node when none has one.
+func nextToPlace(order []string, pending map[string]bool, nb map[string][]string) (id, anchor string) {
+	for _, id := range order {
+		if !pending[id] {
+			continue
+		}
+		for _, n := range nb[id] {
+			if !pending[n] {
+				return id, n
+			}
+		}
+	}
+	for _, id := range order {
+		if pending[id] {
+			return id, ""
+		}
+	}
+	return "", ""
+}
