@@ -65,6 +65,7 @@ type loadReport struct {
 	Wall       time.Duration   // first message sent to last picture seen
 	Sent       int             // messages sent
 	Pictures   int             // pictures posted
+	Requests   int             // chat requests the model answered
 	Latencies  []time.Duration // per answered message: sent → its picture seen, sorted
 	Lost       []string        // tags never answered
 	Dups       []string        // tags answered more than once
@@ -92,6 +93,7 @@ func (r loadReport) String() string {
 	fmt.Fprintf(&b, "load: %d threads × %d messages (%d Slack, %d Telegram); model %s per turn, 3 turns per run; %.0f%% of follow-ups sent while the thread works; %d runs at once, %d render tabs; %d CPUs\n",
 		c.Threads, c.Messages, (c.Threads+1)/2, c.Threads/2, c.Turn, c.Early*100, c.Runs, c.Tabs, runtime.NumCPU())
 	fmt.Fprintf(&b, "sent %d messages, %d pictures posted in %s (follow-ups that arrived during a run are drawn in the next run together)\n", r.Sent, r.Pictures, sec(r.Wall))
+	fmt.Fprintf(&b, "model requests: %d (%.1f per picture)\n", r.Requests, float64(r.Requests)/float64(max(1, r.Pictures)))
 	fmt.Fprintf(&b, "throughput: %.2f messages/s, %.2f pictures/s\n", float64(r.Sent)/r.Wall.Seconds(), float64(r.Pictures)/r.Wall.Seconds())
 	fmt.Fprintf(&b, "latency message → picture posted: p50 %s, p90 %s, p99 %s, max %s\n", sec(r.pct(0.5)), sec(r.pct(0.9)), sec(r.pct(0.99)), sec(r.pct(1)))
 	fmt.Fprintf(&b, "peak memory: Go heap %s (test process: serve and the fakes), test process RSS (VmHWM) %s, Chromium PSS %s\n", mib(r.PeakHeap), mib(r.PeakRSS), mib(r.PeakChrome))
@@ -211,6 +213,7 @@ func runLoad(t *testing.T, cfg loadSize) loadReport {
 
 	rep := r.analyse(start)
 	rep.PeakHeap, rep.PeakChrome, rep.PeakRSS = peakHeap, peakChrome, vmHWM()
+	rep.Requests = len(model.Requests())
 	return rep
 }
 
