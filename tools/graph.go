@@ -191,7 +191,7 @@ func (s *Set) createGraph(w *scene.Scene, o *object) (string, error) {
 	if err := applyLayout(w, lg, r, ox, oy); err != nil {
 		return "", err
 	}
-	if err := routeEdges(w, edgeIDs(g), r); err != nil {
+	if err := routeEdges(w, edgeIDs(g), r, ox, oy); err != nil {
 		return "", err
 	}
 	ids, note, err := dropEmptyGroups(w, ids, g)

@@ -441,7 +441,7 @@ func (s *Set) relayoutGraph(w *scene.Scene, o *object) (string, error) {
 	if err := applyLayout(w, lg, r, box.X, box.Y); err != nil {
 		return "", err
 	}
-	if err := routeEdges(w, edgeIDs(g), r); err != nil {
+	if err := routeEdges(w, edgeIDs(g), r, box.X, box.Y); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("laid out %s again: %d nodes, %d edges, %d groups; %d edge crossings.", dir, len(g.nodes), len(g.edges), len(g.frames), r.Crossings) +

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -170,5 +171,52 @@ func TestGroupOfRefs(t *testing.T) {
 	}
 	if w := strings.Join(Warnings(s.Scene()), "\n"); w != "" {
 		t.Errorf("warnings:\n%s", w)
+	}
+}
+
+// TestBendsFollowOffset: a graph drawn beside what is on the canvas, or laid out again at its own
+// corner, has its arrows' bends shifted with its nodes (every arrow point stays within the box of
+// the graph's nodes, grown a little).
+func TestBendsFollowOffset(t *testing.T) {
+	old := step{"create_element", `{"id":"old","type":"rectangle","x":0,"y":0,"width":400,"height":300}`}
+	// Edges that skip layers get bends.
+	const skipGraph = `{"nodes":[{"id":"a","label":"A"},{"id":"b","label":"B"},{"id":"c","label":"C"},{"id":"d","label":"D"},{"id":"e","label":"E"}],
+	 "edges":[{"from":"a","to":"b"},{"from":"b","to":"c"},{"from":"c","to":"d"},{"from":"a","to":"d"},{"from":"a","to":"e"},{"from":"b","to":"e"},{"from":"e","to":"d"}]}`
+	for _, tc := range []struct {
+		name  string
+		steps []step
+	}{
+		{"beside other content", []step{old, {"create_graph", skipGraph}}},
+		{"relayout beside other content", []step{old, {"create_graph", skipGraph}, {"relayout_graph", `{"direction":"LR"}`}}},
+		{"nested relayout", []step{old, {"create_graph", nestedGraph}, {"relayout_graph", `{"direction":"TB"}`}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := New(newTestScene(), DefaultLimits())
+			for _, st := range tc.steps {
+				mustCall(t, s, st.tool, st.args)
+			}
+			sc := s.Scene()
+			g := readGraph(sc, nil)
+			box := scene.Rect{X: math.Inf(1), Y: math.Inf(1)}
+			maxX, maxY := math.Inf(-1), math.Inf(-1)
+			for _, id := range g.nodes {
+				if id == "old" { // the shape that was there before, not part of the graph's box
+					continue
+				}
+				e := get(t, sc, id)
+				box.X, box.Y = min(box.X, e.X), min(box.Y, e.Y)
+				maxX, maxY = max(maxX, e.X+e.Width), max(maxY, e.Y+e.Height)
+			}
+			const slack = 80.0
+			for _, e := range g.edges {
+				for _, p := range pointsOf(t, sc, e.id) {
+					if p.X < box.X-slack || p.Y < box.Y-slack || p.X > maxX+slack || p.Y > maxY+slack {
+						t.Errorf("%s has a point %v outside the graph's box %v..%v", e.id, p, box, scene.Point{X: maxX, Y: maxY})
+						break
+					}
+				}
+			}
+			cleanGraph(t, sc)
+		})
 	}
 }

@@ -181,8 +181,9 @@ func applyLayout(w *scene.Scene, lg layout.Graph, r layout.Result, ox, oy float6
 // routeEdges gives each laid-out edge the bends of its route, so an edge that skips a layer goes
 // around the nodes between instead of through them. The scene puts the ends on the borders. The
 // curve Excalidraw draws through the bends can cut a node's corner that dot's spline avoided; then
-// the straight line is taken instead when it passes fewer nodes.
-func routeEdges(w *scene.Scene, ids []string, r layout.Result) error {
+// the straight line is taken instead when it passes fewer nodes. The bends are shifted by (ox, oy)
+// like the nodes (applyLayout).
+func routeEdges(w *scene.Scene, ids []string, r layout.Result, ox, oy float64) error {
 	var nodes []scene.Element
 	w.Each(func(e *scene.Element) bool {
 		if isNodeType(e.Type) && !isBox(e) {
@@ -194,7 +195,10 @@ func routeEdges(w *scene.Scene, ids []string, r layout.Result) error {
 		if i >= len(r.Routes) {
 			break
 		}
-		bends := r.Routes[i]
+		bends := make([]layout.Point, len(r.Routes[i]))
+		for k, b := range r.Routes[i] {
+			bends[k] = layout.Point{X: b.X + ox, Y: b.Y + oy}
+		}
 		if err := w.Update(id, func(e *scene.Element) error {
 			setBends(w, e, bends)
 			return nil
