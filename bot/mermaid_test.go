@@ -124,6 +124,9 @@ func TestIsMermaid(t *testing.T) {
 		{"pie title Pets\n  \"Dogs\" : 3", true},
 		{"---\ntitle: Flow\n---\nflowchart LR\n  A --> B", true},
 		{"%% a comment\nerDiagram\n  A ||--o{ B : has", true},
+		{"```flowchart TD\n  A --> B```", true}, // Slack's code block
+		{"see:\n```sequenceDiagram\n  A->>B: hi\n```", true},
+		{"```\nflowchart of the login\n```", false},
 		{"flowchart TD", false}, // the keyword alone is not a diagram yet
 		{"graph of our user signups by month\nplease", false},
 		{"pie chart of our costs\nrent 40%", false},

@@ -228,6 +228,7 @@ func TestMermaidSyntaxErrors(t *testing.T) {
 		{"unknown type", "flowchat TD\n  A --> B\n", 0, "", "first line"},
 		{"fenced, line counted from the message", "Please draw:\n```mermaid\nsequenceDiagram\n  Alice->>Bob hello\n```\n", 4, "Alice->>Bob hello", "colon"},
 		{"empty", "```mermaid\n```", 0, "", "diagram type"},
+		{"slack code block, line counted from the message", "Here:\n```sequenceDiagram\n  Alice->>Bob hello\n  Bob->>Alice: hi```", 3, "Alice->>Bob hello", "colon"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := r.Mermaid(testCtx(t), tc.src)
@@ -255,6 +256,7 @@ func TestMermaidFixes(t *testing.T) {
 		fenced         bool
 	}{
 		{"fence", "```mermaid\nflowchart TD\n  A --> B\n```", "", true},
+		{"slack code block", "Here:\n```flowchart TD\n  A --> B```", "", true},
 		{"smart quotes", "flowchart TD\n  A[\u201cCall f(x)\u201d] --> B\n", "typographic quotes", false},
 		{"keyword case", "sequencediagram\n  Alice->>Bob: hi\n", "keyword", false},
 		{"arrowhead after label", "flowchart TD\n  A -->|yes|> B\n", "'>'", false},

@@ -53,7 +53,22 @@ const extract = (src) => {
     // A fence labelled mermaid anywhere, or an unlabelled one opening the message.
     return m && (m[2].toLowerCase() === "mermaid" || (m[2] === "" && lines.slice(0, i).every((p) => !p.trim())));
   });
-  if (open >= 0) {
+  // Slack's code blocks start right after the backticks and end on the last line:
+  // "```flowchart TD\n  A --> B```".
+  const inline = lines.findIndex((l) => {
+    const m = /^[ \t]*(?:`{3,}|~{3,})[ \t]*([A-Za-z][\w-]*)/.exec(l);
+    return m && KEYWORDS.some((k) => k.toLowerCase() === m[1].toLowerCase());
+  });
+  if (open < 0 && inline >= 0) {
+    const mark = /^[ \t]*(`{3,}|~{3,})/.exec(lines[inline])[1];
+    const body = [lines[inline].replace(/^[ \t]*(`{3,}|~{3,})[ \t]*/, ""), ...lines.slice(inline + 1)];
+    let close = body.findIndex((l, i) => i > 0 && l.includes(mark));
+    if (close < 0) close = body.length - 1;
+    body[close] = body[close].slice(0, body[close].lastIndexOf(mark) >= 0 ? body[close].lastIndexOf(mark) : undefined);
+    offset = inline;
+    text = body.slice(0, close + 1).join("\n");
+    fenced = true;
+  } else if (open >= 0) {
     const mark = /^[ \t]*(`{3,}|~{3,})/.exec(lines[open])[1];
     let close = lines.findIndex((l, i) => i > open && l.trim() === mark);
     if (close < 0) close = lines.length;
