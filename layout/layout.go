@@ -208,14 +208,30 @@ func dotSource(g Graph) string {
 	writeNode := func(i int, n Node) {
 		fmt.Fprintf(&b, "n%d [width=%s, height=%s];\n", i, inch(n.Width), inch(n.Height))
 	}
+	degree := make([]int, len(g.Nodes))
+	for _, e := range g.Edges {
+		degree[index[e.From]]++
+		degree[index[e.To]]++
+	}
 	var writeCluster func(ci int)
 	writeCluster = func(ci int) {
 		c := g.Clusters[ci]
 		// The title strip is reserved as a label of that height; dot puts it on top in TB and LR.
 		fmt.Fprintf(&b, "subgraph cluster_%d {\nmargin=20; labelloc=t; label=\" \"; fontsize=%s;\n", ci, num(c.TitleHeight*0.75))
+		anchor := -1
 		for i, n := range g.Nodes {
 			if n.Cluster == c.ID {
 				writeNode(i, n)
+				if anchor < 0 && degree[i] > 0 {
+					anchor = i
+				}
+			}
+		}
+		// A node without edges would sit on the first rank and stretch its group over every rank
+		// down to its other members: it goes on the rank of the group's first connected node.
+		for i, n := range g.Nodes {
+			if n.Cluster == c.ID && degree[i] == 0 && anchor >= 0 {
+				fmt.Fprintf(&b, "{rank=same; n%d; n%d;}\n", anchor, i)
 			}
 		}
 		for k, sub := range g.Clusters {

@@ -119,7 +119,7 @@ func TestLayoutNestedClusters(t *testing.T) {
 	for _, dir := range []Direction{TopDown, LeftRight} {
 		g := Graph{Direction: dir,
 			Nodes: []Node{{"lb", 160, 80, "cloud"}, {"api", 160, 80, "svc"}, {"auth", 160, 80, "svc"}, {"db", 160, 80, "data"},
-				{"cache", 140, 70, "data"}, {"user", 140, 70, ""}},
+				{"cache", 140, 70, "data"}, {"user", 140, 70, ""}, {"mon", 160, 80, "svc"}},
 			Edges:    []Edge{{"user", "lb"}, {"lb", "api"}, {"api", "auth"}, {"api", "db"}, {"api", "cache"}},
 			Clusters: []Cluster{{"cloud", 30, ""}, {"svc", 30, "cloud"}, {"data", 30, "cloud"}},
 		}
@@ -130,7 +130,7 @@ func TestLayoutNestedClusters(t *testing.T) {
 		inside := func(in, out Rect, pad float64) bool {
 			return in.X >= out.X+pad && in.Y >= out.Y+pad && in.X+in.Width <= out.X+out.Width-pad && in.Y+in.Height <= out.Y+out.Height-pad
 		}
-		want := map[string][]string{"cloud": {"lb", "api", "auth", "db", "cache"}, "svc": {"api", "auth"}, "data": {"db", "cache"}}
+		want := map[string][]string{"cloud": {"lb", "api", "auth", "db", "cache", "mon"}, "svc": {"api", "auth", "mon"}, "data": {"db", "cache"}}
 		for c, members := range want {
 			for _, n := range g.Nodes {
 				in := inside(r.Nodes[n.ID], r.Clusters[c], 1)
@@ -146,6 +146,16 @@ func TestLayoutNestedClusters(t *testing.T) {
 			if top := r.Clusters[c].Y - r.Clusters["cloud"].Y; top < 30 {
 				t.Errorf("%s: %s starts %g px below cloud's top, want ≥ 30 for cloud's title", dir, c, top)
 			}
+		}
+		// mon has no edges: it shares api's rank instead of stretching svc up to the first rank.
+		mon, api := r.Nodes["mon"], r.Nodes["api"]
+		if c, d := mon.Y+mon.Height/2, api.Y+api.Height/2; dir == LeftRight {
+			c, d = mon.X+mon.Width/2, api.X+api.Width/2
+			if c != d {
+				t.Errorf("%s: mon at x %g, api at %g: want the same rank", dir, c, d)
+			}
+		} else if c != d {
+			t.Errorf("%s: mon at y %g, api at %g: want the same rank", dir, c, d)
 		}
 		if overlaps(r.Clusters["svc"], r.Clusters["data"]) {
 			t.Errorf("%s: svc %v and data %v overlap", dir, r.Clusters["svc"], r.Clusters["data"])
