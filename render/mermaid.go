@@ -202,6 +202,15 @@ func (r *Renderer) mermaidEval(ctx context.Context, expr string) ([]byte, error)
 	}
 	t.cancel()
 	m.t = nil
+	if ctx.Err() == nil && !timedOut && t.b.alive() {
+		// A killed Chromium shows first as a failed call and a moment later as a done browser
+		// context (as in evalOnce): wait for it, so the retry starts a new Chromium instead of
+		// opening a tab on the dying one.
+		select {
+		case <-t.b.ctx.Done():
+		case <-time.After(2 * time.Second):
+		}
+	}
 	switch {
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("render: mermaid: %w", ctx.Err())
