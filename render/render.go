@@ -299,9 +299,9 @@ type pngReply struct {
 	Scale  float64 `json:"scale"`
 	Bytes  int     `json:"bytes"` // PNG size; the scene JSON to embed follows it in the posted body
 	MS     float64 `json:"ms"`    // time the export took inside the page: the floor of a render
-	// Stages splits a render into prepare, serialize, draw and encode (which add up to MS), the
-	// page's fetch of the job and upload of the picture, job (all the page did), and embed (done
-	// here), in ms.
+	// Stages splits a render into prepare, serialize, draw and encode (which add up to MS); free
+	// (releasing the canvas), pack (the PNG and scene into one body), the page's fetch of the job
+	// and upload of the picture, job (all the page did), and embed (done here), in ms.
 	Stages map[string]float64 `json:"stages"`
 }
 
@@ -527,6 +527,15 @@ func (r *Renderer) evalOnce(ctx context.Context, expr string) ([]byte, error) {
 		return raw, nil
 	}
 	r.discard(t)
+	if ctx.Err() == nil && !timedOut && t.b.alive() {
+		// A killed Chromium shows first as a failed call (the pipe's EOF) and only a moment later
+		// as a done browser context. Waiting for that moment keeps the retry from borrowing
+		// another tab of the dead browser (seen under load: both attempts failed in 0.6 s).
+		select {
+		case <-t.b.ctx.Done():
+		case <-time.After(2 * time.Second):
+		}
+	}
 	switch {
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("render: %w", ctx.Err())
