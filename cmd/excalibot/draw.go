@@ -145,15 +145,30 @@ func newKit(cfg config.Config, stderr io.Writer, verbose, allTools bool) (*kit, 
 }
 
 func (k *kit) tools(sc *scene.Scene) *tools.Set {
-	return tools.New(sc, tools.Limits{MaxElements: k.cfg.MaxElements, MaxBatch: k.cfg.MaxBatch, MaxLabel: k.cfg.MaxLabelLength})
+	set := tools.New(sc, tools.Limits{MaxElements: k.cfg.MaxElements, MaxBatch: k.cfg.MaxBatch, MaxLabel: k.cfg.MaxLabelLength})
+	set.SetMermaid(kitMermaid{k})
+	return set
+}
+
+// kitMermaid gives create_from_mermaid the kit's renderer, brought up (or waited for) on the
+// first conversion, as serve does with its own.
+type kitMermaid struct{ k *kit }
+
+func (m kitMermaid) Mermaid(ctx context.Context, src string) (tools.MermaidDiagram, error) {
+	r, err := m.k.renderer(ctx)
+	if err != nil {
+		return tools.MermaidDiagram{}, fmt.Errorf("start the renderer for Mermaid: %w", err)
+	}
+	return mermaidConverter{r}.Mermaid(ctx, src)
 }
 
 func (k *kit) request(set *tools.Set, prompt string, mem agent.Memory, onStep func(agent.Step)) agent.Request {
 	return agent.SetRequest(set, prompt, mem, onStep)
 }
 
-// renderPNG renders with one Chromium started on first use; close releases it.
-func (k *kit) renderPNG(ctx context.Context, doc []byte) ([]byte, error) {
+// renderer returns the kit's one Chromium: the one startRenderer is bringing up, else one started
+// now. Not safe for concurrent use (draw and chat call it from one goroutine); close releases it.
+func (k *kit) renderer(ctx context.Context) (*render.Renderer, error) {
 	if k.starting != nil {
 		st := <-k.starting
 		k.starting = nil
@@ -169,7 +184,16 @@ func (k *kit) renderPNG(ctx context.Context, doc []byte) ([]byte, error) {
 		}
 		k.rend = r
 	}
-	return k.rend.PNG(ctx, doc, render.Options{Scale: k.cfg.RenderScale})
+	return k.rend, nil
+}
+
+// renderPNG renders with the kit's renderer.
+func (k *kit) renderPNG(ctx context.Context, doc []byte) ([]byte, error) {
+	r, err := k.renderer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.PNG(ctx, doc, render.Options{Scale: k.cfg.RenderScale})
 }
 
 func (k *kit) close() {

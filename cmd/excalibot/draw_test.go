@@ -185,3 +185,39 @@ func TestDrawNeedsOllama(t *testing.T) {
 		t.Errorf("stderr %q", errw.String())
 	}
 }
+
+// TestDrawWithMermaid: in `excalibot draw` the model's create_from_mermaid converts in the same
+// Chromium that renders the picture.
+func TestDrawWithMermaid(t *testing.T) {
+	if _, err := exec.LookPath("chromium"); err != nil {
+		t.Skip("chromium is not installed (apt-get install chromium); .ci/run installs it")
+	}
+	f := &ndjsonOllama{replies: []string{
+		toolReply("create_from_mermaid", `{"mermaid":"flowchart LR\n  A[Checkout] --> B{Paid?}\n  B -->|yes| C[Ship]"}`),
+		toolReply("done", `{"summary":"Checkout flow from Mermaid."}`),
+	}}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	t.Setenv("OLLAMA_HOST", srv.URL)
+	dir := t.TempDir()
+	png := filepath.Join(dir, "flow.png")
+	var out, errw bytes.Buffer
+	if code := cmdDraw(context.Background(), []string{"checkout flow", "-o", png}, &out, &errw); code != 0 {
+		t.Fatalf("code %d\nstdout %s\nstderr %s", code, out.String(), errw.String())
+	}
+	if !strings.Contains(out.String(), "[1] create_from_mermaid") || strings.Contains(out.String(), "create_from_mermaid failed") {
+		t.Errorf("output:\n%s", out.String())
+	}
+	doc, err := os.ReadFile(filepath.Join(dir, "flow.excalidraw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, label := range []string{"Checkout", "Paid?", "Ship", "yes"} {
+		if !bytes.Contains(doc, []byte(`"text": "`+label+`"`)) && !bytes.Contains(doc, []byte(`"text":"`+label+`"`)) {
+			t.Errorf("the scene lacks the label %q", label)
+		}
+	}
+	if pic, err := os.ReadFile(png); err != nil || !scene.IsPNG(pic) {
+		t.Errorf("PNG: %d bytes, %v", len(pic), err)
+	}
+}
