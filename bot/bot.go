@@ -392,6 +392,20 @@ func friendly(step string, err error) string {
 	return fmt.Sprintf("Sorry, %s failed: %s. Nothing in the diagram changed; you can send the request again.", step, strings.TrimSuffix(err.Error(), "."))
 }
 
+// friendlyStore is friendly for a step that reads or writes the store. An error the store does not
+// name (a dropped connection, a full disk, a locked file) says in plain words that the database
+// failed; the driver's words go to the log, where an operator reads them.
+func (b *Bot) friendlyStore(key ThreadKey, step string, err error) string {
+	for _, known := range []error{context.Canceled, context.DeadlineExceeded, store.ErrNotFound, store.ErrConflict,
+		store.ErrTooLarge, store.ErrLeaseHeld, store.ErrNothingToUndo, store.ErrNothingToRedo} {
+		if errors.Is(err, known) {
+			return friendly(step, err)
+		}
+	}
+	b.log.Error("store failed", "thread", key.String(), "step", step, "err", err)
+	return fmt.Sprintf("Sorry, my database did not answer while %s. Nothing in the diagram changed; please send it again in a minute (if this keeps happening, tell whoever runs me).", step)
+}
+
 // KnownThread reports whether the bot has a diagram in the thread, so a platform can treat a
 // message there as addressed to the bot without a mention (after a restart, or on another replica).
 func (b *Bot) KnownThread(ctx context.Context, key ThreadKey) (bool, error) {

@@ -32,7 +32,7 @@ func (b *Bot) command(ctx context.Context, j job) {
 	}
 	th, err := b.load(ctx, key)
 	if err != nil {
-		send(Reply{Text: friendly("loading this thread's diagram", err), Error: true})
+		send(Reply{Text: b.friendlyStore(msg.Key, "loading this thread's diagram", err), Error: true})
 		return
 	}
 	noDiagram := th.Rev == 0 && cmd.Kind != CmdTheme
@@ -53,14 +53,14 @@ func (b *Bot) command(ctx context.Context, j job) {
 		case errors.Is(err, store.ErrNothingToRedo):
 			send(Reply{Text: "There is nothing to redo."})
 		case err != nil:
-			send(Reply{Text: friendly(strings.ToLower(word[:4])+"ing", err), Error: true})
+			send(Reply{Text: b.friendlyStore(msg.Key, strings.ToLower(word[:4])+"ing", err), Error: true})
 		default:
 			b.post(ctx, a, msg.Key, moved, fmt.Sprintf("%s: back to revision %d.", word, moved.Rev))
 		}
 	case CmdReset:
 		_, err := b.store.Save(ctx, store.SaveRequest{Key: key, Base: th.Rev, Scene: emptyScene, Author: store.AuthorRestore, Reason: "reset", Memory: []byte{}})
 		if err != nil {
-			send(Reply{Text: friendly("starting a new diagram", err), Error: true})
+			send(Reply{Text: b.friendlyStore(msg.Key, "starting a new diagram", err), Error: true})
 			return
 		}
 		if _, err := b.store.RevokeLinks(ctx, key, ""); err != nil {
@@ -70,7 +70,7 @@ func (b *Bot) command(ctx context.Context, j job) {
 	case CmdHistory:
 		revs, err := b.store.History(ctx, key, b.opt.HistoryListed)
 		if err != nil {
-			send(Reply{Text: friendly("reading the history", err), Error: true})
+			send(Reply{Text: b.friendlyStore(msg.Key, "reading the history", err), Error: true})
 			return
 		}
 		send(Reply{Text: historyText(revs, b.opt.Now())})
@@ -80,7 +80,7 @@ func (b *Bot) command(ctx context.Context, j job) {
 		s := th.Settings
 		s.Theme = cmd.Arg
 		if err := b.store.SetSettings(ctx, key, s); err != nil {
-			send(Reply{Text: friendly("changing the theme", err), Error: true})
+			send(Reply{Text: b.friendlyStore(msg.Key, "changing the theme", err), Error: true})
 			return
 		}
 		text := fmt.Sprintf("Pictures in this thread are now %s.", cmd.Arg)

@@ -34,6 +34,7 @@ func (b *Bot) draw(ctx context.Context, jobs []job) {
 			log.Warn("send error reply", "err", err)
 		}
 	}
+	storeFail := func(step string, err error) { fail(b.friendlyStore(msg.Key, step, err)) }
 
 	var prompts []string
 	for _, j := range jobs {
@@ -47,7 +48,7 @@ func (b *Bot) draw(ctx context.Context, jobs []job) {
 		if ctx.Err() != nil {
 			step = "waiting for this thread"
 		}
-		fail(friendly(step, err))
+		storeFail(step, err)
 		return
 	}
 	defer release()
@@ -72,7 +73,7 @@ func (b *Bot) draw(ctx context.Context, jobs []job) {
 	th, err := b.load(ctx, key)
 	if err != nil {
 		end(store.RunFailed, err.Error())
-		fail(friendly("loading this thread's diagram", err))
+		storeFail("loading this thread's diagram", err)
 		return
 	}
 	summary := ""
@@ -87,7 +88,7 @@ func (b *Bot) draw(ctx context.Context, jobs []job) {
 		th, err = b.store.Save(ctx, store.SaveRequest{Key: key, Base: th.Rev, Scene: doc, Author: store.AuthorImport, Reason: "imported " + files[0].Name})
 		if err != nil {
 			end(store.RunFailed, err.Error())
-			fail(friendly("saving the imported diagram", err))
+			storeFail("saving the imported diagram", err)
 			return
 		}
 		summary = fmt.Sprintf("Imported %s as revision %d.", files[0].Name, th.Rev)
@@ -156,7 +157,7 @@ func (b *Bot) draw(ctx context.Context, jobs []job) {
 			return
 		}
 		end(store.RunFailed, err.Error())
-		fail(friendly("saving the diagram", err))
+		storeFail("saving the diagram", err)
 		return
 	}
 	b.postPicture(ctx, a, msg.Key, saved, strings.TrimSpace(summary+" "+res.Summary), pic)

@@ -88,7 +88,7 @@ func TestFaultPostgresRestart(t *testing.T) {
 			t.Fatalf("with PostgreSQL down: %d answers, error replies %q; want one error reply", len(answers), errs)
 		}
 		t.Logf("notice: %s", errs[0])
-		checkNotice(t, errs[0], "Nothing in the diagram changed")
+		checkNotice(t, errs[0], "my database did not answer", "Nothing in the diagram changed")
 		if code, body := b.get(t, "/readyz"); code != http.StatusServiceUnavailable || !strings.Contains(body, "store") {
 			t.Errorf("/readyz with PostgreSQL down = %d %q, want 503 naming the store", code, body)
 		}
