@@ -106,7 +106,11 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 	chat := srvWeb.EnableChat(core, cfg.ChatSecret)
 	core.Register(chat) // so restart and browser-edit notices reach web threads too
 
-	runners, err := startAdapters(cfg, core, tgIndex{st}, srvWeb, log)
+	// Telegram's message→thread index, written behind the replies (runs after the adapters stop,
+	// before the store closes).
+	threads := newLaterIndex(tgIndex{st}, log)
+	defer threads.Close()
+	runners, err := startAdapters(cfg, core, threads, srvWeb, log)
 	if err != nil {
 		return err
 	}
