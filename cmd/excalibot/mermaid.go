@@ -119,26 +119,9 @@ with @excalidraw/mermaid-to-excalidraw in headless Chromium. IN may be - for sta
 	timeout := fs.Duration("timeout", render.DefaultRenderTimeout, "time limit per conversion attempt")
 	times := fs.Int("times", 1, "convert this many times and print each time (first call vs warm)")
 	verbose := fs.Bool("v", false, "log what the renderer does")
-	var in string
-	for rest := args; ; {
-		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return 0
-			}
-			return 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		if in != "" {
-			fmt.Fprintf(stderr, "excalibot mermaid: one input file only (got %q and %q)\n", in, fs.Arg(0))
-			return 2
-		}
-		in, rest = fs.Arg(0), fs.Args()[1:]
-	}
-	if in == "" {
-		fs.Usage()
-		return 2
+	in, code := parseOneInput(fs, args, stderr)
+	if code >= 0 {
+		return code
 	}
 	var src []byte
 	var err error

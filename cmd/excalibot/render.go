@@ -44,26 +44,9 @@ IN may be - for standard input. Flags may come before or after IN.
 	timeout := fs.Duration("timeout", render.DefaultRenderTimeout, "time limit per render attempt")
 	verbose := fs.Bool("v", false, "log what the renderer does")
 
-	var in string
-	for rest := args; ; {
-		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return 0
-			}
-			return 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		if in != "" {
-			fmt.Fprintf(stderr, "excalibot render: one input file only (got %q and %q)\n", in, fs.Arg(0))
-			return 2
-		}
-		in, rest = fs.Arg(0), fs.Args()[1:]
-	}
-	if in == "" {
-		fs.Usage()
-		return 2
+	in, code := parseOneInput(fs, args, stderr)
+	if code >= 0 {
+		return code
 	}
 
 	opts := render.Options{
@@ -154,4 +137,31 @@ IN may be - for standard input. Flags may come before or after IN.
 		fmt.Fprintf(stdout, "%s: %d bytes\n", *out, len(pic))
 	}
 	return 0
+}
+
+// parseOneInput parses flags that may stand before or after the one input file, and returns that
+// file, or the exit code to end with (-1: go on).
+func parseOneInput(fs *flag.FlagSet, args []string, stderr io.Writer) (string, int) {
+	var in string
+	for rest := args; ; {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return "", 0
+			}
+			return "", 2
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		if in != "" {
+			fmt.Fprintf(stderr, "excalibot %s: one input file only (got %q and %q)\n", fs.Name(), in, fs.Arg(0))
+			return "", 2
+		}
+		in, rest = fs.Arg(0), fs.Args()[1:]
+	}
+	if in == "" {
+		fs.Usage()
+		return "", 2
+	}
+	return in, -1
 }
