@@ -73,6 +73,22 @@ func benchRender(b *testing.B, r *Renderer, doc []byte) {
 	}
 	b.StopTimer()
 
+	// The same number of renders again, each of a size no tab has drawn before (the padding grows
+	// by a pixel each time), so the page cannot reuse its last canvas: what a follow-up that moves
+	// or adds shapes costs. The loop above, one scene over and over, is a restyle or re-export.
+	var newSize, newFloor []time.Duration
+	pad := 20
+	nextPad := func() int { pad++; return pad }
+	for range len(warm) {
+		start := time.Now()
+		_, rep, err := r.png(ctx, doc, Options{Padding: nextPad()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		newSize = append(newSize, time.Since(start))
+		newFloor = append(newFloor, time.Duration(rep.MS*float64(time.Millisecond)))
+	}
+
 	const samples = 3
 	var fresh, oneshot []time.Duration
 	for range samples {
@@ -95,14 +111,26 @@ func benchRender(b *testing.B, r *Renderer, doc []byte) {
 	}
 	// The two throughputs are measured in alternating rounds, so that both see the same
 	// background load on a shared machine.
-	var pooledT, krokiT time.Duration
+	var pooledT, pooledNewT, krokiT time.Duration
 	var pooledN, krokiN int
+	var mu sync.Mutex
 	for range 3 {
 		d, err := throughput(6, 4, func() error { _, err := r.PNG(ctx, doc, opts); return err })
 		if err != nil {
 			b.Fatal(err)
 		}
 		pooledT, pooledN = pooledT+d, pooledN+6
+		d, err = throughput(6, 4, func() error {
+			mu.Lock()
+			o := Options{Padding: nextPad()}
+			mu.Unlock()
+			_, err := r.PNG(ctx, doc, o)
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		pooledNewT += d
 		d, err = throughput(2, 2, func() error { _, err := freshTabRender(ctx, r, doc); return err })
 		if err != nil {
 			b.Fatal(err)
@@ -110,6 +138,7 @@ func benchRender(b *testing.B, r *Renderer, doc []byte) {
 		krokiT, krokiN = krokiT+d, krokiN+2
 	}
 	pooled := float64(pooledN) / pooledT.Seconds()
+	pooledNew := float64(pooledN) / pooledNewT.Seconds()
 	kroki := float64(krokiN) / krokiT.Seconds()
 
 	w, f, fr := median(warm), median(floor), median(fresh)
@@ -130,6 +159,12 @@ func benchRender(b *testing.B, r *Renderer, doc []byte) {
 	b.ReportMetric(pooled, "renders/s-2-tabs")
 	b.ReportMetric(kroki, "renders/s-fresh-tabs")
 	b.ReportMetric(pooled/kroki, "x-throughput")
+	wn, fn := median(newSize), median(newFloor)
+	b.ReportMetric(ms(wn), "new-size-warm-ms")
+	b.ReportMetric(ms(fn), "new-size-floor-ms")
+	b.ReportMetric(float64(wn)/float64(fn), "new-size-warm/floor")
+	b.ReportMetric(float64(fr)/float64(wn), "new-size-x-faster-than-fresh-tab")
+	b.ReportMetric(pooledNew/kroki, "new-size-x-throughput")
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

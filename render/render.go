@@ -299,6 +299,9 @@ type pngReply struct {
 	Scale  float64 `json:"scale"`
 	Bytes  int     `json:"bytes"` // PNG size; the scene JSON to embed follows it in the posted body
 	MS     float64 `json:"ms"`    // time the export took inside the page: the floor of a render
+	// Canvas is "reused" when the tab drew on the pixels of its previous render (same size), else
+	// "new": allocating them is most of a small render's drawing time on a VM.
+	Canvas string `json:"canvas"`
 	// Stages splits a render into prepare, serialize, draw and encode (which add up to MS); free
 	// (releasing the canvas), pack (the PNG and scene into one body), the page's fetch of the job
 	// and upload of the picture, job (all the page did), and embed (done here), in ms.
@@ -330,7 +333,7 @@ func (r *Renderer) png(ctx context.Context, doc []byte, opts Options) ([]byte, p
 		}
 	}
 	r.log.Debug("rendered png", "width", rep.Width, "height", rep.Height, "scale", rep.Scale,
-		"bytes", len(png), "page_ms", rep.MS, "stages", rep.Stages)
+		"bytes", len(png), "page_ms", rep.MS, "canvas", rep.Canvas, "stages", rep.Stages)
 	return png, rep, nil
 }
 

@@ -4,7 +4,7 @@
 // window.ExcalidrawRender:
 //   whenReady()          resolves once every font family is loaded (see warmUp)
 //   job(id, input?)      runs the render the Go side put at /job/<id> (or passes as input) and posts the picture back
-//                        there; answers {width, height, scale, bytes, ms, stages} | {svg…} | {error}
+//                        there; answers {width, height, scale, bytes, ms, stages, canvas} | {svg…} | {error}
 //   png(doc, opts)       {png: base64, scene, width, height, scale, bytes, ms, stages} | {error: {code, message}}
 //   svg(doc, opts)       {svg, ms} | {error}
 //   check(doc)           what Excalidraw's restore() changes in the scene | {error}
@@ -221,6 +221,56 @@ const guard = async (fn) => {
   }
 };
 
+// The export canvas is kept between renders of a tab and handed back to Excalidraw when it asks
+// for a new one. Allocating a canvas's pixels costs far more than drawing them on a VM: each fresh
+// 4 KB page faults (about 15 µs here), so a 3040×600 canvas took 30-45 ms before the first stroke.
+// Chromium keeps the pixels when a canvas is given the size it already has (it only clears them),
+// so a render of the same size as the tab's last one - a restyle, a relabel, `theme`, `export` -
+// skips that; any other size allocates as before. Only canvases up to KEEP_PIXELS are kept.
+const KEEP_PIXELS = 4_000_000;
+let kept = null; // the canvas to lend to the next export, or null
+let lend = null; // armed for one export: the next createElement("canvas") returns it
+const createElement = Document.prototype.createElement;
+document.createElement = function (tagName, options) {
+  if (lend && typeof tagName === "string" && tagName.toLowerCase() === "canvas") {
+    const c = lend;
+    lend = null;
+    return c;
+  }
+  return createElement.call(this, tagName, options);
+};
+let keepCanvas = (canvas) => {
+  if (canvas.width * canvas.height <= KEEP_PIXELS) {
+    kept = canvas;
+    return;
+  }
+  kept = null;
+  canvas.width = canvas.height = 0; // give the pixels (16 MB at 4 Mpx) back now, not at the next GC
+};
+// borrowCanvas arms the lend for one export and returns a check to run on the canvas the export
+// gave back, which says whether its pixels were reused; anything else taking the lent canvas turns
+// reuse off for this tab.
+const borrowCanvas = () => {
+  const c = kept;
+  kept = null;
+  if (!c) return () => false;
+  const [w, h] = [c.width, c.height];
+  // Excalidraw sets the size of the canvas it gets, which clears it and resets the context's
+  // state (dark mode's filter included) even when the size stays: TestCanvasReuse checks that.
+  lend = c;
+  return (got) => {
+    lend = null;
+    if (got === c) return got.width === w && got.height === h;
+    if (got !== undefined) { // undefined: the export failed, and the canvas is dropped
+      console.warn("render: the lent canvas was taken by something else; canvas reuse is off for this tab");
+      keepCanvas = (canvas) => {
+        canvas.width = canvas.height = 0;
+      };
+    }
+    return false;
+  };
+};
+
 const now = () => performance.now();
 const round = (ms) => Math.round(ms * 10) / 10;
 
@@ -246,25 +296,31 @@ const exportPNG = async (doc, opts) => {
   const reserve = sceneJSON.length;
   const frame = frameFor(scene.elements, opts);
   let scale = opts.scale;
-  let dims, blob;
+  let dims, blob, reused;
   stages.draw = stages.encode = 0;
   for (let attempt = 0; ; attempt++) {
     t = now();
-    const canvas = await exportToCanvas({
-      elements: scene.elements,
-      appState,
-      files: scene.files,
-      exportPadding: opts.padding,
-      exportingFrame: frame,
-      // exportToCanvas ignores appState.exportScale without maxWidthOrHeight; getDimensions is
-      // where the scale takes effect, and where the picture is capped for chat.
-      getDimensions: (w, h) => {
-        let s = Math.min(scale, opts.maxSideSum > 0 ? opts.maxSideSum / (w + h) : Infinity);
-        if (opts.maxPixels > 0) s = Math.min(s, Math.sqrt(opts.maxPixels / (w * h)));
-        dims = { width: Math.max(1, Math.floor(w * s)), height: Math.max(1, Math.floor(h * s)), scale: s };
-        return dims;
-      },
-    });
+    const lent = borrowCanvas();
+    let canvas;
+    try {
+      canvas = await exportToCanvas({
+        elements: scene.elements,
+        appState,
+        files: scene.files,
+        exportPadding: opts.padding,
+        exportingFrame: frame,
+        // exportToCanvas ignores appState.exportScale without maxWidthOrHeight; getDimensions is
+        // where the scale takes effect, and where the picture is capped for chat.
+        getDimensions: (w, h) => {
+          let s = Math.min(scale, opts.maxSideSum > 0 ? opts.maxSideSum / (w + h) : Infinity);
+          if (opts.maxPixels > 0) s = Math.min(s, Math.sqrt(opts.maxPixels / (w * h)));
+          dims = { width: Math.max(1, Math.floor(w * s)), height: Math.max(1, Math.floor(h * s)), scale: s };
+          return dims;
+        },
+      });
+    } finally {
+      reused = lent(canvas);
+    }
     stages.draw += now() - t;
     t = now();
     blob = await new Promise((resolve, reject) =>
@@ -272,7 +328,7 @@ const exportPNG = async (doc, opts) => {
     );
     stages.encode += now() - t;
     t = now();
-    canvas.width = canvas.height = 0; // give the pixels (16 MB at 4 Mpx) back now, not at the next GC
+    keepCanvas(canvas);
     stages.free = (stages.free || 0) + now() - t;
     if (opts.maxBytes > 0 && blob.size + reserve > opts.maxBytes && attempt < 4) {
       const budget = Math.max(opts.maxBytes - reserve, opts.maxBytes / 4);
@@ -284,7 +340,15 @@ const exportPNG = async (doc, opts) => {
   for (const k of Object.keys(stages)) stages[k] = round(stages[k]);
   const ms = stages.prepare + stages.serialize + stages.draw + stages.encode;
   return {
-    meta: { width: dims.width, height: dims.height, scale: dims.scale, bytes: blob.size, ms: round(ms), stages },
+    meta: {
+      width: dims.width,
+      height: dims.height,
+      scale: dims.scale,
+      bytes: blob.size,
+      ms: round(ms),
+      stages,
+      canvas: reused ? "reused" : "new",
+    },
     blob,
     scene: sceneJSON,
   };
