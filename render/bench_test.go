@@ -142,7 +142,7 @@ func benchRender(b *testing.B, r *Renderer, doc []byte) {
 	kroki := float64(krokiN) / krokiT.Seconds()
 
 	w, f, fr := median(warm), median(floor), median(fresh)
-	for _, k := range []string{"fetch", "prepare", "serialize", "draw", "encode", "free", "pack", "upload", "job", "embed"} {
+	for _, k := range []string{"fetch", "prepare", "draw", "encode", "free", "upload", "job", "embed"} {
 		if len(stages[k]) > 0 {
 			b.ReportMetric(ms(median(stages[k])), k+"-ms")
 		}

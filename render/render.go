@@ -119,6 +119,7 @@ type pageOptions struct {
 	MaxAspect       float64   `json:"maxAspect"`
 	MaxBytes        int       `json:"maxBytes"`
 	MaxPixels       int       `json:"maxPixels,omitempty"`
+	Reserve         int       `json:"reserve,omitempty"` // bytes kept free under MaxBytes for the scene Go embeds
 }
 
 type pageRect struct {
@@ -297,14 +298,14 @@ type pngReply struct {
 	Width  int     `json:"width"`
 	Height int     `json:"height"`
 	Scale  float64 `json:"scale"`
-	Bytes  int     `json:"bytes"` // PNG size; the scene JSON to embed follows it in the posted body
+	Bytes  int     `json:"bytes"` // PNG size, as posted
 	MS     float64 `json:"ms"`    // time the export took inside the page: the floor of a render
 	// Canvas is "reused" when the tab drew on the pixels of its previous render (same size), else
 	// "new": allocating them is most of a small render's drawing time on a VM.
 	Canvas string `json:"canvas"`
-	// Stages splits a render into prepare, serialize, draw and encode (which add up to MS); free
-	// (releasing the canvas), pack (the PNG and scene into one body), the page's fetch of the job
-	// and upload of the picture, job (all the page did), and embed (done here), in ms.
+	// Stages splits a render into prepare, draw and encode (which add up to MS); free (keeping or
+	// releasing the canvas), the page's fetch of the job and upload of the picture, job (all the
+	// page did), and embed (done here), in ms.
 	Stages map[string]float64 `json:"stages"`
 }
 
@@ -314,20 +315,22 @@ func (r *Renderer) png(ctx context.Context, doc []byte, opts Options) ([]byte, p
 	if err != nil {
 		return nil, rep, err
 	}
-	if rep.Bytes <= 0 || rep.Bytes > len(body) || !scene.IsPNG(body) {
+	if rep.Bytes <= 0 || rep.Bytes != len(body) || !scene.IsPNG(body) {
 		return nil, rep, fmt.Errorf("render: page returned no PNG (%d bytes posted, %d announced)", len(body), rep.Bytes)
 	}
-	png, sceneJSON := body[:rep.Bytes:rep.Bytes], body[rep.Bytes:]
+	png := body
 	if !opts.NoEmbedScene {
+		// The document as sent, so the picture carries exactly the .excalidraw file the caller
+		// keeps; Excalidraw restores it on load the way the page did before drawing.
 		start := time.Now()
-		if png, err = scene.EmbedScene(png, sceneJSON); err != nil {
+		if png, err = scene.EmbedScene(png, doc); err != nil {
 			return nil, rep, fmt.Errorf("render: embed the scene in the PNG: %w", err)
 		}
 		if rep.Stages == nil {
 			rep.Stages = map[string]float64{}
 		}
 		rep.Stages["embed"] = float64(time.Since(start).Microseconds()) / 1000
-		// The page kept room for the scene's whole JSON text; compressed it takes far less.
+		// The page kept room for the document's whole text; compressed it takes far less.
 		if len(png) > MaxBytes {
 			return nil, rep, fmt.Errorf("render: the PNG with its scene embedded is %d bytes, above the chat limit of %d", len(png), MaxBytes)
 		}
@@ -362,8 +365,8 @@ func (r *Renderer) job(ctx context.Context, fn string, doc []byte, opts Options,
 	if err != nil {
 		return nil, err
 	}
-	// The picture may exceed MaxBytes when the page gives up shrinking it; the scene JSON the page
-	// posts after a PNG is pretty-printed, so it can be a few times the document's size.
+	// The picture may exceed MaxBytes when the page gives up shrinking it, and an SVG carries the
+	// scene (pretty-printed) and its fonts, so it can be a few times the document's size.
 	maxOut := int64(4*MaxBytes + 4*len(doc))
 	var body []byte
 	err = r.retry(ctx, out, func() ([]byte, error) {
@@ -416,6 +419,9 @@ func jobInput(fn string, doc []byte, opts Options) ([]byte, error) {
 	}
 	if po.Viewport == nil && vp != nil && vp.Width > 0 && vp.Height > 0 {
 		po.Viewport = vp
+	}
+	if fn == "png" && po.EmbedScene {
+		po.Reserve = len(doc)
 	}
 	o, err := json.Marshal(po)
 	if err != nil {

@@ -5,7 +5,7 @@
 //   whenReady()          resolves once every font family is loaded (see warmUp)
 //   job(id, input?)      runs the render the Go side put at /job/<id> (or passes as input) and posts the picture back
 //                        there; answers {width, height, scale, bytes, ms, stages, canvas} | {svg…} | {error}
-//   png(doc, opts)       {png: base64, scene, width, height, scale, bytes, ms, stages} | {error: {code, message}}
+//   png(doc, opts)       {png: base64, width, height, scale, bytes, ms, stages, canvas} | {error: {code, message}}
 //   svg(doc, opts)       {svg, ms} | {error}
 //   check(doc)           what Excalidraw's restore() changes in the scene | {error}
 //   canvas(doc, opts)    an HTMLCanvasElement with the picture (benchmarks only)
@@ -21,7 +21,6 @@ import {
   FONT_FAMILY,
   getCommonBounds,
   restore,
-  serializeAsJSON,
 } from "@excalidraw/excalidraw";
 
 // Every font but the CJK fallback is inlined; Xiaolai chunks are fetched from this page's origin.
@@ -275,25 +274,22 @@ const now = () => performance.now();
 const round = (ms) => Math.round(ms * 10) / 10;
 
 // exportPNG is exportToBlob taken apart, so that each stage is timed: prepare (restore, fonts,
-// bound text), serialize (the scene to embed), draw (exportToCanvas: the canvas is allocated and
-// the elements drawn; Chrome rasterises part of it here and the rest when encoding) and encode
-// (canvas.toBlob). It does not embed the scene: it returns the JSON exportToBlob would embed
-// (serializeAsJSON of the same elements and appState) and the Go side writes Excalidraw's tEXt
-// chunk (scene.EmbedScene). In JS, encodePngMetadata copies the blob, splits the whole PNG into
-// chunks, deflates the scene and checksums everything again: 30 ms for a 30-element scene,
-// about a quarter of the whole render.
+// bound text), draw (exportToCanvas: the canvas is allocated and the elements drawn; Chrome
+// rasterises part of it here and the rest when encoding) and encode (canvas.toBlob). It does not
+// embed the scene: the Go side writes Excalidraw's tEXt chunk with the document it sent
+// (scene.EmbedScene), so the PNG carries exactly the .excalidraw file the bot stores. In JS,
+// encodePngMetadata copies the blob, splits the whole PNG into chunks, deflates the scene and
+// checksums everything again (30 ms for a 30-element scene), and handing serializeAsJSON's text
+// back beside the picture cost 4-7 ms more per render.
 const exportPNG = async (doc, opts) => {
   const stages = {};
   let t = now();
   const scene = await prepare(doc);
   stages.prepare = now() - t;
   const appState = exportAppState(scene, opts);
-  t = now();
-  const sceneJSON = opts.embedScene ? serializeAsJSON(scene.elements, appState, scene.files, "local") : "";
-  stages.serialize = now() - t;
-  // Compressed, the embedded scene is far smaller than its JSON text; reserving the text's length
-  // keeps the finished PNG within maxBytes (the Go side checks the final size).
-  const reserve = sceneJSON.length;
+  // Room for the scene the Go side embeds: compressed, it is far smaller than its JSON text, so
+  // reserving the text's length keeps the finished PNG within maxBytes (Go checks the final size).
+  const reserve = opts.reserve || 0;
   const frame = frameFor(scene.elements, opts);
   let scale = opts.scale;
   let dims, blob, reused;
@@ -338,7 +334,7 @@ const exportPNG = async (doc, opts) => {
     break;
   }
   for (const k of Object.keys(stages)) stages[k] = round(stages[k]);
-  const ms = stages.prepare + stages.serialize + stages.draw + stages.encode;
+  const ms = stages.prepare + stages.draw + stages.encode;
   return {
     meta: {
       width: dims.width,
@@ -350,16 +346,15 @@ const exportPNG = async (doc, opts) => {
       canvas: reused ? "reused" : "new",
     },
     blob,
-    scene: sceneJSON,
   };
 };
 
-// png answers with the picture in base64 (and the scene to embed, when asked). The Go side uses
-// job() instead; png() stays for probes and tests that build their own expression.
+// png answers with the picture in base64, no scene embedded. The Go side uses job() instead;
+// png() stays for probes and tests that build their own expression.
 const png = (doc, opts) =>
   guard(async () => {
     const r = await exportPNG(doc, opts);
-    return { ...r.meta, png: await blobToBase64(r.blob), scene: r.scene };
+    return { ...r.meta, png: await blobToBase64(r.blob) };
   });
 
 const exportSVG = async (doc, opts) => {
@@ -384,8 +379,7 @@ const svg = (doc, opts) =>
 
 // job runs one render handed over by the Go side through the page's own server: it takes
 // {fn, doc, opts} from the call when the job is small (input, a JSON string) or fetches it from
-// /job/<id>, and posts the picture back there (for a PNG, its bytes followed by the scene JSON to
-// embed). Only the small answer crosses CDP: a string in a Runtime.evaluate message costs about
+// /job/<id>, and posts the picture back there. Only the small answer crosses CDP: a string in a Runtime.evaluate message costs about
 // 0.5 ms per kB (measured), a loopback fetch 8-23 ms whatever its size.
 const job = (id, input) =>
   guard(async () => {
@@ -404,11 +398,7 @@ const job = (id, input) =>
     const fetched = now() - t;
     let meta, body;
     if (fn === "png") {
-      const r = await exportPNG(doc, opts);
-      meta = r.meta;
-      t = now();
-      body = new Blob([r.blob, r.scene]);
-      meta.stages.pack = round(now() - t);
+      ({ meta, blob: body } = await exportPNG(doc, opts));
     } else if (fn === "svg") {
       ({ meta, body } = await exportSVG(doc, opts));
     } else {
