@@ -179,3 +179,27 @@ func TestRequestGolden(t *testing.T) {
 		t.Errorf("request differs from %s (go test ./agent -update after checking):\n%s", path, pretty.String())
 	}
 }
+
+// TestRequestToolsFollowSpecs: the converted tool list is remembered between requests, so a
+// request offering other tools (or the same names with another schema) must not get the old ones.
+func TestRequestToolsFollowSpecs(t *testing.T) {
+	o, err := NewOllama(OllamaConfig{Model: "m", Host: "http://127.0.0.1:1"}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := []tools.Spec{{Name: "done", Description: "finish"}}
+	b := []tools.Spec{{Name: "done", Description: "finish"}, {Name: "move", Parameters: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}}}`)}}
+	b2 := []tools.Spec{{Name: "done", Description: "finish"}, {Name: "move", Parameters: json.RawMessage(`{"type":"object","properties":{"dx":{"type":"number"}}}`)}}
+	for i, specs := range [][]tools.Spec{a, a, b, b2, a} {
+		req, err := o.request(nil, specs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := json.Marshal(req.Tools)
+		wantTools, _ := APITools(specs)
+		want, _ := json.Marshal(wantTools)
+		if string(got) != string(want) {
+			t.Errorf("request %d: tools\n got  %s\n want %s", i, got, want)
+		}
+	}
+}
