@@ -289,8 +289,8 @@ func TestRedeliveredUpdateKeepsEventID(t *testing.T) {
 func TestWebhook(t *testing.T) {
 	e := start(t, func(c *Config) { c.Mode = "webhook"; c.WebhookSecret = "s3cret_-token" })
 	hook := e.fake.Webhook()
-	if hook.URL != e.hook.URL+WebhookPath || hook.Secret != "s3cret_-token" {
-		t.Fatalf("registered webhook %+v, want %s with the secret", hook, e.hook.URL+WebhookPath)
+	if hook.URL != e.hook.URL+WebhookPath || hook.Secret != "s3cret_-token" || hook.MaxConnections != 1 {
+		t.Fatalf("registered webhook %+v, want %s with the secret and one connection (updates in order)", hook, e.hook.URL+WebhookPath)
 	}
 	e.rec.silence()
 	sent := e.fake.Send(tgfake.Post{Chat: dmChat.ID, From: alice, Text: "draw via webhook"})

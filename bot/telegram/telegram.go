@@ -306,7 +306,11 @@ func (a *Adapter) startup(ctx context.Context, what string, fn func(ctx context.
 func (a *Adapter) serveWebhook(ctx context.Context) error {
 	url := strings.TrimRight(a.cfg.PublicURL, "/") + WebhookPath
 	if err := a.startup(ctx, "setWebhook", func(ctx context.Context) error {
-		_, err := a.client.SetWebhook(ctx, &tg.SetWebhookParams{URL: url, SecretToken: a.cfg.WebhookSecret, AllowedUpdates: []string{"message"}})
+		// One connection: Telegram then sends the next update only after the previous one got
+		// its 200, so a thread's messages reach the core in the order they were written (with
+		// the default 40, two quick messages could overtake each other, as polling never does).
+		_, err := a.client.SetWebhook(ctx, &tg.SetWebhookParams{URL: url, SecretToken: a.cfg.WebhookSecret,
+			AllowedUpdates: []string{"message"}, MaxConnections: 1})
 		return err
 	}); err != nil {
 		if ctx.Err() != nil {

@@ -360,9 +360,17 @@ func (s *Server) setWebhook(f map[string]string) (any, error) {
 			return nil, badRequest("can't parse allowed updates")
 		}
 	}
+	maxConn := 0
+	if m := f["max_connections"]; m != "" {
+		n, err := strconv.Atoi(m)
+		if err != nil || n < 1 || n > 100 {
+			return nil, badRequest("bad webhook: max_connections must be between 1 and 100")
+		}
+		maxConn = n
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.webhook = Webhook{URL: url, Secret: f["secret_token"], AllowedUpdates: allowed}
+	s.webhook = Webhook{URL: url, Secret: f["secret_token"], AllowedUpdates: allowed, MaxConnections: maxConn}
 	s.notify()
 	return true, nil
 }

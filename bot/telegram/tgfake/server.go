@@ -103,6 +103,7 @@ type Webhook struct {
 	URL            string
 	Secret         string
 	AllowedUpdates []string
+	MaxConnections int // 0 when not given: Telegram then opens up to 40 connections at once
 }
 
 type storedFile struct {
