@@ -190,37 +190,13 @@ func (r *Renderer) mermaidEval(ctx context.Context, expr string) ([]byte, error)
 			return nil, err
 		}
 	}
-	t := m.t
-	tctx, cancel := context.WithTimeout(t.ctx, r.cfg.RenderTimeout)
-	stop := context.AfterFunc(ctx, cancel)
-	raw, err := chromedp.Run(tctx, chromedp.Evaluate[json.RawMessage](expr, chromedp.EvalAwaitPromise))
-	timedOut := errors.Is(tctx.Err(), context.DeadlineExceeded)
-	stop()
-	cancel()
-	if err == nil {
-		return raw, nil
+	raw, err := r.evalOn(ctx, m.t, expr, "the mermaid conversion")
+	if err != nil {
+		m.t.cancel()
+		m.t = nil
+		return nil, err
 	}
-	t.cancel()
-	m.t = nil
-	if ctx.Err() == nil && !timedOut && t.b.alive() {
-		// A killed Chromium shows first as a failed call and a moment later as a done browser
-		// context (as in evalOnce): wait for it, so the retry starts a new Chromium instead of
-		// opening a tab on the dying one.
-		select {
-		case <-t.b.ctx.Done():
-		case <-time.After(2 * time.Second):
-		}
-	}
-	switch {
-	case ctx.Err() != nil:
-		return nil, fmt.Errorf("render: mermaid: %w", ctx.Err())
-	case !t.b.alive():
-		return nil, fmt.Errorf("render: chromium exited during the mermaid conversion: %w", err)
-	case timedOut:
-		return nil, fmt.Errorf("%w: mermaid conversion took over %s", ErrTimeout, r.cfg.RenderTimeout)
-	default:
-		return nil, fmt.Errorf("render: evaluate in mermaid tab: %w", err)
-	}
+	return raw, nil
 }
 
 // openMermaidTab opens a tab on b with the Mermaid page and waits until its font is loaded. Like

@@ -544,6 +544,19 @@ func (r *Renderer) evalOnce(ctx context.Context, expr string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("render: get a tab: %w", err)
 	}
+	raw, err := r.evalOn(ctx, t, expr, "the render")
+	if err != nil {
+		r.discard(t)
+		return nil, err
+	}
+	r.put(t)
+	return raw, nil
+}
+
+// evalOn evaluates expr on tab t within the render timeout, for what ("the render", "the mermaid
+// conversion"). A failed call says whether ctx ended, Chromium died, the page took too long, or
+// the tab broke; the caller closes the tab.
+func (r *Renderer) evalOn(ctx context.Context, t *tab, expr, what string) ([]byte, error) {
 	tctx, cancel := context.WithTimeout(t.ctx, r.cfg.RenderTimeout)
 	stop := context.AfterFunc(ctx, cancel)
 	raw, err := chromedp.Run(tctx, chromedp.Evaluate[json.RawMessage](expr, chromedp.EvalAwaitPromise))
@@ -551,10 +564,8 @@ func (r *Renderer) evalOnce(ctx context.Context, expr string) ([]byte, error) {
 	stop()
 	cancel()
 	if err == nil {
-		r.put(t)
 		return raw, nil
 	}
-	r.discard(t)
 	if ctx.Err() == nil && !timedOut && t.b.alive() {
 		// A killed Chromium shows first as a failed call (the pipe's EOF) and only a moment later
 		// as a done browser context. Waiting for that moment keeps the retry from borrowing
@@ -568,10 +579,10 @@ func (r *Renderer) evalOnce(ctx context.Context, expr string) ([]byte, error) {
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("render: %w", ctx.Err())
 	case !t.b.alive():
-		return nil, fmt.Errorf("render: chromium exited during the render: %w", err)
+		return nil, fmt.Errorf("render: chromium exited during %s: %w", what, err)
 	case timedOut:
-		return nil, fmt.Errorf("%w after %s", ErrTimeout, r.cfg.RenderTimeout)
+		return nil, fmt.Errorf("%w: %s took over %s", ErrTimeout, what, r.cfg.RenderTimeout)
 	default:
-		return nil, fmt.Errorf("render: evaluate in tab: %w", err)
+		return nil, fmt.Errorf("render: evaluate in tab (%s): %w", what, err)
 	}
 }
