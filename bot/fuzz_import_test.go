@@ -11,24 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/excalibot/excalibot/internal/fuzzbound"
 	"github.com/excalibot/excalibot/scene"
 )
 
 // fuzzBudget bounds one fuzz input: an import of at most 1 MB decodes in milliseconds, so
 // anything near this is a hang, reported as a crasher instead of a stuck worker.
 const fuzzBudget = 10 * time.Second
-
-// within runs fn and panics (a crasher with the input) when it does not return within fuzzBudget.
-func within(what string, fn func() error) error {
-	done := make(chan error, 1)
-	go func() { done <- fn() }()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(fuzzBudget):
-		panic(fmt.Sprintf("%s: no result after %s", what, fuzzBudget))
-	}
-}
 
 // FuzzImport runs arbitrary bytes through the bot's import of an uploaded file, as a
 // .excalidraw and as a PNG: the whole path the chat adapters hand files to (size checks,
@@ -60,7 +49,7 @@ func FuzzImport(f *testing.F) {
 		if isPNG {
 			name = "upload.png"
 		}
-		err := within("import", func() error {
+		err := fuzzbound.Within(fuzzBudget, "import", func() error {
 			att := Attachment{Name: name, Size: int64(len(data)), Fetch: func(context.Context, int64) ([]byte, error) { return data, nil }}
 			doc, err := b.importFile(context.Background(), []Attachment{att})
 			if err != nil {

@@ -9,23 +9,13 @@ import (
 	"image/png"
 	"testing"
 	"time"
+
+	"github.com/excalibot/excalibot/internal/fuzzbound"
 )
 
 // fuzzBudget bounds one fuzz input: a scene of at most 1 MB decodes in milliseconds, so anything
 // near this is a hang, reported as a crasher instead of a stuck worker.
 const fuzzBudget = 10 * time.Second
-
-// within runs fn and panics (a crasher with the input) when it does not return within fuzzBudget.
-func within(what string, fn func() error) error {
-	done := make(chan error, 1)
-	go func() { done <- fn() }()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(fuzzBudget):
-		panic(fmt.Sprintf("%s: no result after %s", what, fuzzBudget))
-	}
-}
 
 // fuzzMaxScene is the inflated-size bound the fuzz target passes, like the bot's MaxSceneBytes.
 const fuzzMaxScene = 1 << 20
@@ -71,7 +61,7 @@ func FuzzEmbeddedScene(f *testing.F) {
 	f.Add(append(append(append([]byte{}, base[:ihdrEnd]...), legacy.Bytes()...), base[ihdrEnd:]...))
 	f.Add(append(append([]byte{}, base[:ihdrEnd]...), 0xff, 0xff, 0xff, 0xf0, 't', 'E', 'X', 't'))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		err := within("png import", func() error {
+		err := fuzzbound.Within(fuzzBudget, "png import", func() error {
 			doc, err := EmbeddedScene(data, fuzzMaxScene)
 			if err != nil {
 				return nil

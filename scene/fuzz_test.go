@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/excalibot/excalibot/internal/fuzzbound"
 )
 
 // FuzzDecode feeds arbitrary bytes to Decode. Nothing may panic, and whatever decodes must encode,
@@ -39,7 +41,7 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var s *Scene
 		var err error
-		within("decode", func() error { s, err = Decode(data); return nil }) // a hang is a crasher
+		fuzzbound.Within(fuzzBudget, "decode", func() error { s, err = Decode(data); return nil }) // a hang is a crasher
 		if err != nil {
 			return
 		}

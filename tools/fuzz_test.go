@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/excalibot/excalibot/internal/fuzzbound"
 )
 
 // FuzzCall throws arbitrary tool names and argument bytes at a Set holding the org chart. Every
@@ -44,15 +46,11 @@ func FuzzCall(f *testing.F) {
 	f.Fuzz(func(t *testing.T, tool string, args []byte) {
 		s := New(start.Clone(), DefaultLimits())
 		before := encode(t, s.Scene())
-		ch := make(chan Result, 1)
-		go func() { ch <- s.Call(context.Background(), tool, args) }()
 		var r Result
-		select {
-		case r = <-ch:
-		case <-time.After(5 * time.Second):
-			// A hang becomes a reported crasher instead of a silently stuck worker.
-			panic(fmt.Sprintf("%s %q: no result after 5 s", tool, args))
-		}
+		fuzzbound.Within(5*time.Second, fmt.Sprintf("%s %q", tool, args), func() error {
+			r = s.Call(context.Background(), tool, args)
+			return nil
+		})
 		if strings.Contains(r.Text, "internal error") {
 			t.Fatalf("%s %q: %s", tool, args, r.Text)
 		}

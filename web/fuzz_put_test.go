@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/excalibot/excalibot/internal/fuzzbound"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 	"github.com/excalibot/excalibot/store/sqlite"
@@ -19,18 +20,6 @@ import (
 // fuzzBudget bounds one fuzz input: a save of at most 1 MB decodes and commits in milliseconds,
 // so anything near this is a hang, reported as a crasher instead of a stuck worker.
 const fuzzBudget = 10 * time.Second
-
-// within runs fn and panics (a crasher with the input) when it does not return within fuzzBudget.
-func within(what string, fn func() error) error {
-	done := make(chan error, 1)
-	go func() { done <- fn() }()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(fuzzBudget):
-		panic(fmt.Sprintf("%s: no result after %s", what, fuzzBudget))
-	}
-}
 
 // FuzzPutScene sends arbitrary bodies as editor saves (PUT /d/{token}/scene, If-Match the current
 // revision) to the real handler over a real SQLite store. Every answer is 200, 400 or 413 with a
@@ -65,7 +54,7 @@ func FuzzPutScene(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		err := within("editor save", func() error {
+		err := fuzzbound.Within(fuzzBudget, "editor save", func() error {
 			before, err := st.Load(ctx, testKey)
 			if err != nil {
 				return err

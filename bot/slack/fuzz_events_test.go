@@ -17,23 +17,12 @@ import (
 
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/bot/slack/slackfake"
+	"github.com/excalibot/excalibot/internal/fuzzbound"
 )
 
 // fuzzBudget bounds one fuzz input: parsing a payload of at most 1 MB takes microseconds, so
 // anything near this is a hang, reported as a crasher instead of a stuck worker.
 const fuzzBudget = 5 * time.Second
-
-// within runs fn and panics (a crasher with the input) when it does not return within fuzzBudget.
-func within(what string, fn func() error) error {
-	done := make(chan error, 1)
-	go func() { done <- fn() }()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(fuzzBudget):
-		panic(fmt.Sprintf("%s: no result after %s", what, fuzzBudget))
-	}
-}
 
 // fuzzAdapter is an events-mode adapter that is never Run: its Web API points at a closed port
 // (files.info fails at once), it knows its own identity, and every thread counts as known so
@@ -99,7 +88,7 @@ func FuzzEventsHandler(f *testing.F) {
 	a := fuzzAdapter(f)
 	h := a.EventsHandler()
 	f.Fuzz(func(t *testing.T, body []byte) {
-		err := within("events handler", func() error {
+		err := fuzzbound.Within(fuzzBudget, "events handler", func() error {
 			req := httptest.NewRequest(http.MethodPost, "/slack/events", bytes.NewReader(body))
 			now := time.Now() // one reading: a second boundary between two would break the signature
 			req.Header.Set("X-Slack-Request-Timestamp", fmt.Sprint(now.Unix()))
@@ -140,7 +129,7 @@ func FuzzSocketEnvelope(f *testing.F) {
 	f.Add([]byte(`{"type":"events_api","envelope_id":"e","payload":null}`))
 	a := fuzzAdapter(f)
 	f.Fuzz(func(t *testing.T, msg []byte) {
-		err := within("socket envelope", func() error {
+		err := fuzzbound.Within(fuzzBudget, "socket envelope", func() error {
 			var req socketmode.Request
 			if json.Unmarshal(msg, &req) != nil || req.Type != socketmode.RequestTypeEventsAPI {
 				return nil

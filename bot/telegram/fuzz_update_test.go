@@ -15,23 +15,12 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/internal/fuzzbound"
 )
 
 // fuzzBudget bounds one fuzz input: handling an update of at most 1 MB takes microseconds, so
 // anything near this is a hang, reported as a crasher instead of a stuck worker.
 const fuzzBudget = 5 * time.Second
-
-// within runs fn and panics (a crasher with the input) when it does not return within fuzzBudget.
-func within(what string, fn func() error) error {
-	done := make(chan error, 1)
-	go func() { done <- fn() }()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(fuzzBudget):
-		panic(fmt.Sprintf("%s: no result after %s", what, fuzzBudget))
-	}
-}
 
 // collect is a bot.Handler that keeps what it is handed.
 type collect struct {
@@ -105,7 +94,7 @@ func FuzzWebhook(f *testing.F) {
 	a := fuzzAdapter(f, c)
 	h := a.WebhookHandler()
 	f.Fuzz(func(t *testing.T, body []byte) {
-		err := within("webhook", func() error {
+		err := fuzzbound.Within(fuzzBudget, "webhook", func() error {
 			req := httptest.NewRequest(http.MethodPost, WebhookPath, bytes.NewReader(body))
 			req.Header.Set("X-Telegram-Bot-Api-Secret-Token", fuzzSecret)
 			rec := httptest.NewRecorder()
