@@ -89,7 +89,7 @@ func benchRender(b *testing.B, r *Renderer, doc []byte) {
 		newFloor = append(newFloor, time.Duration(rep.MS*float64(time.Millisecond)))
 	}
 
-	const samples = 3
+	const samples = 5 // a fresh tab costs seconds; five keep its median from swinging with one slow start
 	var fresh, oneshot []time.Duration
 	for range samples {
 		d, err := freshTabRender(ctx, r, doc)
