@@ -47,6 +47,10 @@ type Config struct {
 	ChatSecret  string        // shared secret for the chat page beyond localhost
 	LinkTTL     time.Duration // editor links expire after this long; 0 = until reset
 	NotifyEdits bool          // tell the thread when its diagram was edited in the browser
+	// ShareLinks, with no PublicURL, makes reply links excalidraw.com #json= links: the scene goes
+	// encrypted to excalidraw.com's store (ShareURL), the key only into the link. Off by default.
+	ShareLinks bool
+	ShareURL   string // where share payloads are posted (excalidraw.com's store by default)
 
 	// Slack
 	SlackBotToken      string // xoxb-… bot token
@@ -100,6 +104,7 @@ func Default() Config {
 
 		Listen:      "127.0.0.1:8080",
 		NotifyEdits: true,
+		ShareURL:    "https://json.excalidraw.com/api/v2/post/",
 
 		SlackMode:    "socket",
 		TelegramMode: "polling",
@@ -211,6 +216,11 @@ func (c Config) Validate() error {
 	if c.PublicURL != "" {
 		if err := checkHTTPURL(c.PublicURL); err != nil {
 			bad("public-url", "%v (example: https://draw.example.com)", err)
+		}
+	}
+	if c.ShareLinks {
+		if err := checkHTTPURL(c.ShareURL); err != nil {
+			bad("share-url", "%v (default: https://json.excalidraw.com/api/v2/post/)", err)
 		}
 	}
 	switch c.SlackMode {

@@ -92,7 +92,15 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 	}
 
 	srvWeb := web.New(st, rend, core, metrics, web.Options{PublicURL: cfg.PublicURL, LinkTTL: cfg.LinkTTL, MaxBody: int64(cfg.MaxSceneSize) + 1<<20}, log)
-	core.SetLinks(srvWeb)
+	switch {
+	case cfg.ShareLinks && cfg.PublicURL == "":
+		core.SetLinks(&shareLinks{st: st, share: web.ShareLinker{PostURL: cfg.ShareURL}})
+	case cfg.ShareLinks:
+		log.Warn("share links are off because EXCALIBOT_PUBLIC_URL is set: replies link to this server's editor")
+		core.SetLinks(srvWeb)
+	default:
+		core.SetLinks(srvWeb)
+	}
 	srvWeb.AddCheck(web.Check{Name: "renderer", Fn: func(context.Context) error { return rend.Ready() }})
 	srvWeb.AddCheck(web.Check{Name: "store", Fn: func(ctx context.Context) error {
 		_, err := st.Load(ctx, store.ThreadKey{Platform: "probe", Workspace: "-", Thread: "-"})
@@ -123,8 +131,11 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 		return fmt.Errorf("listen on %s (set --listen or EXCALIBOT_LISTEN): %w", cfg.Listen, err)
 	}
 	srvWeb.SetPublicURL(localURL(ln.Addr()))
-	if cfg.PublicURL == "" {
-		log.Warn("links in replies point at this machine only; set EXCALIBOT_PUBLIC_URL to the address people open", "using", localURL(ln.Addr()))
+	switch {
+	case cfg.PublicURL == "" && cfg.ShareLinks:
+		log.Info("replies link to excalidraw.com: each posted revision is uploaded there, encrypted, with the key only in the link", "store", cfg.ShareURL)
+	case cfg.PublicURL == "":
+		log.Warn("links in replies point at this machine only; set EXCALIBOT_PUBLIC_URL to the address people open, or EXCALIBOT_SHARE_LINKS=true for excalidraw.com links", "using", localURL(ln.Addr()))
 	}
 	srv := &http.Server{Handler: srvWeb.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 2 * time.Minute}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/excalibot/excalibot/store"
+	"github.com/excalibot/excalibot/web"
+)
+
+// shareLinks gives chat replies excalidraw.com #json= links instead of this server's editor
+// links (EXCALIBOT_SHARE_LINKS, used only without EXCALIBOT_PUBLIC_URL): people in a chat cannot
+// reach an editor on the bot's own machine, but they can open excalidraw.com. The scene is
+// uploaded to excalidraw.com's store encrypted; the key travels only in the link's fragment. Edits
+// made there stay there: send the downloaded file back to the thread to continue from them.
+type shareLinks struct {
+	st interface {
+		Load(ctx context.Context, key store.ThreadKey) (*store.Thread, error)
+	}
+	share web.ShareLinker
+
+	mu   sync.Mutex
+	made map[string]string // "thread@rev" → link: a revision posted again (export, undo) reuses its upload
+}
+
+// maxSharedRevisions bounds the remembered links; a forgotten revision is simply uploaded again.
+const maxSharedRevisions = 10_000
+
+func (s *shareLinks) ThreadLinks(ctx context.Context, key store.ThreadKey) (edit, view string, err error) {
+	th, err := s.st.Load(ctx, key)
+	if err != nil {
+		return "", "", fmt.Errorf("load the scene to share: %w", err)
+	}
+	if th.Scene == nil {
+		return "", "", errors.New("the thread has no diagram to share yet")
+	}
+	id := fmt.Sprintf("%s@%d", key, th.Rev)
+	s.mu.Lock()
+	link, ok := s.made[id]
+	s.mu.Unlock()
+	if ok {
+		return link, "", nil
+	}
+	link, err = s.share.Link(ctx, th.Scene)
+	if err != nil {
+		return "", "", fmt.Errorf("excalidraw.com link: %w", err)
+	}
+	s.mu.Lock()
+	if s.made == nil || len(s.made) >= maxSharedRevisions {
+		s.made = map[string]string{}
+	}
+	s.made[id] = link
+	s.mu.Unlock()
+	// An excalidraw.com link opens an editable copy; there is no view-only kind.
+	return link, "", nil
+}
