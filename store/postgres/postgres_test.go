@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"testing"
 
 	"github.com/excalibot/excalibot/internal/pgtest"
@@ -174,4 +175,57 @@ func TestOpenBadDSN(t *testing.T) {
 
 func BenchmarkStore(b *testing.B) {
 	storetest.Bench(b, func(t testing.TB) storetest.Opener { return factory(t) })
+}
+
+// TestConnectionsDropped: when the server drops every connection (a restart, a failover, an
+// administrator's pg_terminate_backend), the pooled connections are dead. The first write and the
+// first reads afterwards must still succeed, however briefly the connections sat idle: a statement
+// that never reached the server is retried on a fresh connection instead of failing a request.
+func TestConnectionsDropped(t *testing.T) {
+	needServer(t)
+	dsn, err := server.CreateDB(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := postgres.Open(t.Context(), dsn, store.Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	admin, err := postgres.Open(t.Context(), dsn, store.Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	ctx, key := t.Context(), storetest.Key(1)
+	rev := int64(0)
+	for round := 1; round <= 3; round++ {
+		// Several connections in the pool, all idle, as after a burst of requests.
+		var wg sync.WaitGroup
+		for range 6 {
+			wg.Go(func() { _, _ = s.Load(ctx, key) })
+		}
+		wg.Wait()
+		if _, err := admin.SQL().ExecContext(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+			WHERE datname = current_database() AND pid <> pg_backend_pid()`); err != nil {
+			t.Fatal(err)
+		}
+		th, err := s.Save(ctx, store.SaveRequest{Key: key, Base: rev, Scene: storetest.SceneN(round), Author: store.AuthorAgent})
+		if err != nil {
+			t.Fatalf("round %d: first save after the connections dropped: %v", round, err)
+		}
+		rev = th.Rev
+		wg.Go(func() { _, _ = s.Load(ctx, key) }) // dirty the pool again before the reads
+		wg.Wait()
+		if _, err := admin.SQL().ExecContext(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+			WHERE datname = current_database() AND pid <> pg_backend_pid()`); err != nil {
+			t.Fatal(err)
+		}
+		if th, err := s.Load(ctx, key); err != nil || th.Rev != rev {
+			t.Fatalf("round %d: first load after the connections dropped: %v, %v; want rev %d", round, th, err, rev)
+		}
+		if h, err := s.History(ctx, key, 0); err != nil || int64(len(h)) != rev {
+			t.Fatalf("round %d: history: %d revisions, %v; want %d", round, len(h), err, rev)
+		}
+	}
 }
