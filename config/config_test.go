@@ -88,13 +88,14 @@ func TestOllamaHostForms(t *testing.T) {
 
 func TestValidationNamesEverySetting(t *testing.T) {
 	args := []string{"--slack-mode", "carrier-pigeon", "--max-turns", "0", "--render-scale", "9", "--database", "mysql://x"}
-	env := []string{"SLACK_BOT_TOKEN=xoxp-user-token", "TELEGRAM_BOT_TOKEN=123:abc", "EXCALIBOT_TELEGRAM_MODE=webhook"}
+	env := []string{"SLACK_BOT_TOKEN=xoxp-user-token", "TELEGRAM_BOT_TOKEN=123:abc", "EXCALIBOT_TELEGRAM_MODE=webhook",
+		"EXCALIBOT_SHARE_LINKS=true", "EXCALIBOT_SHARE_URL=ftp://json.example"}
 	_, err := load(t, args, env)
 	var ve *ValidationError
 	if !errors.As(err, &ve) || !errors.Is(err, ErrInvalid) {
 		t.Fatalf("err = %v, want a *ValidationError", err)
 	}
-	want := []string{"slack-mode", "max-turns", "render-scale", "database", "slack-bot-token", "telegram-webhook-secret", "public-url"}
+	want := []string{"slack-mode", "max-turns", "render-scale", "database", "slack-bot-token", "telegram-webhook-secret", "public-url", "share-url"}
 	got := map[string]bool{}
 	for _, p := range ve.Problems {
 		got[p.Setting] = true
