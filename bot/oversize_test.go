@@ -47,7 +47,7 @@ func zlibBombPNG(t *testing.T, n int) []byte {
 // what was too big and what the limit is, and the stored diagram stays as it was (revision 1,
 // same bytes). A file whose declared size is over the limit is not even downloaded.
 func TestOversizedInputRefused(t *testing.T) {
-	opt := Options{UserRatePerMinute: 6000, ChatRatePerMinute: 6000,
+	opt := Options{UserRatePerMinute: noRateLimit, ChatRatePerMinute: noRateLimit,
 		MaxImportBytes: 1 << 20, MaxSceneBytes: 256 << 10, MaxElements: 50, MaxTextLength: 300}
 	h := newHarness(t, opt, nil)
 	var fetched atomic.Int32
