@@ -74,9 +74,10 @@ type Renderer interface {
 	Render(ctx context.Context, doc []byte, format string, dark bool) ([]byte, error)
 }
 
-// Links makes the editor links of a thread. Optional.
+// Links makes the editor links of a thread for a reply that posts th, its current revision.
+// Optional.
 type Links interface {
-	ThreadLinks(ctx context.Context, key store.ThreadKey) (edit, view string, err error)
+	ThreadLinks(ctx context.Context, th *store.Thread) (edit, view string, err error)
 }
 
 // Observer is told what the bot does, for metrics. Methods are called concurrently.

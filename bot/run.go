@@ -247,7 +247,7 @@ func (b *Bot) postPicture(ctx context.Context, a Adapter, chatKey ThreadKey, th 
 	links := b.links
 	b.mu.Unlock()
 	if links != nil {
-		if edit, view, err := links.ThreadLinks(ctx, th.Key); err != nil {
+		if edit, view, err := links.ThreadLinks(ctx, th); err != nil {
 			b.log.Warn("make editor links", "thread", chatKey.String(), "err", err)
 		} else {
 			r.EditURL, r.ViewURL = edit, view

@@ -14,7 +14,8 @@ import (
 // (the store makes them, 256 bits, and keeps only their hash); this process remembers the ones it
 // made so every reply in a thread carries the same links. After a restart a thread gets new
 // links; the old ones keep working until reset revokes them or they expire.
-func (s *Server) ThreadLinks(ctx context.Context, key store.ThreadKey) (edit, view string, err error) {
+func (s *Server) ThreadLinks(ctx context.Context, th *store.Thread) (edit, view string, err error) {
+	key := th.Key
 	k := key.String()
 	now := s.opt.Now()
 	s.linksMu.Lock()

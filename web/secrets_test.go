@@ -35,7 +35,7 @@ func TestEditorTokensNotLogged(t *testing.T) {
 	if _, err := st.Save(ctx, store.SaveRequest{Key: testKey, Scene: sampleScene(t), Author: store.AuthorAgent}); err != nil {
 		t.Fatal(err)
 	}
-	edit, view, err := srv.ThreadLinks(ctx, testKey)
+	edit, view, err := srv.ThreadLinks(ctx, &store.Thread{Key: testKey})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -297,11 +297,11 @@ func TestHandlerTimeout(t *testing.T) {
 func TestThreadLinks(t *testing.T) {
 	e := newEnv(t, Options{})
 	ctx := context.Background()
-	edit, view, err := e.srv.ThreadLinks(ctx, e.key)
+	edit, view, err := e.srv.ThreadLinks(ctx, &store.Thread{Key: e.key})
 	if err != nil {
 		t.Fatal(err)
 	}
-	edit2, view2, _ := e.srv.ThreadLinks(ctx, e.key)
+	edit2, view2, _ := e.srv.ThreadLinks(ctx, &store.Thread{Key: e.key})
 	if edit != edit2 || view != view2 || !strings.HasPrefix(edit, e.ts.URL+"/d/") || edit == view {
 		t.Errorf("links %q %q then %q %q: want stable, distinct, under %s/d/", edit, view, edit2, view2, e.ts.URL)
 	}
@@ -312,7 +312,7 @@ func TestThreadLinks(t *testing.T) {
 	if _, err := e.st.RevokeLinks(ctx, e.key, ""); err != nil {
 		t.Fatal(err)
 	}
-	edit3, _, err := e.srv.ThreadLinks(ctx, e.key)
+	edit3, _, err := e.srv.ThreadLinks(ctx, &store.Thread{Key: e.key})
 	if err != nil || edit3 == edit {
 		t.Errorf("after revoke: %q, %v; want a new link", edit3, err)
 	}

@@ -94,7 +94,7 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 	srvWeb := web.New(st, rend, core, metrics, web.Options{PublicURL: cfg.PublicURL, LinkTTL: cfg.LinkTTL, MaxBody: int64(cfg.MaxSceneSize) + 1<<20}, log)
 	switch {
 	case cfg.ShareLinks && cfg.PublicURL == "":
-		core.SetLinks(&shareLinks{st: st, share: web.ShareLinker{PostURL: cfg.ShareURL}})
+		core.SetLinks(&shareLinks{share: web.ShareLinker{PostURL: cfg.ShareURL}})
 	case cfg.ShareLinks:
 		log.Warn("share links are off because EXCALIBOT_PUBLIC_URL is set: replies link to this server's editor")
 		core.SetLinks(srvWeb)

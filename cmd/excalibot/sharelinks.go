@@ -16,9 +16,6 @@ import (
 // uploaded to excalidraw.com's store encrypted; the key travels only in the link's fragment. Edits
 // made there stay there: send the downloaded file back to the thread to continue from them.
 type shareLinks struct {
-	st interface {
-		Load(ctx context.Context, key store.ThreadKey) (*store.Thread, error)
-	}
 	share web.ShareLinker
 
 	mu   sync.Mutex
@@ -28,15 +25,11 @@ type shareLinks struct {
 // maxSharedRevisions bounds the remembered links; a forgotten revision is simply uploaded again.
 const maxSharedRevisions = 10_000
 
-func (s *shareLinks) ThreadLinks(ctx context.Context, key store.ThreadKey) (edit, view string, err error) {
-	th, err := s.st.Load(ctx, key)
-	if err != nil {
-		return "", "", fmt.Errorf("load the scene to share: %w", err)
-	}
+func (s *shareLinks) ThreadLinks(ctx context.Context, th *store.Thread) (edit, view string, err error) {
 	if th.Scene == nil {
 		return "", "", errors.New("the thread has no diagram to share yet")
 	}
-	id := fmt.Sprintf("%s@%d", key, th.Rev)
+	id := fmt.Sprintf("%s@%d", th.Key, th.Rev)
 	s.mu.Lock()
 	link, ok := s.made[id]
 	s.mu.Unlock()
