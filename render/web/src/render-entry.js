@@ -229,6 +229,7 @@ const guard = async (fn) => {
 const KEEP_PIXELS = 4_000_000;
 let kept = null; // the canvas to lend to the next export, or null
 let lend = null; // armed for one export: the next createElement("canvas") returns it
+let reuse = true; // turned off for good if anything but the export takes a lent canvas
 const createElement = Document.prototype.createElement;
 document.createElement = function (tagName, options) {
   if (lend && typeof tagName === "string" && tagName.toLowerCase() === "canvas") {
@@ -238,8 +239,8 @@ document.createElement = function (tagName, options) {
   }
   return createElement.call(this, tagName, options);
 };
-let keepCanvas = (canvas) => {
-  if (canvas.width * canvas.height <= KEEP_PIXELS) {
+const keepCanvas = (canvas) => {
+  if (reuse && canvas.width * canvas.height <= KEEP_PIXELS) {
     kept = canvas;
     return;
   }
@@ -262,9 +263,7 @@ const borrowCanvas = () => {
     if (got === c) return got.width === w && got.height === h;
     if (got !== undefined) { // undefined: the export failed, and the canvas is dropped
       console.warn("render: the lent canvas was taken by something else; canvas reuse is off for this tab");
-      keepCanvas = (canvas) => {
-        canvas.width = canvas.height = 0;
-      };
+      reuse = false;
     }
     return false;
   };
