@@ -58,11 +58,7 @@ func needServer(t testing.TB) {
 
 // factory creates a new database per test on the shared server.
 func factory(t testing.TB) storetest.Opener {
-	needServer(t)
-	dsn, err := server.CreateDB(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dsn := newDatabase(t)
 	return func(t testing.TB, opt store.Options) store.Store {
 		s, err := postgres.Open(t.Context(), dsn, opt, nil)
 		if err != nil {
@@ -91,11 +87,7 @@ func TestSharedByReplicas(t *testing.T) {
 // process too, and restarts the server (crash recovery): every revision whose commit was
 // acknowledged before the server died must be there.
 func TestDurability(t *testing.T) {
-	needServer(t)
-	dsn, err := server.CreateDB(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dsn := newDatabase(t)
 	open := func(opt store.Options) (store.Store, error) { return postgres.Open(t.Context(), dsn, opt, nil) }
 	crash := func() {
 		if err := server.Kill(); err != nil {
@@ -112,11 +104,7 @@ func TestDurability(t *testing.T) {
 
 // TestSchemaTooNew: a database migrated by a newer program is refused and left untouched.
 func TestSchemaTooNew(t *testing.T) {
-	needServer(t)
-	dsn, err := server.CreateDB(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dsn := newDatabase(t)
 	s, err := postgres.Open(t.Context(), dsn, store.Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -138,11 +126,7 @@ func TestSchemaTooNew(t *testing.T) {
 
 // TestConcurrentMigrate: replicas starting at once on an empty database all come up.
 func TestConcurrentMigrate(t *testing.T) {
-	needServer(t)
-	dsn, err := server.CreateDB(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dsn := newDatabase(t)
 	const n = 4
 	errs := make(chan error, n)
 	for range n {
@@ -182,21 +166,8 @@ func BenchmarkStore(b *testing.B) {
 // first reads afterwards must still succeed, however briefly the connections sat idle: a statement
 // that never reached the server is retried on a fresh connection instead of failing a request.
 func TestConnectionsDropped(t *testing.T) {
-	needServer(t)
-	dsn, err := server.CreateDB(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := postgres.Open(t.Context(), dsn, store.Options{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	admin, err := postgres.Open(t.Context(), dsn, store.Options{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
+	dsn := newDatabase(t)
+	s, admin := openStore(t, dsn), openStore(t, dsn)
 	ctx, key := t.Context(), storetest.Key(1)
 	rev := int64(0)
 	for round := 1; round <= 3; round++ {
@@ -228,4 +199,26 @@ func TestConnectionsDropped(t *testing.T) {
 			t.Fatalf("round %d: history: %d revisions, %v; want %d", round, len(h), err, rev)
 		}
 	}
+}
+
+// newDatabase returns the DSN of a new, empty database on the test server.
+func newDatabase(t testing.TB) string {
+	t.Helper()
+	needServer(t)
+	dsn, err := server.CreateDB(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dsn
+}
+
+// openStore opens a store on dsn, closed when the test ends.
+func openStore(t testing.TB, dsn string) *postgres.Store {
+	t.Helper()
+	s, err := postgres.Open(t.Context(), dsn, store.Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }
