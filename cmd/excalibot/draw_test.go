@@ -62,6 +62,15 @@ type ndjsonOllama struct {
 	replies []string
 }
 
+// serveModel answers the model's turns with replies in order, from a server that OLLAMA_HOST
+// points at until the test ends.
+func serveModel(t *testing.T, replies ...string) {
+	t.Helper()
+	srv := httptest.NewServer(&ndjsonOllama{replies: replies})
+	t.Cleanup(srv.Close)
+	t.Setenv("OLLAMA_HOST", srv.URL)
+}
+
 func (f *ndjsonOllama) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	var reply string
@@ -135,13 +144,10 @@ func TestChatThread(t *testing.T) {
 }
 
 func TestDrawWritesSceneAndPicture(t *testing.T) {
-	f := &ndjsonOllama{replies: []string{
+	serveModel(t,
 		toolReply("batch_create_elements", `{"elements":[{"id":"r1","type":"rectangle","x":0,"y":0,"text":"Hello"}]}`),
 		toolReply("done", `{"summary":"One box that says Hello."}`),
-	}}
-	srv := httptest.NewServer(f)
-	defer srv.Close()
-	t.Setenv("OLLAMA_HOST", srv.URL)
+	)
 	_, chromeErr := exec.LookPath("chromium")
 	dir := t.TempDir()
 	png := filepath.Join(dir, "hello.png")
@@ -192,13 +198,10 @@ func TestDrawWithMermaid(t *testing.T) {
 	if _, err := exec.LookPath("chromium"); err != nil {
 		t.Skip("chromium is not installed (apt-get install chromium); .ci/run installs it")
 	}
-	f := &ndjsonOllama{replies: []string{
+	serveModel(t,
 		toolReply("create_from_mermaid", `{"mermaid":"flowchart LR\n  A[Checkout] --> B{Paid?}\n  B -->|yes| C[Ship]"}`),
 		toolReply("done", `{"summary":"Checkout flow from Mermaid."}`),
-	}}
-	srv := httptest.NewServer(f)
-	defer srv.Close()
-	t.Setenv("OLLAMA_HOST", srv.URL)
+	)
 	dir := t.TempDir()
 	png := filepath.Join(dir, "flow.png")
 	var out, errw bytes.Buffer

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,16 +10,13 @@ import (
 )
 
 func TestEvalRunsSuiteAndReports(t *testing.T) {
-	f := &ndjsonOllama{replies: []string{
+	serveModel(t,
 		toolReply("batch_create_elements", `{"elements":[{"id":"ceo","type":"rectangle","x":0,"y":0,"text":"CEO"},{"id":"cto","type":"rectangle","x":0,"y":200,"text":"CTO"},{"id":"a1","type":"arrow","startElementId":"ceo","endElementId":"cto"}]}`),
 		toolReply("done", `{"summary":"CEO over CTO."}`),
 		toolReply("update_element", `{"id":"cto","text":"VP Engineering"}`),
 		toolReply("done", `{"summary":"Renamed."}`),
 		toolReply("done", `{"summary":"Nothing drawn."}`),
-	}}
-	srv := httptest.NewServer(f)
-	defer srv.Close()
-	t.Setenv("OLLAMA_HOST", srv.URL)
+	)
 	dir := t.TempDir()
 	suite := filepath.Join(dir, "suite.json")
 	if err := os.WriteFile(suite, []byte(`{"cases":[
