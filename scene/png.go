@@ -107,9 +107,17 @@ func fromByteString(b []byte, maxScene int) ([]byte, error) {
 // dropping the picture onto excalidraw.com opens the diagram. An existing scene chunk is replaced,
 // and the new one goes before any other tEXt chunk (or IEND): Excalidraw reads only the first.
 func EmbedScene(png, scene []byte) ([]byte, error) {
-	if !IsPNG(png) {
-		return nil, errors.New("not a PNG file")
+	chunk, err := SceneChunk(scene)
+	if err != nil {
+		return nil, err
 	}
+	return EmbedSceneChunk(png, chunk)
+}
+
+// SceneChunk is the tEXt chunk's data that EmbedScene writes for scene. It does not depend on the
+// picture, so a renderer can compress the scene while the picture is being drawn and add it with
+// EmbedSceneChunk afterwards.
+func SceneChunk(scene []byte) ([]byte, error) {
 	var z bytes.Buffer
 	zw := zlib.NewWriter(&z)
 	if _, err := zw.Write(scene); err != nil {
@@ -127,8 +135,14 @@ func EmbedScene(png, scene []byte) ([]byte, error) {
 	if !ok { // json.Marshal escapes nothing above U+00FF here, since encoded is Latin-1 only
 		return nil, errors.New("scene envelope is not Latin-1")
 	}
-	chunk := append(append([]byte(pngKeyword), 0), text...)
+	return append(append([]byte(pngKeyword), 0), text...), nil
+}
 
+// EmbedSceneChunk is EmbedScene with the chunk SceneChunk made.
+func EmbedSceneChunk(png, chunk []byte) ([]byte, error) {
+	if !IsPNG(png) {
+		return nil, errors.New("not a PNG file")
+	}
 	out := bytes.NewBuffer(make([]byte, 0, len(png)+len(chunk)+12))
 	out.Write(pngSignature)
 	rest := png[len(pngSignature):]
