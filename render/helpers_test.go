@@ -67,11 +67,16 @@ func shared(t testing.TB) *Renderer {
 	return sharedR
 }
 
-// own starts a renderer the test may kill or hang; it is closed at the end of the test.
+// own starts a renderer the test may kill or hang; it is closed at the end of the test. Its tabs
+// skip the practice renders unless cfg asks for them: these tests restart Chromium and reopen
+// tabs often, and TestTabsPractise covers practice.
 func own(t testing.TB, cfg Config) *Renderer {
 	t.Helper()
 	needChrome(t)
 	cfg.ChromePath = os.Getenv("CHROME")
+	if cfg.PracticeRenders == 0 {
+		cfg.PracticeRenders = -1
+	}
 	r, err := New(context.Background(), cfg, testLogger(t))
 	if err != nil {
 		t.Fatalf("New: %v", err)

@@ -304,3 +304,41 @@ func TestNoOutsideRequests(t *testing.T) {
 		t.Error("the control request did not reach the outside server; the counter proves nothing")
 	}
 }
+
+// TestTabsPractise checks that a tab has done its practice renders before the pool lends it, and
+// none when practice is off; the page counts them.
+func TestTabsPractise(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		practice int
+		want     int
+	}{
+		{"default", DefaultPracticeRenders, DefaultPracticeRenders},
+		{"off", -1, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := own(t, Config{Tabs: 1, PracticeRenders: tc.practice})
+			ctx := testCtx(t)
+			tb, err := r.borrow(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, err := r.evalOn(ctx, tb, "ExcalidrawRender.practiced()", "the test")
+			r.put(tb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.TrimSpace(string(raw)); got != fmt.Sprint(tc.want) {
+				t.Errorf("practice renders done = %s, want %d", got, tc.want)
+			}
+			// The tab still renders a real scene correctly after practising.
+			png, err := r.PNG(ctx, gridScene(6), Options{Scale: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if img := decodePNG(t, png); ink(img) == 0 {
+				t.Error("picture after practice has no ink")
+			}
+		})
+	}
+}

@@ -45,6 +45,8 @@ const (
 	DefaultTabs          = 2
 	DefaultRenderTimeout = 20 * time.Second
 	DefaultStartTimeout  = 60 * time.Second
+	// DefaultPracticeRenders: a tab's renders settle at their speed from about the twelfth.
+	DefaultPracticeRenders = 12
 )
 
 var (
@@ -71,6 +73,11 @@ type Config struct {
 	// StartTimeout bounds starting Chromium and loading the render page in a tab (default 60 s;
 	// both take about a second on an idle machine, but much longer on an overloaded one).
 	StartTimeout time.Duration
+	// PracticeRenders is how many renders of a built-in diagram each tab does before it is lent
+	// (default DefaultPracticeRenders; negative: none). V8 optimises the drawing code only after
+	// it has run a while, so without practice a tab's first renders take several times as long.
+	// One-shot commands that render once turn it off.
+	PracticeRenders int
 }
 
 // Rect is a region of the scene in scene coordinates.
@@ -202,6 +209,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Renderer, error) {
 	if cfg.StartTimeout <= 0 {
 		cfg.StartTimeout = DefaultStartTimeout
 	}
+	if cfg.PracticeRenders == 0 {
+		cfg.PracticeRenders = DefaultPracticeRenders
+	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -311,6 +321,20 @@ type pngReply struct {
 
 func (r *Renderer) png(ctx context.Context, doc []byte, opts Options) ([]byte, pngReply, error) {
 	var rep pngReply
+	// The scene's chunk (the document as sent, so the picture carries exactly the .excalidraw file
+	// the caller keeps) is compressed while the page draws: it took 2-4 ms after the picture.
+	var chunk []byte
+	var chunkErr error
+	chunked := make(chan struct{})
+	if opts.NoEmbedScene {
+		close(chunked)
+	} else {
+		go func() {
+			defer close(chunked)
+			chunk, chunkErr = scene.SceneChunk(doc)
+		}()
+	}
+	defer func() { <-chunked }() // the goroutine never outlives png
 	body, err := r.job(ctx, "png", doc, opts, &rep)
 	if err != nil {
 		return nil, rep, err
@@ -320,10 +344,14 @@ func (r *Renderer) png(ctx context.Context, doc []byte, opts Options) ([]byte, p
 	}
 	png := body
 	if !opts.NoEmbedScene {
-		// The document as sent, so the picture carries exactly the .excalidraw file the caller
-		// keeps; Excalidraw restores it on load the way the page did before drawing.
+		// Excalidraw restores the embedded document on load the way the page did before drawing.
 		start := time.Now()
-		if png, err = scene.EmbedScene(png, doc); err != nil {
+		<-chunked
+		err = chunkErr
+		if err == nil {
+			png, err = scene.EmbedSceneChunk(png, chunk)
+		}
+		if err != nil {
 			return nil, rep, fmt.Errorf("render: embed the scene in the PNG: %w", err)
 		}
 		if rep.Stages == nil {

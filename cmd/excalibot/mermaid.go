@@ -147,7 +147,7 @@ with @excalidraw/mermaid-to-excalidraw in headless Chromium. IN may be - for sta
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	start := time.Now()
-	r, err := render.New(ctx, render.Config{ChromePath: *chrome, Tabs: 1, RenderTimeout: *timeout}, log)
+	r, err := render.New(ctx, render.Config{ChromePath: *chrome, Tabs: 1, RenderTimeout: *timeout, PracticeRenders: -1}, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "excalibot mermaid: %v\n", err)
 		return 1

@@ -98,7 +98,7 @@ IN may be - for standard input. Flags may come before or after IN.
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	start := time.Now()
-	r, err := render.New(ctx, render.Config{ChromePath: *chrome, Tabs: 1, RenderTimeout: *timeout}, log)
+	r, err := render.New(ctx, render.Config{ChromePath: *chrome, Tabs: 1, RenderTimeout: *timeout, PracticeRenders: -1}, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "excalibot render: %v\n", err)
 		return 1
