@@ -8,7 +8,9 @@ package render
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -313,6 +315,8 @@ type pngReply struct {
 	// Canvas is "reused" when the tab drew on the pixels of its previous render (same size), else
 	// "new": allocating them is most of a small render's drawing time on a VM.
 	Canvas string `json:"canvas"`
+	// Transport says how the job reached the page: "inline", "gzip" or "fetch" (see jobExpr).
+	Transport string `json:"transport"`
 	// Stages splits a render into prepare, draw and encode (which add up to MS); free (keeping or
 	// releasing the canvas), the page's fetch of the job and upload of the picture, job (all the
 	// page did), and embed (done here), in ms.
@@ -416,23 +420,50 @@ func (r *Renderer) job(ctx context.Context, fn string, doc []byte, opts Options,
 	return body, nil
 }
 
-// inlineJobMax is the largest job handed to the page inside the Runtime.evaluate expression. A
-// loopback fetch costs this Chromium 8-23 ms whatever its size, a string in a CDP message about
-// 0.5 ms per kB, so small jobs (a 30-element scene is 16 KB) travel with the call and larger ones
-// are fetched from /job/{id}.
-const inlineJobMax = 24 << 10
+// A job reaches the page in one of three ways, by size. A loopback fetch costs this Chromium
+// 5-23 ms whatever its size (most of it hops between its processes), a CDP message about 1 ms up
+// to 16 KB and 5-10 ms at 64 KB (measured), so:
+const (
+	// inlineJobMax: up to this size the job's JSON text travels inside the Runtime.evaluate call
+	// (a 30-element scene is 16 KB).
+	inlineJobMax = 24 << 10
+	// gzipJobMax: a larger job travels inside the call gzipped and in base64 when that is at most
+	// this long (a 290-element scene: 150 KB of JSON, 11 KB; its fetch took 12-17 ms); beyond it
+	// the page fetches the job from /job/{id}.
+	gzipJobMax = 32 << 10
+)
 
 // jobExpr is the expression that runs job id in the page, with its input inline when it is small.
-// The input is a JSON string literal the page parses, so no part of the document runs as code.
+// The input is a string literal (JSON text, or base64 of gzipped JSON) that the page decodes and
+// parses, so no part of the document runs as code.
 func jobExpr(id string, in []byte) string {
-	if len(in) > inlineJobMax {
-		return fmt.Sprintf("ExcalidrawRender.job(%q)", id)
+	if len(in) <= inlineJobMax {
+		lit, err := json.Marshal(string(in))
+		if err == nil { // cannot fail for a string; fetching works for any input
+			return fmt.Sprintf("ExcalidrawRender.job(%q, %s)", id, lit)
+		}
 	}
-	lit, err := json.Marshal(string(in))
-	if err != nil { // cannot happen for a string; fetching works for any input
-		return fmt.Sprintf("ExcalidrawRender.job(%q)", id)
+	if gz, ok := gzipBase64(in, gzipJobMax); ok {
+		return fmt.Sprintf("ExcalidrawRender.job(%q, {gzip: %q})", id, gz)
 	}
-	return fmt.Sprintf("ExcalidrawRender.job(%q, %s)", id, lit)
+	return fmt.Sprintf("ExcalidrawRender.job(%q)", id)
+}
+
+// gzipBase64 returns in gzipped (fastest level: JSON shrinks about 14x either way) and in base64,
+// or false when that is longer than max.
+func gzipBase64(in []byte, max int) (string, bool) {
+	var b bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&b, gzip.BestSpeed)
+	if err != nil {
+		return "", false
+	}
+	if _, err := zw.Write(in); err != nil {
+		return "", false
+	}
+	if err := zw.Close(); err != nil || base64.StdEncoding.EncodedLen(b.Len()) > max {
+		return "", false
+	}
+	return base64.StdEncoding.EncodeToString(b.Bytes()), true
 }
 
 // jobInput is the page's job: {"fn", "opts", "doc"}.

@@ -3,6 +3,9 @@ package render
 import (
 	"bytes"
 	"cmp"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"flag"
 	"os"
@@ -170,6 +173,54 @@ func TestEmbeddedSceneReadsBack(t *testing.T) {
 	}
 	if _, err := embeddedScene(plain); err == nil {
 		t.Error("NoEmbedScene: the PNG still carries a scene")
+	}
+}
+
+// TestJobTransports renders one drawing in documents of three sizes, so that the job reaches the
+// page inline, gzipped inline and fetched from the page server (padding in an element's
+// customData, which is not drawn): each path says so and all three pictures are the same.
+func TestJobTransports(t *testing.T) {
+	r := shared(t)
+	random := make([]byte, 30<<10)
+	if _, err := rand.Read(random); err != nil {
+		t.Fatal(err)
+	}
+	padded := func(pad string) []byte {
+		var d map[string]any
+		if err := json.Unmarshal(gridScene(12), &d); err != nil {
+			t.Fatal(err)
+		}
+		d["elements"].([]any)[0].(map[string]any)["customData"] = map[string]any{"pad": pad}
+		b, err := json.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	var first []byte
+	for _, tc := range []struct {
+		name string
+		doc  []byte
+		want string
+	}{
+		{"small", padded(""), "inline"},
+		{"compressible", padded(strings.Repeat("excalidraw ", 6<<10)), "gzip"},
+		{"incompressible", padded(hex.EncodeToString(random)), "fetch"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			png, rep, err := r.png(testCtx(t), tc.doc, Options{Scale: 1, NoEmbedScene: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Transport != tc.want {
+				t.Errorf("%d-byte document went %q, want %q", len(tc.doc), rep.Transport, tc.want)
+			}
+			if first == nil {
+				first = png
+			} else if d := pixelDiff(decodePNG(t, first), decodePNG(t, png)); d != 0 {
+				t.Errorf("picture differs from the small document's in %d pixels", d)
+			}
+		})
 	}
 }
 

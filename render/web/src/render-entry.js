@@ -3,8 +3,9 @@
 //
 // window.ExcalidrawRender:
 //   whenReady()          resolves once every font family is loaded (see warmUp)
-//   job(id, input?)      runs the render the Go side put at /job/<id> (or passes as input) and posts the picture back
-//                        there; answers {width, height, scale, bytes, ms, stages, canvas} | {svg…} | {error}
+//   job(id, input?)      runs the render the Go side put at /job/<id> (or passes as input: JSON text, or
+//                        {gzip: base64}) and posts the picture back
+//                        there; answers {width, height, scale, bytes, ms, stages, canvas, transport} | {svg…} | {error}
 //   png(doc, opts)       {png: base64, width, height, scale, bytes, ms, stages, canvas} | {error: {code, message}}
 //   svg(doc, opts)       {svg, ms} | {error}
 //   check(doc)           what Excalidraw's restore() changes in the scene | {error}
@@ -379,6 +380,15 @@ const svg = (doc, opts) =>
     return { svg: r.svg, ms: r.meta.ms };
   });
 
+// gunzip turns base64 of gzipped bytes into text.
+const gunzip = async (b64) => {
+  const bin = atob(b64);
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return new Response(stream).text();
+};
+
 // job runs one render handed over by the Go side through the page's own server: it takes
 // {fn, doc, opts} from the call when the job is small (input, a JSON string) or fetches it from
 // /job/<id>, and posts the picture back there. Only the small answer crosses CDP: a string in a Runtime.evaluate message costs about
@@ -388,11 +398,17 @@ const job = (id, input) =>
     const url = `/job/${encodeURIComponent(id)}`;
     const start = now();
     let t = start;
-    let fn, doc, opts;
+    let fn, doc, opts, transport;
     if (typeof input === "string") {
+      transport = "inline";
       // A small job comes with the call: a loopback fetch costs more than the bytes.
       ({ fn, doc, opts } = JSON.parse(input));
+    } else if (input && typeof input.gzip === "string") {
+      // A larger one comes gzipped in base64, while that is shorter than a fetch is slow.
+      transport = "gzip";
+      ({ fn, doc, opts } = JSON.parse(await gunzip(input.gzip)));
     } else {
+      transport = "fetch";
       const res = await fetch(url, { cache: "no-store" });
       if (!res.ok) throw new Error(`fetch render job: HTTP ${res.status}`);
       ({ fn, doc, opts } = await res.json());
@@ -411,6 +427,7 @@ const job = (id, input) =>
     if (!put.ok) throw new Error(`hand the picture back: HTTP ${put.status}`);
     const end = now();
     meta.stages = { ...meta.stages, fetch: round(fetched), upload: round(end - t), job: round(end - start) };
+    meta.transport = transport;
     return meta;
   });
 
