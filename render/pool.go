@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/chromedp/chromedp"
@@ -171,38 +172,39 @@ func (r *Renderer) liveBrowser() (*browser, error) {
 	return b, nil
 }
 
-// warm opens tabs until the pool holds cfg.Tabs of them or the first failure.
+// warm opens the tabs the pool lacks, side by side: each loads the page and practises in its own
+// renderer process, so two tabs take little longer than one on two cores. It returns the first
+// failure; tabs that did open join the pool.
 func (r *Renderer) warm() error {
-	var opened []*tab
-	defer func() {
-		for _, t := range opened {
-			r.put(t)
-		}
-	}()
-	for range r.cfg.Tabs {
-		r.mu.Lock()
-		full := len(r.idle)+len(opened) >= r.cfg.Tabs
-		r.mu.Unlock()
-		if full {
-			return nil
-		}
+	b, err := r.liveBrowser()
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	missing := r.cfg.Tabs - len(r.idle)
+	r.mu.Unlock()
+	errs := make(chan error, max(missing, 0))
+	var wg sync.WaitGroup
+reserve:
+	for range missing {
 		select {
 		case r.slots <- struct{}{}:
 		default:
-			return nil // renders hold the slots; they open their own tabs
+			break reserve // renders hold the slots; they open their own tabs
 		}
-		b, err := r.liveBrowser()
-		var t *tab
-		if err == nil {
-			t, err = r.openTab(b)
-		}
-		if err != nil {
-			<-r.slots
-			return err
-		}
-		opened = append(opened, t)
+		wg.Go(func() {
+			t, err := r.openTab(b)
+			if err != nil {
+				<-r.slots
+				errs <- err
+				return
+			}
+			r.put(t)
+		})
 	}
-	return nil
+	wg.Wait()
+	close(errs)
+	return <-errs
 }
 
 // supervise restarts Chromium as soon as it dies and re-warms the pool, so Ready recovers
