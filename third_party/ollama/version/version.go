@@ -1,0 +1,3 @@
+package version
+
+var Version string = "0.0.0"
