@@ -443,8 +443,11 @@ func jobExpr(id string, in []byte) string {
 			return fmt.Sprintf("ExcalidrawRender.job(%q, %s)", id, lit)
 		}
 	}
-	if gz, ok := gzipBase64(in, gzipJobMax); ok {
-		return fmt.Sprintf("ExcalidrawRender.job(%q, {gzip: %q})", id, gz)
+	// Scene JSON compresses 10-15x (images in it far less): past 16x the limit, don't try.
+	if len(in) <= 16*gzipJobMax {
+		if gz, ok := gzipBase64(in, gzipJobMax); ok {
+			return fmt.Sprintf("ExcalidrawRender.job(%q, {gzip: %q})", id, gz)
+		}
 	}
 	return fmt.Sprintf("ExcalidrawRender.job(%q)", id)
 }
