@@ -228,7 +228,7 @@ func TestBrowserEditor(t *testing.T) {
 	// The link opens and the scene is drawn.
 	start := time.Now()
 	run(t, ctx, "open the edit link", chromedp.Navigate(e.ts.URL+"/d/"+e.edit))
-	poll(t, ctx, "scene loaded", `!!(window.__excalibot && window.__excalibot.api && window.__excalibot.api.getSceneElements().length === 8)`)
+	poll(t, ctx, "scene loaded", `!!(window.__excalibot && window.__excalibot.api && window.__excalibot.api.getSceneElements().length === 8 && window.__excalibot.state().loaded)`)
 	poll(t, ctx, "scene painted", paintedPixels+` > 2000`)
 	t.Logf("editor ready with the scene drawn %v after navigating", time.Since(start).Round(time.Millisecond))
 	checkOwnOrigin(t, page, e.ts.URL)
@@ -297,7 +297,7 @@ func TestBrowserEditor(t *testing.T) {
 	}
 	// Reloading shows the bot's revision; nothing was overwritten.
 	run(t, ctx, "reload", chromedp.Click(chromedp.CSS(`[data-testid=reload]`)))
-	poll(t, ctx, "reloaded", `!!(window.__excalibot && window.__excalibot.api && window.__excalibot.state().rev === 3 && !document.querySelector("[data-testid=conflict]"))`)
+	poll(t, ctx, "reloaded", `!!(window.__excalibot && window.__excalibot.api && window.__excalibot.state().rev === 3 && window.__excalibot.state().loaded && !document.querySelector("[data-testid=conflict]"))`)
 
 	// A CJK label makes the page fetch the Xiaolai chunks it needs from this server.
 	run(t, ctx, "CJK label", chromedp.Evaluate[bool](`(() => { const api = window.__excalibot.api;
@@ -322,7 +322,7 @@ func TestBrowserViewOnly(t *testing.T) {
 	ctx := tab(t)
 	e := newEnv(t, Options{})
 	run(t, ctx, "open the view link", chromedp.Navigate(e.ts.URL+"/d/"+e.view))
-	poll(t, ctx, "scene loaded", `!!(window.__excalibot && window.__excalibot.api && window.__excalibot.api.getSceneElements().length === 8)`)
+	poll(t, ctx, "scene loaded", `!!(window.__excalibot && window.__excalibot.api && window.__excalibot.api.getSceneElements().length === 8 && window.__excalibot.state().loaded)`)
 	poll(t, ctx, "scene painted", paintedPixels+` > 2000`)
 	type view struct {
 		ViewMode bool   `json:"viewMode"`

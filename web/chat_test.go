@@ -405,7 +405,7 @@ func TestBrowserChat(t *testing.T) {
 	// The edit link of the reply opens the editor on the same diagram.
 	editURL := run(t, ctx, "edit link", chromedp.Evaluate[string](`[...document.querySelectorAll(".msg.bot a")].filter(a => a.textContent === "Edit in the browser").pop().href`))
 	run(t, ctx, "open the editor", chromedp.Navigate(editURL))
-	poll(t, ctx, "editor shows both boxes", `!!(window.__excalibot && window.__excalibot.api && window.__excalibot.api.getSceneElements().filter(e => e.type === "rectangle").length === 2)`)
+	poll(t, ctx, "editor shows both boxes", `!!(window.__excalibot && window.__excalibot.api && window.__excalibot.api.getSceneElements().filter(e => e.type === "rectangle").length === 2 && window.__excalibot.state().loaded)`)
 
 	// An edit there flows back: the thread hears of it, and the next run starts from it.
 	run(t, ctx, "edit box1", chromedp.Evaluate[bool](edit("box1", `backgroundColor: "#ffc9c9"`)))

@@ -56,7 +56,7 @@ const LABEL = {
 function Editor({ doc }) {
   const apiRef = useRef(null);
   // s holds the save machinery; it changes without re-rendering.
-  const s = useRef({ rev: doc.rev, baseline: null, saved: null, current: null, inflight: false, again: false, conflict: false, timer: 0, leaving: false });
+  const s = useRef({ rev: doc.rev, loaded: false, baseline: null, saved: null, current: null, inflight: false, again: false, conflict: false, timer: 0, leaving: false });
   const [ui, setUi] = useState(doc.canEdit ? { state: "saved", message: `revision ${doc.rev}` } : { state: "readonly", message: "" });
   const [conflict, setConflict] = useState(null);
 
@@ -121,10 +121,13 @@ function Editor({ doc }) {
   const onChange = useCallback(
     (elements, appState, files) => {
       const st = s.current;
+      st.loaded = true;
       if (!doc.canEdit) return;
       const sig = signature(elements, appState, files);
       if (st.baseline === null) {
-        // The first call reports the scene as loaded (restore() may have bumped versions).
+        // The first call reports the scene as loaded (restore() may have bumped versions). A person
+        // cannot edit before it; a script must wait for state().loaded, or its edit becomes the
+        // baseline and is never saved.
         st.baseline = st.saved = st.current = sig;
         return;
       }
@@ -165,7 +168,7 @@ function Editor({ doc }) {
       get api() {
         return apiRef.current;
       },
-      state: () => ({ ...ui, rev: st.rev, dirty: st.current !== st.saved }),
+      state: () => ({ ...ui, rev: st.rev, dirty: st.current !== st.saved, loaded: !!st.loaded }),
       save: () => saveRef.current(),
       restore, // Excalidraw's own reader, for checking downloads
     };
