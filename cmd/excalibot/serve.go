@@ -92,15 +92,13 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 	}
 
 	srvWeb := web.New(st, rend, core, metrics, web.Options{PublicURL: cfg.PublicURL, LinkTTL: cfg.LinkTTL, MaxBody: int64(cfg.MaxSceneSize) + 1<<20}, log)
-	switch {
-	case cfg.ShareLinks && cfg.PublicURL == "":
-		core.SetLinks(&shareLinks{share: web.ShareLinker{PostURL: cfg.ShareURL}})
-	case cfg.ShareLinks:
+	var links bot.Links = srvWeb
+	if cfg.ShareLinks && cfg.PublicURL == "" {
+		links = &shareLinks{share: web.ShareLinker{PostURL: cfg.ShareURL}}
+	} else if cfg.ShareLinks {
 		log.Warn("share links are off because EXCALIBOT_PUBLIC_URL is set: replies link to this server's editor")
-		core.SetLinks(srvWeb)
-	default:
-		core.SetLinks(srvWeb)
 	}
+	core.SetLinks(links)
 	srvWeb.AddCheck(web.Check{Name: "renderer", Fn: func(context.Context) error { return rend.Ready() }})
 	srvWeb.AddCheck(web.Check{Name: "store", Fn: func(ctx context.Context) error {
 		_, err := st.Load(ctx, store.ThreadKey{Platform: "probe", Workspace: "-", Thread: "-"})
