@@ -6,6 +6,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/css"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 )
 
@@ -23,6 +27,9 @@ func (r *Renderer) openTab(b *browser) (*tab, error) {
 	ctx, cancel := chromedp.NewContext(b.ctx)
 	timer := time.AfterFunc(r.cfg.StartTimeout, cancel)
 	err := chromedp.Do(ctx, chromedp.Navigate(r.srv.url))
+	if err == nil {
+		err = quiet(ctx)
+	}
 	if err == nil {
 		_, err = chromedp.Run(ctx, chromedp.Evaluate[bool]("ExcalidrawRender.whenReady()", chromedp.EvalAwaitPromise))
 	}
@@ -45,6 +52,20 @@ func (r *Renderer) openTab(b *browser) (*tab, error) {
 	r.watchConsole(t)
 	r.log.Debug("render tab ready", "practice_renders", p.Rounds, "practice_ms", p.MS)
 	return t, nil
+}
+
+// quiet turns off the CDP domains chromedp enables on every tab that a render page does not use.
+// With Network on, each request the page makes (a job, a picture) sends Go half a dozen events that
+// chromedp decodes, and a request body that is not a Blob is copied into them whole; DOM and CSS
+// report changes to a document that renders never touch. Runtime (evaluate, console), Log (CSP
+// violations) and Page stay.
+func quiet(ctx context.Context) error {
+	for _, cmd := range []cdp.Command[cdp.Empty, cdp.Empty]{network.Disable, css.Disable, dom.Disable} {
+		if _, err := chromedp.Call(ctx, cmd, cdp.Empty{}); err != nil {
+			return fmt.Errorf("%s: %w", cmd.Method, err)
+		}
+	}
+	return nil
 }
 
 // practiceReply is the page's answer to practice(rounds).

@@ -456,10 +456,9 @@ func jobExpr(id string, in []byte) string {
 // or false when that is longer than max.
 func gzipBase64(in []byte, max int) (string, bool) {
 	var b bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&b, gzip.BestSpeed)
-	if err != nil {
-		return "", false
-	}
+	zw := gzipWriters.Get().(*gzip.Writer)
+	defer gzipWriters.Put(zw)
+	zw.Reset(&b)
 	if _, err := zw.Write(in); err != nil {
 		return "", false
 	}
@@ -468,6 +467,13 @@ func gzipBase64(in []byte, max int) (string, bool) {
 	}
 	return base64.StdEncoding.EncodeToString(b.Bytes()), true
 }
+
+// gzipWriters keeps gzip writers between jobs: a new writer allocates about a megabyte of tables,
+// which Go zeroes and later collects (measured: 1.5 ms of the Go side's 20 ms per 290-element render).
+var gzipWriters = sync.Pool{New: func() any {
+	zw, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed) // cannot fail for a valid level
+	return zw
+}}
 
 // jobInput is the page's job: {"fn", "opts", "doc"}.
 func jobInput(fn string, doc []byte, opts Options) ([]byte, error) {
