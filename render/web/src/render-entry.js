@@ -380,13 +380,16 @@ const svg = (doc, opts) =>
     return { svg: r.svg, ms: r.meta.ms };
   });
 
-// gunzip turns base64 of gzipped bytes into text.
+// gunzip turns base64 of gzipped bytes into text. The bytes go straight into the stream: a Blob's
+// stream() reads the blob back through the browser process, which took 5.7-6.3 ms for a
+// 290-element job against 2.3-2.4 ms this way (measured).
 const gunzip = async (b64) => {
-  const bin = atob(b64);
-  const bytes = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-  return new Response(stream).text();
+  const ds = new DecompressionStream("gzip");
+  const w = ds.writable.getWriter();
+  // Corrupt input rejects these too; the readable side reports it, so they need no handler.
+  w.write(Uint8Array.fromBase64(b64)).catch(() => {});
+  w.close().catch(() => {});
+  return new Response(ds.readable).text();
 };
 
 // job runs one render handed over by the Go side: it takes {fn, doc, opts} from the call when the
