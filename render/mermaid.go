@@ -162,34 +162,10 @@ func (r *Renderer) Mermaid(ctx context.Context, src string) (MermaidResult, erro
 // mermaidEval runs expr in the Mermaid tab, opening it (and restarting Chromium) when needed.
 func (r *Renderer) mermaidEval(ctx context.Context, expr string) ([]byte, error) {
 	m := &r.mermaid
-	m.init()
-	select {
-	case m.turn <- struct{}{}:
-	case <-ctx.Done():
-		return nil, fmt.Errorf("render: wait for the mermaid tab: %w", ctx.Err())
-	case <-r.closing:
-		return nil, ErrClosed
+	if err := r.mermaidTurn(ctx); err != nil {
+		return nil, err
 	}
 	defer func() { <-m.turn }()
-	r.mu.Lock()
-	current, closed := r.b, r.closed
-	r.mu.Unlock()
-	if closed {
-		return nil, ErrClosed
-	}
-	if m.t != nil && (m.t.b != current || !m.t.b.alive()) {
-		m.t.cancel() // its Chromium was restarted: the tab went with it
-		m.t = nil
-	}
-	if m.t == nil {
-		b, err := r.liveBrowser()
-		if err != nil {
-			return nil, fmt.Errorf("render: start chromium for mermaid: %w", err)
-		}
-		if m.t, err = r.openMermaidTab(b); err != nil {
-			return nil, err
-		}
-	}
 	raw, err := r.evalOn(ctx, m.t, expr, "the mermaid conversion")
 	if err != nil {
 		m.t.cancel()
@@ -197,6 +173,66 @@ func (r *Renderer) mermaidEval(ctx context.Context, expr string) ([]byte, error)
 		return nil, err
 	}
 	return raw, nil
+}
+
+// mermaidTurn waits for the Mermaid tab's turn and makes sure the tab is open, on a live
+// Chromium. On success the caller holds the turn (and may use r.mermaid.t) until it receives
+// from r.mermaid.turn.
+func (r *Renderer) mermaidTurn(ctx context.Context) error {
+	m := &r.mermaid
+	m.init()
+	select {
+	case m.turn <- struct{}{}:
+	case <-ctx.Done():
+		return fmt.Errorf("render: wait for the mermaid tab: %w", ctx.Err())
+	case <-r.closing:
+		return ErrClosed
+	}
+	r.mu.Lock()
+	current, closed := r.b, r.closed
+	r.mu.Unlock()
+	err := ErrClosed
+	if !closed {
+		err = r.openMermaid(current)
+	}
+	if err != nil {
+		<-m.turn
+	}
+	return err
+}
+
+// openMermaid opens the Mermaid tab unless it is open on the current Chromium. The caller holds
+// the turn.
+func (r *Renderer) openMermaid(current *browser) error {
+	m := &r.mermaid
+	if m.t != nil && (m.t.b != current || !m.t.b.alive()) {
+		m.t.cancel() // its Chromium was restarted: the tab went with it
+		m.t = nil
+	}
+	if m.t != nil {
+		return nil
+	}
+	b, err := r.liveBrowser()
+	if err != nil {
+		return fmt.Errorf("render: start chromium for mermaid: %w", err)
+	}
+	m.t, err = r.openMermaidTab(b)
+	return err
+}
+
+// warmMermaid opens the Mermaid tab ahead of the first conversion (Config.WarmMermaid). A failure
+// only costs that conversion the wait: it opens the tab again itself.
+func (r *Renderer) warmMermaid() {
+	defer r.wg.Done()
+	start := time.Now()
+	if err := r.mermaidTurn(context.Background()); err != nil {
+		if !errors.Is(err, ErrClosed) {
+			r.log.Warn("could not open the mermaid tab ahead of use; it opens on first use", "err", err)
+		}
+		return
+	}
+	<-r.mermaid.turn
+	r.log.Debug("mermaid tab opened ahead of use", "ms", time.Since(start).Milliseconds())
 }
 
 // openMermaidTab opens a tab on b with the Mermaid page and waits until its font is loaded. Like

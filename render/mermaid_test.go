@@ -1,6 +1,7 @@
 package render
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -445,4 +446,43 @@ func TestMermaidConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// mermaidTabNow returns the Mermaid tab if it is open, waiting for its turn.
+func mermaidTabNow(r *Renderer) *tab {
+	r.mermaid.init()
+	r.mermaid.turn <- struct{}{}
+	defer func() { <-r.mermaid.turn }()
+	return r.mermaid.t
+}
+
+// TestWarmMermaid: with Config.WarmMermaid the Mermaid tab opens by itself after New, and the
+// first conversion uses that tab instead of opening one.
+func TestWarmMermaid(t *testing.T) {
+	r := own(t, Config{Tabs: 1, WarmMermaid: true})
+	deadline := time.Now().Add(60 * time.Second)
+	var warm *tab
+	for warm = mermaidTabNow(r); warm == nil && time.Now().Before(deadline); warm = mermaidTabNow(r) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if warm == nil {
+		t.Fatal("no Mermaid tab 60 s after New with WarmMermaid")
+	}
+	if _, err := r.Mermaid(testCtx(t), "flowchart TD\n  A --> B\n"); err != nil {
+		t.Fatal(err)
+	}
+	if got := mermaidTabNow(r); got != warm {
+		t.Errorf("the first conversion used tab %p, want the warm tab %p", got, warm)
+	}
+}
+
+// TestWarmMermaidClose: closing the renderer while its Mermaid tab is still opening returns and
+// leaves no Chromium process or profile behind.
+func TestWarmMermaidClose(t *testing.T) {
+	needChrome(t)
+	r, err := New(context.Background(), Config{ChromePath: os.Getenv("CHROME"), Tabs: 1, PracticeRenders: -1, WarmMermaid: true}, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertCloseLeavesNothing(t, r)
 }

@@ -80,6 +80,10 @@ type Config struct {
 	// it has run a while, so without practice a tab's first renders take several times as long.
 	// One-shot commands that render once turn it off.
 	PracticeRenders int
+	// WarmMermaid opens the Mermaid page's tab in the background as soon as the render tabs are
+	// ready, so the first Mermaid conversion does not wait for that page to load (3-5 s); without
+	// it the tab opens on first use.
+	WarmMermaid bool
 }
 
 // Rect is a region of the scene in scene coordinates.
@@ -248,6 +252,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Renderer, error) {
 	}
 	r.wg.Add(1)
 	go r.supervise()
+	if cfg.WarmMermaid {
+		r.wg.Add(1)
+		go r.warmMermaid()
+	}
 	return r, nil
 }
 

@@ -266,7 +266,10 @@ type chromeRenderer struct {
 }
 
 func newRenderer(ctx context.Context, cfg config.Config, log *slog.Logger) *chromeRenderer {
-	r, err := render.New(ctx, render.Config{ChromePath: cfg.ChromePath, Tabs: cfg.RenderTabs, RenderTimeout: cfg.RenderTimeout}, log)
+	// The Mermaid tab opens right after the render tabs, so the first Mermaid diagram after a start
+	// does not wait 3-5 s for its page.
+	r, err := render.New(ctx, render.Config{ChromePath: cfg.ChromePath, Tabs: cfg.RenderTabs, RenderTimeout: cfg.RenderTimeout,
+		WarmMermaid: true}, log)
 	if err != nil {
 		// The bot still answers with the .excalidraw file; the reason goes into every reply and the log.
 		log.Error("renderer unavailable: replies will carry the .excalidraw file without a picture", "err", err)
