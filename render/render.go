@@ -8,9 +8,7 @@ package render
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -426,139 +424,6 @@ func (r *Renderer) job(ctx context.Context, fn string, doc []byte, opts Options,
 		return nil, errors.New("render: the page answered but posted no picture")
 	}
 	return body, nil
-}
-
-// A job reaches the page in one of three ways, by size. A loopback fetch costs this Chromium
-// 5-23 ms whatever its size (most of it hops between its processes), a CDP message about 1 ms up
-// to 16 KB and 5-10 ms at 64 KB (measured), so:
-const (
-	// inlineJobMax: up to this size the job's JSON text travels inside the Runtime.evaluate call
-	// (a 30-element scene is 16 KB).
-	inlineJobMax = 24 << 10
-	// gzipJobMax: a larger job travels inside the call gzipped and in base64 when that is at most
-	// this long (a 290-element scene: 150 KB of JSON, 11 KB; its fetch took 12-17 ms); beyond it
-	// the page fetches the job from /job/{id}.
-	gzipJobMax = 32 << 10
-)
-
-// jobExpr is the expression that runs job id in the page, with its input inline when it is small.
-// The input is a string literal (JSON text, or base64 of gzipped JSON) that the page decodes and
-// parses, so no part of the document runs as code.
-func jobExpr(id string, in []byte) string {
-	if len(in) <= inlineJobMax {
-		lit, err := json.Marshal(string(in))
-		if err == nil { // cannot fail for a string; fetching works for any input
-			return fmt.Sprintf("ExcalidrawRender.job(%q, %s)", id, lit)
-		}
-	}
-	// Scene JSON compresses 10-15x (images in it far less): past 16x the limit, don't try.
-	if len(in) <= 16*gzipJobMax {
-		if gz, ok := gzipBase64(in, gzipJobMax); ok {
-			return fmt.Sprintf("ExcalidrawRender.job(%q, {gzip: %q})", id, gz)
-		}
-	}
-	return fmt.Sprintf("ExcalidrawRender.job(%q)", id)
-}
-
-// gzipBase64 returns in gzipped (fastest level: JSON shrinks about 14x either way) and in base64,
-// or false when that is longer than max.
-func gzipBase64(in []byte, max int) (string, bool) {
-	var b bytes.Buffer
-	zw := gzipWriters.Get().(*gzip.Writer)
-	defer gzipWriters.Put(zw)
-	zw.Reset(&b)
-	if _, err := zw.Write(in); err != nil {
-		return "", false
-	}
-	if err := zw.Close(); err != nil || base64.StdEncoding.EncodedLen(b.Len()) > max {
-		return "", false
-	}
-	return base64.StdEncoding.EncodeToString(b.Bytes()), true
-}
-
-// gzipWriters keeps gzip writers between jobs: a new writer allocates about a megabyte of tables,
-// which Go zeroes and later collects (measured: 1.5 ms of the Go side's 20 ms per 290-element render).
-var gzipWriters = sync.Pool{New: func() any {
-	zw, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed) // cannot fail for a valid level
-	return zw
-}}
-
-// jobInput is the page's job: {"fn", "opts", "doc"}.
-func jobInput(fn string, doc []byte, opts Options) ([]byte, error) {
-	po, err := opts.page()
-	if err != nil {
-		return nil, err
-	}
-	vp, err := checkScene(doc)
-	if err != nil {
-		return nil, err
-	}
-	if po.Viewport == nil && vp != nil && vp.Width > 0 && vp.Height > 0 {
-		po.Viewport = vp
-	}
-	if fn == "png" && po.EmbedScene {
-		po.Reserve = len(doc)
-	}
-	o, err := json.Marshal(po)
-	if err != nil {
-		return nil, fmt.Errorf("render: encode options: %w", err)
-	}
-	in := make([]byte, 0, len(doc)+len(o)+32)
-	in = fmt.Appendf(in, `{"fn":%q,"opts":%s,"doc":`, fn, o)
-	in = append(append(in, doc...), '}')
-	return in, nil
-}
-
-// sceneLiteral checks doc like checkScene and returns it as a JavaScript string literal, for
-// expressions that hand the page a scene directly (Check, probes): the page parses it, so no part
-// of the document runs as code.
-func sceneLiteral(doc []byte) (string, *pageRect, error) {
-	vp, err := checkScene(doc)
-	if err != nil {
-		return "", nil, err
-	}
-	lit, err := json.Marshal(string(doc))
-	if err != nil {
-		return "", nil, fmt.Errorf("render: quote scene: %w", err)
-	}
-	return string(lit), vp, nil
-}
-
-// checkScene checks doc enough to give a clear error for what is not a scene (it must be valid
-// JSON, which also makes it safe to splice into the job's JSON), and returns the viewport the
-// scene asks for (package scene keeps it in appState.excalibotViewport).
-func checkScene(doc []byte) (*pageRect, error) {
-	if len(doc) > MaxSceneBytes {
-		return nil, fmt.Errorf("%w: the document is %d bytes; the limit is %d", ErrInvalidScene, len(doc), MaxSceneBytes)
-	}
-	var env struct {
-		Type     string `json:"type"`
-		Elements *[]struct {
-			IsDeleted bool `json:"isDeleted"`
-		} `json:"elements"`
-		AppState struct {
-			Viewport *pageRect `json:"excalibotViewport"`
-		} `json:"appState"`
-	}
-	if err := json.Unmarshal(doc, &env); err != nil {
-		return nil, fmt.Errorf("%w: not .excalidraw JSON: %v", ErrInvalidScene, err)
-	}
-	if env.Type != "excalidraw" {
-		return nil, fmt.Errorf("%w: \"type\" is %q, want \"excalidraw\"", ErrInvalidScene, env.Type)
-	}
-	if env.Elements == nil {
-		return nil, fmt.Errorf("%w: no \"elements\" array", ErrInvalidScene)
-	}
-	live := 0
-	for _, e := range *env.Elements {
-		if !e.IsDeleted {
-			live++
-		}
-	}
-	if live == 0 {
-		return nil, fmt.Errorf("%w (%d elements, all deleted or none)", ErrEmptyScene, len(*env.Elements))
-	}
-	return env.AppState.Viewport, nil
 }
 
 // pageReply is the error half of every page answer: set when the scene, not the tab, failed.
