@@ -342,3 +342,39 @@ func TestTabsPractise(t *testing.T) {
 		})
 	}
 }
+
+// TestTabsQuiet: a pooled tab sends no Network events while it renders (chromedp enables the
+// domain on every tab, and each of the page's requests would otherwise reach Go as events to
+// decode), though every render makes requests: the picture's upload at least.
+func TestTabsQuiet(t *testing.T) {
+	r := own(t, Config{Tabs: 1})
+	ctx := testCtx(t)
+	tb, err := r.borrow(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events atomic.Int64 // any Network event: requestWillBeSent, responseReceived …
+	lctx, stop := context.WithCancel(tb.ctx)
+	// Listen, unlike Events, is subscribed when it returns, so no render can slip past it.
+	if err := chromedp.Listen(lctx, func(ev any) {
+		if strings.HasPrefix(fmt.Sprintf("%T", ev), "*network.") {
+			events.Add(1)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	r.put(tb)
+	requests := r.srv.requests.Load()
+	for range 2 { // one tab: both renders run on the tab listened to
+		if _, err := r.PNG(ctx, gridScene(30), Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop()
+	if n := r.srv.requests.Load() - requests; n < 2 {
+		t.Fatalf("the page made %d requests in two renders, want at least 2 (the control)", n)
+	}
+	if n := events.Load(); n != 0 {
+		t.Errorf("got %d Network events from the tab, want 0", n)
+	}
+}
