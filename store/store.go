@@ -88,6 +88,9 @@ type Store interface {
 	// SetRunState moves a run to a new state. ErrNotFound for an unknown run, ErrBadTransition when
 	// the run already finished (done, failed, interrupted) or the move goes backwards.
 	SetRunState(ctx context.Context, id int64, state RunState, detail string) (Run, error)
+	// SetRunSign records the chat platform's handle on the working signs of run id (Run.Sign), for
+	// RecoverRuns to hand back if the process dies before the run ends. ErrNotFound for an unknown run.
+	SetRunSign(ctx context.Context, id int64, sign string) error
 	// RecoverRuns marks as interrupted every queued or running run whose owner no longer holds a live
 	// lease on its thread (the process died) and returns them, so the bot can tell those threads.
 	RecoverRuns(ctx context.Context) ([]Run, error)
@@ -273,11 +276,14 @@ func (s RunState) Valid() bool {
 
 // Run is one piece of work the bot does on a thread (answering a message, applying an edit).
 type Run struct {
-	ID      int64
-	Key     ThreadKey
-	Owner   string
-	State   RunState
-	Detail  string
+	ID     int64
+	Key    ThreadKey
+	Owner  string
+	State  RunState
+	Detail string
+	// Sign is the chat platform's handle on the run's working signs (a status message), set with
+	// SetRunSign; empty when there are none.
+	Sign    string
 	Created time.Time
 	Updated time.Time
 }

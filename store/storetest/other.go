@@ -166,6 +166,12 @@ func testRuns(t *testing.T, f Factory) {
 		t.Fatalf("SetRunState(running): got %+v, %v", r1, err)
 	}
 	r2, _ := e.s.CreateRun(ctx, Key(2), "B", "no lease: B crashed before taking it")
+	if err := e.s.SetRunSign(ctx, r2.ID, "status message 42"); err != nil {
+		t.Fatalf("SetRunSign: %v", err)
+	}
+	if err := e.s.SetRunSign(ctx, r2.ID+1000, "x"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("SetRunSign of an unknown run: got %v, want ErrNotFound", err)
+	}
 	mustLease(Key(3), "C")
 	r3, _ := e.s.CreateRun(ctx, Key(3), "B", "lease held by someone else")
 	r4, _ := e.s.CreateRun(ctx, Key(1), "A", "finished")
@@ -184,6 +190,12 @@ func testRuns(t *testing.T, f Factory) {
 		if r.State != store.RunInterrupted {
 			t.Fatalf("recovered run %d: got state %s, want interrupted", r.ID, r.State)
 		}
+	}
+	if got := rec[0].Sign; got != "status message 42" {
+		t.Errorf("recovered run %d: got sign %q, want the one set (the restarted process takes it down)", rec[0].ID, got)
+	}
+	if got := rec[1].Sign; got != "" {
+		t.Errorf("recovered run %d: got sign %q, want none", rec[1].ID, got)
 	}
 	if rec, _ = e.s.RecoverRuns(ctx); len(rec) != 0 {
 		t.Fatalf("second RecoverRuns: got %v, want none", ids(rec))

@@ -11,13 +11,13 @@ import (
 	"github.com/excalibot/excalibot/store"
 )
 
-const runCols = `id, tkey, owner, state, detail, created, updated`
+const runCols = `id, tkey, owner, state, detail, sign, created, updated`
 
 func scanRun(sc interface{ Scan(...any) error }) (store.Run, error) {
 	var r store.Run
 	var tkey, state string
 	var created, updated int64
-	if err := sc.Scan(&r.ID, &tkey, &r.Owner, &state, &r.Detail, &created, &updated); err != nil {
+	if err := sc.Scan(&r.ID, &tkey, &r.Owner, &state, &r.Detail, &r.Sign, &created, &updated); err != nil {
 		return r, err
 	}
 	key, err := store.ParseThreadKey(tkey)
@@ -162,6 +162,21 @@ func (s *DB) setRunState(ctx context.Context, tx *sql.Tx, id int64, state store.
 	}
 	r.State, r.Detail, r.Updated = state, detail, tm(now)
 	return r, nil
+}
+
+// SetRunSign implements store.Store.
+func (s *DB) SetRunSign(ctx context.Context, id int64, sign string) error {
+	defer s.lockWrite()()
+	res, err := s.exec(ctx, s.db, `UPDATE runs SET sign = ? WHERE id = ?`, sign, id)
+	if err != nil {
+		return fmt.Errorf("set sign of run %d: %w", id, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("set sign of run %d: %w", id, err)
+	} else if n == 0 {
+		return fmt.Errorf("set sign of run %d: %w", id, store.ErrNotFound)
+	}
+	return nil
 }
 
 // RecoverRuns implements store.Store.
