@@ -29,6 +29,7 @@ type Store interface {
 	StartRun(ctx context.Context, req store.StartRunRequest) (store.Run, error)
 	FinishRun(ctx context.Context, req store.FinishRunRequest) (store.Run, *store.Thread, error)
 	RecoverRuns(ctx context.Context) ([]store.Run, error)
+	SetRunSign(ctx context.Context, id int64, sign string) error
 	// SingleProcess true means no other process works on this database: the thread's queue
 	// already keeps its runs apart, and leases are skipped.
 	SingleProcess() bool
@@ -217,15 +218,21 @@ func (b *Bot) Recover(ctx context.Context) error {
 	told := map[string]bool{}
 	for _, r := range runs {
 		key := fromStoreKey(r.Key)
-		if told[key.String()] {
-			continue
-		}
-		told[key.String()] = true
 		a := b.adapter(key.Platform)
 		if a == nil {
 			b.log.Warn("interrupted run on a platform that is not running", "thread", key.String())
 			continue
 		}
+		// The dead process's "working…" signs would otherwise stay in the thread for good.
+		if c, ok := a.(SignClearer); ok && r.Sign != "" {
+			if err := c.ClearSign(ctx, key, r.Sign); err != nil {
+				b.log.Warn("take down the working signs of an interrupted run", "thread", key.String(), "err", err)
+			}
+		}
+		if told[key.String()] {
+			continue
+		}
+		told[key.String()] = true
 		msg := "I was restarted while working on your last request, so it was not finished. Nothing in the diagram changed; please send it again."
 		if err := a.Send(ctx, key, Reply{Text: msg, Error: true}); err != nil {
 			b.log.Warn("tell thread about interrupted run", "thread", key.String(), "err", err)

@@ -479,3 +479,78 @@ func TestEditedNotice(t *testing.T) {
 		}
 	}
 }
+
+// signingRecorder is a recorder whose status names its signs and which can take down the signs a
+// dead process left (SignedStatus, SignClearer).
+type signingRecorder struct {
+	*recorder
+	cleared chan string // "thread|sign" for each ClearSign
+}
+
+func (r signingRecorder) Working(ctx context.Context, msg Message) (Status, error) {
+	st, err := r.recorder.Working(ctx, msg)
+	return signedStatus{st, "status-" + msg.EventID}, err
+}
+
+func (r signingRecorder) ClearSign(ctx context.Context, key ThreadKey, sign string) error {
+	r.cleared <- key.String() + "|" + sign
+	return nil
+}
+
+type signedStatus struct {
+	Status
+	sign string
+}
+
+func (s signedStatus) Sign() string { return s.sign }
+
+// TestCrashedRunSignsComeDown: the handle of a run's working signs is stored with the run, and a
+// process that recovers the run after a crash takes those signs down before it tells the thread.
+func TestCrashedRunSignsComeDown(t *testing.T) {
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "bot.db"), store.Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	d := &fakeDrawer{block: make(chan struct{})}
+	crashed := New(st, d, fakeRenderer{}, nil, Options{}, nil)
+	defer crashed.Close(context.Background())
+	defer close(d.block)
+	crashed.Handle(context.Background(), signingRecorder{newRecorder(), make(chan string, 4)}, Message{Key: thread, EventID: "e1", Text: "draw"})
+
+	// The run is drawing: its signs' handle reaches the store beside it.
+	deadline := time.Now().Add(10 * time.Second)
+	var runs []store.Run
+	for time.Now().Before(deadline) {
+		if runs, err = st.Runs(context.Background(), store.RunRunning); err == nil && len(runs) == 1 && runs[0].Sign != "" {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if len(runs) != 1 || runs[0].Sign != "status-e1" {
+		t.Fatalf("running runs = %+v, %v; want one with sign status-e1", runs, err)
+	}
+
+	// The process is gone without a word (its lease lapses); the next one recovers the run.
+	if _, err := st.ReleaseOwner(context.Background(), "excalibot"); err != nil {
+		t.Fatal(err)
+	}
+	rec := signingRecorder{newRecorder(), make(chan string, 4)}
+	next := New(st, d, fakeRenderer{}, nil, Options{}, nil)
+	defer next.Close(context.Background())
+	next.Register(rec)
+	if err := next.Recover(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-rec.cleared:
+		if want := thread.String() + "|status-e1"; got != want {
+			t.Errorf("ClearSign got %q, want %q", got, want)
+		}
+	default:
+		t.Error("Recover did not take down the crashed run's working signs")
+	}
+	if r := rec.last(thread); !strings.Contains(r.Text, "restarted while working") {
+		t.Errorf("after recovery the thread got %q", r.Text)
+	}
+}

@@ -72,6 +72,20 @@ type Status interface {
 	Finish(ctx context.Context) error
 }
 
+// SignedStatus is a Status that can name its signs in a short string (Telegram: the status
+// message's id), which the core stores with the run. If the process dies before Finish, the next
+// one hands that string to the adapter's ClearSign.
+type SignedStatus interface {
+	Status
+	Sign() string
+}
+
+// SignClearer is an Adapter that can take down the working signs a dead process left behind,
+// given what their SignedStatus said.
+type SignClearer interface {
+	ClearSign(ctx context.Context, key ThreadKey, sign string) error
+}
+
 // Adapter is what the core needs from a chat platform. Methods may be called concurrently for
 // different threads; for one thread the core calls them in order.
 type Adapter interface {

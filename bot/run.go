@@ -52,6 +52,7 @@ func (b *Bot) draw(ctx context.Context, jobs []job) {
 		return
 	}
 	defer release()
+	status.attach(run.ID)
 	started := b.opt.Now()
 	observe := func(state store.RunState, detail string) {
 		outcome := string(state)

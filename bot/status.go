@@ -17,6 +17,7 @@ type statusLine struct {
 	b    *Bot
 	key  string
 	wake chan struct{} // a new text is waiting
+	run  chan int64    // the run's id, once it is recorded (attach)
 	stop chan struct{} // closed by finish
 	done chan struct{} // closed when the goroutine has taken the signs down
 
@@ -26,9 +27,18 @@ type statusLine struct {
 
 // working starts showing that work on msg is under way; finish takes the signs down.
 func (b *Bot) working(ctx context.Context, a Adapter, msg Message) *statusLine {
-	s := &statusLine{b: b, key: msg.Key.String(), wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
-	go s.run(ctx, a, msg)
+	s := &statusLine{b: b, key: msg.Key.String(), wake: make(chan struct{}, 1), run: make(chan int64, 1),
+		stop: make(chan struct{}), done: make(chan struct{})}
+	go s.show(ctx, a, msg)
 	return s
+}
+
+// attach names the run the signs belong to, so that their handle (SignedStatus) is stored with it.
+func (s *statusLine) attach(runID int64) {
+	select {
+	case s.run <- runID:
+	default: // attached already
+	}
 }
 
 // update asks for text to be shown; it returns at once.
@@ -48,7 +58,7 @@ func (s *statusLine) finish() {
 	<-s.done
 }
 
-func (s *statusLine) run(ctx context.Context, a Adapter, msg Message) {
+func (s *statusLine) show(ctx context.Context, a Adapter, msg Message) {
 	defer close(s.done)
 	st, err := a.Working(ctx, msg)
 	if err != nil || st == nil {
@@ -66,6 +76,11 @@ func (s *statusLine) run(ctx context.Context, a Adapter, msg Message) {
 			s.b.log.Debug("finish status", "thread", s.key, "err", err)
 		}
 	}()
+	if ss, ok := st.(SignedStatus); ok {
+		if !s.recordSign(ctx, ss.Sign()) {
+			return
+		}
+	}
 	var shown string
 	var last time.Time
 	var later <-chan time.Time // set while a text waits for the interval to pass
@@ -97,5 +112,24 @@ func (s *statusLine) run(ctx context.Context, a Adapter, msg Message) {
 			s.b.log.Debug("update status", "thread", s.key, "err", err)
 		}
 		shown, last = text, time.Now()
+	}
+}
+
+// recordSign stores the signs' handle with the run once the run is recorded, off the run's path.
+// It returns false when the run ended first.
+func (s *statusLine) recordSign(ctx context.Context, sign string) bool {
+	if sign == "" {
+		return true
+	}
+	select {
+	case id := <-s.run:
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := s.b.store.SetRunSign(rctx, id, sign); err != nil {
+			s.b.log.Debug("record the working signs with the run", "thread", s.key, "run", id, "err", err)
+		}
+		return true
+	case <-s.stop:
+		return false
 	}
 }
