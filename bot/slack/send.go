@@ -118,6 +118,36 @@ func (s *status) Finish(ctx context.Context) error {
 	return nil
 }
 
+// Sign implements bot.SignedStatus: the reacted message's ts and the status line's ts ("-" for a
+// sign that is not there), separated by a space; the channel is in the thread key.
+func (s *status) Sign() string {
+	r, st := "-", "-"
+	if s.reacted {
+		r = s.msgTS
+	}
+	if s.statusTS != "" {
+		st = s.statusTS
+	}
+	return r + " " + st
+}
+
+// ClearSign implements bot.SignClearer: it removes the reaction and deletes the status line of a
+// run that a dead process left behind.
+func (a *Adapter) ClearSign(ctx context.Context, key bot.ThreadKey, sign string) error {
+	r, st, ok := strings.Cut(sign, " ")
+	if !ok || r == "" || st == "" {
+		return fmt.Errorf("slack: %q is not a working sign", sign)
+	}
+	s := &status{a: a, channel: key.Channel}
+	if r != "-" {
+		s.msgTS, s.reacted = r, true
+	}
+	if st != "-" {
+		s.statusTS = st
+	}
+	return s.Finish(ctx)
+}
+
 // Send posts a reply into the thread named by key. Files (the PNG first) are uploaded with
 // files.getUploadURLExternal and the upload URL, then shared into the thread with one
 // files.completeUploadExternal call. Without links the summary is the files' comment; with an
@@ -348,3 +378,8 @@ func truncate(s string, n int) string {
 	}
 	return cut + "…"
 }
+
+var (
+	_ bot.SignedStatus = (*status)(nil)
+	_ bot.SignClearer  = (*Adapter)(nil)
+)

@@ -83,3 +83,31 @@ func TestStatusUpdatesAreSpaced(t *testing.T) {
 		t.Errorf("status text not escaped: %v", c)
 	}
 }
+
+// TestClearSign: the reaction and status line a dead process left are taken down by the next one
+// from the handle the status gave (the core stores it with the run).
+func TestClearSign(t *testing.T) {
+	e := start(t, ModeSocket, newRecorder(), nil)
+	p := e.fake.Post(slackfake.UserMessage{Channel: "C1", Text: "<@U0BOT> draw"})
+	key := bot.ThreadKey{Platform: Platform, Workspace: "T0FAKE", Channel: "C1", Thread: p.TS}
+	st, err := e.a.Working(e.ctx, bot.Message{Key: key, ID: p.TS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sign := st.(bot.SignedStatus).Sign()
+	if len(e.fake.Reactions("C1", p.TS)) != 1 || len(e.fake.Thread("C1", p.TS)) != 2 {
+		t.Fatal("the working signs are not up")
+	}
+	// The process dies here: no Finish. The next one clears the sign.
+	must(t, e.a.ClearSign(e.ctx, key, sign))
+	if got := threadShape(t, e.fake.Thread("C1", p.TS)); len(got) != 1 {
+		t.Errorf("thread after ClearSign = %q, want only the request", got)
+	}
+	if got := e.fake.Reactions("C1", p.TS); len(got) != 0 {
+		t.Errorf("reactions after ClearSign = %v", got)
+	}
+	must(t, e.a.ClearSign(e.ctx, key, sign)) // gone already: no error
+	if err := e.a.ClearSign(e.ctx, key, "garbage"); err == nil {
+		t.Error("ClearSign accepted a sign it never gave")
+	}
+}

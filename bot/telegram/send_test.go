@@ -281,3 +281,36 @@ func TestWorkingEndsWithItsContext(t *testing.T) {
 		t.Errorf("status message %+v, want it deleted", msgs)
 	}
 }
+
+// TestClearSign: the status message a dead process left is deleted by the next one from the
+// handle the status gave (the core stores it with the run).
+func TestClearSign(t *testing.T) {
+	a, fake, _ := sendOnly(t)
+	a.actionEvery = time.Hour
+	st, err := a.Working(t.Context(), bot.Message{Key: dmKey, ID: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sign := st.(bot.SignedStatus).Sign()
+	if sign == "" {
+		t.Fatal("the status names no sign, though its message was sent")
+	}
+	// The process dies here: no Finish. The next one clears the sign.
+	next, err := New(Config{Token: token, APIURL: fake.URL + "/", RequestTimeout: 60 * time.Second}, newRecorder(), slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := next.ClearSign(t.Context(), dmKey, sign); err != nil {
+		t.Fatal(err)
+	}
+	if msgs := fake.Messages(dmChat.ID); len(msgs) != 1 || !msgs[0].Deleted {
+		t.Errorf("status message %+v, want it deleted", msgs)
+	}
+	if err := next.ClearSign(t.Context(), dmKey, sign); err != nil {
+		t.Errorf("clearing a sign that is gone already: %v", err)
+	}
+	if err := next.ClearSign(t.Context(), dmKey, "not-a-message"); err == nil {
+		t.Error("ClearSign accepted a sign that is no message id")
+	}
+	st.Finish(t.Context())
+}

@@ -2,6 +2,7 @@ package telegram
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -145,20 +146,53 @@ func (s *status) Finish(ctx context.Context) error {
 	s.finish.Do(func() {
 		close(s.stop)
 		<-s.done
-		if s.msgID == 0 {
-			return
-		}
-		err = s.a.call(ctx, "deleteMessage", func(ctx context.Context) error {
-			_, err := s.a.client.DeleteMessage(ctx, &tg.DeleteMessageParams{ChatID: s.d.chat, MessageID: s.msgID})
-			return err
-		})
-		if err != nil && strings.Contains(err.Error(), "message to delete not found") {
-			err = nil // someone removed it already
+		if s.msgID != 0 {
+			err = s.a.deleteStatus(ctx, s.d.chat, s.msgID)
 		}
 	})
+	return err
+}
+
+// Sign implements bot.SignedStatus: the status message's id (the chat is in the thread key), or
+// "" when it could not be sent. The chat action needs no taking down: it lapses by itself.
+func (s *status) Sign() string {
+	if s.msgID == 0 {
+		return ""
+	}
+	return strconv.Itoa(s.msgID)
+}
+
+// ClearSign implements bot.SignClearer: it deletes the status message of a run that a dead process
+// left behind.
+func (a *Adapter) ClearSign(ctx context.Context, key bot.ThreadKey, sign string) error {
+	d, err := destOf(key)
+	if err != nil {
+		return err
+	}
+	id, err := strconv.Atoi(sign)
+	if err != nil || id <= 0 {
+		return fmt.Errorf("telegram: %q is not a status message id", sign)
+	}
+	return a.deleteStatus(ctx, d.chat, id)
+}
+
+// deleteStatus deletes status message id of chat; one already gone is no error.
+func (a *Adapter) deleteStatus(ctx context.Context, chat int64, id int) error {
+	err := a.call(ctx, "deleteMessage", func(ctx context.Context) error {
+		_, err := a.client.DeleteMessage(ctx, &tg.DeleteMessageParams{ChatID: chat, MessageID: id})
+		return err
+	})
+	if err != nil && strings.Contains(err.Error(), "message to delete not found") {
+		return nil // someone removed it already
+	}
 	return err
 }
 
 // signTimeout bounds each call for the working signs: they are best effort, and the run waits
 // for Working before it starts, so a slow Telegram must not hold the drawing up for long.
 func (a *Adapter) signTimeout() time.Duration { return min(a.cfg.RequestTimeout, 10*time.Second) }
+
+var (
+	_ bot.SignedStatus = (*status)(nil)
+	_ bot.SignClearer  = (*Adapter)(nil)
+)

@@ -138,9 +138,23 @@ func TestFaultBotKilled(t *testing.T) {
 		t.Fatalf("before the kill: %d answers, errors %q", len(posted), errs)
 	}
 
-	// SIGKILL in the middle of the next run, while the model is answering its second turn.
+	// SIGKILL in the middle of the next run, while the model is answering its second turn. The
+	// run's working signs are up then: its status line, and the reaction on the request.
 	var chromes []int
+	var statusLines, reacted []string // ts of each
+	earlier := map[string]bool{}      // the thread before the run: the first answer
+	for _, m := range sl.fake.Thread(th.chat, th.root) {
+		earlier[m.TS] = true
+	}
 	model.SetResponder(onStep(msgTag(n, 2), 1, func() {
+		for _, m := range sl.fake.Thread(th.chat, th.root) {
+			if m.BotID != "" && !earlier[m.TS] {
+				statusLines = append(statusLines, m.TS)
+			}
+			if m.BotID == "" && len(sl.fake.Reactions(th.chat, m.TS)) > 0 {
+				reacted = append(reacted, m.TS)
+			}
+		}
 		chromes = descendants(first.cmd.Process.Pid)
 		first.kill()
 	}))
@@ -177,8 +191,6 @@ func TestFaultBotKilled(t *testing.T) {
 	second := startBot(t, bin, env, addr)
 	waitLong(t, "the new process's Socket Mode connection", func() bool { return sl.fake.Connections() > connections },
 		func() string { return second.logs.String() })
-	// The killed process's working sign stays in the thread (nothing knows its message any
-	// more; see docs/reliability.md), so the waits below look at the replies, not at it.
 	var answers []answer
 	replies := func(wantAnswers, wantErrs int) func() bool {
 		return func() bool {
@@ -196,6 +208,20 @@ func TestFaultBotKilled(t *testing.T) {
 	t.Logf("notice: %s", errs[0])
 	checkNotice(t, errs[0], "restarted", "Nothing in the diagram changed")
 	checkHealthy(t, addr)
+	// The new process took the killed run's signs down (the store kept their handle with the run).
+	if len(statusLines) == 0 || len(reacted) == 0 {
+		t.Errorf("at the kill: status lines %v, reacted requests %v; want the run's signs up", statusLines, reacted)
+	}
+	for _, ts := range statusLines {
+		if m, ok := sl.fake.Message(th.chat, ts); !ok || !m.Deleted {
+			t.Errorf("the killed run's status line %s (%q) is still in the thread", ts, m.Text)
+		}
+	}
+	for _, ts := range reacted {
+		if r := sl.fake.Reactions(th.chat, ts); len(r) > 0 {
+			t.Errorf("the killed run's request %s still has reactions %v", ts, r)
+		}
+	}
 
 	// The thread is known from the store: a follow-up without a mention draws on.
 	sl.say(t, th, n, "draw a box "+msgTag(n, 2))
