@@ -76,11 +76,17 @@ func (s *statusLine) show(ctx context.Context, a Adapter, msg Message) {
 			s.b.log.Debug("finish status", "thread", s.key, "err", err)
 		}
 	}()
+	// The signs' handle is stored with the run once the run is recorded and has gone on for
+	// signDelay (see recordSign).
+	var sign string
+	var attached <-chan int64
 	if ss, ok := st.(SignedStatus); ok {
-		if !s.recordSign(ctx, ss.Sign()) {
-			return
+		if sign = ss.Sign(); sign != "" {
+			attached = s.run
 		}
 	}
+	var runID int64
+	var signAt <-chan time.Time
 	var shown string
 	var last time.Time
 	var later <-chan time.Time // set while a text waits for the interval to pass
@@ -88,6 +94,13 @@ func (s *statusLine) show(ctx context.Context, a Adapter, msg Message) {
 		select {
 		case <-s.stop:
 			return
+		case runID = <-attached:
+			attached, signAt = nil, time.After(signDelay)
+			continue
+		case <-signAt:
+			signAt = nil
+			s.recordSign(ctx, runID, sign)
+			continue
 		case <-s.wake:
 		case <-later:
 			later = nil
@@ -115,21 +128,18 @@ func (s *statusLine) show(ctx context.Context, a Adapter, msg Message) {
 	}
 }
 
-// recordSign stores the signs' handle with the run once the run is recorded, off the run's path.
-// It returns false when the run ended first.
-func (s *statusLine) recordSign(ctx context.Context, sign string) bool {
-	if sign == "" {
-		return true
+// signDelay is how long a run goes on before its signs' handle is stored with it. Most runs
+// that end sooner never pay the extra commit (a fifth per picture, which could hold up the
+// revision's commit on SQLite); a crash in a run's first second leaves its signs up.
+const signDelay = time.Second
+
+// recordSign stores the signs' handle with run id.
+func (s *statusLine) recordSign(ctx context.Context, id int64, sign string) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := s.b.store.SetRunSign(rctx, id, sign); err != nil {
+		s.b.log.Debug("record the working signs with the run", "thread", s.key, "run", id, "err", err)
+		return
 	}
-	select {
-	case id := <-s.run:
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if err := s.b.store.SetRunSign(rctx, id, sign); err != nil {
-			s.b.log.Debug("record the working signs with the run", "thread", s.key, "run", id, "err", err)
-		}
-		return true
-	case <-s.stop:
-		return false
-	}
+	s.b.log.Debug("working signs recorded with the run", "thread", s.key, "run", id)
 }

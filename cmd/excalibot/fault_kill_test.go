@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -147,6 +148,15 @@ func TestFaultBotKilled(t *testing.T) {
 		earlier[m.TS] = true
 	}
 	model.SetResponder(onStep(msgTag(n, 2), 1, func() {
+		// A run stores its signs' handle once it has gone on for a second (bot's signDelay). This
+		// runs in the fake model's goroutine, where the test may not stop: it only reports.
+		for deadline := time.Now().Add(faultWait); !strings.Contains(first.logs.String(), "working signs recorded with the run"); {
+			if time.Now().After(deadline) {
+				t.Errorf("the run's working signs were not recorded with it within %s", faultWait)
+				break
+			}
+			time.Sleep(15 * time.Millisecond)
+		}
 		for _, m := range sl.fake.Thread(th.chat, th.root) {
 			if m.BotID != "" && !earlier[m.TS] {
 				statusLines = append(statusLines, m.TS)
