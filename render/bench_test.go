@@ -240,7 +240,7 @@ func freshTabRender(ctx context.Context, r *Renderer, doc []byte) (time.Duration
 		if _, err := chromedp.Navigate(r.srv.url)(ctx, t); err != nil {
 			return pngReply{}, err
 		}
-		return chromedp.Evaluate[pngReply](jobExpr(j.id, in), chromedp.EvalAwaitPromise)(ctx, t)
+		return chromedp.Evaluate[pngReply](jobExpr(j.id, jobArg(in)), chromedp.EvalAwaitPromise)(ctx, t)
 	})
 	if err != nil {
 		return 0, err

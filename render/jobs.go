@@ -128,24 +128,28 @@ const (
 	gzipJobMax = 32 << 10
 )
 
-// jobExpr is the expression that runs job id in the page, with its input inline when it is small.
-// The input is a string literal (JSON text, or base64 of gzipped JSON) that the page decodes and
-// parses, so no part of the document runs as code.
-func jobExpr(id string, in []byte) string {
+// jobArg is the input that travels with the call that runs a job, as the text to put after the
+// job's id in that call: its JSON when it is small, base64 of it gzipped when that is short enough,
+// else nothing (the page fetches the job). It is a string literal that the page decodes and parses,
+// so no part of the document runs as code. A render computes it once for all its attempts.
+func jobArg(in []byte) string {
 	if len(in) <= inlineJobMax {
 		lit, err := json.Marshal(string(in))
 		if err == nil { // cannot fail for a string; fetching works for any input
-			return fmt.Sprintf("ExcalidrawRender.job(%q, %s)", id, lit)
+			return ", " + string(lit)
 		}
 	}
 	// Scene JSON compresses 10-15x (images in it far less): past 16x the limit, don't try.
 	if len(in) <= 16*gzipJobMax {
 		if gz, ok := gzipBase64(in, gzipJobMax); ok {
-			return fmt.Sprintf("ExcalidrawRender.job(%q, {gzip: %q})", id, gz)
+			return fmt.Sprintf(", {gzip: %q}", gz)
 		}
 	}
-	return fmt.Sprintf("ExcalidrawRender.job(%q)", id)
+	return ""
 }
+
+// jobExpr is the expression that runs job id in the page, with arg from jobArg.
+func jobExpr(id, arg string) string { return fmt.Sprintf("ExcalidrawRender.job(%q%s)", id, arg) }
 
 // gzipBase64 returns in gzipped (fastest level: JSON shrinks about 14x either way) and in base64,
 // or false when that is longer than max.

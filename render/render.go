@@ -321,7 +321,7 @@ type pngReply struct {
 	// Canvas is "reused" when the tab drew on the pixels of its previous render (same size), else
 	// "new": allocating them is most of a small render's drawing time on a VM.
 	Canvas string `json:"canvas"`
-	// Transport says how the job reached the page: "inline", "gzip" or "fetch" (see jobExpr).
+	// Transport says how the job reached the page: "inline", "gzip" or "fetch" (see jobArg).
 	Transport string `json:"transport"`
 	// Stages splits a render into prepare, draw and encode (which add up to MS); free (keeping or
 	// releasing the canvas), the page's fetch of the job and upload of the picture, job (all the
@@ -406,6 +406,7 @@ func (r *Renderer) job(ctx context.Context, fn string, doc []byte, opts Options,
 	// The picture may exceed MaxBytes when the page gives up shrinking it, and an SVG carries the
 	// scene (pretty-printed) and its fonts, so it can be a few times the document's size.
 	maxOut := int64(4*MaxBytes + 4*len(doc))
+	arg := jobArg(in)
 	var body []byte
 	err = r.retry(ctx, out, func() ([]byte, error) {
 		j, err := r.srv.jobs.add(in, maxOut)
@@ -413,7 +414,7 @@ func (r *Renderer) job(ctx context.Context, fn string, doc []byte, opts Options,
 			return nil, err
 		}
 		defer r.srv.jobs.remove(j)
-		raw, err := r.evalOnce(ctx, jobExpr(j.id, in))
+		raw, err := r.evalOnce(ctx, jobExpr(j.id, arg))
 		body = j.result()
 		return raw, err
 	})

@@ -396,7 +396,7 @@ const gunzip = async (b64) => {
 // job is small (input: JSON text, or {gzip: base64} of it) or fetches it from /job/<id> on the
 // page's own server, and posts the picture back there. Only the small answer crosses CDP: a CDP
 // message costs about 1 ms up to 16 KB and 5-10 ms at 64 KB, a loopback request 5-9 ms at any
-// size (measured; the Go side picks the way, see jobExpr).
+// size (measured; the Go side picks the way, see jobArg).
 const job = (id, input) =>
   guard(async () => {
     const url = `/job/${encodeURIComponent(id)}`;
