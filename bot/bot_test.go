@@ -150,13 +150,20 @@ type harness struct {
 	n      int
 }
 
-func newHarness(t *testing.T, opt Options, r Renderer) *harness {
+// tempStore opens a SQLite store in the test's temporary directory, closed when the test ends.
+func tempStore(t *testing.T) *sqlite.Store {
 	t.Helper()
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "bot.db"), store.Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func newHarness(t *testing.T, opt Options, r Renderer) *harness {
+	t.Helper()
+	st := tempStore(t)
 	if r == nil {
 		r = fakeRenderer{}
 	}
@@ -416,12 +423,7 @@ func TestRenderFailureStillDelivers(t *testing.T) {
 }
 
 func TestCloseInterruptsAndRecoverTells(t *testing.T) {
-	dir := t.TempDir()
-	st, err := sqlite.Open(context.Background(), filepath.Join(dir, "bot.db"), store.Options{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := tempStore(t)
 	rec := newRecorder()
 	d := &fakeDrawer{block: make(chan struct{})}
 	b := New(st, d, fakeRenderer{}, nil, Options{}, nil)
@@ -507,11 +509,7 @@ func (s signedStatus) Sign() string { return s.sign }
 // TestCrashedRunSignsComeDown: the handle of a run's working signs is stored with the run, and a
 // process that recovers the run after a crash takes those signs down before it tells the thread.
 func TestCrashedRunSignsComeDown(t *testing.T) {
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "bot.db"), store.Options{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := tempStore(t)
 	d := &fakeDrawer{block: make(chan struct{})}
 	crashed := New(st, d, fakeRenderer{}, nil, Options{}, nil)
 	defer crashed.Close(context.Background())
@@ -521,6 +519,7 @@ func TestCrashedRunSignsComeDown(t *testing.T) {
 	// The run is drawing: its signs' handle reaches the store beside it.
 	deadline := time.Now().Add(10 * time.Second)
 	var runs []store.Run
+	var err error
 	for time.Now().Before(deadline) {
 		if runs, err = st.Runs(context.Background(), store.RunRunning); err == nil && len(runs) == 1 && runs[0].Sign != "" {
 			break

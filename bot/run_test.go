@@ -108,11 +108,7 @@ func TestRequestCommits(t *testing.T) {
 // TestSharedStoreTakesTheLease: with replicas on one database, a run holds the thread's lease
 // while it draws, so another replica's run of the thread waits.
 func TestSharedStoreTakesTheLease(t *testing.T) {
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "bot.db"), store.Options{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := tempStore(t)
 	d := &fakeDrawer{block: make(chan struct{})}
 	b := New(&countingStore{Store: st}, d, fakeRenderer{}, nil, Options{}, nil)
 	rec := newRecorder()
@@ -120,7 +116,7 @@ func TestSharedStoreTakesTheLease(t *testing.T) {
 	for len(func() []string { d.mu.Lock(); defer d.mu.Unlock(); return d.prompts }()) == 0 {
 		time.Sleep(time.Millisecond)
 	}
-	_, err = st.StartRun(context.Background(), store.StartRunRequest{Key: storeKey(thread), Owner: "replica2", Lease: time.Minute})
+	_, err := st.StartRun(context.Background(), store.StartRunRequest{Key: storeKey(thread), Owner: "replica2", Lease: time.Minute})
 	if !errors.Is(err, store.ErrLeaseHeld) {
 		t.Errorf("another replica's run while drawing: got %v, want ErrLeaseHeld", err)
 	}

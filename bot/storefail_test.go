@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -46,11 +45,7 @@ func (d *downStore) Undo(ctx context.Context, key store.ThreadKey, from int64) (
 // TestStoreDownSaysSoPlainly: when the database fails, the thread hears that in plain words (not a
 // driver's message), the operator's log gets the driver's words, and nothing stored changes.
 func TestStoreDownSaysSoPlainly(t *testing.T) {
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "bot.db"), store.Options{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := tempStore(t)
 	ds := &downStore{Store: st}
 	var logs strings.Builder
 	h := &harness{store: st, rec: newRecorder(), drawer: &fakeDrawer{}}
