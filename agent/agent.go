@@ -108,7 +108,7 @@ const (
 	StopRepeatedFailure StopReason = "repeated_failure"
 	StopUnreadableCalls StopReason = "unreadable_calls" // Ollama could not read the model's calls, also after a retry
 	StopNoChange        StopReason = "no_change"        // asked to draw, the model answered without changing the scene
-	StopError           StopReason = "error" // the model failed; Run also returns the error
+	StopError           StopReason = "error"            // the model failed; Run also returns the error
 )
 
 // StepKind tells what a Step records.
