@@ -94,7 +94,7 @@ type run struct {
 	req       Request
 	res       Result
 	specs     map[string]tools.Spec
-	known     map[string]bool // every tool name of the toolbox
+	known     toolTypes // every tool of the toolbox, with its parameters' types
 	names     []string
 	start     time.Time
 	failed    string // key of the last failing call
@@ -118,12 +118,12 @@ func (a *Agent) Run(ctx context.Context, req Request) (Result, error) {
 	if req.Tools == nil {
 		return Result{}, errors.New("agent run: no tools")
 	}
-	r := &run{a: a, req: req, start: a.cfg.Now(), specs: map[string]tools.Spec{}, known: map[string]bool{},
-		corrected: map[string]bool{}}
+	r := &run{a: a, req: req, start: a.cfg.Now(), specs: map[string]tools.Spec{}, corrected: map[string]bool{}}
 	all := req.Tools.Specs()
 	for _, s := range all {
-		r.specs[s.Name], r.known[s.Name] = s, true
+		r.specs[s.Name] = s
 	}
+	r.known = typesOf(all)
 	specs := offered(all, a.cfg.AllTools)
 	for _, s := range specs {
 		r.names = append(r.names, s.Name)

@@ -32,7 +32,7 @@ type textCall struct {
 
 type callReader struct {
 	s     string
-	known map[string]bool
+	known toolTypes
 	taken []span
 	found []textCall
 	// wrapped: the text carries a call wrapper, so a JSON object that only names a tool is a call.
@@ -41,7 +41,7 @@ type callReader struct {
 
 // parseTextCalls returns the tool calls written in content (known: the toolbox's tool names) and
 // the content without them, without call wrappers and without control tokens.
-func parseTextCalls(content string, known map[string]bool) (calls []ToolCall, rest string) {
+func parseTextCalls(content string, known toolTypes) (calls []ToolCall, rest string) {
 	content = stripThinking(content)
 	r := &callReader{s: content, known: known, wrapped: callWrapper.MatchString(content)}
 	r.deepSeek()
@@ -50,6 +50,7 @@ func parseTextCalls(content string, known map[string]bool) (calls []ToolCall, re
 	r.mistral()
 	r.glm()
 	r.functionGemma()
+	r.xmlTool()
 	r.python()
 	r.brokenTagged()
 	r.json()
@@ -61,7 +62,7 @@ func parseTextCalls(content string, known map[string]bool) (calls []ToolCall, re
 }
 
 // callWrapper matches the tags and markers that announce a call.
-var callWrapper = regexp.MustCompile(`(?i)<tool_calls?>|<tools?>|<function_calls?>|<function=|<response>|\[TOOL_CALLS\]|<\|python_tag\|>|functools\[|<\|tool_calls?\|>|<\|tool_call_start\|>|tool▁call|<start_function_call>|` + "```(?:tool_calls?|tool_code|function_call)")
+var callWrapper = regexp.MustCompile(`(?i)<tool_?calls?>|<tools?>|<function_calls?>|<function=|<response>|\[TOOL_CALLS\]|<\|python_tag\|>|functools\[|<\|tool_calls?\|>|<\|tool_call_start\|>|tool▁call|<start_function_call>|` + "```(?:tool_calls?|tool_code|function_call)")
 
 func (r *callReader) isTaken(i int) bool {
 	for _, t := range r.taken {
@@ -147,7 +148,7 @@ func (r *callReader) brokenTagged() {
 }
 
 var (
-	taggedBlock = regexp.MustCompile(`(?s)<tool_call>(.*?)(?:</tool_call>|$)`)
+	taggedBlock = regexp.MustCompile(`(?s)<tool_?call>(.*?)(?:</tool_?call>|$)`)
 	nameField   = regexp.MustCompile(`["']name["']\s*:\s*["']([A-Za-z0-9_.\-]{1,64})["']`)
 )
 
@@ -209,7 +210,7 @@ func (r *callReader) callFromObject(obj map[string]any) ([]ToolCall, bool) {
 		// {"create_graph": {…}}: a known tool as the only key.
 		if len(obj) == 1 {
 			for k, v := range obj {
-				if _, isObj := v.(map[string]any); isObj && r.known[toolName(k)] {
+				if _, isObj := v.(map[string]any); isObj && r.known.has(toolName(k)) {
 					return []ToolCall{r.callWithArgs(toolName(k), v)}, true
 				}
 			}
@@ -221,7 +222,7 @@ func (r *callReader) callFromObject(obj map[string]any) ([]ToolCall, bool) {
 			return []ToolCall{r.callWithArgs(name, a)}, true
 		}
 	}
-	if !r.known[name] && !r.wrapped {
+	if !r.known.has(name) && !r.wrapped {
 		return nil, false // {"name": "Alice"} in prose is data, not a call
 	}
 	// No arguments key: the other fields are the arguments ({"name":"get_scene"} or a flattened call).

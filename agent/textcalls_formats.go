@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+
+	"github.com/excalibot/excalibot/tools"
 )
 
 // The call formats below are not JSON values of their own: each model family's markers say where
@@ -26,8 +28,9 @@ var (
 	// GLM 4.5: <tool_call>NAME<arg_key>k</arg_key><arg_value>v</arg_value>…</tool_call>.
 	glmPair = regexp.MustCompile(`(?s)<arg_key>(.*?)</arg_key>\s*<arg_value>(.*?)</arg_value>`)
 	// FunctionGemma: <start_function_call>call:NAME{k:<escape>v<escape>}<end_function_call>.
-	gemmaCall   = regexp.MustCompile(`(?s)<start_function_call>\s*call:([A-Za-z0-9_.\-]{1,64})\s*(\{.*?\})\s*(?:<end_function_call>|$)`)
-	gemmaEscape = regexp.MustCompile(`(?s)<escape>(.*?)<escape>`)
+	gemmaCall   = regexp.MustCompile(`(?:<start_function_call>|<\|tool_call>|^|\s)\s*call:([A-Za-z0-9_.\-]{1,64})\s*\{`)
+	gemmaEnd    = regexp.MustCompile(`<end_function_call>|<tool_call\|>|<\|tool_call\|>`)
+	gemmaEscape = regexp.MustCompile(`(?s)<escape>(.*?)<escape>|<\|"\|>(.*?)<\|"\|>`)
 	// A Python-style call: the name of a tool followed by an opening parenthesis.
 	pythonCall = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?)\s*\(`)
 )
@@ -95,7 +98,7 @@ func (r *callReader) functionEq() {
 		if strings.Contains(body, "<parameter=") {
 			args := map[string]any{}
 			for _, p := range parameterTag.FindAllStringSubmatch(body, -1) {
-				args[p[1]] = paramValue(p[2])
+				args[p[1]] = r.known.value(name, p[1], p[2])
 			}
 			r.take(at, r.callWithArgs(name, args))
 			continue
@@ -104,16 +107,60 @@ func (r *callReader) functionEq() {
 	}
 }
 
-// paramValue reads a value written between XML-style tags: JSON when the whole text is a JSON
-// value (numbers, lists, objects), else the text itself without the newlines around it.
-func paramValue(s string) any {
-	t := strings.TrimSuffix(strings.TrimPrefix(s, "\n"), "\n")
-	if v, n, err := readLiteral(t); err == nil && strings.TrimSpace(t[n:]) == "" {
-		if _, isStr := v.(string); !isStr {
+// toolTypes maps each tool of the toolbox to the JSON Schema types of its parameters.
+type toolTypes map[string]map[string]string
+
+func (t toolTypes) has(name string) bool { return t[name] != nil }
+
+func typesOf(specs []tools.Spec) toolTypes {
+	out := make(toolTypes, len(specs))
+	for _, s := range specs {
+		var schema struct {
+			Properties map[string]struct {
+				Type any `json:"type"`
+			} `json:"properties"`
+		}
+		_ = json.Unmarshal(s.Parameters, &schema)
+		params := map[string]string{}
+		for k, p := range schema.Properties {
+			if ty, ok := p.Type.(string); ok {
+				params[k] = ty
+			}
+		}
+		out[s.Name] = params
+	}
+	return out
+}
+
+// value reads an argument written between XML-style tags as its parameter's type says: numbers
+// and booleans for such parameters, a list or object when the text is one in JSON, else the text
+// without the newlines around it (as Ollama's own parsers do; the tools read "160" as 160 anyway).
+func (t toolTypes) value(tool, param, s string) any {
+	text := strings.TrimSuffix(strings.TrimPrefix(s, "\n"), "\n")
+	trim := strings.TrimSpace(text)
+	switch t[tool][param] {
+	case "number", "integer":
+		if v, n, err := readLiteral(trim); err == nil && n == len(trim) {
+			if _, ok := v.(json.Number); ok {
+				return v
+			}
+		}
+	case "boolean":
+		switch strings.ToLower(trim) {
+		case "true":
+			return true
+		case "false":
+			return false
+		}
+	case "string":
+		return text
+	}
+	if trim != "" && (trim[0] == '[' || trim[0] == '{') {
+		if v, n, err := readLiteral(trim); err == nil && strings.TrimSpace(trim[n:]) == "" {
 			return v
 		}
 	}
-	return t
+	return text
 }
 
 func (r *callReader) mistral() {
@@ -172,22 +219,37 @@ func (r *callReader) glm() {
 		}
 		args := map[string]any{}
 		for _, p := range glmPair.FindAllStringSubmatch(inner, -1) {
-			args[strings.TrimSpace(p[1])] = paramValue(p[2])
+			args[strings.TrimSpace(p[1])] = r.known.value(toolName(name), strings.TrimSpace(p[1]), p[2])
 		}
 		r.take(at, r.callWithArgs(toolName(name), args))
 	}
 }
 
+// functionGemma reads Gemma's call:NAME{k:<escape>v<escape>} (FunctionGemma) and
+// call:NAME{k:<|"|>v<|"|>} (Gemma 4): bare keys, strings between escape markers.
 func (r *callReader) functionGemma() {
 	for _, m := range gemmaCall.FindAllStringSubmatchIndex(r.s, -1) {
-		at := span{m[0], m[1]}
+		bodyAt := m[1] - 1 // the opening brace
+		end := len(r.s)
+		if e := gemmaEnd.FindStringIndex(r.s[bodyAt:]); e != nil {
+			end = bodyAt + e[0]
+		}
+		stop := end
+		if e := gemmaEnd.FindStringIndex(r.s[end:]); e != nil && e[0] == 0 {
+			stop = end + e[1]
+		}
+		at := span{m[0], stop}
 		if r.overlaps(at) {
 			continue
 		}
-		body := gemmaEscape.ReplaceAllStringFunc(r.s[m[4]:m[5]], func(e string) string {
-			q, _ := json.Marshal(gemmaEscape.FindStringSubmatch(e)[1])
+		body := strings.TrimSpace(gemmaEscape.ReplaceAllStringFunc(r.s[bodyAt:end], func(e string) string {
+			sm := gemmaEscape.FindStringSubmatch(e)
+			q, _ := json.Marshal(sm[1] + sm[2])
 			return string(q)
-		})
+		}))
+		if strings.HasPrefix(body, "{{") && strings.HasSuffix(body, "}}") {
+			body = body[1 : len(body)-1] // the braces written twice
+		}
 		r.take(at, r.callWithArgs(toolName(r.s[m[2]:m[3]]), body))
 	}
 }
@@ -196,7 +258,7 @@ func (r *callReader) functionGemma() {
 func (r *callReader) python() {
 	for _, m := range pythonCall.FindAllStringSubmatchIndex(r.s, -1) {
 		name := toolName(r.s[m[2]:m[3]])
-		if !r.known[name] || r.isTaken(m[0]) || (m[0] > 0 && isIdentByte(r.s[m[0]-1])) {
+		if !r.known.has(name) || r.isTaken(m[0]) || (m[0] > 0 && isIdentByte(r.s[m[0]-1])) {
 			continue
 		}
 		args, end, errText := pythonArgs(r.s, m[1])
@@ -263,4 +325,42 @@ func pythonArgs(s string, i int) (map[string]any, int, string) {
 		return nil, p.i, "arguments must be named (name=value), not given by position"
 	}
 	return args, p.i, ""
+}
+
+var (
+	xmlAttr  = regexp.MustCompile(`([A-Za-z_][\w\-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')`)
+	xmlChild = regexp.MustCompile(`(?s)<([A-Za-z_][\w\-]*)>(.*?)</([A-Za-z_][\w\-]*)>`)
+)
+
+// xmlTool reads a call written as an XML element named after a known tool, its arguments as
+// attributes (<run_command command="ls" />) or as child elements (<k>v</k>), as Qwen2.5-Coder
+// writes when a client's prompt showed it XML.
+func (r *callReader) xmlTool() {
+	for name := range r.known {
+		open := regexp.MustCompile(`<` + regexp.QuoteMeta(name) + `((?:\s+[A-Za-z_][\w\-]*\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(/?)>`)
+		for _, m := range open.FindAllStringSubmatchIndex(r.s, -1) {
+			args := map[string]any{}
+			for _, a := range xmlAttr.FindAllStringSubmatch(r.s[m[2]:m[3]], -1) {
+				args[a[1]] = a[2] + a[3]
+			}
+			end := m[1]
+			if m[4] == m[5] { // not self-closing: children up to the closing tag
+				closeTag := "</" + name + ">"
+				c := strings.Index(r.s[m[1]:], closeTag)
+				if c < 0 {
+					continue
+				}
+				for _, ch := range xmlChild.FindAllStringSubmatch(r.s[m[1]:m[1]+c], -1) {
+					if ch[1] == ch[3] {
+						args[ch[1]] = r.known.value(name, ch[1], ch[2])
+					}
+				}
+				end = m[1] + c + len(closeTag)
+			}
+			at := span{m[0], end}
+			if !r.overlaps(at) {
+				r.take(at, r.callWithArgs(name, args))
+			}
+		}
+	}
 }

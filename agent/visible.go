@@ -11,22 +11,25 @@ import (
 // wrapper behind. visibleText removes all of that and keeps the words.
 
 var (
-	thinkBlock = regexp.MustCompile(`(?s)<(think|thinking|reasoning)>.*?(?:</(?:think|thinking|reasoning)>|$)`)
+	thinkBlock = regexp.MustCompile(`(?s)<(?:think|thinking|reasoning)>.*?(?:</(?:think|thinking|reasoning)>|$)|\[THINK\].*?(?:\[/THINK\]|$)`)
 	// A closing tag with no opening one: templates that open the thinking block in the prompt.
-	thinkTail   = regexp.MustCompile(`(?s)^.*?</(?:think|thinking|reasoning)>`)
+	thinkTail   = regexp.MustCompile(`(?s)^.*?(?:</(?:think|thinking|reasoning)>|\[/THINK\])`)
 	controlTok  = regexp.MustCompile(`<\|[^|<>\s]{1,48}\|>|<｜[^｜<>]{1,48}｜>|\[/?(?:INST|TOOL_CALLS|ARGS|CALL_ID|TOOL_RESULTS|AVAILABLE_TOOLS)\]|</?(?:no_tool_call|end_of_turn|start_of_turn|eos|bos|s|start_function_call|end_function_call|escape)>`)
-	wrapperTag  = regexp.MustCompile(`(?i)</?(?:tool_calls?|tools?|function_calls?|function|response|tool_code|tool_response|arg_key|arg_value|parameter)(?:=[^>\s]*)?>`)
-	emptyFence  = regexp.MustCompile("```[A-Za-z0-9_\\-]*\\s*```")
+	wrapperTag  = regexp.MustCompile(`(?i)</?(?:tool_?calls?|tools?|function_calls?|function|response|tool_code|tool_response|arg_key|arg_value|parameter)(?:=[^>\s]*)?>`)
+	emptyFence  = regexp.MustCompile("```\\s*[A-Za-z0-9_\\-]*\\s*```")
 	turnRole    = regexp.MustCompile(`(?m)^(?:model|assistant)\s*$`)
 	actionLine  = regexp.MustCompile(`(?m)^\s*(?:Action|functools|Tool call|Function call)s?\s*:?\s*$`)
 	blankLines  = regexp.MustCompile(`\n{3,}`)
 	punctuation = regexp.MustCompile(`(?m)^[\s\[\](){},;]+$`)
+	// What a list of calls leaves once its calls are taken out: [], [,], [ , ].
+	emptyList = regexp.MustCompile(`\[[\s,;]*\]`)
+	// An element left empty once the call inside it is taken out: <command> </command>.
+	emptyElement = regexp.MustCompile(`<([A-Za-z_][\w\-]*)>\s*</([A-Za-z_][\w\-]*)>`)
 )
 
 // stripThinking drops thinking blocks that some models write into content even with think off.
 func stripThinking(s string) string {
-	if !strings.Contains(s, "</think") && !strings.Contains(s, "<think") && !strings.Contains(s, "reasoning>") &&
-		!strings.Contains(s, "thinking>") {
+	if !strings.Contains(s, "think") && !strings.Contains(s, "THINK]") && !strings.Contains(s, "reasoning>") {
 		return s
 	}
 	s = thinkBlock.ReplaceAllString(s, "")
@@ -41,6 +44,15 @@ func visibleText(s string) string {
 	if strings.ContainsAny(s, "<[`") {
 		s = controlTok.ReplaceAllString(s, "")
 		s = wrapperTag.ReplaceAllString(s, "")
+		s = emptyList.ReplaceAllString(s, "")
+		for range 3 { // nested empty elements, innermost first
+			s = emptyElement.ReplaceAllStringFunc(s, func(e string) string {
+				if m := emptyElement.FindStringSubmatch(e); m[1] == m[2] {
+					return ""
+				}
+				return e
+			})
+		}
 		s = emptyFence.ReplaceAllString(s, "")
 		s = strings.ReplaceAll(s, "functools", "")
 	}
@@ -56,7 +68,7 @@ var callSign = regexp.MustCompile(`(?i)<tool_calls?>|<function[=_]|\[TOOL_CALLS\
 
 // looksLikeCall reports whether text, which yielded no call, still looks like an attempt at one:
 // a call wrapper, a name-and-arguments object, or a tool's name followed by its arguments.
-func looksLikeCall(text string, known map[string]bool) bool {
+func looksLikeCall(text string, known toolTypes) bool {
 	if callSign.MatchString(text) {
 		return true
 	}
