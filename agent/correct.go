@@ -66,12 +66,13 @@ func (r *run) changed() bool {
 }
 
 var (
-	drawWords = regexp.MustCompile(`(?i)\b(draw|diagram|chart|sketch|plot|map|add|make|create|build|show|put|insert|connect|link|rename|relabel|label|remove|delete|drop|change|colou?r|paint|move|replace|redraw|update|turn|swap|split|merge|group|undo|arrows?|box(es)?|nodes?)\b`)
+	drawWords = regexp.MustCompile(`(?i)\b(draw|redraw|sketch|plot|add|make|create|build|put|insert|connect|link|rename|relabel|remove|delete|drop|change|colou?r|paint|move|replace|update|swap|split|merge|group|undo)\b`)
 	smallTalk = regexp.MustCompile(`(?i)^\W*(thanks|thank you|thx|ty|ok|okay|cool|great|nice|perfect|awesome|lgtm|good|hi|hello|hey)\b[\W\s]*$`)
 )
 
 // asksForDrawing tells a request to draw or change something from a question or small talk, which
-// the model may answer in words.
+// the model may answer in words: a statement asks for a drawing, a question only when it asks for
+// a change ("can you add a cache?").
 func asksForDrawing(prompt string) bool {
 	p := strings.TrimSpace(prompt)
 	if p == "" || smallTalk.MatchString(p) {
