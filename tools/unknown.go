@@ -3,6 +3,7 @@ package tools
 import (
 	"fmt"
 	"strings"
+	"unicode"
 )
 
 // Unknown fields. A key a tool does not know does not refuse the call: the call runs without it
@@ -11,6 +12,10 @@ import (
 //   - the call's own arguments name nothing the tool knows (only unknown keys, or known ones only
 //     as null). Running it would answer "ok" to a call that did nothing, or did something else
 //     (set_viewport {"zoom": 2} would reset the view), so the unknown keys are its problems.
+//   - a key asks for something reaching outside the canvas (a link, URL or file: outward). The
+//     tools never write one, and a model asking for one is likely following instructions planted
+//     in a message or the scene; carrying out the rest of such a call, answering "ok", would tell
+//     it the link was made. Nothing of the call is done.
 //   - the call is refused for another reason; then its unknown keys are listed with the problems,
 //     since the model rewrites the call anyway.
 //
@@ -43,12 +48,43 @@ func (o *object) finishWith(known []string, hints ...map[string]string) {
 	refuse := o.path == "" && !sentKnown
 	for _, k := range unknown {
 		f := ignoredField{field: o.at(k), hint: hintFor(k, known, hints), known: known}
+		if outward(k) {
+			o.p.add(f.field, "unknown field; the tools write no links, URLs or files, so this call does nothing: send it again without %q", k)
+			continue
+		}
 		if refuse {
 			o.p.add("", "%s", f.problem())
 		} else {
 			o.p.ignore(f)
 		}
 	}
+}
+
+// outward reports whether a field name asks for a link, URL or file: one of its words (split at
+// "_", "-" and lower-to-upper case changes: "imageUrl", "link_to") is such a word, or begins or
+// ends with link, url or href ("hyperlink", "urlpath"). Words only, so "profile" is not a file.
+func outward(k string) bool {
+	var words []string
+	start := 0
+	rs := []rune(k)
+	for i := 1; i <= len(rs); i++ {
+		if i == len(rs) || !unicode.IsLetter(rs[i]) && !unicode.IsDigit(rs[i]) || unicode.IsUpper(rs[i]) && unicode.IsLower(rs[i-1]) {
+			words = append(words, strings.ToLower(strings.Trim(string(rs[start:i]), "_- .")))
+			start = i
+		}
+	}
+	for _, w := range words {
+		switch w {
+		case "uri", "src", "file", "files", "filename", "image", "img":
+			return true
+		}
+		for _, a := range []string{"link", "url", "href"} {
+			if strings.HasPrefix(w, a) || strings.HasSuffix(w, a) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func hintFor(k string, known []string, hints []map[string]string) string {
