@@ -57,7 +57,7 @@ func (s *Set) updateGraph(w *scene.Scene, o *object) (string, error) {
 	var edgeUpds []edgeUpd
 	for _, e := range edgeObjs {
 		a := decodeEdge(e, s.lim)
-		if !e.has("label") && !e.has("style") && !e.has("arrow") {
+		if a.from != "" && a.to != "" && !e.has("label") && !e.has("style") && !e.has("arrow") {
 			// Only the edge's ends (and perhaps unknown fields): changing nothing is no success.
 			e.p.add(e.path, "nothing to change: give label, style or arrow besides from and to")
 		}

@@ -8,7 +8,7 @@ import (
 
 // Unknown fields. A key a tool does not know does not refuse the call: the call runs without it
 // and its result names what was ignored, with the field the model probably meant, so a small
-// model's stray "colour" costs no turn and still teaches the right name. Two cases refuse:
+// model's stray "colour" costs no turn and still teaches the right name. Three cases differ:
 //   - the call's own arguments name nothing the tool knows (only unknown keys, or known ones only
 //     as null). Running it would answer "ok" to a call that did nothing, or did something else
 //     (set_viewport {"zoom": 2} would reset the view), so the unknown keys are its problems.
