@@ -45,8 +45,18 @@ func (p *literal) space() {
 	}
 }
 
+// literalError says where reading stopped; AtEnd tells a value cut short by the end of the text
+// from one that is wrong inside.
+type literalError struct {
+	what  string
+	at    int
+	AtEnd bool
+}
+
+func (e *literalError) Error() string { return fmt.Sprintf("%s at byte %d", e.what, e.at) }
+
 func (p *literal) fail(what string) error {
-	return fmt.Errorf("%s at byte %d", what, p.i)
+	return &literalError{what: what, at: p.i, AtEnd: p.i >= len(p.s)}
 }
 
 func (p *literal) value() (any, error) {
@@ -73,7 +83,7 @@ func (p *literal) value() (any, error) {
 		case "null", "None", "nil":
 			return nil, nil
 		}
-		return nil, p.fail(fmt.Sprintf("unexpected %q", clip(p.s[p.i:], 12)))
+		return nil, p.fail(fmt.Sprintf("unexpected %q", clip(strings.ToValidUTF8(p.s[p.i:min(len(p.s), p.i+48)], ""), 12)))
 	}
 }
 

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -110,13 +111,24 @@ func (r *callReader) rest() string {
 // json takes every JSON (or Python-literal) value in the text that is a call or a list of calls.
 // A value that is not a call is skipped whole, so data inside it is never read as a call.
 func (r *callReader) json() {
+	repaired := false
 	for i := 0; i < len(r.s); i++ {
 		if c := r.s[i]; (c != '{' && c != '[') || r.isTaken(i) {
 			continue
 		}
 		v, n, err := readLiteral(r.s[i:])
 		if err != nil {
-			continue
+			// A value cut short at the end of the reply (the model stopped a brace early) is
+			// closed and read again, once per reply: the reply can end only one value.
+			var le *literalError
+			if repaired || !errors.As(err, &le) || !le.AtEnd {
+				continue
+			}
+			repaired = true
+			if v, n, err = readLiteral(r.s[i:] + closers(r.s[i:])); err != nil || n < len(r.s)-i {
+				continue
+			}
+			n = len(r.s) - i
 		}
 		at := span{i, i + n}
 		if calls, ok := r.callsFrom(v); ok && !r.overlaps(at) {
@@ -303,4 +315,43 @@ func jsonKind(v any) string {
 		return "a number"
 	}
 	return "null"
+}
+
+// closers returns the brackets that would close every object and array still open at the end of
+// s, or "" when s ends inside a string or its brackets do not nest.
+func closers(s string) string {
+	var stack []byte
+	inStr, esc := byte(0), false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case inStr != 0:
+			if esc {
+				esc = false
+			} else if c == '\\' {
+				esc = true
+			} else if c == inStr {
+				inStr = 0
+			}
+		case c == '"' || c == '\'':
+			inStr = c
+		case c == '{':
+			stack = append(stack, '}')
+		case c == '[':
+			stack = append(stack, ']')
+		case c == '}' || c == ']':
+			if len(stack) == 0 || stack[len(stack)-1] != c {
+				return ""
+			}
+			stack = stack[:len(stack)-1]
+		}
+	}
+	if inStr != 0 || len(stack) == 0 || len(stack) > 3 {
+		return ""
+	}
+	out := make([]byte, len(stack))
+	for i := range stack {
+		out[i] = stack[len(stack)-1-i]
+	}
+	return string(out)
 }

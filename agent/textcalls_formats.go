@@ -20,7 +20,7 @@ var (
 	// Kimi K2: <|tool_call_begin|>functions.NAME:0<|tool_call_argument_begin|>{…}<|tool_call_end|>.
 	kimiArgs = regexp.MustCompile(`<\|tool_call_argument_begin\|>`)
 	// Functionary, Llama 3.1's custom format and Qwen3-Coder: <function=NAME>…</function>.
-	functionEqOpen = regexp.MustCompile(`<function=([^>\s]{1,64})>`)
+	functionEqOpen = regexp.MustCompile(`<function(?:=([^>\s]{1,64})|\s+name\s*=\s*["']([^"'>]{1,64})["'])\s*>`)
 	functionClose  = regexp.MustCompile(`</function>`)
 	parameterTag   = regexp.MustCompile(`(?s)<parameter=([^>\s]{1,64})>(.*?)(?:</parameter>|(?:<parameter=)|$)`)
 	// Mistral's v11+ template: [TOOL_CALLS]NAME[ARGS]{…}, optionally with [CALL_ID]id.
@@ -94,7 +94,13 @@ func (r *callReader) functionEq() {
 		if r.overlaps(at) {
 			continue
 		}
-		name, body := toolName(r.s[m[2]:m[3]]), strings.TrimSpace(r.s[m[1]:bodyEnd])
+		name := ""
+		if m[2] >= 0 {
+			name = toolName(r.s[m[2]:m[3]])
+		} else {
+			name = toolName(r.s[m[4]:m[5]]) // <function name="NAME">
+		}
+		body := strings.TrimSpace(r.s[m[1]:bodyEnd])
 		if strings.Contains(body, "<parameter=") {
 			args := map[string]any{}
 			for _, p := range parameterTag.FindAllStringSubmatch(body, -1) {
@@ -257,7 +263,8 @@ func (r *callReader) functionGemma() {
 // python takes name(key=value, …) calls of known tools, alone, in a [list] or inside print(…).
 func (r *callReader) python() {
 	for _, m := range pythonCall.FindAllStringSubmatchIndex(r.s, -1) {
-		name := toolName(r.s[m[2]:m[3]])
+		// Llama 3.1 calls its built-in tools as TOOL.call(…).
+		name := toolName(strings.TrimSuffix(r.s[m[2]:m[3]], ".call"))
 		if !r.known.has(name) || r.isTaken(m[0]) || (m[0] > 0 && isIdentByte(r.s[m[0]-1])) {
 			continue
 		}
