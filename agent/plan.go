@@ -108,24 +108,45 @@ var (
 func PlanPrompt() string { return strings.TrimSpace(planText) }
 
 // planJSON takes the JSON object out of an answer: the whole answer, a ```json fence, or the
-// first balanced {…} in prose. Some models wrap the object in text even when asked for a format,
-// and some thinking models ignore the format when thinking is off.
-func planJSON(answer string) (string, bool) {
+// first whole {…} in prose. Some models wrap the object in text even when asked for a format,
+// and some thinking models ignore the format when thinking is off. When there is none, it says
+// why in a phrase for the model.
+func planJSON(answer string) (string, string) {
 	s := strings.TrimSpace(stripThinking(answer))
 	if body, ok := planFenced(s, "json"); ok && strings.HasPrefix(strings.TrimSpace(body), "{") {
 		s = strings.TrimSpace(body)
 	}
+	why := ""
 	for i := strings.IndexByte(s, '{'); i >= 0; {
-		if end := planObjectEnd(s[i:]); end > 0 && json.Valid([]byte(s[i:i+end])) {
-			return s[i : i+end], true
+		end := planObjectEnd(s[i:])
+		if end == 0 {
+			if why == "" {
+				why = "the JSON object is cut off: it has no closing }"
+			}
+			break
 		}
-		next := strings.IndexByte(s[i+1:], '{')
+		var v any
+		err := json.Unmarshal([]byte(s[i:i+end]), &v)
+		if err == nil {
+			return s[i : i+end], ""
+		}
+		if why == "" {
+			why = fmt.Sprintf("the answer is not valid JSON (%v)", err)
+		}
+		// Objects nested in this one are parts of it, not the plan: look after it.
+		next := strings.IndexByte(s[i+end:], '{')
 		if next < 0 {
 			break
 		}
-		i += 1 + next
+		i += end + next
 	}
-	return "", false
+	if why == "" {
+		if s == "" {
+			return "", "the answer was empty"
+		}
+		why = fmt.Sprintf("the answer holds no JSON object; it began %q", clip(oneLine(s), 80))
+	}
+	return "", why
 }
 
 // planFenced returns the body of the first ``` fence whose info string is lang (or any fence when

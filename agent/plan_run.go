@@ -218,13 +218,9 @@ func (p *planRun) ask(ctx context.Context, turn int, msgs []Message, format json
 // read takes the plan out of an answer and checks it.
 func (p *planRun) read(answer string) (checkedPlan, planProblems) {
 	var probs planProblems
-	src, ok := planJSON(answer)
-	if !ok {
-		if strings.TrimSpace(answer) == "" {
-			probs.add("", "the answer was empty")
-		} else {
-			probs.add("", "the answer holds no JSON object; it began %q", clip(oneLine(answer), 80))
-		}
+	src, why := planJSON(answer)
+	if why != "" {
+		probs.add("", "%s", why)
 		return checkedPlan{}, probs
 	}
 	plan := decodePlan(src, &probs)

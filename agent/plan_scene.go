@@ -82,8 +82,14 @@ func (ix *sceneIndex) element(toks []string) {
 			return
 		}
 		if b, ok := strings.CutPrefix(g, planBoxPrefix); ok {
-			if b == id {
-				ix.groups[id] = label
+			switch {
+			case b == id: // the box itself; its title is a text beside it
+				if _, ok := ix.groups[id]; !ok {
+					ix.groups[id] = ""
+				}
+				return
+			case typ == "text" && g == groups[0]: // a box's title: the box is its first group
+				ix.groups[b] = label
 				return
 			}
 			box = b
