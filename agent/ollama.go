@@ -83,6 +83,8 @@ type Ollama struct {
 	toolsMu    sync.Mutex
 	toolsSpecs []tools.Spec
 	toolsAPI   api.Tools
+
+	describe describeCache // see Describe
 }
 
 var _ Model = (*Ollama)(nil)

@@ -54,6 +54,10 @@ picture and the editable .excalidraw file. Flags may come before or after the pr
 		return 2
 	}
 	defer k.close()
+	if err := k.checkModel(ctx); err != nil {
+		fmt.Fprintf(stderr, "excalibot draw: %v\n", err)
+		return 1
+	}
 	sc := scene.New()
 	if *in != "" {
 		if sc, err = readScene(*in); err != nil {
@@ -142,6 +146,13 @@ func newKit(cfg config.Config, stderr io.Writer, verbose, allTools bool) (*kit, 
 	a := agent.New(m, agent.Config{ContextTokens: cfg.NumCtx, AllTools: allTools, Limits: agent.Limits{
 		Turns: cfg.MaxTurns, ToolCalls: cfg.MaxToolCalls, Wall: cfg.RunTimeout, Request: cfg.ModelTimeout}}, log)
 	return &kit{cfg: cfg, agent: a, model: m, log: log}, nil
+}
+
+// checkModel asks Ollama what the model can do before the first request, so a command stops at
+// once with the sentence to act on when Ollama is down or the model not pulled.
+func (k *kit) checkModel(ctx context.Context) error {
+	_, err := checkModel(ctx, k.model, k.log)
+	return err
 }
 
 func (k *kit) tools(sc *scene.Scene) *tools.Set {

@@ -63,6 +63,10 @@ for each: finished or not, turns, tool errors, tokens, time and the warnings lef
 		return 2
 	}
 	defer k.close()
+	if err := k.checkModel(ctx); err != nil {
+		fmt.Fprintf(stderr, "excalibot eval: %v\n", err)
+		return 1
+	}
 	fmt.Fprintf(stdout, "eval: %d cases with %s at %s\n", len(suite.Cases), k.model.Name(), k.model.URL())
 
 	var outs []eval.Outcome

@@ -65,6 +65,10 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 	if err != nil {
 		return fmt.Errorf("ollama client: %w", err)
 	}
+	// Ollama down or the model not pulled is logged now, not at the first message; serve goes on.
+	if _, err := checkModel(ctx, model, log); err != nil {
+		log.Error("model check: "+err.Error(), "model", cfg.Model, "ollama", model.URL())
+	}
 	ag := agent.New(model, agent.Config{ContextTokens: cfg.NumCtx, Limits: agent.Limits{
 		Turns: cfg.MaxTurns, ToolCalls: cfg.MaxToolCalls, Wall: cfg.RunTimeout, Request: cfg.ModelTimeout}}, log)
 	drawer := agentdraw.Drawer{Agent: ag, Log: log,
