@@ -2,8 +2,8 @@ package agent
 
 import (
 	"bytes"
-	"errors"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
