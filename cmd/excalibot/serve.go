@@ -69,8 +69,11 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 	if _, err := checkModel(ctx, model, log); err != nil {
 		log.Error("model check: "+err.Error(), "model", cfg.Model, "ollama", model.URL())
 	}
-	ag := agent.New(model, agent.Config{ContextTokens: cfg.NumCtx, Limits: agent.Limits{
-		Turns: cfg.MaxTurns, ToolCalls: cfg.MaxToolCalls, Wall: cfg.RunTimeout, Request: cfg.ModelTimeout}}, log)
+	proto, err := oneProtocol(cfg)
+	if err != nil {
+		return err
+	}
+	ag := agent.New(model, agentConfig(cfg, false, proto), log)
 	drawer := agentdraw.Drawer{Agent: ag, Log: log,
 		Limits: tools.Limits{MaxElements: cfg.MaxElements, MaxBatch: cfg.MaxBatch, MaxLabel: cfg.MaxLabelLength}}
 
