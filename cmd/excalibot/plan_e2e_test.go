@@ -204,3 +204,45 @@ func TestServePlan(t *testing.T) {
 	}
 	t.Logf("excalibot serve, model requests per run (protocol auto):\nmodel      drew   new follow-up\n%s", strings.Join(table, "\n"))
 }
+
+// TestEvalComparesModelsAndProtocols: eval --model a,b --protocol tools,plan runs the suite four
+// times and ends with the comparison table.
+func TestEvalComparesModelsAndProtocols(t *testing.T) {
+	fake := drawingFake(t)
+	t.Setenv("OLLAMA_HOST", fake.URL())
+	dir := t.TempDir()
+	suite := filepath.Join(dir, "suite.json")
+	if err := os.WriteFile(suite, []byte(`{"cases":[{"name":"arch","kind":"follow-up","prompts":["`+planPrompt1+`","`+planPrompt2+`"],
+	 "labels":["Web app","API v2","Cache"]}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	var stdout, stderr bytes.Buffer
+	args := []string{"--suite", suite, "--out", out, "--no-png", "--model", ollamafake.ToolModel + "," + ollamafake.ToolLessModel,
+		"--protocol", "tools,plan"}
+	if code := cmdEval(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("code %d: %s\n%s", code, stderr.String(), stdout.String())
+	}
+	rows := map[string]string{}
+	for _, l := range strings.Split(stdout.String(), "\n") {
+		if f := strings.Fields(l); len(f) >= 7 && (f[1] == "tools" || f[1] == "plan") {
+			rows[f[0]+" "+f[1]] = strings.Join(f[2:], " ")
+		}
+	}
+	for key, want := range map[string]string{
+		"qwen3:8b tools":  "1/1 2.0 2.0 2.5 0.0", // create_graph, done; update_graph, add_to_graph, done
+		"qwen3:8b plan":   "1/1 1.0 1.0 1.5 0.0", // create_graph; update_graph, add_to_graph
+		"gemma3:4b tools": "0/1 1.0 - 0.0 0.0",
+		"gemma3:4b plan":  "1/1 1.0 1.0 1.5 0.0",
+	} {
+		if rows[key] != want {
+			t.Errorf("%s: %q, want %q\n%s", key, rows[key], want, stdout.String())
+		}
+	}
+	if !strings.Contains(stderr.String(), "gemma3:4b cannot call tools") {
+		t.Errorf("stderr does not say why gemma3:4b failed with tools: %s", stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(out, "gemma3_4b-plan", "arch.excalidraw")); err != nil {
+		t.Errorf("no scene per model and protocol: %v", err)
+	}
+}
