@@ -225,7 +225,8 @@ func nodeUpdate(p checkedPlan, ix *sceneIndex, n planNode) map[string]any {
 		u["color"] = n.color
 	}
 	if n.group != "" {
-		if g := followUpGroup(p, ix, n.group); ix.group(g) != old.group || old.group == "" {
+		g := followUpGroup(p, ix, n.group)
+		if on := ix.group(g); on == "" || on != old.group { // a new group, or another one
 			u["group"] = g
 		}
 	}

@@ -86,7 +86,10 @@ type planRun struct {
 
 // Retry and fallback texts. The retry names every problem; the fallback drops the schema, for
 // models (and server versions) that ignore format, and accepts Mermaid.
-const planRetryText = "Your answer was not a valid diagram plan:\n%s\nAnswer again with the whole corrected plan as one JSON object, nothing else."
+const (
+	planRetryText    = "Your answer was not a valid diagram plan:\n%s\nAnswer again with the whole corrected plan as one JSON object, nothing else."
+	planFallbackJSON = "Your answers could not be drawn. Answer once more with the plan as one JSON object in a ```json fence, and nothing else."
+)
 
 // runPlan draws req with one structured-output request for a plan, one retry that says what was
 // wrong, then a fallback without the schema that also takes Mermaid.
@@ -120,8 +123,12 @@ func (a *Agent) runPlan(ctx context.Context, req Request) (Result, error) {
 				Message{Role: RoleUser, Content: fmt.Sprintf(planRetryText, planBullets(probs))})
 		case 3:
 			format = nil
+			ask := planFallbackJSON
+			if r.specs["create_from_mermaid"].Name != "" {
+				ask = strings.TrimSpace(planFallbackText)
+			}
 			send = append(append([]Message(nil), msgs...), Message{Role: RoleUser,
-				Content: strings.TrimSpace(planFallbackText) + "\n\nWhat was wrong before:\n" + planBullets(probs)})
+				Content: ask + "\n\nWhat was wrong before:\n" + planBullets(probs)})
 		}
 		reply, err := p.ask(runCtx, turn, send, format)
 		if err != nil {

@@ -485,3 +485,16 @@ func TestPlanProtocolChoice(t *testing.T) {
 		}
 	})
 }
+
+// TestPlanFallbackWithoutMermaid: a toolbox without create_from_mermaid is not offered Mermaid.
+func TestPlanFallbackWithoutMermaid(t *testing.T) {
+	m := &scriptedPlanner{answers: []string{"x", "y", "```mermaid\nflowchart TD\n A --> B\n```"}}
+	b := newBoard()
+	res := runPlanned(t, planAgent(m, ProtocolPlan), Request{Prompt: "a to b", Tools: b, Snapshot: b.snapshot})
+	if fb := m.lastUser(t, 2); strings.Contains(fb, "ermaid") || !strings.Contains(fb, "```json fence") {
+		t.Errorf("fallback message:\n%s", fb)
+	}
+	if res.Reason != StopInvalidPlan || len(b.calls) != 1 || !strings.HasPrefix(b.calls[0], "get_scene") {
+		t.Errorf("reason %s, calls %q", res.Reason, b.calls)
+	}
+}
