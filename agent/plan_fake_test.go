@@ -90,10 +90,10 @@ func (toolsOnlyModel) Chat(context.Context, []Message, []tools.Spec) (Reply, err
 type recordingSet struct {
 	*tools.Set
 	mu    sync.Mutex
-	calls []recordedCall
+	calls []planRecorded
 }
 
-type recordedCall struct {
+type planRecorded struct {
 	name string
 	args map[string]any
 }
@@ -103,7 +103,7 @@ func (r *recordingSet) Call(ctx context.Context, name string, args json.RawMessa
 	_ = json.Unmarshal(args, &m)
 	r.mu.Lock()
 	if name != "get_scene" {
-		r.calls = append(r.calls, recordedCall{name, m})
+		r.calls = append(r.calls, planRecorded{name, m})
 	}
 	r.mu.Unlock()
 	return r.Set.Call(ctx, name, args)

@@ -178,6 +178,7 @@ func (p *planRun) opening(ctx context.Context) ([]Message, error) {
 		if err != nil {
 			return nil, fmt.Errorf("agent run: %w", err)
 		}
+		p.startDoc, p.before = doc, now // the run's summary says what changed from here
 		if p.req.Memory.HasScene {
 			changes = DiffScenes(p.req.Memory.Scene, now)
 		}
@@ -258,10 +259,11 @@ func (p *planRun) draw(ctx context.Context, turn int, cp checkedPlan, probs *pla
 			probs.add("", "%s refused the plan: %s", c.name, clip(oneLine(res.Text), 300))
 			return "", false
 		}
-		p.doneAt = fmt.Sprintf("%s Not everything could be changed: %s", planSummary(cp, calls[:i]), clip(oneLine(res.Text), 200))
+		p.doneAt = strings.TrimSpace(clip(oneLine(cp.summary), 300) + " Not everything could be changed: " + clip(oneLine(res.Text), 200))
 		return StopDone, true
 	}
-	p.doneAt = planSummary(cp, calls)
+	// Without a summary of the model's own, the run's summary says what changed in the scene.
+	p.doneAt = clip(oneLine(cp.summary), 300)
 	return StopDone, true
 }
 
@@ -291,24 +293,6 @@ func (p *planRun) call(ctx context.Context, turn int, c planCall) tools.Result {
 	p.step(Step{Kind: StepTool, Turn: turn, Tool: c.name, Args: clip(oneLine(string(c.args)), 120),
 		Result: clip(oneLine(res.Text), 160), IsError: res.IsError, Duration: p.a.cfg.Now().Sub(t0)})
 	return res
-}
-
-// planSummary is the plan's own summary, or a sentence about what the calls did.
-func planSummary(cp checkedPlan, calls []planCall) string {
-	if s := clip(oneLine(cp.summary), 300); s != "" {
-		return s
-	}
-	if len(calls) == 0 {
-		return "Nothing needed to change."
-	}
-	what := cp.kind
-	if cp.title != "" {
-		what = cp.title
-	}
-	if calls[len(calls)-1].name == "create_graph" || calls[len(calls)-1].name == "create_sequence" {
-		return fmt.Sprintf("Drew the %s.", what)
-	}
-	return fmt.Sprintf("Changed the %s.", what)
 }
 
 func planBullets(p planProblems) string {
