@@ -27,6 +27,8 @@ type Config struct {
 	AllTools bool
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Protocol is how the model is asked to draw (default ProtocolAuto; see plan_run.go).
+	Protocol Protocol
 }
 
 // CoreTools are the tools offered by default: enough to draw, check, fix and finish. The graph
@@ -62,6 +64,7 @@ type Agent struct {
 	model Model
 	cfg   Config
 	log   *slog.Logger
+	plan  planState
 }
 
 // New returns an Agent over model.
@@ -117,6 +120,9 @@ type run struct {
 func (a *Agent) Run(ctx context.Context, req Request) (Result, error) {
 	if req.Tools == nil {
 		return Result{}, errors.New("agent run: no tools")
+	}
+	if res, handled, err := a.byProtocol(ctx, req); handled {
+		return res, err
 	}
 	r := &run{a: a, req: req, start: a.cfg.Now(), specs: map[string]tools.Spec{}, corrected: map[string]bool{}}
 	all := req.Tools.Specs()

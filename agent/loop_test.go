@@ -484,7 +484,7 @@ func TestUnparseableToolCallRetriedOnce(t *testing.T) {
 	var failing atomic.Int32 // requests still to fail
 	failing.Store(1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if failing.Add(-1) >= 0 {
+		if r.URL.Path == "/api/chat" && failing.Add(-1) >= 0 { // not /api/show, which runs ask first
 			badMu.Lock()
 			h := bad
 			badMu.Unlock()

@@ -83,6 +83,8 @@ type Ollama struct {
 	toolsMu    sync.Mutex
 	toolsSpecs []tools.Spec
 	toolsAPI   api.Tools
+
+	describe describeCache // see Describe
 }
 
 var _ Model = (*Ollama)(nil)
@@ -174,10 +176,15 @@ func (o *Ollama) Chat(ctx context.Context, msgs []Message, specs []tools.Spec) (
 	if err != nil {
 		return Reply{}, err
 	}
+	return o.send(ctx, req)
+}
+
+// send streams one request's reply up to its final chunk; Chat and ChatFormat share it.
+func (o *Ollama) send(ctx context.Context, req *api.ChatRequest) (Reply, error) {
 	out := Reply{Message: Message{Role: RoleAssistant}}
 	var content strings.Builder
 	done := false
-	err = o.client.Chat(ctx, req, func(r api.ChatResponse) error {
+	err := o.client.Chat(ctx, req, func(r api.ChatResponse) error {
 		content.WriteString(r.Message.Content)
 		for _, tc := range r.Message.ToolCalls {
 			out.Message.ToolCalls = append(out.Message.ToolCalls, fromAPICall(tc))

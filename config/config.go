@@ -28,6 +28,9 @@ type Config struct {
 	MaxElements    int           // elements per scene
 	MaxBatch       int           // elements per batch call
 	MaxLabelLength int           // characters per label
+	// Protocol is how the model is asked to draw: auto (tool calls when the model has them, typed
+	// plans otherwise), tools or plan. eval takes a comma-separated list to compare them.
+	Protocol string
 
 	// Store
 	Database     string        // "sqlite:PATH" or a postgres:// URL; empty = SQLite at the default path
@@ -94,6 +97,7 @@ func Default() Config {
 		MaxElements:    500,
 		MaxBatch:       200,
 		MaxLabelLength: 500,
+		Protocol:       "auto",
 
 		HistoryKeep:  50,
 		MaxSceneSize: 5 << 20,
@@ -188,6 +192,9 @@ func (c Config) Validate() error {
 		if d.v <= 0 {
 			bad(d.name, "is %s; it must be a positive duration such as 30s or 2m", d.v)
 		}
+	}
+	if _, err := c.Protocols(); err != nil {
+		bad("protocol", "%v", err)
 	}
 	if c.KeepAlive < 0 {
 		bad("keep-alive", "is %s; it must be zero or positive", c.KeepAlive)
@@ -331,4 +338,24 @@ func validWebhookSecret(s string) bool {
 		}
 	}
 	return true
+}
+
+// Protocols are the drawing protocols named by Protocol, in order: one for draw, chat and serve,
+// one or more for eval. Each is auto, tools or plan.
+func (c Config) Protocols() ([]string, error) {
+	var out []string
+	for _, p := range strings.Split(c.Protocol, ",") {
+		p = strings.ToLower(strings.TrimSpace(p))
+		switch p {
+		case "auto", "tools", "plan":
+			out = append(out, p)
+		case "":
+		default:
+			return nil, fmt.Errorf("%q is not a protocol; use auto (tools when the model has them, typed plans otherwise), tools or plan", p)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("is empty; use auto, tools or plan")
+	}
+	return out, nil
 }

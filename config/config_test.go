@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -123,6 +124,9 @@ func TestBadValues(t *testing.T) {
 		{"not a number", []string{"--max-turns", "many"}, nil, `"many" is not a whole number`},
 		{"not a duration", nil, []string{"EXCALIBOT_RUN_TIMEOUT=3 minutes"}, "EXCALIBOT_RUN_TIMEOUT"},
 		{"not a bool", []string{"--think", "maybe"}, nil, "not true or false"},
+		{"unknown protocol", []string{"--protocol", "magic"}, nil, `--protocol (EXCALIBOT_PROTOCOL): "magic" is not a protocol; use auto`},
+		{"unknown protocol in a list", nil, []string{"EXCALIBOT_PROTOCOL=tools,plans"}, `"plans" is not a protocol`},
+		{"empty protocol list", []string{"--protocol", " , "}, nil, "--protocol (EXCALIBOT_PROTOCOL): is empty"},
 		{"slack socket without app token", nil, []string{"SLACK_BOT_TOKEN=xoxb-1"}, "SLACK_APP_TOKEN"},
 		{"events without secret", []string{"--slack-mode", "events"}, []string{"SLACK_BOT_TOKEN=xoxb-1"}, "SLACK_SIGNING_SECRET"},
 	}
@@ -224,5 +228,34 @@ func TestMissingChat(t *testing.T) {
 	c.TelegramToken = "1:x"
 	if msg := c.MissingChat(); msg != "" {
 		t.Errorf("MissingChat() with telegram = %q, want empty", msg)
+	}
+}
+
+func TestProtocols(t *testing.T) {
+	tests := []struct {
+		args []string
+		env  []string
+		want []string
+	}{
+		{nil, nil, []string{"auto"}},
+		{[]string{"--protocol", "plan"}, nil, []string{"plan"}},
+		{nil, []string{"EXCALIBOT_PROTOCOL=Tools, plan"}, []string{"tools", "plan"}},
+		{[]string{"--protocol", "tools"}, []string{"EXCALIBOT_PROTOCOL=plan"}, []string{"tools"}},
+	}
+	for _, tt := range tests {
+		l, err := load(t, tt.args, tt.env)
+		if err != nil {
+			t.Fatalf("%v %v: %v", tt.args, tt.env, err)
+		}
+		got, err := l.Protocols()
+		if err != nil || strings.Join(got, ",") != strings.Join(tt.want, ",") {
+			t.Errorf("%v %v: protocols %v, %v; want %v", tt.args, tt.env, got, err, tt.want)
+		}
+	}
+	var buf strings.Builder
+	l, _ := load(t, []string{"--protocol", "plan"}, nil)
+	l.Print(&buf)
+	if !strings.Contains(buf.String(), "protocol") || !regexp.MustCompile(`(?m)^protocol\s+plan\s+flag$`).MatchString(buf.String()) {
+		t.Errorf("config printout lacks the protocol:\n%s", buf.String())
 	}
 }

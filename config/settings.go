@@ -40,6 +40,7 @@ var settings = []setting{
 	{"max-elements", "EXCALIBOT_MAX_ELEMENTS", "elements per scene", false, func(c *Config) any { return &c.MaxElements }},
 	{"max-batch", "EXCALIBOT_MAX_BATCH", "elements per batch call", false, func(c *Config) any { return &c.MaxBatch }},
 	{"max-label-length", "EXCALIBOT_MAX_LABEL_LENGTH", "characters per label", false, func(c *Config) any { return &c.MaxLabelLength }},
+	{"protocol", "EXCALIBOT_PROTOCOL", "how the model draws: auto, tools or plan (eval takes a list, e.g. tools,plan)", false, func(c *Config) any { return &c.Protocol }},
 
 	{"database", "EXCALIBOT_DATABASE", "sqlite:PATH or postgres://… (empty: SQLite in the user's data directory)", true, func(c *Config) any { return &c.Database }},
 	{"history-keep", "EXCALIBOT_HISTORY_KEEP", "revisions kept per thread", false, func(c *Config) any { return &c.HistoryKeep }},

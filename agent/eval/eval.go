@@ -126,12 +126,16 @@ func (s Suite) Select(filter string) Suite {
 
 // Outcome is the measured result of one case, summed over its prompts.
 type Outcome struct {
-	Case         string
-	Kind         string
+	Case string
+	Kind string
+	// Model and Protocol name what drew it, when a report compares several.
+	Model        string
+	Protocol     string
 	Finished     bool // every run ended normally with no warnings, and the labels check passed
 	Reason       agent.StopReason
 	Runs         int
 	Turns        int
+	FirstTurns   int // model requests of the first prompt, which draws a new diagram
 	ToolCalls    int
 	ToolErrors   int
 	PromptTokens int
@@ -157,6 +161,9 @@ func RunCase(ctx context.Context, c Case, th Thread) Outcome {
 		res, err := th(ctx, p, mem)
 		o.Runs++
 		o.Turns += res.Turns
+		if o.Runs == 1 {
+			o.FirstTurns = res.Turns
+		}
 		o.ToolCalls += res.ToolCalls
 		o.ToolErrors += res.ToolErrors
 		o.PromptTokens += res.PromptTokens
@@ -236,10 +243,11 @@ func WriteScene(dir string, o Outcome) (string, error) {
 	return p, nil
 }
 
-// Report writes one line per outcome and the totals.
+// Report writes one line per outcome and the totals, then a line per model and protocol:
+// cases passed, model requests per new diagram and per follow-up, tool calls per run.
 func Report(w io.Writer, outs []Outcome) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "case\tkind\tok\tend\truns\tturns\tcalls\terrors\ttokens in/out\ttime\twarnings\tnotes")
+	fmt.Fprintln(tw, "case\tkind\tmodel\tprotocol\tok\tend\truns\tturns\tcalls\terrors\ttokens in/out\ttime\twarnings\tnotes")
 	var fin, turns, calls, errs, in, out, warn int
 	var total time.Duration
 	for _, o := range outs {
@@ -249,9 +257,9 @@ func Report(w io.Writer, outs []Outcome) error {
 			fin++
 		}
 		notes := append(append([]string(nil), o.Missing...), o.Err)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d/%d\t%s\t%d\t%s\n", o.Case, o.Kind, ok, o.Reason, o.Runs,
-			o.Turns, o.ToolCalls, o.ToolErrors, o.PromptTokens, o.OutputTokens, o.Duration.Round(100*time.Millisecond),
-			len(o.Warnings), strings.Trim(strings.Join(notes, "; "), "; "))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d/%d\t%s\t%d\t%s\n", o.Case, o.Kind, dash(o.Model), dash(o.Protocol),
+			ok, o.Reason, o.Runs, o.Turns, o.ToolCalls, o.ToolErrors, o.PromptTokens, o.OutputTokens,
+			o.Duration.Round(100*time.Millisecond), len(o.Warnings), strings.Trim(strings.Join(notes, "; "), "; "))
 		turns += o.Turns
 		calls += o.ToolCalls
 		errs += o.ToolErrors
@@ -260,10 +268,14 @@ func Report(w io.Writer, outs []Outcome) error {
 		warn += len(o.Warnings)
 		total += o.Duration
 	}
-	fmt.Fprintf(tw, "total\t\t%d/%d\t\t\t%d\t%d\t%d\t%d/%d\t%s\t%d\t\n", fin, len(outs), turns, calls, errs, in, out,
+	fmt.Fprintf(tw, "total\t\t\t\t%d/%d\t\t\t%d\t%d\t%d\t%d/%d\t%s\t%d\t\n", fin, len(outs), turns, calls, errs, in, out,
 		total.Round(100*time.Millisecond), warn)
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write report: %w", err)
+	}
+	fmt.Fprintln(w)
+	if err := Compare(w, outs); err != nil {
+		return err
 	}
 	// The warnings themselves, so a person can see what went wrong without opening files.
 	for _, o := range outs {
@@ -274,4 +286,62 @@ func Report(w io.Writer, outs []Outcome) error {
 		}
 	}
 	return nil
+}
+
+// Compare writes one line per model and protocol, in the order they first appear: cases passed,
+// model requests per new diagram (a case's first prompt) and per follow-up (the others), and
+// tool calls and tool errors per run.
+func Compare(w io.Writer, outs []Outcome) error {
+	type key struct{ model, protocol string }
+	type sums struct {
+		cases, passed, runs, firstRuns, firstTurns, followRuns, followTurns, calls, errs int
+	}
+	var order []key
+	by := map[key]*sums{}
+	for _, o := range outs {
+		k := key{o.Model, o.Protocol}
+		s := by[k]
+		if s == nil {
+			s = &sums{}
+			by[k] = s
+			order = append(order, k)
+		}
+		s.cases++
+		if o.Finished {
+			s.passed++
+		}
+		s.runs += o.Runs
+		s.calls += o.ToolCalls
+		s.errs += o.ToolErrors
+		if o.Runs > 0 {
+			s.firstRuns++
+			s.firstTurns += o.FirstTurns
+			s.followRuns += o.Runs - 1
+			s.followTurns += o.Turns - o.FirstTurns
+		}
+	}
+	per := func(n, d int) string {
+		if d == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.1f", float64(n)/float64(d))
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "model\tprotocol\tpassed\trequests/new diagram\trequests/follow-up\tcalls/run\terrors/run")
+	for _, k := range order {
+		s := by[k]
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", dash(k.model), dash(k.protocol), s.passed, s.cases,
+			per(s.firstTurns, s.firstRuns), per(s.followTurns, s.followRuns), per(s.calls, s.runs), per(s.errs, s.runs))
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("write comparison: %w", err)
+	}
+	return nil
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

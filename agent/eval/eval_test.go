@@ -111,7 +111,7 @@ func TestRunCase(t *testing.T) {
 	if strings.Join(seen, ",") != "draw:0,rename:1" {
 		t.Errorf("prompts ran as %v, want each with the memory of the one before", seen)
 	}
-	if !o.Finished || o.Runs != 2 || o.Turns != 4 || o.ToolCalls != 6 || o.ToolErrors != 2 || o.PromptTokens != 200 || o.Duration != 2*time.Second {
+	if !o.Finished || o.Runs != 2 || o.Turns != 4 || o.FirstTurns != 2 || o.ToolCalls != 6 || o.ToolErrors != 2 || o.PromptTokens != 200 || o.Duration != 2*time.Second {
 		t.Errorf("outcome %+v", o)
 	}
 
@@ -151,12 +151,19 @@ func TestRunCase(t *testing.T) {
 
 func TestReportGolden(t *testing.T) {
 	outs := []Outcome{
-		{Case: "org-small", Kind: "org-chart", Finished: true, Reason: agent.StopDone, Runs: 1, Turns: 3, ToolCalls: 3,
-			PromptTokens: 9000, OutputTokens: 400, Duration: 12300 * time.Millisecond},
-		{Case: "edit-remove", Kind: "follow-up", Reason: agent.StopTurnLimit, Runs: 2, Turns: 20, ToolCalls: 31, ToolErrors: 4,
-			PromptTokens: 80000, OutputTokens: 2000, Duration: 95 * time.Second, Warnings: []string{"r2 overlaps r3: move r3 to x=300"},
-			Missing: []string{"unexpected Lint"}},
-		{Case: "seq-login", Kind: "sequence", Reason: agent.StopError, Runs: 1, Err: "model did not answer in time"},
+		{Case: "org-small", Kind: "org-chart", Model: "qwen3:8b", Protocol: "tools", Finished: true, Reason: agent.StopDone, Runs: 1,
+			Turns: 3, FirstTurns: 3, ToolCalls: 3, PromptTokens: 9000, OutputTokens: 400, Duration: 12300 * time.Millisecond},
+		{Case: "edit-remove", Kind: "follow-up", Model: "qwen3:8b", Protocol: "tools", Reason: agent.StopTurnLimit, Runs: 2, Turns: 20,
+			FirstTurns: 4, ToolCalls: 31, ToolErrors: 4, PromptTokens: 80000, OutputTokens: 2000, Duration: 95 * time.Second,
+			Warnings: []string{"r2 overlaps r3: move r3 to x=300"}, Missing: []string{"unexpected Lint"}},
+		{Case: "seq-login", Kind: "sequence", Model: "qwen3:8b", Protocol: "tools", Reason: agent.StopError, Runs: 1,
+			Err: "model did not answer in time"},
+		{Case: "org-small", Kind: "org-chart", Model: "qwen3:8b", Protocol: "plan", Finished: true, Reason: agent.StopDone, Runs: 1,
+			Turns: 1, FirstTurns: 1, ToolCalls: 1, PromptTokens: 1500, OutputTokens: 300, Duration: 4 * time.Second},
+		{Case: "edit-remove", Kind: "follow-up", Model: "qwen3:8b", Protocol: "plan", Finished: true, Reason: agent.StopDone, Runs: 2,
+			Turns: 3, FirstTurns: 1, ToolCalls: 3, PromptTokens: 4000, OutputTokens: 700, Duration: 9 * time.Second},
+		{Case: "org-small", Kind: "org-chart", Model: "gemma3:4b", Protocol: "plan", Reason: agent.StopInvalidPlan, Runs: 1,
+			Turns: 3, FirstTurns: 3, Missing: []string{"missing CEO"}},
 	}
 	var b bytes.Buffer
 	if err := Report(&b, outs); err != nil {

@@ -1,7 +1,13 @@
 // Package ollamafake is a fake Ollama server for tests. It speaks the real wire protocol of the
-// native API (POST /api/chat streaming NDJSON chunks flushed one by one, HEAD / for the
-// heartbeat, GET /api/version and /api/tags), answers an unknown model with 404 as Ollama does,
-// and records every chat request so tests can assert on what went on the wire.
+// native API (POST /api/chat streaming NDJSON chunks flushed one by one, POST /api/show, HEAD /
+// for the heartbeat, GET /api/version and /api/tags), answers an unknown model with 404 as Ollama
+// does, refuses what Ollama refuses (tools to a model without the tools capability, thinking to
+// a model that cannot think, a format that is neither "json" nor a schema) with Ollama's status
+// and text, and records every chat request so tests can assert on what went on the wire.
+//
+// Each pulled model has a ModelSpec (capabilities, context length, family, size): Config.Info
+// gives them, Known describes the ready models ToolModel, ToolLessModel and VisionToolModel, and
+// any other model calls tools with 40960 tokens of context.
 //
 // What the model says is decided by a Responder: a fixed script of turns (Script), a function of
 // the request (Boxes draws one box per request, as an instant model), or anything a test writes.
@@ -12,21 +18,27 @@
 // It is imported only from _test.go files (agent, cmd/excalibot end-to-end tests).
 //
 //	fake := ollamafake.New(t, ollamafake.Config{Responder: ollamafake.Boxes})
+//	fake := ollamafake.New(t, ollamafake.Config{Models: []string{ollamafake.ToolLessModel},
+//		Responder: ollamafake.Structured(nil)}) // answers a format's schema with an instance
 //	// point the client at fake.URL(), then:
 //	fake.Requests() // what the client sent
 package ollamafake
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/ollama/ollama/api"
+	"github.com/ollama/ollama/types/model"
 )
 
 // DefaultModel is the only model the fake has pulled unless Config.Models says otherwise.
@@ -47,7 +59,11 @@ type Responder func(req api.ChatRequest) Turn
 
 // Config sets up a fake. Zero fields get defaults.
 type Config struct {
-	Models    []string      // pulled models; default [DefaultModel]
+	// Models and the keys of Info are the pulled models; when both are empty, [DefaultModel].
+	Models []string
+	// Info describes pulled models; a model not in it is described by Known, or else calls
+	// tools with 40960 tokens of context.
+	Info      map[string]ModelSpec
 	Responder Responder     // default: an error turn saying nothing is scripted
 	Delay     time.Duration // added before every reply (realistic model latency)
 }
@@ -69,9 +85,16 @@ type Server struct {
 // New starts a fake on a free local port.
 func New(t testing.TB, cfg Config) *Server {
 	t.Helper()
+	cfg.Models = slices.Clone(cfg.Models)
+	for m := range cfg.Info {
+		if !slices.Contains(cfg.Models, m) {
+			cfg.Models = append(cfg.Models, m)
+		}
+	}
 	if len(cfg.Models) == 0 {
 		cfg.Models = []string{DefaultModel}
 	}
+	slices.Sort(cfg.Models)
 	s := &Server{t: t, cfg: cfg, respond: cfg.Responder}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -143,7 +166,8 @@ func (s *Server) SetResponder(r Responder) {
 	s.respond = r
 }
 
-// Requests returns the chat requests received so far, oldest first.
+// Requests returns the chat requests received so far, oldest first, including those the server
+// refused (unknown model, missing capability, bad format).
 func (s *Server) Requests() []api.ChatRequest {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -166,11 +190,17 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.URL.Path == "/api/tags":
 		var models []api.ListModelResponse
 		for _, m := range s.cfg.Models {
-			models = append(models, api.ListModelResponse{Name: m, Model: m, ModifiedAt: time.Now().UTC()})
+			sp := s.spec(m)
+			models = append(models, api.ListModelResponse{Name: m, Model: m, ModifiedAt: time.Now().UTC(),
+				Size: 5225388164, Digest: fmt.Sprintf("%064x", len(m)),
+				Details: api.ModelDetails{Format: "gguf", Family: sp.Family, Families: []string{sp.Family},
+					ParameterSize: sp.ParameterSize, QuantizationLevel: sp.Quantization}})
 		}
 		writeJSON(w, http.StatusOK, api.ListResponse{Models: models})
 	case r.URL.Path == "/api/chat" && r.Method == http.MethodPost:
 		s.chat(w, r)
+	case r.URL.Path == "/api/show" && r.Method == http.MethodPost:
+		s.show(w, r)
 	default:
 		http.NotFound(w, r)
 	}
@@ -187,15 +217,25 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid request: " + err.Error()})
 		return
 	}
-	if !s.has(req.Model) {
-		writeJSON(w, http.StatusNotFound, map[string]string{"error": "model '" + req.Model + "' not found"})
-		return
-	}
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
 	s.raw = append(s.raw, body)
 	respond := s.respond
 	s.mu.Unlock()
+	pulled, ok := s.pulled(req.Model)
+	if !ok {
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": "model '" + req.Model + "' not found"})
+		return
+	}
+	if status, msg := s.refuse(req, pulled); status != 0 {
+		writeJSON(w, status, map[string]string{"error": msg})
+		return
+	}
+	// The runner checks the format once the model is loaded; its error comes back as a 500.
+	if msg := checkFormat(req.Format); msg != "" {
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": msg})
+		return
+	}
 	turn := Turn{Status: http.StatusInternalServerError, Error: "ollamafake: no responder set"}
 	if respond != nil {
 		turn = respond(req)
@@ -247,13 +287,33 @@ func (s *Server) whole(w http.ResponseWriter, req api.ChatRequest, turn Turn) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-func (s *Server) has(model string) bool {
+// pulled finds a pulled model by name as Ollama does: the tag defaults to latest, case does not
+// matter. It returns the name the model was pulled under.
+func (s *Server) pulled(name string) (string, bool) {
+	want := model.ParseName(name)
+	if !want.IsValid() {
+		return "", false
+	}
 	for _, m := range s.cfg.Models {
-		if m == model || strings.TrimSuffix(m, ":latest") == model {
-			return true
+		if model.ParseName(m).EqualFold(want) {
+			return m, true
 		}
 	}
-	return false
+	return "", false
+}
+
+// decode reads a JSON request body, answering 400 as Ollama does when it cannot.
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	err := json.NewDecoder(r.Body).Decode(v)
+	switch {
+	case errors.Is(err, io.EOF):
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "missing request body"})
+		return false
+	case err != nil:
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+		return false
+	}
+	return true
 }
 
 // sleep waits d or until the client leaves; it reports whether to go on.

@@ -43,6 +43,10 @@ func cmdChat(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer k.close()
+	if err := k.checkModel(ctx); err != nil {
+		fmt.Fprintf(stderr, "excalibot chat: %v\n", err)
+		return 1
+	}
 	sc := scene.New()
 	if *in != "" {
 		if sc, err = readScene(*in); err != nil {

@@ -54,6 +54,10 @@ picture and the editable .excalidraw file. Flags may come before or after the pr
 		return 2
 	}
 	defer k.close()
+	if err := k.checkModel(ctx); err != nil {
+		fmt.Fprintf(stderr, "excalibot draw: %v\n", err)
+		return 1
+	}
 	sc := scene.New()
 	if *in != "" {
 		if sc, err = readScene(*in); err != nil {
@@ -96,11 +100,12 @@ picture and the editable .excalidraw file. Flags may come before or after the pr
 
 // kit is the agent wired from the settings, shared by draw, chat and eval.
 type kit struct {
-	cfg   config.Config
-	agent *agent.Agent
-	model *agent.Ollama
-	log   *slog.Logger
-	rend  *render.Renderer // started on first use, or by startRenderer
+	cfg      config.Config
+	agent    *agent.Agent
+	allTools bool
+	model    *agent.Ollama
+	log      *slog.Logger
+	rend     *render.Renderer // started on first use, or by startRenderer
 	// starting delivers the renderer that startRenderer is bringing up; whoever receives it
 	// owns it (renderPNG or close), so the starting goroutine is always waited for.
 	starting  chan startedRenderer
@@ -133,15 +138,41 @@ func newKit(cfg config.Config, stderr io.Writer, verbose, allTools bool) (*kit, 
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	temp := cfg.Temperature
-	m, err := agent.NewOllama(agent.OllamaConfig{Host: cfg.OllamaHost, Model: cfg.Model, NumCtx: cfg.NumCtx,
-		Temperature: &temp, KeepAlive: cfg.KeepAlive, Think: cfg.Think}, log)
+	m, err := newModel(cfg, log)
 	if err != nil {
 		return nil, err
 	}
-	a := agent.New(m, agent.Config{ContextTokens: cfg.NumCtx, AllTools: allTools, Limits: agent.Limits{
-		Turns: cfg.MaxTurns, ToolCalls: cfg.MaxToolCalls, Wall: cfg.RunTimeout, Request: cfg.ModelTimeout}}, log)
-	return &kit{cfg: cfg, agent: a, model: m, log: log}, nil
+	proto, err := oneProtocol(cfg)
+	if err != nil {
+		return nil, err
+	}
+	a := agent.New(m, agentConfig(cfg, allTools, proto), log)
+	return &kit{cfg: cfg, agent: a, model: m, log: log, allTools: allTools}, nil
+}
+
+func newModel(cfg config.Config, log *slog.Logger) (*agent.Ollama, error) {
+	temp := cfg.Temperature
+	return agent.NewOllama(agent.OllamaConfig{Host: cfg.OllamaHost, Model: cfg.Model, NumCtx: cfg.NumCtx,
+		Temperature: &temp, KeepAlive: cfg.KeepAlive, Think: cfg.Think}, log)
+}
+
+// use points the kit at another model and protocol, keeping its renderer: eval compares them.
+func (k *kit) use(model string, proto agent.Protocol) error {
+	cfg := k.cfg
+	cfg.Model, cfg.Protocol = model, string(proto)
+	m, err := newModel(cfg, k.log)
+	if err != nil {
+		return err
+	}
+	k.cfg, k.model, k.agent = cfg, m, agent.New(m, agentConfig(cfg, k.allTools, proto), k.log)
+	return nil
+}
+
+// checkModel asks Ollama what the model can do before the first request, so a command stops at
+// once with the sentence to act on when Ollama is down or the model not pulled.
+func (k *kit) checkModel(ctx context.Context) error {
+	_, err := checkModel(ctx, k.model, k.log)
+	return err
 }
 
 func (k *kit) tools(sc *scene.Scene) *tools.Set {

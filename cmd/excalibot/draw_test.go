@@ -72,6 +72,17 @@ func serveModel(t *testing.T, replies ...string) {
 }
 
 func (f *ndjsonOllama) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/api/show": // the commands ask what the model can do before the first request
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		io.WriteString(w, `{"details":{"format":"gguf","family":"qwen3","families":["qwen3"],"parameter_size":"8.2B","quantization_level":"Q4_K_M"},`+
+			`"model_info":{"general.architecture":"qwen3","qwen3.context_length":40960},"capabilities":["completion","tools","thinking"]}`)
+		return
+	case "/api/chat":
+	default:
+		http.NotFound(w, r)
+		return
+	}
 	f.mu.Lock()
 	var reply string
 	if len(f.replies) > 0 {

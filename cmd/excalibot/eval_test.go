@@ -36,7 +36,7 @@ func TestEvalRunsSuiteAndReports(t *testing.T) {
 			lines[f[0]] = l
 		}
 	}
-	if l := lines["org"]; !strings.Contains(l, "follow-up  yes") {
+	if l := lines["org"]; !strings.Contains(l, "follow-up  qwen3:8b  auto      yes") {
 		t.Errorf("org line %q, want finished", l)
 	}
 	if l := lines["empty"]; !strings.Contains(l, " no ") || !strings.Contains(l, "missing Start") {

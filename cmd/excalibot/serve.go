@@ -65,8 +65,15 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 	if err != nil {
 		return fmt.Errorf("ollama client: %w", err)
 	}
-	ag := agent.New(model, agent.Config{ContextTokens: cfg.NumCtx, Limits: agent.Limits{
-		Turns: cfg.MaxTurns, ToolCalls: cfg.MaxToolCalls, Wall: cfg.RunTimeout, Request: cfg.ModelTimeout}}, log)
+	// Ollama down or the model not pulled is logged now, not at the first message; serve goes on.
+	if _, err := checkModel(ctx, model, log); err != nil {
+		log.Error("model check: "+err.Error(), "model", cfg.Model, "ollama", model.URL())
+	}
+	proto, err := oneProtocol(cfg)
+	if err != nil {
+		return err
+	}
+	ag := agent.New(model, agentConfig(cfg, false, proto), log)
 	drawer := agentdraw.Drawer{Agent: ag, Log: log,
 		Limits: tools.Limits{MaxElements: cfg.MaxElements, MaxBatch: cfg.MaxBatch, MaxLabel: cfg.MaxLabelLength}}
 

@@ -1,0 +1,571 @@
+package agent
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/excalibot/excalibot/tools"
+)
+
+// checkedPlan is a plan that passed every check, with names mapped to ours and every reference
+// resolved to a node id: what the expansion turns into tool calls.
+type checkedPlan struct {
+	kind, direction, title, summary string
+	nodes                           []planNode
+	edges                           []planEdge
+	groups                          []PlanGroup
+	messages                        []PlanMessage
+	removeNodes                     []string
+	removeEdges                     [][2]string
+}
+
+type planNode struct {
+	id, label, shape, color, group string
+	existing                       bool // already on the canvas: only the fields given change
+}
+
+type planEdge struct{ from, to, label, style string }
+
+// Synonyms small models use for our enum values.
+var (
+	planKindAliases = map[string]string{
+		"flow": "flowchart", "flow chart": "flowchart", "process": "flowchart", "workflow": "flowchart", "decision": "flowchart",
+		"graph": "flowchart", "state": "flowchart", "diagram": "flowchart",
+		"system": "architecture", "infrastructure": "architecture", "network": "architecture", "deployment": "architecture",
+		"components": "architecture", "component": "architecture", "service": "architecture", "services": "architecture",
+		"org": "orgchart", "org chart": "orgchart", "organization": "orgchart", "organisation": "orgchart", "organigram": "orgchart",
+		"hierarchy": "orgchart", "tree": "orgchart", "team": "orgchart",
+		"mind map": "mindmap", "mind": "mindmap", "brainstorm": "mindmap", "radial": "mindmap",
+		"sequence diagram": "sequence", "sequencediagram": "sequence", "interaction": "sequence", "messages": "sequence",
+	}
+	planDirAliases = map[string]string{"tb": "TB", "td": "TB", "bt": "TB", "top-down": "TB", "top to bottom": "TB",
+		"vertical": "TB", "down": "TB", "lr": "LR", "rl": "LR", "left-right": "LR", "left to right": "LR",
+		"horizontal": "LR", "right": "LR"}
+	planShapeAliases = map[string]string{
+		"rect": "rectangle", "box": "rectangle", "square": "rectangle", "process": "rectangle", "step": "rectangle",
+		"task": "rectangle", "node": "rectangle", "rounded": "rectangle", "round-rectangle": "rectangle",
+		"circle": "ellipse", "oval": "ellipse", "round": "ellipse", "start": "ellipse", "end": "ellipse",
+		"terminal": "ellipse", "stadium": "ellipse", "database": "ellipse", "db": "ellipse", "cylinder": "ellipse",
+		"rhombus": "diamond", "decision": "diamond", "condition": "diamond", "question": "diamond", "choice": "diamond",
+	}
+	planStyleAliases = map[string]string{"dash": "dashed", "dashes": "dashed", "broken": "dashed", "dot": "dotted",
+		"dots": "dotted", "line": "solid", "normal": "solid"}
+	// planColorAliases map colour words outside Excalidraw's palette to its nearest hue.
+	planColorAliases = map[string]string{"grey": "gray", "purple": "violet", "brown": "bronze", "magenta": "pink",
+		"fuchsia": "pink", "lime": "green", "navy": "blue", "sky": "blue", "gold": "yellow", "amber": "orange",
+		"beige": "bronze", "tan": "bronze", "silver": "gray", "indigo": "violet", "turquoise": "teal",
+		"aqua": "cyan", "lavender": "grape", "crimson": "red", "none": "transparent"}
+	planShades = []string{"lightest", "light", "medium", "strong", "dark"}
+)
+
+// planEnum maps s to one of values, directly, case-insensitively or through aliases.
+func planEnum(s string, values []string, aliases map[string]string) (string, bool) {
+	k := strings.ToLower(strings.Join(strings.Fields(strings.ReplaceAll(s, "_", " ")), " "))
+	for _, v := range values {
+		if strings.ToLower(v) == k {
+			return v, true
+		}
+	}
+	if v, ok := aliases[k]; ok {
+		return v, true
+	}
+	if v, ok := aliases[strings.ReplaceAll(k, " ", "-")]; ok {
+		return v, true
+	}
+	return "", false
+}
+
+// planColor maps a colour to a name or hex code the tools accept: a palette hue, a hue with a
+// shade ("blue-light", also "light blue"), black, white, transparent, or #rgb / #rrggbb.
+func planColor(s string) (string, bool) {
+	k := strings.ToLower(strings.TrimSpace(s))
+	if strings.HasPrefix(k, "#") {
+		h := k[1:]
+		if (len(h) == 3 || len(h) == 6) && strings.Trim(h, "0123456789abcdef") == "" {
+			return k, true
+		}
+		return "", false
+	}
+	k = strings.NewReplacer(" ", "-", "_", "-").Replace(k)
+	hue, shade := k, ""
+	for _, sh := range planShades {
+		if h, ok := strings.CutSuffix(k, "-"+sh); ok {
+			hue, shade = h, sh
+			break
+		}
+		if h, ok := strings.CutPrefix(k, sh+"-"); ok {
+			hue, shade = h, sh
+			break
+		}
+	}
+	if a, ok := planColorAliases[hue]; ok {
+		hue = a
+	}
+	switch {
+	case hue == "transparent" && shade == "":
+		return hue, true
+	case (hue == "white" || hue == "black") && shade == "":
+		return hue, true
+	case !slices.Contains(planColors, hue) || hue == "white" || hue == "black":
+		return "", false
+	case shade != "":
+		return hue + "-" + shade, true
+	}
+	return hue, true
+}
+
+// checkPlan checks a decoded plan against the canvas and the tools' limits, the way the tools
+// check a model's arguments: every problem is named with its path and what to do instead.
+func checkPlan(p Plan, ix *sceneIndex, lim tools.Limits, probs *planProblems) checkedPlan {
+	lim = limitsOrDefault(lim)
+	out := checkedPlan{title: strings.TrimSpace(p.Title), summary: strings.TrimSpace(p.Summary)}
+	out.kind = planKindOf(p, probs)
+	if d := strings.TrimSpace(p.Direction); d != "" {
+		if strings.EqualFold(strings.ReplaceAll(d, " ", ""), "mindmap") {
+			out.kind = "mindmap"
+		} else if v, ok := planEnum(d, []string{"TB", "LR"}, planDirAliases); ok {
+			out.direction = v
+		} else {
+			probs.add("direction", "%q is not a direction; use TB (top to bottom) or LR (left to right)", d)
+		}
+	}
+	if n := len(p.Nodes) + len(p.Edges) + len(p.Messages); n > lim.MaxBatch {
+		probs.add("", "the plan has %d nodes, edges and messages; the limit is %d, draw fewer", n, lim.MaxBatch)
+		return out
+	}
+	c := planChecker{ix: ix, lim: lim, probs: probs, ids: map[string]int{}, refs: map[string]string{}}
+	if out.kind == "sequence" {
+		out.nodes = c.actors(p.Nodes)
+		out.messages = c.messages(p.Messages)
+		if len(p.Messages) == 0 {
+			probs.add("messages", "a sequence diagram needs messages, e.g. [{\"from\":\"client\",\"to\":\"api\",\"label\":\"GET /\"}]")
+		}
+		return out
+	}
+	out.groups = c.groups(p.Groups)
+	out.nodes = c.nodes(p.Nodes)
+	out.edges = c.edges(p.Edges)
+	out.removeNodes, out.removeEdges = c.removals(p.Remove, out.nodes)
+	if len(p.Nodes)+len(p.Edges)+len(p.Remove) == 0 {
+		probs.add("nodes", "the plan is empty; list the diagram's nodes and edges (or what to remove)")
+	}
+	return out
+}
+
+func limitsOrDefault(l tools.Limits) tools.Limits {
+	d := tools.DefaultLimits()
+	if l.MaxBatch <= 0 {
+		l.MaxBatch = d.MaxBatch
+	}
+	if l.MaxLabel <= 0 {
+		l.MaxLabel = d.MaxLabel
+	}
+	if l.MaxIDLength <= 0 {
+		l.MaxIDLength = d.MaxIDLength
+	}
+	return l
+}
+
+func planKindOf(p Plan, probs *planProblems) string {
+	k := strings.TrimSpace(p.Kind)
+	if k == "" {
+		if len(p.Messages) > 0 && len(p.Edges) == 0 {
+			return "sequence"
+		}
+		return "flowchart"
+	}
+	if v, ok := planEnum(strings.TrimSuffix(strings.ToLower(k), " diagram"), planKinds, planKindAliases); ok {
+		return v
+	}
+	if v, ok := planEnum(k, planKinds, planKindAliases); ok {
+		return v
+	}
+	probs.add("kind", "%q is not a kind; use one of %s", k, strings.Join(planKinds, ", "))
+	return "flowchart"
+}
+
+// planChecker holds what the checks of one plan share: the ids taken so far and every name a
+// node can be referred to by (its id as written, its final id, its label).
+type planChecker struct {
+	ix    *sceneIndex
+	lim   tools.Limits
+	probs *planProblems
+	ids   map[string]int    // final node id → index in nodes
+	refs  map[string]string // id as written or label (normalised) → final id
+	multi map[string]bool   // labels more than one plan node has
+}
+
+func (c *planChecker) label(path, s string) (string, bool) {
+	s = strings.TrimSpace(s)
+	if n := len([]rune(s)); n > c.lim.MaxLabel {
+		c.probs.add(path, "the text is %d characters long; the limit is %d, shorten it", n, c.lim.MaxLabel)
+		return "", false
+	}
+	return s, true
+}
+
+// planID makes an id the tools accept from what the model wrote ("Load Balancer" →
+// "load-balancer"), so a model that uses names as ids still draws.
+func (c *planChecker) planID(s string) string {
+	s = strings.TrimSpace(s)
+	ok := s != "" && len(s) <= c.lim.MaxIDLength
+	for _, r := range s {
+		if !(r == '-' || r == '_' || r == '.' || r == ':' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			ok = false
+		}
+	}
+	if ok {
+		return s
+	}
+	return planSlug(s, c.lim.MaxIDLength)
+}
+
+// planSlug is the tools' slug of a label: lower-case ASCII letters and digits joined by dashes.
+func planSlug(label string, max int) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(label) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(r)
+		} else {
+			dash = true
+		}
+		if b.Len() >= max {
+			break
+		}
+	}
+	return b.String()
+}
+
+func (c *planChecker) nodes(in []PlanNode) []planNode {
+	var out []planNode
+	labels := map[string]int{}
+	for _, n := range in {
+		labels[planNorm(n.Label)]++
+	}
+	c.multi = map[string]bool{}
+	for l, k := range labels {
+		if k > 1 && l != "" {
+			c.multi[l] = true
+		}
+	}
+	claimed := map[string]bool{} // canvas nodes some plan node names by id
+	for _, n := range in {
+		if c.ix.nodes[strings.TrimSpace(n.ID)] != nil {
+			claimed[strings.TrimSpace(n.ID)] = true
+		}
+	}
+	for i, n := range in {
+		path := fmt.Sprintf("nodes[%d]", i)
+		raw := strings.TrimSpace(n.ID)
+		label, okLabel := c.label(path+".label", n.Label)
+		var id string
+		existing := false
+		switch {
+		case c.ix.nodes[raw] != nil:
+			id, existing = raw, true
+		case raw == "" && label == "":
+			c.probs.add(path, "give the node an id and a label, e.g. {\"id\":\"api\",\"label\":\"API\"}")
+			continue
+		default:
+			// A node the model re-listed under another id, or named by its label: the one on the canvas.
+			for _, ref := range []string{label, raw} {
+				if s := c.ix.byLabel(ref); s != "" && !claimed[s] && !c.multi[planNorm(ref)] {
+					id, existing, claimed[s] = s, true, true
+					break
+				}
+			}
+			if !existing {
+				if id = c.planID(raw); id == "" {
+					id = c.planID(label)
+				}
+				if id == "" {
+					id = fmt.Sprintf("n%d", i+1) // a label without ASCII letters or digits
+				}
+			}
+		}
+		if j, dup := c.ids[id]; dup {
+			c.probs.add(path+".id", "%q is used twice (also nodes[%d]); give each node its own id", id, j)
+			continue
+		}
+		if !existing && label == "" && okLabel {
+			c.probs.add(path+".label", "node %q is new and has no label; give the text to show", id)
+		}
+		shape := ""
+		if s := strings.TrimSpace(n.Shape); s != "" {
+			var ok bool
+			if shape, ok = planEnum(s, planShapes, planShapeAliases); !ok {
+				c.probs.add(path+".shape", "%q is not a shape; use rectangle, ellipse or diamond", s)
+			}
+		}
+		color := ""
+		if s := strings.TrimSpace(n.Color); s != "" {
+			var ok bool
+			if color, ok = planColor(s); !ok {
+				c.probs.add(path+".color", "%q is not a colour; use one of %s (or a hex code like #1971c2)", s, strings.Join(planColors, ", "))
+			}
+		}
+		c.ids[id] = i
+		for _, ref := range []string{raw, id} {
+			if ref != "" {
+				c.refs[ref] = id
+			}
+		}
+		if l := planNorm(label); l != "" && !c.multi[l] {
+			c.refs["\x00"+l] = id
+		}
+		out = append(out, planNode{id: id, label: label, shape: shape, color: color, group: strings.TrimSpace(n.Group), existing: existing})
+	}
+	return out
+}
+
+// ref resolves a node reference of an edge: a plan node (by id or label), else a node on the
+// canvas (by id or label). It returns "" with a problem added when there is none.
+func (c *planChecker) ref(path, s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		c.probs.add(path, "missing; give the id of a node")
+		return ""
+	}
+	if id, ok := c.refs[s]; ok {
+		return id
+	}
+	if c.ix.nodes[s] != nil {
+		return s
+	}
+	if id, ok := c.refs["\x00"+planNorm(s)]; ok {
+		return id
+	}
+	if id := c.ix.byLabel(s); id != "" {
+		return id
+	}
+	if id, ok := c.refs[c.planID(s)]; ok {
+		return id
+	}
+	c.probs.add(path, "%q is not the id of a node; the nodes are %s", s, c.known())
+	return ""
+}
+
+// known lists the node ids a plan may refer to, for a message.
+func (c *planChecker) known() string {
+	seen := map[string]bool{}
+	var all []string
+	for id := range c.ids {
+		seen[id] = true
+		all = append(all, id)
+	}
+	slices.Sort(all)
+	for _, id := range c.ix.order {
+		if !seen[id] {
+			all = append(all, id)
+		}
+	}
+	if len(all) == 0 {
+		return "none (list the nodes in nodes)"
+	}
+	if len(all) > 15 {
+		all = append(all[:15], "…")
+	}
+	return strings.Join(all, ", ")
+}
+
+func (c *planChecker) edges(in []PlanEdge) []planEdge {
+	var out []planEdge
+	seen := map[[2]string]bool{}
+	for i, e := range in {
+		path := fmt.Sprintf("edges[%d]", i)
+		from, to := c.ref(path+".from", e.From), c.ref(path+".to", e.To)
+		label, ok := c.label(path+".label", e.Label)
+		style := ""
+		if s := strings.TrimSpace(e.Style); s != "" {
+			var okStyle bool
+			if style, okStyle = planEnum(s, planStyles, planStyleAliases); !okStyle {
+				c.probs.add(path+".style", "%q is not a line style; use solid, dashed or dotted", s)
+			}
+		}
+		if from == "" || to == "" || !ok {
+			continue
+		}
+		if from == to {
+			c.probs.add(path, "goes from %q to itself; connect two different nodes", from)
+			continue
+		}
+		if seen[[2]string{from, to}] {
+			continue // the same arrow twice: draw it once
+		}
+		seen[[2]string{from, to}] = true
+		out = append(out, planEdge{from: from, to: to, label: label, style: style})
+	}
+	return out
+}
+
+func (c *planChecker) groups(in []PlanGroup) []PlanGroup {
+	var out []PlanGroup
+	seen := map[string]int{}
+	for i, g := range in {
+		path := fmt.Sprintf("groups[%d]", i)
+		title, ok := c.label(path+".title", g.Title)
+		if !ok {
+			continue
+		}
+		id := c.planID(g.ID)
+		if id == "" {
+			id = c.planID(title)
+		}
+		if id == "" {
+			c.probs.add(path, "give the group an id and a title, e.g. {\"id\":\"backend\",\"title\":\"Backend\"}")
+			continue
+		}
+		if j, dup := seen[id]; dup {
+			c.probs.add(path+".id", "%q is used twice (also groups[%d]); give each group its own id", id, j)
+			continue
+		}
+		seen[id] = i
+		if title == "" {
+			title = strings.TrimSpace(g.ID)
+		}
+		out = append(out, PlanGroup{ID: id, Title: title})
+	}
+	return out
+}
+
+// removals splits Remove into nodes and edges ("a->b"), each of which must be on the canvas.
+func (c *planChecker) removals(in []string, nodes []planNode) ([]string, [][2]string) {
+	var ns []string
+	var es [][2]string
+	onCanvas := func(path, s string) string {
+		s = strings.TrimSpace(s)
+		if c.ix.nodes[s] != nil {
+			return s
+		}
+		if id := c.ix.byLabel(s); id != "" {
+			return id
+		}
+		if len(c.ix.order) == 0 {
+			c.probs.add(path, "%q is not on the canvas, which has no nodes; leave remove empty", s)
+			return ""
+		}
+		c.probs.add(path, "%q is not a node on the canvas; the nodes are %s", s, strings.Join(planFirstN(c.ix.order, 15), ", "))
+		return ""
+	}
+	for i, r := range in {
+		path := fmt.Sprintf("remove[%d]", i)
+		if a, b, ok := planCutArrow(r); ok {
+			from, to := onCanvas(path, a), onCanvas(path, b)
+			if from == "" || to == "" {
+				continue
+			}
+			if _, ok := c.ix.edge(from, to); !ok {
+				c.probs.add(path, "there is no arrow between %q and %q on the canvas", from, to)
+				continue
+			}
+			es = append(es, [2]string{from, to})
+			continue
+		}
+		id := onCanvas(path, r)
+		if id == "" {
+			continue
+		}
+		for _, n := range nodes {
+			if n.id == id {
+				c.probs.add(path, "%q is also listed in nodes; either keep it or remove it", id)
+				id = ""
+				break
+			}
+		}
+		if id != "" && !slices.Contains(ns, id) {
+			ns = append(ns, id)
+		}
+	}
+	return ns, es
+}
+
+// planCutArrow splits an edge written as "a->b", "a -> b" or "a→b".
+func planCutArrow(s string) (string, string, bool) {
+	for _, sep := range []string{"->", "→", "-->"} {
+		if a, b, ok := strings.Cut(s, sep); ok {
+			return strings.TrimSpace(a), strings.TrimSpace(strings.TrimPrefix(b, ">")), true
+		}
+	}
+	return "", "", false
+}
+
+func planFirstN(s []string, n int) []string {
+	if len(s) > n {
+		return append(append([]string(nil), s[:n]...), "…")
+	}
+	return s
+}
+
+// actors are the participants of a sequence, in the order the plan lists them.
+func (c *planChecker) actors(in []PlanNode) []planNode {
+	var out []planNode
+	for i, n := range in {
+		path := fmt.Sprintf("nodes[%d]", i)
+		label, ok := c.label(path+".label", n.Label)
+		if !ok {
+			continue
+		}
+		id := c.planID(n.ID)
+		if id == "" {
+			id = c.planID(label)
+		}
+		if id == "" {
+			c.probs.add(path, "give the participant an id and a label, e.g. {\"id\":\"api\",\"label\":\"API\"}")
+			continue
+		}
+		if j, dup := c.ids[id]; dup {
+			c.probs.add(path+".id", "%q is used twice (also nodes[%d]); give each participant its own id", id, j)
+			continue
+		}
+		c.ids[id] = i
+		c.refs[strings.TrimSpace(n.ID)], c.refs[id] = id, id
+		if label == "" {
+			label = strings.TrimSpace(n.ID)
+		}
+		if l := planNorm(label); l != "" {
+			c.refs["\x00"+l] = id
+		}
+		out = append(out, planNode{id: id, label: label})
+	}
+	return out
+}
+
+// messages checks a sequence's messages; an actor they name that is not among the nodes is
+// added (create_sequence takes actors from the steps).
+func (c *planChecker) messages(in []PlanMessage) []PlanMessage {
+	var out []PlanMessage
+	end := func(path, s string) string {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			c.probs.add(path, "missing; give the participant's id")
+			return ""
+		}
+		if id, ok := c.refs[s]; ok {
+			return id
+		}
+		if id, ok := c.refs["\x00"+planNorm(s)]; ok {
+			return id
+		}
+		return s
+	}
+	for i, m := range in {
+		path := fmt.Sprintf("messages[%d]", i)
+		from, to := end(path+".from", m.From), end(path+".to", m.To)
+		label, ok := c.label(path+".label", m.Label)
+		if from == "" || to == "" || !ok {
+			continue
+		}
+		if label == "" {
+			c.probs.add(path+".label", "empty; say what the message is, e.g. \"GET /orders\"")
+			continue
+		}
+		out = append(out, PlanMessage{From: from, To: to, Label: label, Reply: m.Reply})
+	}
+	return out
+}

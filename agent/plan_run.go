@@ -1,0 +1,331 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/excalibot/excalibot/tools"
+)
+
+// StopInvalidPlan ends a plan run whose model answered, but never with a plan that could be
+// drawn (nor Mermaid to import): the scene is untouched and the summary says what was wrong.
+const StopInvalidPlan StopReason = "invalid_plan"
+
+// planState is what an Agent remembers about protocols across runs: in auto, a model that
+// refused tools once draws with plans from then on.
+type planState struct {
+	noTools atomic.Bool
+	logOnce sync.Once
+}
+
+type toolsOnlyKey struct{}
+
+// byProtocol runs req with the protocol of the Agent's Config when that is not the tool loop;
+// handled is false when the caller should run the tool loop itself.
+func (a *Agent) byProtocol(ctx context.Context, req Request) (res Result, handled bool, err error) {
+	if ctx.Value(toolsOnlyKey{}) != nil {
+		return Result{}, false, nil
+	}
+	switch a.cfg.Protocol {
+	case ProtocolTools:
+		return Result{}, false, nil
+	case ProtocolPlan:
+		res, err := a.runPlan(ctx, req)
+		return res, true, err
+	case ProtocolAuto, "":
+	default:
+		return Result{}, true, fmt.Errorf("agent run: protocol %q is not one of auto, tools, plan", a.cfg.Protocol)
+	}
+	_, canPlan := a.model.(Formatter)
+	if !canPlan {
+		return Result{}, false, nil
+	}
+	if a.plan.noTools.Load() {
+		res, err := a.runPlan(ctx, req)
+		return res, true, err
+	}
+	if d, ok := a.model.(Describer); ok {
+		info, err := d.Describe(ctx)
+		switch {
+		case err != nil:
+			a.log.Debug("describe model; assuming it calls tools", "err", err)
+		case info.Known() && !info.Has(CapTools):
+			a.switchToPlans("the model reports no tool capability", info.Capabilities)
+			res, err := a.runPlan(ctx, req)
+			return res, true, err
+		}
+	}
+	res, err = a.Run(context.WithValue(ctx, toolsOnlyKey{}, true), req)
+	if errors.Is(err, ErrNoToolSupport) {
+		a.switchToPlans("the server refused tools for the model", nil)
+		res, err = a.runPlan(ctx, req)
+	}
+	return res, true, err
+}
+
+func (a *Agent) switchToPlans(why string, caps []string) {
+	a.plan.noTools.Store(true)
+	a.plan.logOnce.Do(func() {
+		a.log.Info("model cannot call tools; drawing with typed plans", "why", why, "capabilities", caps)
+	})
+}
+
+// planRun is one run of the plan protocol.
+type planRun struct {
+	*run
+	f     Formatter
+	ix    *sceneIndex
+	lim   tools.Limits
+	steps int // tool steps of the accepted plan
+}
+
+// Retry and fallback texts. The retry names every problem; the fallback drops the schema, for
+// models (and server versions) that ignore format, and accepts Mermaid.
+const (
+	planRetryText    = "Your answer was not a valid diagram plan:\n%s\nAnswer again with the whole corrected plan as one JSON object, nothing else."
+	planFallbackJSON = "Your answers could not be drawn. Answer once more with the plan as one JSON object in a ```json fence, and nothing else."
+)
+
+// runPlan draws req with one structured-output request for a plan, one retry that says what was
+// wrong, then a fallback without the schema that also takes Mermaid.
+func (a *Agent) runPlan(ctx context.Context, req Request) (Result, error) {
+	f, ok := a.model.(Formatter)
+	if !ok {
+		return Result{}, errors.New("agent run: the plan protocol needs a model that can answer in a JSON format (Ollama's structured outputs); use protocol tools with this model")
+	}
+	r := &run{a: a, req: req, start: a.cfg.Now(), specs: map[string]tools.Spec{}}
+	for _, s := range req.Tools.Specs() {
+		r.specs[s.Name] = s
+	}
+	p := &planRun{run: r, f: f, lim: tools.DefaultLimits()}
+	runCtx, cancel := context.WithTimeout(ctx, a.cfg.Limits.Wall)
+	defer cancel()
+	msgs, err := p.opening(runCtx)
+	if err != nil {
+		return r.finish(StopError), err
+	}
+
+	var probs planProblems
+	last := "" // the previous answer, shown to the model with what was wrong with it
+	for turn := 1; turn <= 3; turn++ {
+		if turn > a.cfg.Limits.Turns {
+			return r.finish(StopTurnLimit), nil
+		}
+		send, format := msgs, planSchema
+		switch turn {
+		case 2:
+			send = append(append([]Message(nil), msgs...), Message{Role: RoleAssistant, Content: clip(last, 4000)},
+				Message{Role: RoleUser, Content: fmt.Sprintf(planRetryText, planBullets(probs))})
+		case 3:
+			format = nil
+			ask := planFallbackJSON
+			if r.specs["create_from_mermaid"].Name != "" {
+				ask = strings.TrimSpace(planFallbackText)
+			}
+			send = append(append([]Message(nil), msgs...), Message{Role: RoleUser,
+				Content: ask + "\n\nWhat was wrong before:\n" + planBullets(probs)})
+		}
+		reply, err := p.ask(runCtx, turn, send, format)
+		if err != nil {
+			switch {
+			case ctx.Err() != nil:
+				return r.finish(StopError), fmt.Errorf("agent run: %w", ctx.Err())
+			case runCtx.Err() != nil:
+				return r.finish(StopWallTime), nil
+			}
+			return r.finish(StopError), err
+		}
+		answer := stripThinking(reply.Message.Content)
+		last = answer
+		var cp checkedPlan
+		cp, probs = p.read(answer)
+		if len(probs) == 0 {
+			if stop, ok := p.draw(runCtx, turn, cp, &probs); ok {
+				return r.finish(stop), nil
+			}
+			continue
+		}
+		if turn == 3 {
+			if src, ok := planMermaid(answer); ok && r.specs["create_from_mermaid"].Name != "" {
+				if stop, ok := p.mermaid(runCtx, turn, src, &probs); ok {
+					return r.finish(stop), nil
+				}
+			}
+		}
+		a.log.Info("model answer is not a diagram plan", "turn", turn, "problems", probs.Error())
+	}
+	res := r.finish(StopInvalidPlan)
+	res.Summary = "The model's answer was not a diagram plan: " + clip(probs.Error(), 300)
+	res.Memory = req.Memory // nothing was drawn: nothing to remember
+	return res, nil
+}
+
+// opening is the tool loop's opening with the plan prompt: the thread's memory and the request
+// with the scene as get_scene shows it, fenced as data.
+func (p *planRun) opening(ctx context.Context) ([]Message, error) {
+	var changes string
+	if p.req.Snapshot != nil {
+		doc, err := p.req.Snapshot()
+		if err != nil {
+			return nil, fmt.Errorf("agent run: read scene: %w", err)
+		}
+		now, err := SceneState(doc)
+		if err != nil {
+			return nil, fmt.Errorf("agent run: %w", err)
+		}
+		p.startDoc, p.before = doc, now // the run's summary says what changed from here
+		if p.req.Memory.HasScene {
+			changes = DiffScenes(p.req.Memory.Scene, now)
+		}
+	}
+	var sceneText string
+	if _, ok := p.specs["get_scene"]; ok {
+		if res := p.req.Tools.Call(ctx, "get_scene", json.RawMessage("{}")); !res.IsError {
+			sceneText = res.Text
+		}
+	}
+	p.ix = indexScene(sceneText)
+	if !p.ix.content {
+		sceneText = "scene: empty" // without get_scene's advice on which tool to start with
+	}
+	msgs := []Message{{Role: RoleSystem, Content: PlanPrompt()}}
+	msgs = append(msgs, p.req.Memory.History(p.a.cfg.MemoryTokens)...)
+	return append(msgs, Message{Role: RoleUser, Content: requestMessage(p.req.Prompt, sceneText, changes)}), nil
+}
+
+// ask sends one plan request (format nil: a free answer), bounded by the per-request limit.
+func (p *planRun) ask(ctx context.Context, turn int, msgs []Message, format json.RawMessage) (Reply, error) {
+	reqCtx, cancel := context.WithTimeout(ctx, p.a.cfg.Limits.Request)
+	defer cancel()
+	t0 := p.a.cfg.Now()
+	reply, err := p.f.ChatFormat(reqCtx, msgs, format)
+	d := p.a.cfg.Now().Sub(t0)
+	p.res.ModelTime += d
+	p.res.Turns = turn
+	if err != nil {
+		if errors.Is(reqCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+			err = &actionable{kind: ErrModelTimeout, msg: fmt.Sprintf(
+				"the model did not answer within %s; a smaller model or a longer model timeout may help", p.a.cfg.Limits.Request),
+				cause: err}
+		}
+		p.a.log.Warn("model request failed", "turn", turn, "err", err)
+		return reply, err
+	}
+	p.res.PromptTokens += reply.PromptTokens
+	p.res.OutputTokens += reply.OutputTokens
+	p.step(Step{Kind: StepModel, Turn: turn, PromptTokens: reply.PromptTokens, OutputTokens: reply.OutputTokens,
+		Duration: d, Result: clip(oneLine(stripThinking(reply.Message.Content)), 160)})
+	return reply, nil
+}
+
+// read takes the plan out of an answer and checks it.
+func (p *planRun) read(answer string) (checkedPlan, planProblems) {
+	var probs planProblems
+	src, why := planJSON(answer)
+	if why != "" {
+		probs.add("", "%s", why)
+		return checkedPlan{}, probs
+	}
+	plan := decodePlan(src, &probs)
+	if len(probs) > 0 {
+		return checkedPlan{}, probs
+	}
+	return checkPlan(plan, p.ix, p.lim, &probs), probs
+}
+
+// draw makes the plan's tool calls. A refusal of the first call changed nothing, so it counts as
+// a problem of the plan (the model may try again); ok is false then.
+func (p *planRun) draw(ctx context.Context, turn int, cp checkedPlan, probs *planProblems) (StopReason, bool) {
+	calls := expandPlan(cp, p.ix)
+	cleared := false
+	for i, c := range calls {
+		if p.res.ToolCalls >= p.a.cfg.Limits.ToolCalls {
+			return StopToolCallLimit, true
+		}
+		res := p.call(ctx, turn, c)
+		if !res.IsError {
+			cleared = cleared || c.name == "clear_canvas"
+			continue
+		}
+		if cleared {
+			p.call(ctx, turn, planCall{"restore_snapshot", json.RawMessage(`{"name":"before-clear"}`)})
+		}
+		if i == 0 || cleared {
+			probs.add("", "%s refused the plan: %s", c.name, clip(oneLine(res.Text), 300))
+			return "", false
+		}
+		p.doneAt = strings.TrimSpace(clip(oneLine(cp.summary), 300) + " Not everything could be changed: " + clip(oneLine(res.Text), 200))
+		return StopDone, true
+	}
+	// Without a summary of the model's own, the run's summary says what changed in the scene.
+	p.doneAt = clip(oneLine(cp.summary), 300)
+	return StopDone, true
+}
+
+// mermaid imports a Mermaid answer, replacing the diagram on a follow-up.
+func (p *planRun) mermaid(ctx context.Context, turn int, src string, probs *planProblems) (StopReason, bool) {
+	args := map[string]any{"mermaid": src}
+	if p.ix.content {
+		args["replace"] = true // Mermaid describes the whole diagram; the tool keeps a snapshot
+	}
+	res := p.call(ctx, turn, planCallOf("create_from_mermaid", args))
+	if res.IsError {
+		probs.add("", "create_from_mermaid refused the Mermaid answer: %s", clip(oneLine(res.Text), 300))
+		return "", false
+	}
+	p.doneAt = "Drew the diagram from the model's Mermaid answer."
+	return StopDone, true
+}
+
+// call runs one expansion call through the toolbox and reports it as the loop does.
+func (p *planRun) call(ctx context.Context, turn int, c planCall) tools.Result {
+	t0 := p.a.cfg.Now()
+	res := p.req.Tools.Call(ctx, c.name, c.args)
+	p.res.ToolCalls++
+	if res.IsError {
+		p.res.ToolErrors++
+	}
+	p.step(Step{Kind: StepTool, Turn: turn, Tool: c.name, Args: clip(oneLine(string(c.args)), 120),
+		Result: clip(oneLine(res.Text), 160), IsError: res.IsError, Duration: p.a.cfg.Now().Sub(t0)})
+	return res
+}
+
+func planBullets(p planProblems) string {
+	if len(p) > 12 {
+		p = append(p[:12:12], fmt.Sprintf("and %d more", len(p)-12))
+	}
+	return "- " + strings.Join(p, "\n- ")
+}
+
+// planMermaidWords start a Mermaid diagram.
+var planMermaidWords = []string{"flowchart", "graph", "sequenceDiagram", "classDiagram", "stateDiagram", "erDiagram", "mindmap"}
+
+// planMermaid finds Mermaid in an answer: a ```mermaid fence, a bare fence or the text itself
+// starting with a diagram keyword.
+func planMermaid(answer string) (string, bool) {
+	s := strings.TrimSpace(stripThinking(answer))
+	for _, cand := range []string{"mermaid", ""} {
+		if body, ok := planFenced(s, cand); ok && planStartsMermaid(body) {
+			return strings.TrimSpace(body), true
+		}
+	}
+	if planStartsMermaid(s) {
+		return s, true
+	}
+	return "", false
+}
+
+func planStartsMermaid(s string) bool {
+	s = strings.TrimSpace(s)
+	for _, k := range planMermaidWords {
+		if strings.HasPrefix(s, k) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,115 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"sync"
+
+	"github.com/ollama/ollama/api"
+)
+
+var _ Describer = (*Ollama)(nil)
+
+// describeCache holds the first successful answer of /api/show: what a model can do does not
+// change while it stays pulled, and a run asks before each request it plans.
+type describeCache struct {
+	mu   sync.Mutex
+	info *ModelInfo
+}
+
+// Describe asks the server what the model can do (POST /api/show). The first successful answer
+// is kept, so later calls cost nothing; a failure is not kept. Its errors are actionable like
+// Chat's: ErrUnreachable when the server does not answer, ErrModelNotFound when the model is not
+// pulled. A server too old to report capabilities gives a ModelInfo whose Known is false.
+func (o *Ollama) Describe(ctx context.Context) (ModelInfo, error) {
+	o.describe.mu.Lock()
+	cached := o.describe.info
+	o.describe.mu.Unlock()
+	if cached != nil {
+		return *cached, nil
+	}
+	resp, err := o.client.Show(ctx, &api.ShowRequest{Model: o.cfg.Model})
+	if err != nil {
+		return ModelInfo{}, o.explainShow(ctx, err)
+	}
+	info := infoFrom(o.cfg.Model, resp)
+	o.describe.mu.Lock()
+	if o.describe.info == nil {
+		o.describe.info = &info
+	}
+	o.describe.mu.Unlock()
+	return info, nil
+}
+
+// Version is the server's version (GET /api/version), with Describe's errors.
+func (o *Ollama) Version(ctx context.Context) (string, error) {
+	v, err := o.client.Version(ctx)
+	if err != nil {
+		return "", o.explainShow(ctx, err)
+	}
+	return v, nil
+}
+
+// NumCtx is the context window sent with every request.
+func (o *Ollama) NumCtx() int { return o.cfg.NumCtx }
+
+func infoFrom(name string, r *api.ShowResponse) ModelInfo {
+	info := ModelInfo{Name: name, Family: r.Details.Family, ParameterSize: r.Details.ParameterSize,
+		Quantization: r.Details.QuantizationLevel}
+	for _, c := range r.Capabilities {
+		info.Capabilities = append(info.Capabilities, string(c))
+	}
+	// The context length is a key named after the architecture, e.g. "qwen3.context_length".
+	if arch, ok := r.ModelInfo["general.architecture"].(string); ok && arch != "" {
+		info.ContextLength = toInt(r.ModelInfo[arch+".context_length"])
+	}
+	if info.Family == "" {
+		info.Family, _ = r.ModelInfo["general.architecture"].(string)
+	}
+	return info
+}
+
+// toInt reads a JSON number decoded into any; anything else is 0 (unknown).
+func toInt(v any) int {
+	switch n := v.(type) {
+	case float64:
+		if n > 0 && n < math.MaxInt32 {
+			return int(n)
+		}
+	case json.Number:
+		if i, err := strconv.Atoi(n.String()); err == nil && i > 0 {
+			return i
+		}
+	case int:
+		return max(n, 0)
+	case int64:
+		return int(max(n, 0))
+	}
+	return 0
+}
+
+// explainShow is explain for the routes that are not a chat: the same sentences for a server
+// that does not answer or a model not pulled, and the step named otherwise.
+func (o *Ollama) explainShow(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return &actionable{kind: ErrUnreachable, msg: fmt.Sprintf(
+				"Ollama at %s did not answer in time; check that it runs (`ollama serve`) and that OLLAMA_HOST points at it",
+				o.base), cause: err}
+		}
+		return fmt.Errorf("ollama show: %w", ctx.Err())
+	}
+	var a *actionable
+	if e := o.explain(ctx, err); errors.As(e, &a) && (errors.Is(a, ErrUnreachable) || errors.Is(a, ErrModelNotFound)) {
+		return e
+	}
+	var se api.StatusError
+	if errors.As(err, &se) {
+		return fmt.Errorf("ollama show: server answered %d: %s", se.StatusCode, se.ErrorMessage)
+	}
+	return fmt.Errorf("ollama show: %w", err)
+}

@@ -1,0 +1,131 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/excalibot/excalibot/agent/ollamafake"
+	"github.com/excalibot/excalibot/tools"
+	"github.com/ollama/ollama/api"
+)
+
+func describeClient(t *testing.T, url, model string) *Ollama {
+	t.Helper()
+	o, err := NewOllama(OllamaConfig{Host: url, Model: model}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+func TestDescribe(t *testing.T) {
+	f := ollamafake.New(t, ollamafake.Config{
+		Models: []string{ollamafake.ToolModel, ollamafake.ToolLessModel, ollamafake.VisionToolModel},
+		Info: map[string]ollamafake.ModelSpec{
+			"old:7b":   {Capabilities: []string{}, ContextLength: 8192, Family: "llama", ParameterSize: "6.7B", Quantization: "Q4_0"},
+			"long:14b": {Capabilities: []string{"completion", "tools"}, ContextLength: 262144, Family: "qwen3moe"},
+		},
+	})
+	tests := []struct {
+		model string
+		want  ModelInfo
+		tools bool
+		known bool
+	}{
+		{ollamafake.ToolModel, ModelInfo{Name: "qwen3:8b", Capabilities: []string{"completion", "tools", "thinking"},
+			ContextLength: 40960, Family: "qwen3", ParameterSize: "8.2B", Quantization: "Q4_K_M"}, true, true},
+		{ollamafake.ToolLessModel, ModelInfo{Name: "gemma3:4b", Capabilities: []string{"completion", "vision"},
+			ContextLength: 131072, Family: "gemma3", ParameterSize: "4.3B", Quantization: "Q4_K_M"}, false, true},
+		{ollamafake.VisionToolModel, ModelInfo{Name: "mistral-small3.2:24b", Capabilities: []string{"completion", "vision", "tools"},
+			ContextLength: 131072, Family: "mistral3", ParameterSize: "24.0B", Quantization: "Q4_K_M"}, true, true},
+		{"old:7b", ModelInfo{Name: "old:7b", ContextLength: 8192, Family: "llama", ParameterSize: "6.7B", Quantization: "Q4_0"}, false, false},
+		{"long:14b", ModelInfo{Name: "long:14b", Capabilities: []string{"completion", "tools"},
+			ContextLength: 262144, Family: "qwen3moe", ParameterSize: "8.2B", Quantization: "Q4_K_M"}, true, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.model, func(t *testing.T) {
+			got, err := describeClient(t, f.URL(), tt.model).Describe(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !equalInfo(got, tt.want) {
+				t.Errorf("got %+v\nwant %+v", got, tt.want)
+			}
+			if got.Has(CapTools) != tt.tools || got.Known() != tt.known {
+				t.Errorf("Has(tools) = %v, Known = %v; want %v, %v", got.Has(CapTools), got.Known(), tt.tools, tt.known)
+			}
+		})
+	}
+}
+
+func equalInfo(a, b ModelInfo) bool {
+	return a.Name == b.Name && slices.Equal(a.Capabilities, b.Capabilities) && a.ContextLength == b.ContextLength &&
+		a.Family == b.Family && a.ParameterSize == b.ParameterSize && a.Quantization == b.Quantization
+}
+
+func TestDescribeErrors(t *testing.T) {
+	f := ollamafake.New(t, ollamafake.Config{})
+	_, err := describeClient(t, f.URL(), "llama9:1b").Describe(context.Background())
+	if !errors.Is(err, ErrModelNotFound) || !strings.Contains(err.Error(), "run `ollama pull llama9:1b`") {
+		t.Errorf("not pulled: err = %v, want ErrModelNotFound saying to pull it", err)
+	}
+
+	o := describeClient(t, f.URL(), ollamafake.DefaultModel)
+	f.Stop()
+	_, err = o.Describe(context.Background())
+	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "Ollama is not reachable at "+f.URL()) {
+		t.Errorf("down: err = %v, want ErrUnreachable naming the address", err)
+	}
+	// A failure is not kept: once the server is up, the next call answers.
+	f.Start()
+	info, err := o.Describe(context.Background())
+	if err != nil || !info.Has(CapTools) {
+		t.Fatalf("up again: got %+v, err %v; want the model described", info, err)
+	}
+	// The answer is kept: with the server down again, it still comes back.
+	f.Stop()
+	if again, err := o.Describe(context.Background()); err != nil || !equalInfo(again, info) {
+		t.Errorf("cached: got %+v, err %v; want the first answer", again, err)
+	}
+}
+
+func TestDescribeTimeout(t *testing.T) {
+	f := ollamafake.New(t, ollamafake.Config{})
+	o := describeClient(t, f.URL(), ollamafake.DefaultModel)
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	if _, err := o.Describe(ctx); !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "did not answer in time") {
+		t.Errorf("deadline passed: err = %v, want ErrUnreachable saying it did not answer in time", err)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	f := ollamafake.New(t, ollamafake.Config{})
+	o := describeClient(t, f.URL(), ollamafake.DefaultModel)
+	if v, err := o.Version(context.Background()); err != nil || v != "0.17.4" {
+		t.Errorf("version = %q, err %v; want 0.17.4", v, err)
+	}
+	f.Stop()
+	if _, err := o.Version(context.Background()); !errors.Is(err, ErrUnreachable) {
+		t.Errorf("down: err = %v, want ErrUnreachable", err)
+	}
+}
+
+// The fake refuses tools to a tool-less model with Ollama's text, which Chat explains.
+func TestChatToolsToToolLessModel(t *testing.T) {
+	f := ollamafake.New(t, ollamafake.Config{Models: []string{ollamafake.ToolLessModel},
+		Responder: func(api.ChatRequest) ollamafake.Turn { return ollamafake.Say("hi") }})
+	o := describeClient(t, f.URL(), ollamafake.ToolLessModel)
+	msgs := []Message{{Role: RoleUser, Content: "draw"}}
+	_, err := o.Chat(context.Background(), msgs, []tools.Spec{{Name: "get_scene", Description: "the scene"}})
+	if !errors.Is(err, ErrNoToolSupport) || !strings.Contains(err.Error(), "model gemma3:4b cannot call tools") {
+		t.Errorf("err = %v, want ErrNoToolSupport", err)
+	}
+	if r, err := o.Chat(context.Background(), msgs, nil); err != nil || r.Message.Content != "hi" {
+		t.Errorf("without tools: got %q, err %v; want the answer", r.Message.Content, err)
+	}
+}
