@@ -137,9 +137,7 @@ func newKit(cfg config.Config, stderr io.Writer, verbose, allTools bool) (*kit, 
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	temp := cfg.Temperature
-	m, err := agent.NewOllama(agent.OllamaConfig{Host: cfg.OllamaHost, Model: cfg.Model, NumCtx: cfg.NumCtx,
-		Temperature: &temp, KeepAlive: cfg.KeepAlive, Think: cfg.Think}, log)
+	m, err := newModel(cfg, log)
 	if err != nil {
 		return nil, err
 	}
