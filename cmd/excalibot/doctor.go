@@ -92,9 +92,9 @@ func doctor(ctx context.Context, cfg config.Config, file string, settingsErr err
 	}
 	failed := 0
 	for _, f := range all {
-		line := fmt.Sprintf("%-4s  %-10s  %s", f.status, f.name, f.detail)
+		line := fmt.Sprintf("%-4s  %-10s  %s", f.status, f.name, oneLine(f.detail))
 		if f.fix != "" {
-			line += " — " + f.fix
+			line += " — " + oneLine(f.fix)
 		}
 		fmt.Fprintln(out, line)
 		if f.status == statusFail {
@@ -117,8 +117,7 @@ func settingsFinding(err error) finding {
 	if err == nil {
 		return finding{statusOK, "settings", "valid", ""}
 	}
-	msg := strings.Join(strings.Fields(err.Error()), " ") // one line
-	return finding{statusFail, "settings", msg, "fix the settings named (excalibot config shows each one and where it came from)"}
+	return finding{statusFail, "settings", err.Error(), "fix the settings named (excalibot config shows each one and where it came from)"}
 }
 
 // checkOllama: the server answers, the model is pulled, and what it can do fits the settings.
@@ -235,7 +234,9 @@ func checkStore(ctx context.Context, cfg config.Config, log *slog.Logger) []find
 	}
 	st, err := openStore(ctx, cfg, log)
 	if err != nil {
-		return []finding{{statusFail, "store", what + ": " + err.Error(), fix}}
+		// what already names the store; openStore's wrapping would say it again.
+		msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "open SQLite store "+target+": "), "open PostgreSQL store: ")
+		return []finding{{statusFail, "store", what + ": " + msg, fix}}
 	}
 	defer st.Close()
 	_, err = st.Load(ctx, store.ThreadKey{Platform: "probe", Workspace: "-", Thread: "-"})
@@ -362,6 +363,9 @@ func shortNetError(err error) string {
 	}
 	return err.Error()
 }
+
+// oneLine folds an error that spans lines (a server's message, a list of problems) into one.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // redactWriter replaces every configured secret in what it writes.
 type redactWriter struct {

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +15,7 @@ import (
 	"github.com/excalibot/excalibot/bot/slack/slackfake"
 	"github.com/excalibot/excalibot/bot/telegram/tgfake"
 	"github.com/excalibot/excalibot/config"
+	"github.com/excalibot/excalibot/internal/pgtest"
 )
 
 const doctorTgToken = "424242:doctor-token"
@@ -197,5 +200,40 @@ func TestDoctorCommand(t *testing.T) {
 	}
 	if code := run(context.Background(), []string{"doctor", "--no-such-flag"}, &out, &errw); code != 2 {
 		t.Errorf("unknown flag: exit %d, want 2", code)
+	}
+}
+
+// The store check opens PostgreSQL as serve does; the password never shows.
+func TestDoctorStorePostgres(t *testing.T) {
+	ctx := t.Context()
+	pg, err := pgtest.Start(ctx)
+	if errors.Is(err, pgtest.ErrNoServer) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pg.Stop() })
+	dsn, err := pg.CreateDB(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Default()
+	cfg.Database = pgURL(t, dsn)
+	got := checkStore(ctx, cfg, quietLog())
+	if len(got) != 1 || got[0].status != statusOK || !strings.HasPrefix(got[0].detail, "PostgreSQL postgres://") {
+		t.Errorf("reachable database: got %+v, want ok naming PostgreSQL", got)
+	}
+	u, err := url.Parse(cfg.Database)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.UserPassword(u.User.Username(), "wrong-password-1")
+	u.Host, u.RawQuery = "127.0.0.1:1", ""
+	cfg.Database = u.String()
+	got = checkStore(ctx, cfg, quietLog())
+	if len(got) != 1 || got[0].status != statusFail || !strings.Contains(got[0].fix, "EXCALIBOT_DATABASE") ||
+		strings.Contains(got[0].detail, "wrong-password-1") {
+		t.Errorf("unreachable database: got %+v, want FAIL with the fix and no password", got)
 	}
 }
