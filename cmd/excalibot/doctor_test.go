@@ -136,7 +136,7 @@ func TestDoctor(t *testing.T) {
 		{"Chromium missing", func(c *config.Config) { c.ChromePath = noChrome }, "renderer",
 			"FAIL  renderer    Chromium at " + noChrome + " not found — install it (Debian/Ubuntu: apt-get install chromium) or set EXCALIBOT_CHROME to its path", 1},
 		{"store unopenable", func(c *config.Config) { c.Database = "sqlite:" + badDB }, "store",
-			"FAIL  store       SQLite " + badDB + ": open SQLite store " + badDB, 1},
+			"FAIL  store       SQLite " + badDB + ": open sqlite store: create directory: mkdir " + notDir + ": not a directory — make sure the file's directory exists", 1},
 		{"nothing configured", func(c *config.Config) { c.SlackBotToken, c.TelegramToken, c.PublicURL = "", "", "" }, "slack",
 			"skip  slack       SLACK_BOT_TOKEN not set", 0},
 	}
