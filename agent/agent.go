@@ -106,7 +106,9 @@ const (
 	StopToolCallLimit   StopReason = "tool_call_limit" // Limits.ToolCalls reached
 	StopWallTime        StopReason = "wall_time"       // Limits.Wall reached
 	StopRepeatedFailure StopReason = "repeated_failure"
-	StopError           StopReason = "error" // the model failed; Run also returns the error
+	StopUnreadableCalls StopReason = "unreadable_calls" // Ollama could not read the model's calls, also after a retry
+	StopNoChange        StopReason = "no_change"        // asked to draw, the model answered without changing the scene
+	StopError           StopReason = "error"            // the model failed; Run also returns the error
 )
 
 // StepKind tells what a Step records.

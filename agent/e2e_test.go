@@ -155,7 +155,7 @@ func TestAllToolsAndToolsNotOffered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := New(m, Config{AllTools: true}, nil).Run(context.Background(), realRequest(set, "x", Memory{})); err != nil {
+	if _, err := New(m, Config{AllTools: true}, nil).Run(context.Background(), realRequest(set, "what is there?", Memory{})); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := len(f2.request(0).Tools), len(set.Specs()); got != want {

@@ -180,8 +180,15 @@ func (b *boardTools) snapshot() ([]byte, error) {
 	sort.Strings(ids)
 	for _, id := range ids {
 		e := b.els[id]
-		els = append(els, map[string]any{"id": e.ID, "type": e.Type, "x": e.X, "y": e.Y, "width": e.W,
-			"height": e.H, "isDeleted": false, "text": map[bool]string{true: e.Text}[e.Type == "text"]})
+		el := map[string]any{"id": e.ID, "type": e.Type, "x": e.X, "y": e.Y, "width": e.W,
+			"height": e.H, "isDeleted": false, "text": map[bool]string{true: e.Text}[e.Type == "text"]}
+		if e.Start != "" {
+			el["startBinding"] = map[string]any{"elementId": e.Start}
+		}
+		if e.End != "" {
+			el["endBinding"] = map[string]any{"elementId": e.End}
+		}
+		els = append(els, el)
 		if e.Text != "" && e.Type != "text" {
 			els = append(els, map[string]any{"id": e.ID + "-label", "type": "text", "x": e.X + 10, "y": e.Y + 10,
 				"width": 50, "height": 25, "text": e.Text, "containerId": e.ID})

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -95,14 +94,21 @@ type run struct {
 	req       Request
 	res       Result
 	specs     map[string]tools.Spec
+	known     toolTypes // every tool of the toolbox, with its parameters' types
 	names     []string
 	start     time.Time
 	failed    string // key of the last failing call
 	fails     int    // times it failed in a row
 	nudgedKey string // the failing call already nudged about
-	final     string // the model's last text
+	final     string // the model's last text, as a person reads it
+	raw       string // the model's last text as written, for telling a garbled call
 	doneAt    string // the summary given to done, if any
 	retried   bool   // a reply Ollama could not parse was retried
+	// The scene when the run started: what "changed" and the summary are measured against.
+	startDoc []byte
+	before   []ElementState
+	// corrected holds the course corrections already sent (correction); each is sent once.
+	corrected map[string]bool
 }
 
 // Run carries out one request. It returns a Result in every case; the error is non-nil only when
@@ -112,11 +118,12 @@ func (a *Agent) Run(ctx context.Context, req Request) (Result, error) {
 	if req.Tools == nil {
 		return Result{}, errors.New("agent run: no tools")
 	}
-	r := &run{a: a, req: req, start: a.cfg.Now(), specs: map[string]tools.Spec{}}
+	r := &run{a: a, req: req, start: a.cfg.Now(), specs: map[string]tools.Spec{}, corrected: map[string]bool{}}
 	all := req.Tools.Specs()
 	for _, s := range all {
 		r.specs[s.Name] = s
 	}
+	r.known = typesOf(all)
 	specs := offered(all, a.cfg.AllTools)
 	for _, s := range specs {
 		r.names = append(r.names, s.Name)
@@ -157,13 +164,21 @@ func (a *Agent) Run(ctx context.Context, req Request) (Result, error) {
 				msgs = append(msgs, Message{Role: RoleUser, Content: badCallText})
 				r.step(Step{Kind: StepNudge, Turn: turn, Result: badCallText})
 				continue
+			case errors.Is(err, ErrBadToolCall):
+				// The model's calls are broken, not the server: end like a limit, keeping what was drawn.
+				return r.finish(StopUnreadableCalls), nil
 			}
 			return r.finish(StopError), err
 		}
 		msg := r.toolCallsOf(reply.Message)
 		msgs = append(msgs, msg)
 		if len(msg.ToolCalls) == 0 {
-			return r.finish(StopNoToolCalls), nil
+			if text := r.correction(); text != "" {
+				msgs = append(msgs, Message{Role: RoleUser, Content: text})
+				r.step(Step{Kind: StepNudge, Turn: turn, Result: text})
+				continue
+			}
+			return r.finish(r.ended(StopNoToolCalls)), nil
 		}
 		var stop StopReason
 		nudge := false
@@ -192,6 +207,15 @@ func (a *Agent) Run(ctx context.Context, req Request) (Result, error) {
 				}
 			}
 		}
+		if stop == StopDone {
+			if text := r.correction(); text != "" {
+				stop = ""
+				msgs = append(msgs, Message{Role: RoleUser, Content: text})
+				r.step(Step{Kind: StepNudge, Turn: turn, Result: text})
+			} else {
+				stop = r.ended(StopDone)
+			}
+		}
 		if nudge && stop == "" {
 			msgs = append(msgs, Message{Role: RoleUser, Content: nudgeText})
 			r.step(Step{Kind: StepNudge, Turn: turn, Result: nudgeText})
@@ -217,6 +241,7 @@ func (r *run) opening(ctx context.Context) ([]Message, error) {
 		if err != nil {
 			return nil, fmt.Errorf("agent run: %w", err)
 		}
+		r.startDoc, r.before = doc, now
 		if r.req.Memory.HasScene {
 			changes = DiffScenes(r.req.Memory.Scene, now)
 		}
@@ -255,41 +280,51 @@ func (r *run) ask(ctx context.Context, turn int, msgs []Message, specs []tools.S
 	}
 	r.res.PromptTokens += reply.PromptTokens
 	r.res.OutputTokens += reply.OutputTokens
-	if t := strings.TrimSpace(stripThinking(reply.Message.Content)); t != "" {
-		r.final = t
-	}
 	r.step(Step{Kind: StepModel, Turn: turn, PromptTokens: reply.PromptTokens, OutputTokens: reply.OutputTokens,
-		Duration: d, Result: clip(oneLine(r.final), 160)})
+		Duration: d, Result: clip(oneLine(visibleText(reply.Message.Content)), 160)})
 	return reply, nil
 }
 
-// toolCallsOf returns the assistant message with its calls in the tool-call field, recovering
-// calls written as text and naming calls that came without an id.
+// toolCallsOf returns the assistant message with its calls in the tool-call field: the calls
+// Ollama parsed, then those written in the text (a model may do both in one reply; a call written
+// both ways runs once), each with an id.
 func (r *run) toolCallsOf(m Message) Message {
 	m.Role = RoleAssistant
-	m.Content = stripThinking(m.Content)
-	fromText := false
-	if len(m.ToolCalls) == 0 {
-		if calls, rest := parseTextCalls(m.Content); len(calls) > 0 {
-			m.ToolCalls, m.Content, fromText = calls, rest, true
-			r.a.log.Info("tool calls recovered from reply text", "count", len(calls))
-		}
+	r.raw = m.Content
+	textCalls, rest := parseTextCalls(m.Content, r.known)
+	m.Content = rest
+	if rest != "" {
+		r.final = rest
 	}
-	m.ToolCalls = append([]ToolCall(nil), m.ToolCalls...)
-	for i := range m.ToolCalls {
-		c := &m.ToolCalls[i]
-		if c.ID == "" {
-			c.ID = fmt.Sprintf("call_%d_%d", r.res.Turns, i+1)
-		}
+	fieldCalls := len(m.ToolCalls)
+	calls := append([]ToolCall(nil), m.ToolCalls...)
+	if len(textCalls) > 0 {
+		r.a.log.Info("tool calls recovered from reply text", "count", len(textCalls), "beside_tool_calls", fieldCalls)
+	}
+	calls = append(calls, textCalls...)
+	seen := map[string]bool{}
+	m.ToolCalls = calls[:0]
+	for i, c := range calls {
 		if c.ArgsErr == "" {
 			c.Args = unwrapArgs(c.Args, r.specs[c.Name].Parameters)
 			if len(c.Args) == 0 {
 				c.Args = json.RawMessage("{}")
 			}
 		}
-		if fromText {
+		// A call the model wrote in the text as well as in the field runs once; calls repeated
+		// within the field are the model's own choice (the loop's repeat guard sees them).
+		key := c.Name + "\x00" + canonicalJSON(c.Args) + "\x00" + c.ArgsErr
+		if i >= fieldCalls && seen[key] {
+			continue
+		}
+		seen[key] = true
+		if c.ID == "" {
+			c.ID = fmt.Sprintf("call_%d_%d", r.res.Turns, i+1)
+		}
+		if i >= fieldCalls {
 			c.ID += "_text"
 		}
+		m.ToolCalls = append(m.ToolCalls, c)
 	}
 	return m
 }
@@ -357,19 +392,28 @@ func (r *run) finish(reason StopReason) Result {
 			r.a.log.Warn("read final scene", "err", err)
 		}
 	}
+	var after []ElementState
+	hasAfter := false
+	if res.Scene != nil {
+		if st, err := SceneState(res.Scene); err == nil {
+			after, hasAfter = st, true
+		}
+	}
 	if r.req.Lint != nil {
 		res.Warnings = r.req.Lint()
 	}
-	res.Summary = r.summary(reason, res.Warnings)
+	change := ""
+	if hasAfter && r.startDoc != nil {
+		change = changeSummary(r.before, after)
+	}
+	res.Summary = r.summary(reason, res.Warnings, change)
 	res.Finished = (reason == StopDone || reason == StopNoToolCalls) && len(res.Warnings) == 0
 	res.Duration = r.a.cfg.Now().Sub(r.start)
 	mem := r.req.Memory
 	if reason != StopError {
 		mem = mem.Add(Exchange{Request: clip(r.req.Prompt, 1000), Summary: res.Summary, At: r.start})
-		if res.Scene != nil {
-			if st, err := SceneState(res.Scene); err == nil {
-				mem.Scene, mem.HasScene = st, true
-			}
+		if hasAfter {
+			mem.Scene, mem.HasScene = after, true
 		}
 	}
 	res.Memory = mem
@@ -384,23 +428,35 @@ var stopSentences = map[StopReason]string{
 	StopToolCallLimit:   "Stopped before finishing: it reached the limit of %d tool calls.",
 	StopWallTime:        "Stopped before finishing: it ran out of time (%s).",
 	StopRepeatedFailure: "Stopped before finishing: the model kept repeating a call that failed.",
+	StopUnreadableCalls: "Stopped before finishing: the model kept writing tool calls that Ollama could not read.",
 	StopError:           "Failed: the model stopped answering.",
 }
 
-// summary says what happened in a sentence or three, honestly.
-func (r *run) summary(reason StopReason, warnings []string) string {
+// summary says what happened in a sentence or three, honestly. change is what the run changed in
+// a person's words (changeSummary); it stands in when the model wrote no summary of its own.
+func (r *run) summary(reason StopReason, warnings []string, change string) string {
 	body := r.doneAt
 	if body == "" {
 		body = r.final
 	}
-	body = clip(oneLine(body), 300)
+	body = clip(oneLine(visibleText(body)), 300)
 	var parts []string
 	switch reason {
 	case StopDone, StopNoToolCalls:
-		if body == "" {
-			body = fmt.Sprintf("Done after %d tool calls.", r.res.ToolCalls)
+		switch {
+		case body != "":
+		case change != "":
+			body = change
+		default:
+			body = "Nothing in the diagram changed."
 		}
 		parts = append(parts, body)
+	case StopNoChange:
+		if body != "" {
+			parts = append(parts, "The model answered without drawing: "+body)
+		} else {
+			parts = append(parts, "The model answered without drawing anything.")
+		}
 	default:
 		l := r.a.cfg.Limits
 		var s string
@@ -415,7 +471,10 @@ func (r *run) summary(reason StopReason, warnings []string) string {
 			s = stopSentences[reason]
 		}
 		parts = append(parts, s)
-		if r.res.ToolCalls > 0 {
+		switch {
+		case change != "":
+			parts = append(parts, "So far: "+change)
+		case r.res.ToolCalls > 0:
 			parts = append(parts, fmt.Sprintf("The diagram may be incomplete (%d tool calls made).", r.res.ToolCalls))
 		}
 	}
@@ -459,16 +518,6 @@ func schemaTokens(specs []tools.Spec) int {
 		n += estimateTokens(s.Name) + estimateTokens(s.Description) + (len(s.Parameters)+3)/4 + 10
 	}
 	return n
-}
-
-var thinkTags = regexp.MustCompile(`(?s)<think>.*?(?:</think>|$)`)
-
-// stripThinking drops <think> blocks that some models write into content even with think off.
-func stripThinking(s string) string {
-	if !strings.Contains(s, "<think>") {
-		return s
-	}
-	return strings.TrimSpace(thinkTags.ReplaceAllString(s, ""))
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

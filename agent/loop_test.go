@@ -188,7 +188,7 @@ func TestUnknownTool(t *testing.T) {
 		calls(call("draw_flowchart", `{"steps":["a","b"]}`), call("get_scene", `{}`)),
 		calls(call("done", `{}`)),
 	)
-	res, err := runOn(t, newAgent(t, srv.URL, Limits{}), newBoard(), "a flowchart", Memory{})
+	res, err := runOn(t, newAgent(t, srv.URL, Limits{}), newBoard(), "which tools do you have?", Memory{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -494,7 +494,7 @@ func TestUnparseableToolCallRetriedOnce(t *testing.T) {
 		f.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	res, err := runOn(t, newAgent(t, srv.URL, Limits{}), newBoard(), "x", Memory{})
+	res, err := runOn(t, newAgent(t, srv.URL, Limits{}), newBoard(), "thanks", Memory{})
 	if err != nil || res.Reason != StopDone {
 		t.Fatalf("err %v reason %s, want a retry that ends in done", err, res.Reason)
 	}
@@ -503,10 +503,12 @@ func TestUnparseableToolCallRetriedOnce(t *testing.T) {
 		t.Errorf("retry should tell the model what went wrong, ended with %q", last.Content)
 	}
 
+	// A model whose calls stay unreadable ends the run like a limit: no error, a summary that says
+	// why, and what was drawn kept.
 	failing.Store(1000) // every request fails now
-	_, err = runOn(t, newAgent(t, srv.URL, Limits{}), newBoard(), "x", Memory{})
-	if !errors.Is(err, ErrBadToolCall) {
-		t.Errorf("err %v, want ErrBadToolCall after one retry", err)
+	res, err = runOn(t, newAgent(t, srv.URL, Limits{}), newBoard(), "x", Memory{})
+	if err != nil || res.Reason != StopUnreadableCalls || !strings.Contains(res.Summary, "could not read") {
+		t.Errorf("err %v reason %s summary %q, want unreadable_calls after one retry", err, res.Reason, res.Summary)
 	}
 
 	// The same error as an error line inside a streamed 200 response.
@@ -518,8 +520,8 @@ func TestUnparseableToolCallRetriedOnce(t *testing.T) {
 	badMu.Lock()
 	bad = streamed
 	badMu.Unlock()
-	_, err = runOn(t, newAgent(t, srv.URL, Limits{}), newBoard(), "x", Memory{})
-	if !errors.Is(err, ErrBadToolCall) {
-		t.Errorf("err %v, want ErrBadToolCall after one retry", err)
+	res, err = runOn(t, newAgent(t, srv.URL, Limits{}), newBoard(), "x", Memory{})
+	if err != nil || res.Reason != StopUnreadableCalls {
+		t.Errorf("err %v reason %s, want unreadable_calls after one retry", err, res.Reason)
 	}
 }

@@ -313,7 +313,7 @@ func (o *Ollama) explain(ctx context.Context, err error) error {
 			return &actionable{kind: ErrModelNotFound, msg: fmt.Sprintf(
 				"model %s is not pulled into Ollama at %s; run `ollama pull %s`", o.cfg.Model, o.base, o.cfg.Model),
 				cause: err}
-		case se.StatusCode >= 500 && strings.Contains(msg, "tool call"):
+		case se.StatusCode >= 500 && isBadCall(msg):
 			return &actionable{kind: ErrBadToolCall, msg: fmt.Sprintf(
 				"model %s wrote a tool call that Ollama could not read (%s)", o.cfg.Model, se.ErrorMessage), cause: err}
 		case strings.Contains(msg, "does not support tools"):
@@ -324,7 +324,7 @@ func (o *Ollama) explain(ctx context.Context, err error) error {
 	}
 	// While streaming, Ollama reports a tool call its parser could not read as an error line
 	// inside a 200 response, which the client returns as a plain error.
-	if strings.Contains(strings.ToLower(err.Error()), "tool call") {
+	if isBadCall(strings.ToLower(err.Error())) {
 		return &actionable{kind: ErrBadToolCall, msg: fmt.Sprintf(
 			"model %s wrote a tool call that Ollama could not read (%s)", o.cfg.Model, err), cause: err}
 	}

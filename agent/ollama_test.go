@@ -156,7 +156,7 @@ func TestAPIToolsKeepsSchema(t *testing.T) {
 // TestRequestGolden pins the first request of a run as it goes on the wire: system prompt,
 // opening message, tools and options. Refresh with go test ./agent -update.
 func TestRequestGolden(t *testing.T) {
-	f, srv := newFakeOllama(t, calls(call("done", `{}`)))
+	f, srv := newFakeOllama(t, calls(call("done", `{}`)), calls(call("done", `{}`)))
 	if _, err := runOn(t, newAgent(t, srv.URL, Limits{}), newBoard(), "org chart: CEO, CTO, CFO", Memory{}); err != nil {
 		t.Fatal(err)
 	}

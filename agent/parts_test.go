@@ -30,11 +30,32 @@ func TestParseTextCalls(t *testing.T) {
 		{"broken json in tag", `<tool_call>{"name": "update_element", "arguments": {"id": </tool_call>`, []string{"update_element !not valid JSON"}, ""},
 		{"args as bad string", `{"name":"done","arguments":"{oops"}`, []string{"done !not valid JSON"}, ""},
 		{"args as array", `{"name":"done","arguments":[1]}`, []string{"done !must be a JSON object, not an array"}, ""},
-		{"tag without name", `<tool_call>{"arguments":{}}</tool_call>`, []string{` !needs {"name"`}, ""},
+		{"tag without name", `<tool_call>{"arguments":{}}</tool_call>`, nil, `{"arguments":{}}`},
+		// Every wrapper real models use, with the keys they use.
+		{"tool_calls tag", `<tool_calls>[{"name":"done","arguments":{}}]</tool_calls>`, []string{"done {}"}, ""},
+		{"tools tag", `<tools>{"tool":"done","args":{}}</tools>`, []string{"done {}"}, ""},
+		{"tool tag", `<tool>{"tool_name":"done","parameters":{}}</tool>`, []string{"done {}"}, ""},
+		{"function_call tag", `<function_call>{"function":"done","arguments":{}}</function_call>`, []string{"done {}"}, ""},
+		{"response tag", `<response>{"name":"done","arguments":{}}</response>`, []string{"done {}"}, ""},
+		{"xml fence", "```xml\n<tool_call>{\"name\":\"done\",\"arguments\":{}}</tool_call>\n```", []string{"done {}"}, ""},
+		{"tool_call fence", "```tool_call\n{\"name\":\"done\",\"arguments\":{}}\n```", []string{"done {}"}, ""},
+		{"function equals", `<function=get_scene>{}</function>`, []string{"get_scene {}"}, ""},
+		{"mistral name args", `[TOOL_CALLS]get_scene[ARGS]{}[TOOL_CALLS]done[ARGS]{"summary":"ok"}`, []string{"get_scene {}", `done {"summary":"ok"}`}, ""},
+		{"deepseek tokens", "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>done\n```json\n{\"summary\":\"ok\"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>", []string{`done {"summary":"ok"}`}, ""},
+		{"functools", `functools[{"name":"done","arguments":{}}]`, []string{"done {}"}, ""},
+		{"semicolons between", `{"name":"a","arguments":{}}; {"name":"b","arguments":{}}`, []string{"a {}", "b {}"}, ""},
+		{"commas between", `{"name":"a","arguments":{}}, {"name":"b","arguments":{}}`, []string{"a {}", "b {}"}, ""},
+		{"missing opening tag", `{"name":"a","arguments":{}}</tool_call>` + "\n" + `<tool_call>{"name":"b","arguments":{}}</tool_call>`, []string{"a {}", "b {}"}, ""},
+		{"json-rpc", `{"jsonrpc":"2.0","method":"done","params":{"summary":"ok"}}`, []string{`done {"summary":"ok"}`}, ""},
+		{"envelope", `{"tool_calls":[{"function":{"name":"done","arguments":{}}}]}`, []string{"done {}"}, ""},
+		{"python dict", `<tool_call>{'name': 'done', 'arguments': {'summary': 'ok', 'n': 1, 'x': None, 'y': True,}}</tool_call>`, []string{`done {"n":1,"summary":"ok","x":null,"y":true}`}, ""},
+		{"prose inside tags", "<tool_call>I think the diagram is fine as it is.</tool_call>", nil, "I think the diagram is fine as it is."},
+		{"control tokens", "All set.<|im_end|><|eot_id|>", nil, "All set."},
+		{"granite no call", "<no_tool_call>Hello!", nil, "Hello!"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			calls, rest := parseTextCalls(tt.in)
+			calls, rest := parseTextCalls(tt.in, nil)
 			var got []string
 			for _, c := range calls {
 				if c.ArgsErr != "" {
@@ -185,7 +206,7 @@ func TestSceneStateAndDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := fmt.Sprint(st); got != "[{a rectangle 0 0 100 50 API} {b ellipse 200 0 100 50 } {n text 0 100 80 20 note} {ar arrow 100 25 100 0 }]" {
+	if got := fmt.Sprint(st); got != "[{a rectangle 0 0 100 50 API    } {b ellipse 200 0 100 50     } {n text 0 100 80 20 note    } {ar arrow 100 25 100 0     }]" {
 		t.Errorf("state %s", got)
 	}
 	tests := []struct {

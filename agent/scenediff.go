@@ -18,6 +18,12 @@ type ElementState struct {
 	W     float64 `json:"w"`
 	H     float64 `json:"h"`
 	Label string  `json:"label,omitempty"`
+	// Stroke and Fill are the colours; empty in memories written before they were kept.
+	Stroke string `json:"stroke,omitempty"`
+	Fill   string `json:"fill,omitempty"`
+	// From and To are the elements an arrow is bound to.
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
 }
 
 // SceneState reads the elements of an .excalidraw document (or a bare elements array). It reads
@@ -33,6 +39,14 @@ func SceneState(doc []byte) ([]ElementState, error) {
 		Text        string  `json:"text"`
 		ContainerID *string `json:"containerId"`
 		IsDeleted   bool    `json:"isDeleted"`
+		Stroke      string  `json:"strokeColor"`
+		Fill        string  `json:"backgroundColor"`
+		Start       *struct {
+			ElementID string `json:"elementId"`
+		} `json:"startBinding"`
+		End *struct {
+			ElementID string `json:"elementId"`
+		} `json:"endBinding"`
 	}
 	var file struct {
 		Elements []el `json:"elements"`
@@ -61,7 +75,14 @@ func SceneState(doc []byte) ([]ElementState, error) {
 		if e.Type == "text" && e.ContainerID != nil && *e.ContainerID != "" {
 			continue // shown as its container's label
 		}
-		s := ElementState{ID: e.ID, Type: e.Type, X: round1(e.X), Y: round1(e.Y), W: round1(e.Width), H: round1(e.Height)}
+		s := ElementState{ID: e.ID, Type: e.Type, X: round1(e.X), Y: round1(e.Y), W: round1(e.Width), H: round1(e.Height),
+			Stroke: e.Stroke, Fill: e.Fill}
+		if e.Start != nil {
+			s.From = e.Start.ElementID
+		}
+		if e.End != nil {
+			s.To = e.End.ElementID
+		}
 		if e.Type == "text" {
 			s.Label = e.Text
 		} else {
@@ -100,6 +121,9 @@ func DiffScenes(before, now []ElementState) string {
 			relabelled++
 			lines = append(lines, fmt.Sprintf("relabelled %s %s: %q -> %q", e.Type, e.ID, clip(o.Label, 60), clip(e.Label, 60)))
 		}
+		if recoloured(o, e) {
+			lines = append(lines, fmt.Sprintf("recoloured %s", describe(e)))
+		}
 		if e.Type == "arrow" || e.Type == "line" {
 			continue // bound arrows move with their shapes; their own moves are noise here
 		}
@@ -126,6 +150,11 @@ func DiffScenes(before, now []ElementState) string {
 			more, added, removed, moved, relabelled))
 	}
 	return "- " + strings.Join(lines, "\n- ")
+}
+
+// recoloured reports a colour change; a colour missing on either side (an older memory) is none.
+func recoloured(o, e ElementState) bool {
+	return o.Stroke != "" && e.Stroke != "" && o.Stroke != e.Stroke || o.Fill != "" && e.Fill != "" && o.Fill != e.Fill
 }
 
 func describe(e ElementState) string {

@@ -1,118 +1,292 @@
 package agent
 
 import (
-	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 )
 
-// Small models sometimes write a tool call into the reply text instead of the tool-call field:
-// Qwen-style <tool_call>{…}</tool_call> tags, or a bare JSON object (or array of them), sometimes in
-// a ```json fence. parseTextCalls recovers those calls so they run like any other.
+// Small models often write their tool calls into the reply text instead of the tool-call field,
+// in whatever wrapper their chat template or fine-tune taught them: Hermes/Qwen <tool_call> tags,
+// Llama's <|python_tag|> and bare {"name", "parameters"} objects, Mistral's [TOOL_CALLS], Phi's
+// and Firefunction's functools[…], Granite's <|tool_call|>, Functionary's and Qwen3-Coder's
+// <function=NAME>, DeepSeek's and Kimi's tool tokens, GLM's <arg_key> pairs, Llama 3.2's and
+// LFM2's Python calls [name(k="v")], JSON-RPC objects, {"tool_calls": […]} envelopes, code fences
+// of every language, with prose around them. parseTextCalls recovers every call in the text, in
+// order, and returns what is left for a person to read.
+//
+// It does not guess: a JSON value counts as a call only when it names a tool and carries
+// arguments (or names a tool of the toolbox, or sits inside a call wrapper), and a Python-style
+// call only for a tool of the toolbox. Text that merely sits in call tags stays text.
 
-var (
-	toolCallTag = regexp.MustCompile(`(?s)<tool_call>\s*(.*?)\s*(?:</tool_call>|$)`)
-	nameField   = regexp.MustCompile(`"name"\s*:\s*"([^"]{1,64})"`)
-	jsonFence   = regexp.MustCompile("(?s)^```(?:json)?\\s*(.*?)\\s*```$")
-)
+// span is a byte range of the content taken by a recovered call.
+type span struct{ start, end int }
 
-// parseTextCalls returns the tool calls written in content and the content without them. It
-// returns no calls when the text holds none; plain prose is never mistaken for a call because a
-// call needs a "name" and an arguments object (or, inside tags, at least a name).
-func parseTextCalls(content string) (calls []ToolCall, rest string) {
-	if strings.Contains(content, "<tool_call>") {
-		for _, m := range toolCallTag.FindAllStringSubmatch(content, -1) {
-			calls = append(calls, parseTaggedCall(m[1]))
-		}
-		return calls, strings.TrimSpace(toolCallTag.ReplaceAllString(content, ""))
-	}
-	s := strings.TrimSpace(content)
-	// Llama's and Mistral's own markers in front of a call written as text.
-	for _, p := range []string{"<|python_tag|>", "[TOOL_CALLS]"} {
-		s = strings.TrimSpace(strings.TrimPrefix(s, p))
-	}
-	if m := jsonFence.FindStringSubmatch(s); m != nil {
-		s = m[1]
-	}
-	if s == "" || (s[0] != '{' && s[0] != '[') {
-		return nil, content
-	}
-	var raw any
-	if err := json.Unmarshal([]byte(s), &raw); err != nil {
-		return nil, content
-	}
-	items, ok := raw.([]any)
-	if !ok {
-		items = []any{raw}
-	}
-	for _, it := range items {
-		obj, ok := it.(map[string]any)
-		if !ok {
-			return nil, content
-		}
-		c, ok := callFromObject(obj, true)
-		if !ok {
-			return nil, content // not every item is a call: treat the whole text as prose
-		}
-		calls = append(calls, c)
-	}
-	return calls, ""
+// textCall is a call and where it was written.
+type textCall struct {
+	call ToolCall
+	at   span
 }
 
-// parseTaggedCall reads the inside of <tool_call> tags. Broken JSON still yields a call (with
-// ArgsErr) when a name can be found, so the model gets told what was wrong.
-func parseTaggedCall(s string) ToolCall {
-	var obj map[string]any
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	if err := dec.Decode(&obj); err != nil {
-		c := ToolCall{ArgsErr: "the tool call is not valid JSON: " + err.Error()}
-		if m := nameField.FindStringSubmatch(s); m != nil {
-			c.Name = m[1]
+type callReader struct {
+	s     string
+	known toolTypes
+	taken []span
+	found []textCall
+	// wrapped: the text carries a call wrapper, so a JSON object that only names a tool is a call.
+	wrapped bool
+}
+
+// parseTextCalls returns the tool calls written in content (known: the toolbox's tool names) and
+// the content without them, without call wrappers and without control tokens.
+func parseTextCalls(content string, known toolTypes) (calls []ToolCall, rest string) {
+	content = stripThinking(content)
+	r := &callReader{s: content, known: known, wrapped: callWrapper.MatchString(content)}
+	r.deepSeek()
+	r.kimi()
+	r.functionEq()
+	r.mistral()
+	r.glm()
+	r.functionGemma()
+	r.xmlTool()
+	r.python()
+	r.brokenTagged()
+	r.json()
+	sort.SliceStable(r.found, func(i, j int) bool { return r.found[i].at.start < r.found[j].at.start })
+	for _, f := range r.found {
+		calls = append(calls, f.call)
+	}
+	return calls, visibleText(r.rest())
+}
+
+// callWrapper matches the tags and markers that announce a call.
+var callWrapper = regexp.MustCompile(`(?i)<tool_?calls?>|<tools?>|<function_calls?>|<function=|<response>|\[TOOL_CALLS\]|<\|python_tag\|>|functools\[|<\|tool_calls?\|>|<\|tool_call_start\|>|tool▁call|<start_function_call>|` + "```(?:tool_calls?|tool_code|function_call)")
+
+func (r *callReader) isTaken(i int) bool {
+	for _, t := range r.taken {
+		if i >= t.start && i < t.end {
+			return true
 		}
-		return c
 	}
-	c, ok := callFromObject(obj, false)
-	if !ok {
-		return ToolCall{ArgsErr: `a tool call needs {"name": "...", "arguments": {...}}`}
+	return false
+}
+
+func (r *callReader) overlaps(a span) bool {
+	for _, t := range r.taken {
+		if a.start < t.end && t.start < a.end {
+			return true
+		}
 	}
+	return false
+}
+
+func (r *callReader) take(at span, calls ...ToolCall) {
+	r.taken = append(r.taken, at)
+	for _, c := range calls {
+		r.found = append(r.found, textCall{call: c, at: at})
+	}
+}
+
+// rest is the content without the taken spans.
+func (r *callReader) rest() string {
+	if len(r.taken) == 0 {
+		return r.s
+	}
+	sort.Slice(r.taken, func(i, j int) bool { return r.taken[i].start < r.taken[j].start })
+	var b strings.Builder
+	at := 0
+	for _, t := range r.taken {
+		if t.start > at {
+			b.WriteString(r.s[at:t.start])
+		}
+		at = max(at, t.end)
+	}
+	b.WriteString(r.s[at:])
+	return b.String()
+}
+
+// json takes every JSON (or Python-literal) value in the text that is a call or a list of calls.
+// A value that is not a call is skipped whole, so data inside it is never read as a call.
+func (r *callReader) json() {
+	repaired := false
+	for i := 0; i < len(r.s); i++ {
+		if c := r.s[i]; (c != '{' && c != '[') || r.isTaken(i) {
+			continue
+		}
+		v, n, err := readLiteral(r.s[i:])
+		if err != nil {
+			// A value cut short at the end of the reply (the model stopped a brace early) is
+			// closed and read again, once per reply: the reply can end only one value.
+			var le *literalError
+			if repaired || !errors.As(err, &le) || !le.AtEnd {
+				continue
+			}
+			repaired = true
+			if v, n, err = readLiteral(r.s[i:] + closers(r.s[i:])); err != nil || n < len(r.s)-i {
+				continue
+			}
+			n = len(r.s) - i
+		}
+		at := span{i, i + n}
+		if calls, ok := r.callsFrom(v); ok && !r.overlaps(at) {
+			r.take(at, calls...)
+		}
+		i += n - 1
+	}
+}
+
+// brokenTagged answers a <tool_call> block whose JSON cannot be read but that names a tool: the
+// model meant a call, so it is told what was wrong instead of being ignored.
+func (r *callReader) brokenTagged() {
+	for _, m := range taggedBlock.FindAllStringSubmatchIndex(r.s, -1) {
+		at := span{m[0], m[1]}
+		inner := strings.TrimSpace(r.s[m[2]:m[3]])
+		if r.overlaps(at) || inner == "" || (inner[0] != '{' && inner[0] != '[') {
+			continue
+		}
+		_, _, err := readLiteral(inner)
+		if err == nil {
+			continue // readable: the JSON pass decides
+		}
+		name := nameField.FindStringSubmatch(inner)
+		if name == nil {
+			continue
+		}
+		r.take(at, ToolCall{Name: name[1], ArgsErr: "the tool call is not valid JSON: " + err.Error()})
+	}
+}
+
+var (
+	taggedBlock = regexp.MustCompile(`(?s)<tool_?call>(.*?)(?:</tool_?call>|$)`)
+	nameField   = regexp.MustCompile(`["']name["']\s*:\s*["']([A-Za-z0-9_.\-]{1,64})["']`)
+)
+
+// Keys under which models put a call's name and its arguments.
+var (
+	nameKeys = []string{"name", "function", "tool", "tool_name", "function_name", "toolName", "recipient_name"}
+	argKeys  = []string{"arguments", "parameters", "args", "params", "input", "tool_input", "kwargs", "action_input"}
+	envKeys  = []string{"tool_calls", "function_calls", "calls", "tool_uses"}
+)
+
+// callsFrom reads a decoded value as one call or a list of calls.
+func (r *callReader) callsFrom(v any) ([]ToolCall, bool) {
+	switch t := v.(type) {
+	case []any:
+		if len(t) == 0 {
+			return nil, false
+		}
+		var out []ToolCall
+		for _, it := range t {
+			cs, ok := r.callsFrom(it)
+			if !ok {
+				return nil, false // not every item is a call: the list is data
+			}
+			out = append(out, cs...)
+		}
+		return out, true
+	case map[string]any:
+		return r.callFromObject(t)
+	}
+	return nil, false
+}
+
+func (r *callReader) callFromObject(obj map[string]any) ([]ToolCall, bool) {
+	for _, k := range envKeys {
+		if inner, ok := obj[k]; ok {
+			if cs, ok := r.callsFrom(inner); ok {
+				return cs, true
+			}
+		}
+	}
+	if fn, ok := obj["function"].(map[string]any); ok { // OpenAI: {"type":"function","function":{…}}
+		if _, has := fn["name"]; has {
+			obj = fn
+		}
+	}
+	if m, ok := obj["method"].(string); ok { // JSON-RPC
+		if p, has := obj["params"]; has || obj["jsonrpc"] != nil {
+			return []ToolCall{r.callWithArgs(m, p)}, true
+		}
+	}
+	name, nameKey := "", ""
+	for _, k := range nameKeys {
+		if s, ok := obj[k].(string); ok && s != "" {
+			name, nameKey = toolName(s), k
+			break
+		}
+	}
+	if nameKey == "" {
+		// {"create_graph": {…}}: a known tool as the only key.
+		if len(obj) == 1 {
+			for k, v := range obj {
+				if _, isObj := v.(map[string]any); isObj && r.known.has(toolName(k)) {
+					return []ToolCall{r.callWithArgs(toolName(k), v)}, true
+				}
+			}
+		}
+		return nil, false
+	}
+	for _, k := range argKeys {
+		if a, ok := obj[k]; ok {
+			return []ToolCall{r.callWithArgs(name, a)}, true
+		}
+	}
+	if !r.known.has(name) && !r.wrapped {
+		return nil, false // {"name": "Alice"} in prose is data, not a call
+	}
+	// No arguments key: the other fields are the arguments ({"name":"get_scene"} or a flattened call).
+	args := map[string]any{}
+	for k, v := range obj {
+		switch k {
+		case nameKey, "type", "id", "call_id", "index":
+		default:
+			args[k] = v
+		}
+	}
+	return []ToolCall{r.callWithArgs(name, args)}, true
+}
+
+func (r *callReader) callWithArgs(name string, args any) ToolCall {
+	c := ToolCall{Name: name}
+	c.Args, c.ArgsErr = argsJSON(args)
 	return c
 }
 
-// callFromObject reads {"name", "arguments"|"parameters"} and the OpenAI-style
-// {"function": {"name", "arguments"}}. strict requires an arguments key (bare JSON in prose).
-func callFromObject(obj map[string]any, strict bool) (ToolCall, bool) {
-	if fn, ok := obj["function"].(map[string]any); ok {
-		obj = fn
+// toolName drops the namespace some templates put before a tool's name ("functions.get_scene").
+func toolName(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '.'); i >= 0 && strings.HasPrefix(s, "functions.") {
+		s = s[i+1:]
 	}
-	name, ok := obj["name"].(string)
-	if !ok || name == "" {
-		return ToolCall{}, false
-	}
-	args, has := obj["arguments"]
-	if !has {
-		args, has = obj["parameters"]
-	}
-	if !has {
-		if strict {
-			return ToolCall{}, false
-		}
-		return ToolCall{Name: name, Args: json.RawMessage("{}")}, true
-	}
-	c := ToolCall{Name: name}
-	c.Args, c.ArgsErr = argsJSON(args)
-	return c, true
+	return s
 }
 
-// argsJSON turns decoded arguments back into a JSON object. Arguments written as a JSON string
-// holding an object are accepted, since models do that often.
+func containsStr(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// argsJSON turns decoded arguments back into a JSON object. Arguments written as a string holding
+// an object are accepted, since models do that often.
 func argsJSON(v any) (json.RawMessage, string) {
 	if s, ok := v.(string); ok {
-		var inner any
-		if err := json.Unmarshal([]byte(s), &inner); err != nil {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			return json.RawMessage("{}"), ""
+		}
+		inner, n, err := readLiteral(s)
+		if err != nil {
 			return nil, "arguments are not valid JSON: " + err.Error()
+		}
+		if strings.TrimSpace(s[n:]) != "" {
+			return nil, "arguments are not valid JSON: text after the object"
 		}
 		v = inner
 	}
@@ -143,31 +317,41 @@ func jsonKind(v any) string {
 	return "null"
 }
 
-// unwrapArgs undoes one level of extra nesting ({"arguments": {…}}) that some models add, unless
-// the tool really has a parameter of that name.
-func unwrapArgs(args json.RawMessage, schema json.RawMessage) json.RawMessage {
-	if len(args) == 0 || !bytes.Contains(args, []byte(`"arguments"`)) && !bytes.Contains(args, []byte(`"parameters"`)) {
-		return args
-	}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(args, &obj) != nil || len(obj) != 1 {
-		return args
-	}
-	for k, inner := range obj {
-		if k != "arguments" && k != "parameters" {
-			return args
-		}
-		var s struct {
-			Properties map[string]json.RawMessage `json:"properties"`
-		}
-		if json.Unmarshal(schema, &s) == nil {
-			if _, real := s.Properties[k]; real {
-				return args
+// closers returns the brackets that would close every object and array still open at the end of
+// s, or "" when s ends inside a string or its brackets do not nest.
+func closers(s string) string {
+	var stack []byte
+	inStr, esc := byte(0), false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case inStr != 0:
+			if esc {
+				esc = false
+			} else if c == '\\' {
+				esc = true
+			} else if c == inStr {
+				inStr = 0
 			}
-		}
-		if t := bytes.TrimSpace(inner); len(t) > 0 && t[0] == '{' {
-			return t
+		case c == '"' || c == '\'':
+			inStr = c
+		case c == '{':
+			stack = append(stack, '}')
+		case c == '[':
+			stack = append(stack, ']')
+		case c == '}' || c == ']':
+			if len(stack) == 0 || stack[len(stack)-1] != c {
+				return ""
+			}
+			stack = stack[:len(stack)-1]
 		}
 	}
-	return args
+	if inStr != 0 || len(stack) == 0 || len(stack) > 3 {
+		return ""
+	}
+	out := make([]byte, len(stack))
+	for i := range stack {
+		out[i] = stack[len(stack)-1-i]
+	}
+	return string(out)
 }

@@ -21,6 +21,9 @@ const maxProblems = 8
 type problems struct {
 	list  []string
 	extra int
+
+	ignored      []ignoredField // unknown fields of a call that may still run (unknown.go)
+	ignoredExtra int
 }
 
 func (p *problems) add(field, format string, args ...any) {
@@ -60,6 +63,9 @@ type object struct {
 	order  []string // field names in input order, for deterministic messages
 	p      *problems
 	ctx    context.Context // the call's context, set on the top-level object only (graph layout uses it)
+	// decoded is set on objects that came out of a JSON-encoded string, and on everything inside
+	// them: a string there is never decoded again (see structured).
+	decoded bool
 }
 
 // parseArgs reads a tool call's arguments. Empty arguments and null mean {} because models
@@ -69,6 +75,11 @@ func parseArgs(raw json.RawMessage, p *problems) (*object, bool) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return &object{fields: map[string]json.RawMessage{}, p: p}, true
 	}
+	o := &object{p: p}
+	if inner, ok := encodedJSON(raw); ok && inner[0] == '{' {
+		// The whole arguments sent as a JSON-encoded string: decoded once, like a field.
+		raw, o.decoded = inner, true
+	}
 	if raw[0] != '{' {
 		if !json.Valid(raw) {
 			return nil, invalidJSON(raw, p)
@@ -76,7 +87,6 @@ func parseArgs(raw json.RawMessage, p *problems) (*object, bool) {
 		p.add("", "want a JSON object {…}, got %s", describeJSON(raw))
 		return nil, false
 	}
-	o := &object{p: p}
 	if err := json.Unmarshal(raw, &o.fields); err != nil {
 		return nil, invalidJSON(raw, p)
 	}
@@ -91,8 +101,15 @@ func invalidJSON(raw json.RawMessage, p *problems) bool {
 	return false
 }
 
-func newObject(path string, raw json.RawMessage, p *problems) (*object, bool) {
-	o := &object{path: path, p: p}
+// newObject reads one nested object. decoded says raw came out of a JSON-encoded string (or lies
+// inside one); otherwise an object sent as a JSON-encoded string is decoded here, once.
+func newObject(path string, raw json.RawMessage, p *problems, decoded bool) (*object, bool) {
+	o := &object{path: path, p: p, decoded: decoded}
+	if !decoded {
+		if inner, ok := encodedJSON(raw); ok && inner[0] == '{' {
+			raw, o.decoded = inner, true
+		}
+	}
 	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
 		p.add(path, "want a JSON object {…}, got %s", describeJSON(raw))
 		return nil, false
@@ -127,7 +144,8 @@ func (o *object) at(name string) string {
 // which is what small models mean by it).
 func (o *object) raw(name string) json.RawMessage {
 	v, ok := o.fields[name]
-	if !ok || string(bytes.TrimSpace(v)) == "null" {
+	v = bytes.TrimSpace(v)
+	if !ok || string(v) == "null" {
 		return nil
 	}
 	return v
@@ -216,9 +234,15 @@ func (o *object) boolean(name string) (bool, bool) {
 	}
 	var b bool
 	if err := json.Unmarshal(v, &b); err != nil {
+		// "true" and "True" as strings are common slips; anything else ("yes", 1) is refused.
 		var s string
-		if json.Unmarshal(v, &s) == nil && (s == "true" || s == "false") {
-			return s == "true", true
+		if json.Unmarshal(v, &s) == nil {
+			switch strings.ToLower(strings.TrimSpace(s)) {
+			case "true":
+				return true, true
+			case "false":
+				return false, true
+			}
 		}
 		o.p.add(o.at(name), "want true or false, got %s", describeJSON(v))
 		return false, false
@@ -226,9 +250,62 @@ func (o *object) boolean(name string) (bool, bool) {
 	return b, true
 }
 
-// strList reads an array of strings; a single string is taken as a list of one.
+// structured returns a field's value for a reader that wants a list or an object. Small models
+// often send one as a JSON-encoded string ("nodes": "[{\"id\":…}]"); such a string is decoded
+// here, and only once: inside a value that came out of a string, strings stay strings, so an
+// argument encoded over and over cannot make decoding repeat. What comes out is never longer than
+// what went in, so the MaxArgs check on the raw call bounds it, and the readers' item caps apply
+// to it as to any list. fromString tells the reader to mark the objects it makes as decoded.
+func (o *object) structured(name string) (v json.RawMessage, fromString bool) {
+	v = o.raw(name)
+	if v == nil || o.decoded {
+		return v, false
+	}
+	if inner, ok := encodedJSON(v); ok {
+		return inner, true
+	}
+	return v, false
+}
+
+// encodedJSON returns the JSON list or object a JSON string holds ("[1,2]" → [1,2]), trimmed.
+func encodedJSON(v json.RawMessage) (json.RawMessage, bool) {
+	v = bytes.TrimSpace(v)
+	if len(v) < 2 || v[0] != '"' {
+		return nil, false
+	}
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return nil, false
+	}
+	inner := bytes.TrimSpace([]byte(s))
+	if len(inner) == 0 || (inner[0] != '[' && inner[0] != '{') || !json.Valid(inner) {
+		return nil, false
+	}
+	return inner, true
+}
+
+// notJSONString explains a string sent where a list or object belongs: when it looks like JSON
+// but does not parse, the parse error says what to fix.
+func notJSONString(v json.RawMessage) string {
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return ""
+	}
+	t := strings.TrimSpace(s)
+	if t == "" || (t[0] != '[' && t[0] != '{') {
+		return ""
+	}
+	var x any
+	if err := json.Unmarshal([]byte(t), &x); err != nil {
+		return fmt.Sprintf(" (the string is not valid JSON: %v)", err)
+	}
+	return ""
+}
+
+// strList reads an array of strings. A lone string or number is taken as a list of one, and a
+// list sent as a JSON-encoded string is decoded (structured).
 func (o *object) strList(name string) ([]string, bool) {
-	v := o.raw(name)
+	v, _ := o.structured(name)
 	if v == nil {
 		return nil, false
 	}
@@ -236,9 +313,12 @@ func (o *object) strList(name string) ([]string, bool) {
 	if json.Unmarshal(v, &one) == nil {
 		return []string{one}, true
 	}
+	if n, ok := jsonNumber(v); ok {
+		return []string{strconv.FormatFloat(n, 'f', -1, 64)}, true
+	}
 	var list []json.RawMessage
 	if err := json.Unmarshal(v, &list); err != nil {
-		o.p.add(o.at(name), "want a list of ids like [\"r1\", \"r2\"], got %s", describeJSON(v))
+		o.p.add(o.at(name), "want a list of ids like [\"r1\", \"r2\"], got %s", describeJSON(o.raw(name)))
 		return nil, false
 	}
 	out := make([]string, 0, len(list))
@@ -257,10 +337,19 @@ func (o *object) strList(name string) ([]string, bool) {
 	return out, true
 }
 
-// objList reads an array of objects.
+// objList reads an array of objects. A lone object is taken as a list of one (its problems are
+// reported under the field's own name, as the model wrote it), and a list or object sent as a
+// JSON-encoded string is decoded (structured). A string that is not JSON stays an error.
 func (o *object) objList(name string) ([]*object, bool) {
-	v := o.raw(name)
+	v, fromString := o.structured(name)
 	if v == nil {
+		return nil, false
+	}
+	decoded := o.decoded || fromString
+	if v[0] == '{' {
+		if sub, ok := newObject(o.at(name), v, o.p, decoded); ok {
+			return []*object{sub}, true
+		}
 		return nil, false
 	}
 	// Fast path: a list of objects decodes in one pass.
@@ -272,7 +361,7 @@ func (o *object) objList(name string) ([]*object, bool) {
 				o.p.add(fmt.Sprintf("%s[%d]", o.at(name), i), "want a JSON object {…}, got null")
 				continue
 			}
-			sub := &object{path: fmt.Sprintf("%s[%d]", o.at(name), i), fields: m, p: o.p}
+			sub := &object{path: fmt.Sprintf("%s[%d]", o.at(name), i), fields: m, p: o.p, decoded: decoded}
 			sub.sortKeys()
 			out = append(out, sub)
 		}
@@ -280,29 +369,25 @@ func (o *object) objList(name string) ([]*object, bool) {
 	}
 	var list []json.RawMessage
 	if err := json.Unmarshal(v, &list); err != nil {
-		// Some models send the array as a JSON string (excalidraw-mcp#56); unwrap it once.
-		var s string
-		if json.Unmarshal(v, &s) != nil || json.Unmarshal([]byte(s), &list) != nil {
-			o.p.add(o.at(name), "want a list of objects like [{\"id\": \"r1\", …}], got %s", describeJSON(v))
-			return nil, false
-		}
+		o.p.add(o.at(name), "want a list of objects like [{\"id\": \"r1\", …}], got %s%s", describeJSON(o.raw(name)), notJSONString(o.raw(name)))
+		return nil, false
 	}
 	out := make([]*object, 0, len(list))
 	for i, item := range list {
-		if sub, ok := newObject(fmt.Sprintf("%s[%d]", o.at(name), i), item, o.p); ok {
+		if sub, ok := newObject(fmt.Sprintf("%s[%d]", o.at(name), i), item, o.p, decoded); ok {
 			out = append(out, sub)
 		}
 	}
 	return out, true
 }
 
-// sub reads a nested object.
+// sub reads a nested object; one sent as a JSON-encoded string is decoded (structured).
 func (o *object) sub(name string) (*object, bool) {
-	v := o.raw(name)
+	v, fromString := o.structured(name)
 	if v == nil {
 		return nil, false
 	}
-	return newObject(o.at(name), v, o.p)
+	return newObject(o.at(name), v, o.p, o.decoded || fromString)
 }
 
 // enum reads a string that must be one of allowed (after lower-casing and applying aliases).
@@ -324,48 +409,6 @@ func (o *object) enum(name string, allowed []string, aliases map[string]string) 
 	return "", false
 }
 
-// finish refuses fields the tool does not know, suggesting the closest known one: a model that
-// writes "color" should learn "strokeColor" rather than see its colour silently ignored.
-func (o *object) finish(known ...string) {
-	for _, k := range o.order {
-		if contains(known, k) {
-			continue
-		}
-		hint := didYouMean(k, known)
-		if h, ok := fieldHints[strings.ToLower(k)]; ok && contains(known, h) {
-			hint = fmt.Sprintf(" (did you mean %q?)", h)
-		}
-		if hint != "" {
-			o.p.add(o.at(k), "unknown field%s", hint)
-		} else if len(known) == 0 {
-			o.p.add(o.at(k), "unknown field; this tool takes no arguments")
-		} else {
-			o.p.add(o.at(k), "unknown field; known fields: %s", strings.Join(known, ", "))
-		}
-	}
-}
-
-// fieldHints map names other tools and Excalidraw's skeleton API use to ours; they are offered
-// as suggestions, not accepted silently, so the model learns one vocabulary.
-var fieldHints = map[string]string{
-	"label": "text", "color": "strokeColor", "colour": "strokeColor", "fill": "backgroundColor",
-	"bgcolor": "backgroundColor", "background": "backgroundColor", "from": "startElementId",
-	"to": "endElementId", "start": "startElementId", "end": "endElementId", "source": "startElementId",
-	"target": "endElementId", "elementids": "ids", "element_ids": "ids", "elements": "ids",
-	"align": "alignment", "w": "width", "h": "height", "shape": "type", "kind": "type",
-	"name": "id", "elementid": "id", "element_id": "id", "group": "groupId", "group_id": "groupId",
-	"frame": "frameId", "fontsize": "fontSize", "font": "fontFamily", "arrowhead": "endArrowhead",
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
 // jsonUnmarshalNumbers decodes v keeping numbers as json.Number, so that huge or malformed
 // numbers are judged by finiteNum rather than silently turned into Inf.
 func jsonUnmarshalNumbers(v json.RawMessage, out any) error {
@@ -374,10 +417,16 @@ func jsonUnmarshalNumbers(v json.RawMessage, out any) error {
 	return dec.Decode(out)
 }
 
-// finiteNum accepts a json.Number (or float64) that is a finite number.
+// finiteNum accepts a json.Number (or float64, or a numeric string such as "120") that is a
+// finite number.
 func finiteNum(v any) (float64, bool) {
 	var f float64
 	switch n := v.(type) {
+	case string:
+		var err error
+		if f, err = strconv.ParseFloat(strings.TrimSpace(n), 64); err != nil {
+			return 0, false
+		}
 	case json.Number:
 		var err error
 		if f, err = n.Float64(); err != nil {

@@ -2,6 +2,8 @@ package tools
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/excalibot/excalibot/scene"
@@ -232,7 +234,14 @@ func optFont(o *object, name string) *int {
 	if v == nil {
 		return nil
 	}
-	if n, ok := jsonNumber(v); ok {
+	n, isNum := jsonNumber(v)
+	if s, ok := fastString(v); ok && !isNum {
+		// A font number sent as a string, "5".
+		if f, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+			n, isNum = f, true
+		}
+	}
+	if isNum {
 		for _, f := range fontFamilies {
 			if float64(f) == n {
 				i := f
@@ -265,9 +274,10 @@ func optHead(o *object, name string) *string {
 	return &s
 }
 
-// decodePoints reads [[x,y], …]; also {x, y} objects, which some models prefer.
+// decodePoints reads [[x,y], …]; also {x, y} objects, which some models prefer, numbers as
+// strings, and the list sent as a JSON-encoded string.
 func decodePoints(o *object, lim Limits, name string) []pt {
-	v := o.raw(name)
+	v, _ := o.structured(name)
 	if v == nil {
 		return nil
 	}

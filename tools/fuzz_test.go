@@ -36,6 +36,14 @@ func FuzzCall(f *testing.F) {
 		{"get_scene", `null`},
 		{"restore_snapshot", `{"name":"before-clear"}`},
 		{"nope", `{`},
+		// Shapes small models send: lists as JSON strings (also encoded twice), lone values, strays.
+		{"create_graph", `{"nodes":"[{\"id\":\"a\",\"label\":\"A\"}]","edges":{"from":"a","to":"ceo"}}`},
+		{"create_graph", `{"nodes":"\"[{\\\"id\\\":\\\"a\\\"}]\""}`},
+		{"batch_create_elements", `{"elements":"{\"id\":\"r9\",\"type\":\"rectangle\",\"x\":\"1\",\"y\":0,\"points\":\"[[0,0],[1,1]]\"}"}`},
+		{"delete_elements", `"{\"ids\":\"[\\\"a1\\\"]\"}"`},
+		{"query_elements", `{"area":"{\"x\":0,\"y\":0,\"width\":\"100\",\"height\":100}","colour":null}`},
+		{"update_graph", `{"nodes":{"node":"ceo","colour":"red"}}`},
+		{"set_viewport", `{"zoom":2}`},
 		{"update_element", `{"id":"ceo","fontSize":200,"text":"` + strings.Repeat("W", 500) + `"}`},
 	} {
 		f.Add(seed.tool, []byte(seed.args))

@@ -39,22 +39,10 @@ type edgeArgs struct {
 
 type groupArgs struct{ path, id, title, style, parent string }
 
-// finishGraph refuses unknown fields, pointing at the graph tools' names for the usual slips.
-func finishGraph(o *object, known []string) {
-	for _, k := range o.order {
-		if h, ok := graphFieldHint[k]; ok && !contains(known, k) && contains(known, h) {
-			o.p.add(o.at(k), "unknown field (did you mean %q?)", h)
-			delete(o.fields, k)
-		}
-	}
-	var rest []string
-	for _, k := range o.order {
-		if _, ok := o.fields[k]; ok {
-			rest = append(rest, k)
-		}
-	}
-	o.order = rest
-	o.finish(known...)
+// finishGraph handles unknown fields (unknown.go), pointing at the graph tools' names for the
+// usual slips.
+func finishGraph(o *object, known []string, hints ...map[string]string) {
+	o.finishWith(known, append(hints, graphFieldHint)...)
 }
 
 func decodeNode(o *object, lim Limits) nodeArgs {

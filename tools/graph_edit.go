@@ -57,6 +57,10 @@ func (s *Set) updateGraph(w *scene.Scene, o *object) (string, error) {
 	var edgeUpds []edgeUpd
 	for _, e := range edgeObjs {
 		a := decodeEdge(e, s.lim)
+		if a.from != "" && a.to != "" && !e.has("label") && !e.has("style") && !e.has("arrow") {
+			// Only the edge's ends (and perhaps unknown fields): changing nothing is no success.
+			e.p.add(e.path, "nothing to change: give label, style or arrow besides from and to")
+		}
 		if !e.p.ok() {
 			continue
 		}
@@ -77,6 +81,10 @@ func (s *Set) updateGraph(w *scene.Scene, o *object) (string, error) {
 		finishGraph(n, nodeUpdFields)
 		if ref == "" {
 			n.p.add(n.path+".node", "missing; give the node's id or label")
+			continue
+		}
+		if !n.has("label") && !n.has("color") && !n.has("shape") && !n.has("group") {
+			n.p.add(n.path, "nothing to change: give label, shape, color or group besides node")
 			continue
 		}
 		id, msg := resolveNode(w, g, ref)

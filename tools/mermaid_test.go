@@ -195,7 +195,7 @@ func TestCreateFromMermaidRefusals(t *testing.T) {
 			[]string{"could not be converted", "chromium is restarting"}},
 		{"no converter", nil, mermaidArgs("flowchart TD\n A --> B", false), []string{"not available", "create_graph"}},
 		{"empty", newFake(), `{"mermaid":"  "}`, []string{"mermaid: missing"}},
-		{"unknown field", newFake(), `{"mermaid":"flowchart TD","diagram":"x"}`, []string{"diagram", "unknown field"}},
+		{"only an unknown field", newFake(), `{"diagram":"flowchart TD"}`, []string{"diagram: unknown field; known fields: mermaid, replace"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := New(newTestScene(), Limits{})

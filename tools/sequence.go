@@ -64,15 +64,9 @@ type seqSection struct {
 func (st *seqStep) isNote() bool  { return st.side != "" }
 func (st *seqStep) isBlock() bool { return st.block != "" }
 
-// seqHint refuses unknown fields, pointing at the right name for the usual slips.
+// seqHint handles unknown fields, pointing at the right name for the usual slips.
 func seqHint(o *object, known []string) {
-	for _, k := range o.order {
-		if h, ok := seqHints[k]; ok && !contains(known, k) && contains(known, h) {
-			o.p.add(o.at(k), "unknown field (did you mean %q?)", h)
-			delete(o.fields, k)
-		}
-	}
-	finishGraph(o, known)
+	finishGraph(o, known, seqHints)
 }
 
 // decodeSteps reads a list of steps; depth counts enclosing blocks.

@@ -173,8 +173,13 @@ func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) (res 
 			err = p
 		}
 	}
+	// Unknown fields the call ran without are named after its result, or among its problems when
+	// it was refused (unknown.go).
 	if err != nil {
-		return Result{IsError: true, Text: fmt.Sprintf("%s refused, nothing changed:\n%s", name, errorText(err))}
+		return Result{IsError: true, Text: fmt.Sprintf("%s refused, nothing changed:\n%s", name, errorText(err)+p.ignoredLines())}
+	}
+	if note := p.ignoredNote(); note != "" {
+		text = strings.TrimRight(text, "\n") + note
 	}
 	res = Result{Text: text, Done: name == "done", Changed: h.mutates}
 	if name == "restore_snapshot" || name == "clear_canvas" || name == "create_from_mermaid" {

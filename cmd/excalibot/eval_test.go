@@ -16,6 +16,7 @@ func TestEvalRunsSuiteAndReports(t *testing.T) {
 		toolReply("update_element", `{"id":"cto","text":"VP Engineering"}`),
 		toolReply("done", `{"summary":"Renamed."}`),
 		toolReply("done", `{"summary":"Nothing drawn."}`),
+		toolReply("done", `{"summary":"Still nothing."}`), // after the nudge that nothing was drawn
 	)
 	dir := t.TempDir()
 	suite := filepath.Join(dir, "suite.json")

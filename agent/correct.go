@@ -1,0 +1,144 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strings"
+)
+
+// Course corrections: a small model that answers with nothing, with a call the loop cannot read,
+// or with words instead of the drawing it was asked for, usually gets it right when told so once.
+// Each correction is sent at most once per run; after that the run ends and says what happened.
+const (
+	emptyReplyText = "Your reply was empty. Call the tools that draw what the user asked for (create_graph for a new diagram), then call done."
+	garbledText    = "Your reply looks like a tool call written as text, but it could not be read. Call the tool through the tool-call field, with its arguments as one JSON object that matches its schema."
+	nothingText    = "Nothing in the diagram has changed yet, but the user asked for a drawing. Call the tools that make it now (create_graph for a new diagram, the graph or element tools for a change), then call done."
+)
+
+// correction returns the message to send when the model ended its turn (no calls, or done)
+// without doing what it should, or "" when the run may end.
+func (r *run) correction() string {
+	switch {
+	case strings.TrimSpace(r.final) == "" && strings.TrimSpace(visibleText(r.raw)) == "" && r.res.ToolCalls == 0:
+		return r.once("empty", emptyReplyText)
+	case looksLikeCall(r.raw, r.known) && len(r.lastTextCalls()) == 0:
+		return r.once("garbled", garbledText)
+	case r.req.Snapshot != nil && !r.changed() && asksForDrawing(r.req.Prompt) && !strings.HasSuffix(strings.TrimSpace(r.final), "?"):
+		return r.once("nothing", nothingText)
+	}
+	return ""
+}
+
+func (r *run) once(key, text string) string {
+	if r.corrected[key] {
+		return ""
+	}
+	r.corrected[key] = true
+	return text
+}
+
+// lastTextCalls are the calls readable in the model's last text.
+func (r *run) lastTextCalls() []ToolCall {
+	calls, _ := parseTextCalls(r.raw, r.known)
+	return calls
+}
+
+// ended is the reason a run that the model ended stops with: StopNoChange when it was asked to draw
+// and changed nothing.
+func (r *run) ended(reason StopReason) StopReason {
+	if r.req.Snapshot != nil && !r.changed() && asksForDrawing(r.req.Prompt) && !strings.HasSuffix(strings.TrimSpace(r.final), "?") {
+		return StopNoChange
+	}
+	return reason
+}
+
+// changed reports whether the scene differs from the one the run started with.
+func (r *run) changed() bool {
+	if r.req.Snapshot == nil {
+		return r.res.ToolCalls > 0
+	}
+	doc, err := r.req.Snapshot()
+	if err != nil {
+		return true // cannot tell: do not claim nothing happened
+	}
+	return !bytes.Equal(doc, r.startDoc)
+}
+
+var (
+	drawWords = regexp.MustCompile(`(?i)\b(draw|redraw|sketch|plot|add|make|create|build|put|insert|connect|link|rename|relabel|remove|delete|drop|change|colou?r|paint|move|replace|update|swap|split|merge|group|undo)\b`)
+	smallTalk = regexp.MustCompile(`(?i)^\W*(thanks|thank you|thx|ty|ok|okay|cool|great|nice|perfect|awesome|lgtm|good|hi|hello|hey)\b[\W\s]*$`)
+)
+
+// asksForDrawing tells a request to draw or change something from a question or small talk, which
+// the model may answer in words: a statement asks for a drawing, a question only when it asks for
+// a change ("can you add a cache?").
+func asksForDrawing(prompt string) bool {
+	p := strings.TrimSpace(prompt)
+	if p == "" || smallTalk.MatchString(p) {
+		return false
+	}
+	return !strings.HasSuffix(p, "?") || drawWords.MatchString(p)
+}
+
+// canonicalJSON is args with sorted keys and no spaces, for telling duplicate calls apart.
+func canonicalJSON(args json.RawMessage) string {
+	var v any
+	if json.Unmarshal(args, &v) != nil {
+		return string(args)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return string(args)
+	}
+	return string(b)
+}
+
+// unwrapArgs undoes one level of extra nesting that some models add around a call's arguments:
+// {"arguments": {…}}, or the whole call again ({"function": "x", "arguments": {…}}), unless the
+// tool really has a parameter of that name.
+func unwrapArgs(args json.RawMessage, schema json.RawMessage) json.RawMessage {
+	if len(args) == 0 || !bytes.Contains(args, []byte(`"arguments"`)) && !bytes.Contains(args, []byte(`"parameters"`)) {
+		return args
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(args, &obj) != nil || len(obj) > 2 {
+		return args
+	}
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	_ = json.Unmarshal(schema, &s)
+	var inner json.RawMessage
+	for k, v := range obj {
+		if _, real := s.Properties[k]; real {
+			return args
+		}
+		switch k {
+		case "arguments", "parameters":
+			inner = v
+		case "function", "name", "tool":
+			// the call's name repeated beside its arguments
+		default:
+			return args
+		}
+	}
+	if t := bytes.TrimSpace(inner); len(t) > 0 && t[0] == '{' {
+		return t
+	}
+	return args
+}
+
+// badCallSigns are what Ollama answers (HTTP 500, or an error line in the stream) when its parser
+// cannot read a call the model wrote: the model's fault, worth one retry, not a broken server.
+var badCallSigns = []string{"tool call", "failed to parse json", "invalid character", "unexpected end of json input",
+	"empty function name", "cannot unmarshal", "looking for beginning of value", "error parsing"}
+
+func isBadCall(lowerMsg string) bool {
+	for _, s := range badCallSigns {
+		if strings.Contains(lowerMsg, s) {
+			return true
+		}
+	}
+	return false
+}
