@@ -32,6 +32,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdServe(ctx, args[1:], stdout, stderr)
 	case "config":
 		return cmdConfig(ctx, args[1:], stdout, stderr)
+	case "doctor":
+		return cmdDoctor(ctx, args[1:], stdout, stderr)
 	case "render":
 		return cmdRender(ctx, args[1:], stdout, stderr)
 	case "tools":
@@ -64,5 +66,6 @@ commands:
   mermaid   convert a Mermaid diagram into an .excalidraw file (and a PNG/SVG) in headless Chromium
   eval      run the suite of diagram requests against a real model and report how each went
   config    print the effective settings (secrets redacted) and what is missing or invalid
+  doctor    check everything a deployment needs: Ollama and the model, Chromium, the store, tokens, public URL
 `)
 }

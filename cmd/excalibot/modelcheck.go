@@ -8,7 +8,15 @@ import (
 	"time"
 
 	"github.com/excalibot/excalibot/agent"
+	"github.com/excalibot/excalibot/config"
 )
+
+// newModel is the Ollama model as the settings describe it, for serve, the kit and doctor.
+func newModel(cfg config.Config, log *slog.Logger) (*agent.Ollama, error) {
+	temp := cfg.Temperature
+	return agent.NewOllama(agent.OllamaConfig{Host: cfg.OllamaHost, Model: cfg.Model, NumCtx: cfg.NumCtx,
+		Temperature: &temp, KeepAlive: cfg.KeepAlive, Think: cfg.Think}, log)
+}
 
 // describeTimeout bounds the start-up question to Ollama: a server that is up answers
 // /api/show in milliseconds.

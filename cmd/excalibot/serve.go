@@ -59,9 +59,7 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 	rend := newRenderer(ctx, cfg, log)
 	defer rend.Close()
 
-	temp := cfg.Temperature
-	model, err := agent.NewOllama(agent.OllamaConfig{Host: cfg.OllamaHost, Model: cfg.Model, NumCtx: cfg.NumCtx,
-		Temperature: &temp, KeepAlive: cfg.KeepAlive, Think: cfg.Think}, log)
+	model, err := newModel(cfg, log)
 	if err != nil {
 		return fmt.Errorf("ollama client: %w", err)
 	}
