@@ -150,12 +150,6 @@ func newKit(cfg config.Config, stderr io.Writer, verbose, allTools bool) (*kit, 
 	return &kit{cfg: cfg, agent: a, model: m, log: log, allTools: allTools}, nil
 }
 
-func newModel(cfg config.Config, log *slog.Logger) (*agent.Ollama, error) {
-	temp := cfg.Temperature
-	return agent.NewOllama(agent.OllamaConfig{Host: cfg.OllamaHost, Model: cfg.Model, NumCtx: cfg.NumCtx,
-		Temperature: &temp, KeepAlive: cfg.KeepAlive, Think: cfg.Think}, log)
-}
-
 // use points the kit at another model and protocol, keeping its renderer: eval compares them.
 func (k *kit) use(model string, proto agent.Protocol) error {
 	cfg := k.cfg
