@@ -34,8 +34,8 @@ type Config struct {
 // CoreTools are the tools offered by default: enough to draw, check, fix and finish. The graph
 // tools take the place of align_elements and distribute_elements, which placing by hand needed:
 // with both the prompt would pass 9 KB (see BenchmarkPromptSize). Those two still run if called.
-var CoreTools = []string{"get_scene", "create_graph", "add_to_graph", "batch_create_elements", "update_element",
-	"delete_elements", "done"}
+var CoreTools = []string{tools.GetScene, tools.CreateGraph, tools.AddToGraph, tools.BatchCreateElements, tools.UpdateElement,
+	tools.DeleteElements, tools.Done}
 
 // offered picks the specs sent to the model.
 func offered(all []tools.Spec, everything bool) []tools.Spec {
@@ -253,8 +253,8 @@ func (r *run) opening(ctx context.Context) ([]Message, error) {
 		}
 	}
 	var sceneText string
-	if _, ok := r.specs["get_scene"]; ok {
-		res := r.req.Tools.Call(ctx, "get_scene", json.RawMessage("{}"))
+	if _, ok := r.specs[tools.GetScene]; ok {
+		res := r.req.Tools.Call(ctx, tools.GetScene, json.RawMessage("{}"))
 		if !res.IsError {
 			sceneText = res.Text
 		}

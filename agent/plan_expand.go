@@ -3,6 +3,8 @@ package agent
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/excalibot/excalibot/tools"
 )
 
 // planCall is one tool call an expansion makes.
@@ -30,7 +32,7 @@ func expandPlan(p checkedPlan, ix *sceneIndex) []planCall {
 		if ix.sequence && len(ix.order) == 0 {
 			// A sequence is one ordered picture: the plan gives all its messages, drawn afresh.
 			// clear_canvas keeps a snapshot of what it removed.
-			calls = append(calls, planCall{"clear_canvas", json.RawMessage("{}")})
+			calls = append(calls, planCall{tools.ClearCanvas, json.RawMessage("{}")})
 		}
 		return append(calls, sequenceCall(p))
 	}
@@ -119,7 +121,7 @@ func createCall(p checkedPlan) planCall {
 	if len(groups) > 0 {
 		args["groups"] = groups
 	}
-	return planCallOf("create_graph", args)
+	return planCallOf(tools.CreateGraph, args)
 }
 
 func sequenceCall(p checkedPlan) planCall {
@@ -140,7 +142,7 @@ func sequenceCall(p checkedPlan) planCall {
 		msgs = append(msgs, mm)
 	}
 	args["messages"] = msgs
-	return planCallOf("create_sequence", args)
+	return planCallOf(tools.CreateSequence, args)
 }
 
 // editCalls are the calls of a follow-up, in the order that keeps references valid: removals
@@ -159,7 +161,7 @@ func editCalls(p checkedPlan, ix *sceneIndex) []planCall {
 			}
 			args["edges"] = es
 		}
-		calls = append(calls, planCallOf("remove_from_graph", args))
+		calls = append(calls, planCallOf(tools.RemoveFromGraph, args))
 	}
 	var upNodes, upEdges, addNodes, addEdges []map[string]any
 	for _, n := range p.nodes {
@@ -196,7 +198,7 @@ func editCalls(p checkedPlan, ix *sceneIndex) []planCall {
 		if len(upEdges) > 0 {
 			args["edges"] = upEdges
 		}
-		calls = append(calls, planCallOf("update_graph", args))
+		calls = append(calls, planCallOf(tools.UpdateGraph, args))
 	}
 	if len(addNodes)+len(addEdges) > 0 {
 		args := map[string]any{}
@@ -206,7 +208,7 @@ func editCalls(p checkedPlan, ix *sceneIndex) []planCall {
 		if len(addEdges) > 0 {
 			args["edges"] = addEdges
 		}
-		calls = append(calls, planCallOf("add_to_graph", args))
+		calls = append(calls, planCallOf(tools.AddToGraph, args))
 	}
 	return calls
 }

@@ -124,7 +124,7 @@ func (a *Agent) runPlan(ctx context.Context, req Request) (Result, error) {
 		case 3:
 			format = nil
 			ask := planFallbackJSON
-			if r.specs["create_from_mermaid"].Name != "" {
+			if r.specs[tools.CreateFromMermaid].Name != "" {
 				ask = strings.TrimSpace(planFallbackText)
 			}
 			send = append(append([]Message(nil), msgs...), Message{Role: RoleUser,
@@ -151,7 +151,7 @@ func (a *Agent) runPlan(ctx context.Context, req Request) (Result, error) {
 			continue
 		}
 		if turn == 3 {
-			if src, ok := planMermaid(answer); ok && r.specs["create_from_mermaid"].Name != "" {
+			if src, ok := planMermaid(answer); ok && r.specs[tools.CreateFromMermaid].Name != "" {
 				if stop, ok := p.mermaid(runCtx, turn, src, &probs); ok {
 					return r.finish(stop), nil
 				}
@@ -184,8 +184,8 @@ func (p *planRun) opening(ctx context.Context) ([]Message, error) {
 		}
 	}
 	var sceneText string
-	if _, ok := p.specs["get_scene"]; ok {
-		if res := p.req.Tools.Call(ctx, "get_scene", json.RawMessage("{}")); !res.IsError {
+	if _, ok := p.specs[tools.GetScene]; ok {
+		if res := p.req.Tools.Call(ctx, tools.GetScene, json.RawMessage("{}")); !res.IsError {
 			sceneText = res.Text
 		}
 	}
@@ -249,11 +249,11 @@ func (p *planRun) draw(ctx context.Context, turn int, cp checkedPlan, probs *pla
 		}
 		res := p.call(ctx, turn, c)
 		if !res.IsError {
-			cleared = cleared || c.name == "clear_canvas"
+			cleared = cleared || c.name == tools.ClearCanvas
 			continue
 		}
 		if cleared {
-			p.call(ctx, turn, planCall{"restore_snapshot", json.RawMessage(`{"name":"before-clear"}`)})
+			p.call(ctx, turn, planCall{tools.RestoreSnapshot, json.RawMessage(`{"name":"before-clear"}`)})
 		}
 		if i == 0 || cleared {
 			probs.add("", "%s refused the plan: %s", c.name, clip(oneLine(res.Text), 300))
@@ -273,7 +273,7 @@ func (p *planRun) mermaid(ctx context.Context, turn int, src string, probs *plan
 	if p.ix.content {
 		args["replace"] = true // Mermaid describes the whole diagram; the tool keeps a snapshot
 	}
-	res := p.call(ctx, turn, planCallOf("create_from_mermaid", args))
+	res := p.call(ctx, turn, planCallOf(tools.CreateFromMermaid, args))
 	if res.IsError {
 		probs.add("", "create_from_mermaid refused the Mermaid answer: %s", clip(oneLine(res.Text), 300))
 		return "", false

@@ -25,20 +25,20 @@ var (
 )
 
 var graphDocs = [...]toolDoc{
-	{"create_graph", "Draw a flowchart, architecture or other boxes-and-arrows diagram from nodes and edges; it places them. " +
+	{CreateGraph, "Draw a flowchart, architecture or other boxes-and-arrows diagram from nodes and edges; it places them. " +
 		"E.g. {\"nodes\":[{\"id\":\"web\",\"label\":\"Web\",\"group\":\"Frontend\"},{\"id\":\"db\",\"label\":\"DB\",\"shape\":\"ellipse\"}],\"edges\":[{\"from\":\"web\",\"to\":\"db\",\"label\":\"SQL\"}]}",
 		schema([]string{"nodes"}, [2]string{"direction", gpDir}, [2]string{"nodes", gpNodes}, [2]string{"edges", gpEdges}, [2]string{"groups", gpGroups})},
-	{"add_to_graph", "Add nodes and edges (fields as in create_graph; from/to: id or label) beside their neighbours. Other nodes stay put.",
+	{AddToGraph, "Add nodes and edges (fields as in create_graph; from/to: id or label) beside their neighbours. Other nodes stay put.",
 		schema(nil, [2]string{"nodes", `{"type":"array","items":` + gpNodeT + `}`}, [2]string{"edges", `{"type":"array","items":` + gpEdgeT + `}`})},
-	{"update_graph", "Change nodes (label, shape, color, group) and edges (label, style, arrow) found by id or label, e.g. {\"nodes\":[{\"node\":\"API\",\"color\":\"green\",\"group\":\"Backend\"}],\"edges\":[{\"from\":\"api\",\"to\":\"db\",\"style\":\"dashed\"}]}",
+	{UpdateGraph, "Change nodes (label, shape, color, group) and edges (label, style, arrow) found by id or label, e.g. {\"nodes\":[{\"node\":\"API\",\"color\":\"green\",\"group\":\"Backend\"}],\"edges\":[{\"from\":\"api\",\"to\":\"db\",\"style\":\"dashed\"}]}",
 		schema(nil, [2]string{"nodes", gpUpd}, [2]string{"edges", gpEdges})},
-	{"remove_from_graph", "Remove nodes (with their edges) and edges, by id or label, e.g. {\"nodes\":[\"cache\"],\"edges\":[{\"from\":\"api\",\"to\":\"db\"}]}",
+	{RemoveFromGraph, "Remove nodes (with their edges) and edges, by id or label, e.g. {\"nodes\":[\"cache\"],\"edges\":[{\"from\":\"api\",\"to\":\"db\"}]}",
 		schema(nil, [2]string{"nodes", gpRefs}, [2]string{"edges", gpPairs})},
-	{"create_sequence", "Draw a sequence diagram: actors side by side with lifelines, then the steps in order: messages (activate/deactivate draw activation bars; return: a dashed reply), " +
+	{CreateSequence, "Draw a sequence diagram: actors side by side with lifelines, then the steps in order: messages (activate/deactivate draw activation bars; return: a dashed reply), " +
 		"notes {note, over|left_of|right_of} and blocks {block: loop|alt|opt|par|critical|break, label, messages, else: [{label, messages}]}. Actors may be left out: they are taken from the steps. " +
 		"E.g. {\"messages\":[{\"from\":\"Browser\",\"to\":\"API\",\"label\":\"GET /cart\",\"activate\":true},{\"block\":\"alt\",\"label\":\"cached\",\"messages\":[{\"from\":\"API\",\"to\":\"Browser\",\"label\":\"200 OK\",\"return\":true,\"deactivate\":true}]}]}",
 		schema([]string{"messages"}, [2]string{"actors", `{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"label":{"type":"string"}}}}`},
 			[2]string{"messages", `{"type":"array","items":` + gpStep + `}`}, [2]string{"autonumber", `{"type":"boolean"}`})},
-	{"relayout_graph", "Lay the whole diagram out again from scratch (moves every node), optionally in another direction.",
+	{RelayoutGraph, "Lay the whole diagram out again from scratch (moves every node), optionally in another direction.",
 		schema(nil, [2]string{"direction", gpDir})},
 }

@@ -91,32 +91,32 @@ type handler struct {
 
 // handlers maps tool names to their implementation; Specs' order and texts live in specs.go.
 var handlers = map[string]handler{
-	"read_diagram_guide":    {false, (*Set).readGuide},
-	"get_scene":             {false, (*Set).getScene},
-	"get_element":           {false, (*Set).getElement},
-	"query_elements":        {false, (*Set).queryElements},
-	"create_graph":          {true, (*Set).createGraph},
-	"add_to_graph":          {true, (*Set).addToGraph},
-	"update_graph":          {true, (*Set).updateGraph},
-	"remove_from_graph":     {true, (*Set).removeFromGraph},
-	"relayout_graph":        {true, (*Set).relayoutGraph},
-	"create_sequence":       {true, (*Set).createSequence},
-	"create_from_mermaid":   {false, (*Set).createFromMermaid}, // replaces s.sc, like restore_snapshot
-	"batch_create_elements": {true, (*Set).batchCreate},
-	"create_element":        {true, (*Set).createElement},
-	"update_element":        {true, (*Set).updateElement},
-	"delete_elements":       {true, (*Set).deleteElements},
-	"group_elements":        {true, (*Set).groupElements},
-	"ungroup_elements":      {true, (*Set).ungroupElements},
-	"align_elements":        {true, (*Set).alignElements},
-	"distribute_elements":   {true, (*Set).distributeElements},
-	"lock_elements":         {true, (*Set).lockElements},
-	"unlock_elements":       {true, (*Set).unlockElements},
-	"set_viewport":          {true, (*Set).setViewport},
-	"snapshot_scene":        {false, (*Set).snapshotScene},
-	"restore_snapshot":      {false, (*Set).restoreSnapshot},
-	"clear_canvas":          {false, (*Set).clearCanvas},
-	"done":                  {false, (*Set).done},
+	ReadDiagramGuide:    {false, (*Set).readGuide},
+	GetScene:            {false, (*Set).getScene},
+	GetElement:          {false, (*Set).getElement},
+	QueryElements:       {false, (*Set).queryElements},
+	CreateGraph:         {true, (*Set).createGraph},
+	AddToGraph:          {true, (*Set).addToGraph},
+	UpdateGraph:         {true, (*Set).updateGraph},
+	RemoveFromGraph:     {true, (*Set).removeFromGraph},
+	RelayoutGraph:       {true, (*Set).relayoutGraph},
+	CreateSequence:      {true, (*Set).createSequence},
+	CreateFromMermaid:   {false, (*Set).createFromMermaid}, // replaces s.sc, like restore_snapshot
+	BatchCreateElements: {true, (*Set).batchCreate},
+	CreateElement:       {true, (*Set).createElement},
+	UpdateElement:       {true, (*Set).updateElement},
+	DeleteElements:      {true, (*Set).deleteElements},
+	GroupElements:       {true, (*Set).groupElements},
+	UngroupElements:     {true, (*Set).ungroupElements},
+	AlignElements:       {true, (*Set).alignElements},
+	DistributeElements:  {true, (*Set).distributeElements},
+	LockElements:        {true, (*Set).lockElements},
+	UnlockElements:      {true, (*Set).unlockElements},
+	SetViewport:         {true, (*Set).setViewport},
+	SnapshotScene:       {false, (*Set).snapshotScene},
+	RestoreSnapshot:     {false, (*Set).restoreSnapshot},
+	ClearCanvas:         {false, (*Set).clearCanvas},
+	Done:                {false, (*Set).done},
 }
 
 // refusal is an error whose text is already written for the model.
@@ -181,8 +181,8 @@ func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) (res 
 	if note := p.ignoredNote(); note != "" {
 		text = strings.TrimRight(text, "\n") + note
 	}
-	res = Result{Text: text, Done: name == "done", Changed: h.mutates}
-	if name == "restore_snapshot" || name == "clear_canvas" || name == "create_from_mermaid" {
+	res = Result{Text: text, Done: name == Done, Changed: h.mutates}
+	if name == RestoreSnapshot || name == ClearCanvas || name == CreateFromMermaid {
 		res.Changed = true
 	}
 	return res
