@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/excalibot/excalibot/diagram/mermaid"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/tools"
 )
@@ -139,23 +140,23 @@ func (r *recordingSet) request(prompt string, mem Memory) Request {
 }
 
 // fixtureMermaid converts any flowchart to the elements the real converter made for a small
-// one (tools/testdata/mermaid-flow.converted.json).
+// one (diagram/mermaid/testdata/mermaid-flow.converted.json).
 type fixtureMermaid struct{ calls []string }
 
-func (f *fixtureMermaid) Mermaid(_ context.Context, src string) (tools.MermaidDiagram, error) {
+func (f *fixtureMermaid) Mermaid(_ context.Context, src string) (mermaid.Diagram, error) {
 	f.calls = append(f.calls, src)
-	b, err := os.ReadFile("../tools/testdata/mermaid-flow.converted.json")
+	b, err := os.ReadFile("../diagram/mermaid/testdata/mermaid-flow.converted.json")
 	if err != nil {
-		return tools.MermaidDiagram{}, err
+		return mermaid.Diagram{}, err
 	}
 	var fx struct {
 		Type     string            `json:"type"`
 		Elements []json.RawMessage `json:"elements"`
 	}
 	if err := json.Unmarshal(b, &fx); err != nil {
-		return tools.MermaidDiagram{}, err
+		return mermaid.Diagram{}, err
 	}
-	return tools.MermaidDiagram{Elements: fx.Elements, Type: fx.Type}, nil
+	return mermaid.Diagram{Elements: fx.Elements, Type: fx.Type}, nil
 }
 
 func planAgent(m Model, proto Protocol) *Agent {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/excalibot/excalibot/diagram/mermaid"
 )
 
 // MermaidDrawer draws a Mermaid diagram onto a thread's scene without the model (cmd/excalibot
@@ -14,7 +16,7 @@ import (
 type MermaidDrawer interface {
 	// DrawMermaid adds the diagram in src (a whole message; it may hold a ```mermaid fence) to
 	// scene, nil for a new thread, and returns the new scene. A diagram Mermaid refuses returns a
-	// *MermaidError.
+	// *mermaid.Error.
 	DrawMermaid(ctx context.Context, src string, scene []byte) (MermaidDrawing, error)
 }
 
@@ -25,18 +27,8 @@ type MermaidDrawing struct {
 	Summary string
 }
 
-// MermaidError is a diagram Mermaid refused.
-type MermaidError struct {
-	Line     int // in the message, 1-based; 0 when unknown
-	LineText string
-	Message  string
-	Hint     string
-}
-
-func (e *MermaidError) Error() string { return "mermaid: " + e.Message }
-
-// reply is the friendly answer to a refused diagram: which line, what is wrong, what to write.
-func (e *MermaidError) reply() string {
+// mermaidReply is the friendly answer to a refused diagram: which line, what is wrong, what to write.
+func mermaidReply(e *mermaid.Error) string {
 	var b strings.Builder
 	b.WriteString("I could not read that Mermaid diagram")
 	if e.Line > 0 {
@@ -89,9 +81,9 @@ func (r mermaidRun) Draw(ctx context.Context, req DrawRequest) (DrawResult, erro
 
 // drawFailure is the reply to a failed drawing run.
 func drawFailure(err error) string {
-	var me *MermaidError
+	var me *mermaid.Error
 	if errors.As(err, &me) {
-		return me.reply()
+		return mermaidReply(me)
 	}
 	return friendly("drawing", err)
 }

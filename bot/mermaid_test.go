@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/excalibot/excalibot/diagram/mermaid"
 	"github.com/excalibot/excalibot/scene"
 )
 
@@ -22,7 +23,7 @@ func (f *fakeMermaid) DrawMermaid(_ context.Context, src string, doc []byte) (Me
 	f.mu.Unlock()
 	for i, l := range strings.Split(src, "\n") {
 		if strings.Contains(l, "BROKEN") {
-			return MermaidDrawing{}, &MermaidError{Line: i + 1, LineText: l, Message: "found '(' where Mermaid expected ']'",
+			return MermaidDrawing{}, &mermaid.Error{Line: i + 1, LineText: l, Message: "found '(' where Mermaid expected ']'",
 				Hint: `put a label containing brackets in double quotes, e.g. A["Call f(x)"]`}
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/excalibot/excalibot/diagram/mermaid"
 )
 
 // MaxMermaidBytes bounds the Mermaid text Mermaid accepts (its own maxTextSize is 50,000).
@@ -37,39 +39,6 @@ type MermaidResult struct {
 	Source string
 	// PageMS is the time the conversion took inside the page.
 	PageMS float64
-}
-
-// MermaidError is a diagram Mermaid refused. Its message names the line and gives a hint.
-type MermaidError struct {
-	// Line is the failing line in the text as given (1-based, counting lines before a ``` fence);
-	// 0 when Mermaid did not say.
-	Line int
-	// LineText is that line's text.
-	LineText string
-	// Message is Mermaid's own message, without the source excerpt it repeats.
-	Message string
-	// Hint says what is probably wrong and how to write it.
-	Hint string
-	// Fixes lists what was repaired automatically before giving up.
-	Fixes []string
-}
-
-func (e *MermaidError) Error() string {
-	var b strings.Builder
-	b.WriteString("Mermaid syntax error")
-	if e.Line > 0 {
-		fmt.Fprintf(&b, " on line %d", e.Line)
-		if t := strings.TrimSpace(e.LineText); t != "" {
-			fmt.Fprintf(&b, " (%q)", clipRunes(t, 80))
-		}
-	}
-	if e.Message != "" {
-		b.WriteString(": " + e.Message)
-	}
-	if e.Hint != "" {
-		b.WriteString(". Hint: " + e.Hint)
-	}
-	return b.String()
 }
 
 // ErrMermaid wraps diagrams that are valid Mermaid but could not be converted.
@@ -107,13 +76,13 @@ type mermaidReply struct {
 
 // Mermaid converts a Mermaid diagram into Excalidraw elements. src may be a chat message with a
 // ```mermaid fence; common mistakes are repaired the way Excalidraw's text-to-diagram repairs them
-// (MermaidResult.Fixes). A diagram Mermaid refuses returns a *MermaidError.
+// (MermaidResult.Fixes). A diagram Mermaid refuses returns a *mermaid.Error.
 //
 // The Mermaid page runs in its own tab of the renderer's Chromium, opened on the first call
 // (about a second) and reused; a tab that fails is replaced and the call retried once.
 func (r *Renderer) Mermaid(ctx context.Context, src string) (MermaidResult, error) {
 	if strings.TrimSpace(src) == "" {
-		return MermaidResult{}, &MermaidError{Message: "the diagram is empty", Hint: "start with a diagram type, e.g. `flowchart TD` and a line `A --> B`"}
+		return MermaidResult{}, &mermaid.Error{Message: "the diagram is empty", Hint: "start with a diagram type, e.g. `flowchart TD` and a line `A --> B`"}
 	}
 	if len(src) > MaxMermaidBytes {
 		return MermaidResult{}, fmt.Errorf("%w: the diagram is %d bytes; the limit is %d", ErrMermaid, len(src), MaxMermaidBytes)
@@ -262,12 +231,4 @@ func (r *Renderer) openMermaidTab(b *browser) (*tab, error) {
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	return s
-}
-
-func clipRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }

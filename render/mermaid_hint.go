@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/excalibot/excalibot/diagram/mermaid"
 )
 
 // tokenNames turns the token names of Mermaid's parsers into what a person typed.
@@ -33,8 +35,8 @@ func tokenName(t string) string {
 
 // syntaxError builds the error for a diagram Mermaid refused: the failing line of the text as the
 // user gave it, Mermaid's message said plainly, and a hint.
-func syntaxError(message string, line *int, source string, offset int, fixes []string) *MermaidError {
-	e := &MermaidError{Fixes: fixes}
+func syntaxError(message string, line *int, source string, offset int, fixes []string) *mermaid.Error {
+	e := &mermaid.Error{Fixes: fixes}
 	lines := strings.Split(source, "\n")
 	if line != nil && *line > 0 {
 		e.Line = *line

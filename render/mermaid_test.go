@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/excalibot/excalibot/diagram/mermaid"
 	"github.com/excalibot/excalibot/scene"
 )
 
@@ -233,9 +234,9 @@ func TestMermaidSyntaxErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := r.Mermaid(testCtx(t), tc.src)
-			var me *MermaidError
+			var me *mermaid.Error
 			if !errors.As(err, &me) {
-				t.Fatalf("err = %v, want a *MermaidError", err)
+				t.Fatalf("err = %v, want a *mermaid.Error", err)
 			}
 			if me.Line != tc.line || strings.TrimSpace(me.LineText) != tc.lineText {
 				t.Errorf("line %d %q, want %d %q (%v)", me.Line, me.LineText, tc.line, tc.lineText, err)

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/excalibot/excalibot/diagram/mermaid"
 )
 
 // linkingMermaid converts any text into one box that carries the link a Mermaid "click A href"
@@ -12,8 +14,8 @@ import (
 // converter produce.
 type linkingMermaid struct{}
 
-func (linkingMermaid) Mermaid(context.Context, string) (MermaidDiagram, error) {
-	return MermaidDiagram{
+func (linkingMermaid) Mermaid(context.Context, string) (mermaid.Diagram, error) {
+	return mermaid.Diagram{
 		Type: "flowchart-v2",
 		Elements: []json.RawMessage{
 			json.RawMessage(`{"id":"A","type":"rectangle","x":0,"y":0,"width":120,"height":60,"link":"javascript:alert(document.cookie)"}`),

@@ -9,10 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/excalibot/excalibot/diagram/mermaid"
 	"github.com/excalibot/excalibot/scene"
 )
 
-// fakeMermaid answers with a diagram the real converter produced (testdata/mermaid-*.converted.json,
+// fakeMermaid answers with a diagram the real converter produced (diagram/mermaid/testdata/mermaid-*.converted.json,
 // written by render's converter for the same text), or with an error.
 type fakeMermaid struct {
 	diagrams map[string]string // first word of the source → fixture file
@@ -20,19 +21,19 @@ type fakeMermaid struct {
 	calls    []string
 }
 
-func (f *fakeMermaid) Mermaid(_ context.Context, src string) (MermaidDiagram, error) {
+func (f *fakeMermaid) Mermaid(_ context.Context, src string) (mermaid.Diagram, error) {
 	f.calls = append(f.calls, src)
 	if f.err != nil {
-		return MermaidDiagram{}, f.err
+		return mermaid.Diagram{}, f.err
 	}
 	word, _, _ := strings.Cut(strings.TrimSpace(src), " ")
 	file, ok := f.diagrams[word]
 	if !ok {
-		return MermaidDiagram{}, fmt.Errorf("fake: no fixture for %q", word)
+		return mermaid.Diagram{}, fmt.Errorf("fake: no fixture for %q", word)
 	}
 	b, err := os.ReadFile(file)
 	if err != nil {
-		return MermaidDiagram{}, err
+		return mermaid.Diagram{}, err
 	}
 	var fx struct {
 		Type     string                     `json:"type"`
@@ -41,15 +42,15 @@ func (f *fakeMermaid) Mermaid(_ context.Context, src string) (MermaidDiagram, er
 		Files    map[string]json.RawMessage `json:"files"`
 	}
 	if err := json.Unmarshal(b, &fx); err != nil {
-		return MermaidDiagram{}, err
+		return mermaid.Diagram{}, err
 	}
-	return MermaidDiagram{Elements: fx.Elements, Files: fx.Files, Type: fx.Type, Image: fx.Image}, nil
+	return mermaid.Diagram{Elements: fx.Elements, Files: fx.Files, Type: fx.Type, Image: fx.Image}, nil
 }
 
 func newFake() *fakeMermaid {
 	return &fakeMermaid{diagrams: map[string]string{
-		"flowchart": "testdata/mermaid-flow.converted.json",
-		"pie":       "testdata/mermaid-pie.converted.json",
+		"flowchart": "../diagram/mermaid/testdata/mermaid-flow.converted.json",
+		"pie":       "../diagram/mermaid/testdata/mermaid-pie.converted.json",
 	}}
 }
 
@@ -108,7 +109,7 @@ func TestCreateFromMermaid(t *testing.T) {
 	}
 	checkBindings(t, sc)
 	a := get(t, sc, "A")
-	if a.X < before.X+before.Width+mermaidGap-1 || a.Y < before.Y {
+	if a.X < before.X+before.Width+mermaid.Gap-1 || a.Y < before.Y {
 		t.Errorf("node A at %.0f,%.0f overlaps the old drawing (right edge %.0f)", a.X, a.Y, before.X+before.Width)
 	}
 	ab := get(t, sc, "A_B")
@@ -182,10 +183,10 @@ func TestCreateFromMermaidImage(t *testing.T) {
 }
 
 func TestCreateFromMermaidRefusals(t *testing.T) {
-	syntax := &MermaidSyntaxError{Line: 2, LineText: "  A[Start --> B", Message: "found the end of the diagram where Mermaid expected ']'", Hint: "a bracket is not closed on this line"}
+	syntax := &mermaid.Error{Line: 2, LineText: "  A[Start --> B", Message: "found the end of the diagram where Mermaid expected ']'", Hint: "a bracket is not closed on this line"}
 	for _, tc := range []struct {
 		name string
-		conv MermaidConverter
+		conv mermaid.Converter
 		args string
 		want []string
 	}{

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/excalibot/excalibot/diagram/mermaid"
 	"github.com/excalibot/excalibot/scene"
 )
 
@@ -52,7 +53,7 @@ type Set struct {
 	snaps map[string]*scene.Scene
 	order []string // snapshot names, oldest first, for evicting beyond MaxSnapshots
 
-	mermaid MermaidConverter // for create_from_mermaid; nil refuses it (mermaid.go)
+	mermaid mermaid.Converter // for create_from_mermaid; nil refuses it (mermaid.go)
 }
 
 // New returns the tool set over sc. Zero fields of lim take their DefaultLimits values.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/excalibot/excalibot/agent"
 	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/diagram/mermaid"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/tools"
 )
@@ -24,7 +25,7 @@ type Drawer struct {
 	// Observer counts tool calls and model latency; optional.
 	Observer bot.Observer
 	// Mermaid converts Mermaid for create_from_mermaid; optional (the tool refuses without it).
-	Mermaid tools.MermaidConverter
+	Mermaid mermaid.Converter
 }
 
 // Draw runs the agent on req.Scene. Agent errors are already sentences a user can act on.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/excalibot/excalibot/agent"
 	"github.com/excalibot/excalibot/config"
+	"github.com/excalibot/excalibot/diagram/mermaid"
 	"github.com/excalibot/excalibot/render"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/tools"
@@ -179,10 +180,10 @@ func (k *kit) tools(sc *scene.Scene) *tools.Set {
 // first conversion, as serve does with its own.
 type kitMermaid struct{ k *kit }
 
-func (m kitMermaid) Mermaid(ctx context.Context, src string) (tools.MermaidDiagram, error) {
+func (m kitMermaid) Mermaid(ctx context.Context, src string) (mermaid.Diagram, error) {
 	r, err := m.k.renderer(ctx)
 	if err != nil {
-		return tools.MermaidDiagram{}, fmt.Errorf("start the renderer for Mermaid: %w", err)
+		return mermaid.Diagram{}, fmt.Errorf("start the renderer for Mermaid: %w", err)
 	}
 	return mermaidConverter{r}.Mermaid(ctx, src)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,30 +13,29 @@ import (
 
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/bot/agentdraw"
+	"github.com/excalibot/excalibot/diagram/mermaid"
 	"github.com/excalibot/excalibot/render"
 	"github.com/excalibot/excalibot/scene"
-	"github.com/excalibot/excalibot/tools"
 )
 
-// mermaidConverter is the renderer's Mermaid page as the tools see it.
+// mermaidConverter is the renderer's Mermaid page as a mermaid.Converter. A diagram Mermaid
+// refuses comes back as the renderer's *mermaid.Error, unchanged.
 type mermaidConverter struct{ r *render.Renderer }
 
-func (c mermaidConverter) Mermaid(ctx context.Context, src string) (tools.MermaidDiagram, error) {
+var _ mermaid.Converter = mermaidConverter{}
+
+func (c mermaidConverter) Mermaid(ctx context.Context, src string) (mermaid.Diagram, error) {
 	res, err := c.r.Mermaid(ctx, src)
-	var me *render.MermaidError
-	if errors.As(err, &me) {
-		return tools.MermaidDiagram{}, &tools.MermaidSyntaxError{Line: me.Line, LineText: me.LineText, Message: me.Message, Hint: me.Hint}
-	}
 	if err != nil {
-		return tools.MermaidDiagram{}, err
+		return mermaid.Diagram{}, err
 	}
-	return tools.MermaidDiagram{Elements: res.Elements, Files: res.Files, Type: res.Type, Image: res.Image, Fixes: res.Fixes}, nil
+	return mermaid.Diagram{Elements: res.Elements, Files: res.Files, Type: res.Type, Image: res.Image, Fixes: res.Fixes}, nil
 }
 
 // mermaidDrawer draws the Mermaid messages of the bot: converted in the browser, imported like the
 // tool does it, beside the thread's drawing.
 type mermaidDrawer struct {
-	conv        tools.MermaidConverter
+	conv        mermaid.Converter
 	maxElements int
 }
 
@@ -50,14 +48,10 @@ func (m mermaidDrawer) DrawMermaid(ctx context.Context, src string, doc []byte) 
 		}
 	}
 	d, err := m.conv.Mermaid(ctx, src)
-	var se *tools.MermaidSyntaxError
-	if errors.As(err, &se) {
-		return bot.MermaidDrawing{}, &bot.MermaidError{Line: se.Line, LineText: se.LineText, Message: se.Message, Hint: se.Hint}
-	}
 	if err != nil {
 		return bot.MermaidDrawing{}, err
 	}
-	next, info, err := tools.ImportMermaid(sc, d, false)
+	next, info, err := mermaid.Import(sc, d, false)
 	if err != nil {
 		return bot.MermaidDrawing{}, err
 	}
@@ -72,7 +66,7 @@ func (m mermaidDrawer) DrawMermaid(ctx context.Context, src string, doc []byte) 
 }
 
 // mermaidSummary is the chat reply's text: shorter than what the model reads.
-func mermaidSummary(m tools.MermaidImport) string {
+func mermaidSummary(m mermaid.Imported) string {
 	kind := strings.TrimSuffix(m.Type, "-v2")
 	var s string
 	if m.Image {
@@ -155,7 +149,7 @@ with @excalidraw/mermaid-to-excalidraw in headless Chromium. IN may be - for sta
 	defer r.Close()
 	fmt.Fprintf(stderr, "chromium ready in %s\n", time.Since(start).Round(time.Millisecond))
 	conv := mermaidConverter{r}
-	var d tools.MermaidDiagram
+	var d mermaid.Diagram
 	for i := range max(*times, 1) {
 		t0 := time.Now()
 		d, err = conv.Mermaid(ctx, string(src))
@@ -167,7 +161,7 @@ with @excalidraw/mermaid-to-excalidraw in headless Chromium. IN may be - for sta
 			fmt.Fprintf(stderr, "conversion %d: %s\n", i+1, time.Since(t0).Round(time.Millisecond))
 		}
 	}
-	sc, info, err := tools.ImportMermaid(scene.New(), d, false)
+	sc, info, err := mermaid.Import(scene.New(), d, false)
 	if err != nil {
 		fmt.Fprintf(stderr, "excalibot mermaid: %v\n", err)
 		return 1

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/diagram/mermaid"
 	"github.com/excalibot/excalibot/render"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/tools"
@@ -78,7 +78,7 @@ func TestMermaidWiring(t *testing.T) {
 		t.Errorf("syntax error: %s", res.Text)
 	}
 
-	// The bot's drawer: a fenced diagram onto a stored scene; a syntax error as a bot.MermaidError.
+	// The bot's drawer: a fenced diagram onto a stored scene; a syntax error as a *mermaid.Error.
 	d := mermaidDrawer{conv: conv, maxElements: 500}
 	doc, _ := sc.Encode()
 	out, err := d.DrawMermaid(ctx, "```mermaid\nsequenceDiagram\n  Alice->>Bob: hi\n```", doc)
@@ -90,9 +90,9 @@ func TestMermaidWiring(t *testing.T) {
 		t.Errorf("drawn scene: %v, %d elements (was %d), summary %q", err, next.Len(), sc.Len(), out.Summary)
 	}
 	_, err = d.DrawMermaid(ctx, "sequenceDiagram\n  Alice->>Bob hi", doc)
-	var me *bot.MermaidError
+	var me *mermaid.Error
 	if !errors.As(err, &me) || me.Line != 2 || me.Hint == "" {
-		t.Errorf("err = %v, want a bot.MermaidError on line 2 with a hint", err)
+		t.Errorf("err = %v, want a *mermaid.Error on line 2 with a hint", err)
 	}
 
 	// The subcommand.
