@@ -6,16 +6,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/excalibot/excalibot/diagram"
 	"github.com/excalibot/excalibot/scene"
 )
-
-// defaultSizes are the sizes a shape gets when the model gives none (the guide's sizes); shapes
-// still grow to fit their label.
-var defaultSizes = map[string][2]float64{
-	"rectangle": {160, 80},
-	"ellipse":   {140, 70},
-	"diamond":   {220, 130}, // a diamond's label gets only half its width
-}
 
 func (s *Set) batchCreate(w *scene.Scene, o *object) (string, error) {
 	if !o.has("elements") && o.has("type") {
@@ -228,8 +221,8 @@ func addOne(w *scene.Scene, a elemArgs) error {
 	if a.Y != nil {
 		e.Y = *a.Y
 	}
-	if d, ok := defaultSizes[a.Type]; ok {
-		e.Width, e.Height = d[0], d[1]
+	if dw, dh, ok := diagram.DefaultSize(scene.Type(a.Type)); ok {
+		e.Width, e.Height = dw, dh
 	}
 	if a.Width != nil {
 		e.Width = *a.Width

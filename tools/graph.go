@@ -3,9 +3,9 @@ package tools
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 
+	"github.com/excalibot/excalibot/diagram"
 	"github.com/excalibot/excalibot/layout"
 	"github.com/excalibot/excalibot/scene"
 )
@@ -158,7 +158,7 @@ func (s *Set) createGraph(w *scene.Scene, o *object) (string, error) {
 	if len(nodes) == 0 {
 		return "", refuse("nodes: the list is empty; give at least one node")
 	}
-	before, hadContent := oldBounds(w, nil)
+	at := diagram.Beside(w) // beside what is already there, never on top of it
 	ids, err := s.addGraphItems(w, nodes, edges, groups)
 	if err != nil {
 		return "", err
@@ -172,10 +172,7 @@ func (s *Set) createGraph(w *scene.Scene, o *object) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	ox, oy := 0.0, 0.0
-	if hadContent { // beside what is already there, never on top of it
-		ox, oy = before.X+before.Width+3*graphGap, before.Y
-	}
+	ox, oy := at.X, at.Y
 	if err := applyLayout(w, lg, r, ox, oy); err != nil {
 		return "", err
 	}
@@ -325,7 +322,7 @@ func (s *Set) addGraphItems(w *scene.Scene, nodes []nodeArgs, edges []edgeArgs, 
 	for _, n := range nodes {
 		e := scene.NewElement(scene.Type(n.shape))
 		e.ID = n.id
-		e.Width, e.Height = defaultSizes[n.shape][0], defaultSizes[n.shape][1]
+		e.Width, e.Height, _ = diagram.DefaultSize(scene.Type(n.shape))
 		if n.fill != nil {
 			e.BackgroundColor = *n.fill
 		}
@@ -336,7 +333,7 @@ func (s *Set) addGraphItems(w *scene.Scene, nodes []nodeArgs, edges []edgeArgs, 
 			if _, err := w.SetLabel(n.id, n.label); err != nil {
 				return nil, refuse("%s.label: %s", n.path, sceneErrText(err))
 			}
-			if err := fitLabel(w, n.id); err != nil {
+			if err := diagram.FitLabel(w, n.id); err != nil {
 				return nil, err
 			}
 		}
@@ -371,23 +368,6 @@ func (s *Set) addGraphItems(w *scene.Scene, nodes []nodeArgs, edges []edgeArgs, 
 		return nil, p
 	}
 	return ids, nil
-}
-
-// fitLabel widens a node until its label needs no line breaks beyond the ones written: the
-// scene grows shapes in height to fit a label, but an ellipse or diamond then breaks long words,
-// and a layout has room to make nodes wider instead.
-func fitLabel(w *scene.Scene, id string) error {
-	for range 12 {
-		e, _ := w.Get(id)
-		l, ok := w.Get(e.Label())
-		if !ok || strings.Count(l.Text, "\n") <= strings.Count(l.OriginalText, "\n") || e.Width > 600 {
-			return nil
-		}
-		if err := w.Update(id, func(e *scene.Element) error { e.Width = math.Round(e.Width * 1.2); return nil }); err != nil {
-			return fmt.Errorf("widen %q for its label: %w", id, err)
-		}
-	}
-	return nil
 }
 
 func frameIDTaken(frames []groupArgs, id string) bool {

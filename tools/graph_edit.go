@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/excalibot/excalibot/diagram"
 	"github.com/excalibot/excalibot/layout"
 	"github.com/excalibot/excalibot/scene"
 )
@@ -106,7 +107,7 @@ func (s *Set) updateGraph(w *scene.Scene, o *object) (string, error) {
 				n.p.add(n.path+".label", "%s", sceneErrText(err))
 				continue
 			}
-			if err := fitLabel(w, id); err != nil {
+			if err := diagram.FitLabel(w, id); err != nil {
 				n.p.add(n.path+".label", "%s", err)
 				continue
 			}
@@ -209,7 +210,7 @@ func reshape(w *scene.Scene, id string, t scene.Type) error {
 	}
 	e := scene.NewElement(t)
 	e.ID = id
-	e.Width, e.Height = defaultSizes[string(t)][0], defaultSizes[string(t)][1]
+	e.Width, e.Height, _ = diagram.DefaultSize(t)
 	c := old.Center()
 	e.X, e.Y = c.X-e.Width/2, c.Y-e.Height/2
 	e.StrokeColor, e.BackgroundColor, e.FillStyle = old.StrokeColor, old.BackgroundColor, old.FillStyle
@@ -222,7 +223,7 @@ func reshape(w *scene.Scene, id string, t scene.Type) error {
 		if _, err := w.SetLabel(id, label, style); err != nil {
 			return fmt.Errorf("%s", sceneErrText(err))
 		}
-		if err := fitLabel(w, id); err != nil {
+		if err := diagram.FitLabel(w, id); err != nil {
 			return err
 		}
 	}
@@ -304,8 +305,8 @@ func settleInGroup(w *scene.Scene, id, group string) error {
 			g, _ := w.Get(group)
 			want = scene.Point{X: g.X + groupMargin, Y: g.Y + g.Height}
 			if members := groupMembers(w, group); len(members) > 1 {
-				box, _ := oldBounds(w, notIn(w, slices.DeleteFunc(members, func(m string) bool { return m == id })))
-				want = scene.Point{X: box.X, Y: box.Y + box.Height + graphGap}
+				box, _ := diagram.Bounds(w, notIn(w, slices.DeleteFunc(members, func(m string) bool { return m == id })))
+				want = scene.Point{X: box.X, Y: box.Y + box.Height + diagram.Gap}
 			}
 		}
 		dir := readGraph(w, nil).direction(w)
@@ -330,7 +331,7 @@ func settleInGroup(w *scene.Scene, id, group string) error {
 	return fitGroup(w, group, nil)
 }
 
-// notIn is the set of elements on w other than ids (and their labels), for oldBounds.
+// notIn is the set of elements on w other than ids (and their labels), for diagram.Bounds.
 func notIn(w *scene.Scene, ids []string) map[string]bool {
 	keep := map[string]bool{}
 	for _, id := range ids {

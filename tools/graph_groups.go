@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/excalibot/excalibot/diagram"
 	"github.com/excalibot/excalibot/scene"
 )
 
@@ -433,9 +434,9 @@ func makeRoom(w *scene.Scene, node, group string, dir string, near scene.Point) 
 	n, _ := w.Get(node)
 	g, _ := w.Get(group)
 	lr := dir == "LR"
-	edge, size := g.Y+g.Height, n.Height+graphGap
+	edge, size := g.Y+g.Height, n.Height+diagram.Gap
 	if lr {
-		edge, size = g.X+g.Width, n.Width+graphGap
+		edge, size = g.X+g.Width, n.Width+diagram.Gap
 	}
 	var move, grow []string
 	w.Each(func(e *scene.Element) bool {
@@ -475,7 +476,7 @@ func makeRoom(w *scene.Scene, node, group string, dir string, near scene.Point) 
 	// (the band is empty across the whole group).
 	clamp := func(v, lo, hi float64) float64 { return math.Max(lo, math.Min(v, math.Max(lo, hi))) }
 	if lr {
-		return scene.Point{X: edge - groupMargin + graphGap/2, Y: clamp(near.Y, g.Y+frameTitle+groupMargin, g.Y+g.Height-groupMargin-n.Height)}, nil
+		return scene.Point{X: edge - groupMargin + diagram.Gap/2, Y: clamp(near.Y, g.Y+frameTitle+groupMargin, g.Y+g.Height-groupMargin-n.Height)}, nil
 	}
-	return scene.Point{X: clamp(near.X, g.X+groupMargin, g.X+g.Width-groupMargin-n.Width), Y: edge - groupMargin + graphGap/2}, nil
+	return scene.Point{X: clamp(near.X, g.X+groupMargin, g.X+g.Width-groupMargin-n.Width), Y: edge - groupMargin + diagram.Gap/2}, nil
 }

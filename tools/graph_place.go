@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/excalibot/excalibot/diagram"
 	"github.com/excalibot/excalibot/layout"
 	"github.com/excalibot/excalibot/scene"
 )
@@ -14,7 +15,7 @@ import (
 // would put the node.
 
 // obstacles are the boxes a newly placed node must keep clear of: every other node, free text and
-// group (except the groups the node goes into), grown by graphGap.
+// group (except the groups the node goes into), grown by diagram.Gap.
 func obstacles(w *scene.Scene, skip map[string]bool, own map[string]bool) []scene.Rect {
 	var out []scene.Rect
 	w.Each(func(e *scene.Element) bool {
@@ -22,7 +23,7 @@ func obstacles(w *scene.Scene, skip map[string]bool, own map[string]bool) []scen
 			return true
 		}
 		b := e.Bounds()
-		out = append(out, scene.Rect{X: b.X - graphGap, Y: b.Y - graphGap, Width: b.Width + 2*graphGap, Height: b.Height + 2*graphGap})
+		out = append(out, scene.Rect{X: b.X - diagram.Gap, Y: b.Y - diagram.Gap, Width: b.Width + 2*diagram.Gap, Height: b.Height + 2*diagram.Gap})
 		return true
 	})
 	return out
@@ -40,9 +41,9 @@ func hits(r scene.Rect, obs []scene.Rect) bool {
 // freeSpot returns the top-left corner nearest to want (searching across the layers first, then
 // along them) where a w×h box is acceptable to ok.
 func freeSpot(want scene.Point, width, height float64, dir layout.Direction, ok func(scene.Rect) bool) (scene.Point, bool) {
-	stepA, stepB := width+graphGap, height+graphGap // across the layers, along them
+	stepA, stepB := width+diagram.Gap, height+diagram.Gap // across the layers, along them
 	if dir == layout.LeftRight {
-		stepA, stepB = height+graphGap, width+graphGap
+		stepA, stepB = height+diagram.Gap, width+diagram.Gap
 	}
 	try := func(i, j int) (scene.Point, bool) {
 		p := want
@@ -172,7 +173,7 @@ func placeNew(ctx context.Context, w *scene.Scene, fresh []string, dir layout.Di
 		neighbours[e.from] = append(neighbours[e.from], e.to)
 		neighbours[e.to] = append(neighbours[e.to], e.from)
 	}
-	bounds, hasOld := oldBounds(w, pending)
+	bounds, hasOld := diagram.Bounds(w, pending)
 	// Nodes with a placed neighbour go first, so chains of new nodes grow from the old diagram.
 	for len(pending) > 0 {
 		id, anchor := nextToPlace(fresh, pending, neighbours)
@@ -194,9 +195,9 @@ func placeNew(ctx context.Context, w *scene.Scene, fresh []string, dir layout.Di
 			}
 			want = scene.Point{X: a.X + dx, Y: a.Y + dy}
 		case hasOld && dir == layout.LeftRight:
-			want = scene.Point{X: bounds.X + ln.X, Y: bounds.Y + bounds.Height + 2*graphGap}
+			want = scene.Point{X: bounds.X + ln.X, Y: bounds.Y + bounds.Height + 2*diagram.Gap}
 		case hasOld:
-			want = scene.Point{X: bounds.X + bounds.Width + 2*graphGap, Y: bounds.Y + ln.Y}
+			want = scene.Point{X: bounds.X + bounds.Width + 2*diagram.Gap, Y: bounds.Y + ln.Y}
 		default:
 			want = scene.Point{X: ln.X, Y: ln.Y}
 		}
@@ -218,8 +219,8 @@ func placeNew(ctx context.Context, w *scene.Scene, fresh []string, dir layout.Di
 			}
 		} else if !found {
 			// A crowded canvas: below everything, where nothing can be in the way.
-			all, _ := oldBounds(w, skip)
-			p = scene.Point{X: all.X, Y: all.Y + all.Height + 2*graphGap}
+			all, _ := diagram.Bounds(w, skip)
+			p = scene.Point{X: all.X, Y: all.Y + all.Height + 2*diagram.Gap}
 		}
 		if err := w.MoveBy([]string{id}, p.X-e.X, p.Y-e.Y); err != nil {
 			return fmt.Errorf("place node %q: %w", id, err)

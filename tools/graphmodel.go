@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/excalibot/excalibot/diagram/sequence"
 	"github.com/excalibot/excalibot/layout"
 	"github.com/excalibot/excalibot/scene"
 )
@@ -20,9 +21,6 @@ import (
 // frameTitle is the strip reserved above a frame for its name, which Excalidraw draws outside the
 // frame's top-left corner.
 const frameTitle = 30.0
-
-// graphGap is the least gap kept between a newly placed node and anything already on the canvas.
-const graphGap = 40.0
 
 type graphEdge struct{ id, from, to string }
 
@@ -78,7 +76,7 @@ func readGraph(w *scene.Scene, only map[string]bool) sceneGraph {
 // with its lifeline as "seq-<id>"): a graph layout must not move it away from its lifeline.
 func isActor(e *scene.Element) bool {
 	for _, g := range e.GroupIDs {
-		if strings.HasPrefix(g, seqGroupPrefix) {
+		if strings.HasPrefix(g, sequence.GroupPrefix) {
 			return true
 		}
 	}
@@ -261,26 +259,6 @@ func setBends(w *scene.Scene, e *scene.Element, bends []layout.Point) {
 		e.Points = append(e.Points, scene.Point{X: b.X - cs.X, Y: b.Y - cs.Y})
 	}
 	e.Points = append(e.Points, scene.Point{X: ct.X - cs.X, Y: ct.Y - cs.Y})
-}
-
-// oldBounds is the box around everything on w except the nodes being placed.
-func oldBounds(w *scene.Scene, skip map[string]bool) (scene.Rect, bool) {
-	first := true
-	var minX, minY, maxX, maxY float64
-	w.Each(func(e *scene.Element) bool {
-		if skip[e.ID] || skip[e.ContainerID] || e.Type.IsLinear() {
-			return true
-		}
-		b := e.Bounds()
-		if first {
-			minX, minY, maxX, maxY = b.X, b.Y, b.X+b.Width, b.Y+b.Height
-			first = false
-		}
-		minX, minY = math.Min(minX, b.X), math.Min(minY, b.Y)
-		maxX, maxY = math.Max(maxX, b.X+b.Width), math.Max(maxY, b.Y+b.Height)
-		return true
-	})
-	return scene.Rect{X: minX, Y: minY, Width: maxX - minX, Height: maxY - minY}, !first
 }
 
 // fitFrame grows a frame to hold all its children with a margin; it never shrinks, so a frame the

@@ -1,31 +1,19 @@
 package tools
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/excalibot/excalibot/diagram/sequence"
 	"github.com/excalibot/excalibot/scene"
 )
 
-// Sequence diagrams have their own placement, not a graph layout: one column per actor with a
-// dashed lifeline, one row per step in the order given (sequence_draw.go). Excalidraw binds
-// arrows only to shapes, so messages are free arrows whose ends rest on a lifeline or on the side
-// of an activation bar (lint accepts an arrow end resting on a line; bars are closed lines). Each
-// actor is grouped with its lifeline and bars so they move together in the editor; notes and
-// block boxes get "seq-" groups too, which keeps the graph tools from taking them for nodes.
-//
-// The steps are one ordered list, as in Mermaid: a message {from, to, label, style, activate,
-// deactivate}, a note {note, over | left_of | right_of}, or a block {block: loop|alt|opt|par|
-// critical|break, label, messages, else: [{label, messages}]} whose messages may hold more steps.
-
-const (
-	seqColumnGap = 80.0 // least gap between actor boxes
-	seqRow       = 56.0 // least height of a message row
-	seqSelfDrop  = 36.0 // how far down a message to oneself comes back
-	seqFont      = 16.0 // messages, notes and block texts: Excalidraw's "S" size
-
-	seqGroupPrefix = "seq-" // groups of sequence parts; graph tools leave these alone
-)
+// create_sequence's arguments: the steps are one ordered list, as in Mermaid: a message {from, to,
+// label, style, activate, deactivate}, a note {note, over | left_of | right_of}, or a block {block:
+// loop|alt|opt|par|critical|break, label, messages, else: [{label, messages}]} whose messages may
+// hold more steps. They are decoded and their actors found here (by id or label, with the model's
+// field paths in every refusal); diagram/sequence draws them.
 
 var (
 	seqBlocks      = []string{"loop", "alt", "opt", "par", "critical", "break"}
@@ -41,7 +29,7 @@ type seqActor struct {
 	fill                   *string
 }
 
-// seqStep is one step: a message, a note or a block.
+// seqStep is one step as the model gave it: a message, a note or a block.
 type seqStep struct {
 	path string
 	// message
@@ -246,13 +234,51 @@ func (s *Set) createSequence(w *scene.Scene, o *object) (string, error) {
 	if total := w.Len() + 4*len(actors) + 2*nMsgs + 4*nItems; total > s.lim.MaxElements {
 		return "", refuse("the canvas would hold %d elements (labels count); the limit is %d", total, s.lim.MaxElements)
 	}
-	before, hadContent := oldBounds(w, nil)
-	ox, oy := 0.0, 0.0
-	if hadContent {
-		ox, oy = before.X+before.Width+3*graphGap, before.Y
+	seq := sequence.Sequence{Steps: toSteps(steps, actors), Autonumber: autonumber}
+	for _, a := range actors {
+		sa := sequence.Actor{ID: a.id, Label: a.label, Shape: scene.Type(a.shape), Ref: a.path}
+		if a.fill != nil {
+			sa.Fill = *a.fill
+		}
+		seq.Actors = append(seq.Actors, sa)
 	}
-	d := &seqDrawing{s: s, w: w, actors: actors, autonumber: autonumber}
-	return d.draw(steps, ox, oy)
+	res, err := sequence.Draw(w, seq)
+	var ie *sequence.ItemError
+	if errors.As(err, &ie) {
+		return "", refuse("%s: %s", ie.Where(), sceneErrText(ie.Err))
+	}
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("sequence drawn: %d actors, %d messages, %d notes, %d blocks, %d activations.\n",
+		res.Actors, res.Messages, res.Notes, res.Blocks, res.Activations) + createdText(w, res.IDs, s.lim), nil
+}
+
+// toSteps gives the resolved steps to diagram/sequence, every actor by its id.
+func toSteps(in []seqStep, actors []seqActor) []sequence.Step {
+	out := make([]sequence.Step, 0, len(in))
+	for _, st := range in {
+		s := sequence.Step{Ref: st.path}
+		switch {
+		case st.isBlock():
+			b := &sequence.Block{Kind: st.block, Label: st.sections[0].label, Steps: toSteps(st.sections[0].steps, actors)}
+			for _, sec := range st.sections[1:] {
+				b.Else = append(b.Else, sequence.Branch{Label: sec.label, Steps: toSteps(sec.steps, actors)})
+			}
+			s.Block = b
+		case st.isNote():
+			n := &sequence.Note{Text: st.note, Side: sequence.Side(st.side), Actors: []string{actors[st.cols[0]].id}}
+			if len(st.refs) == 2 {
+				n.Actors = append(n.Actors, actors[st.cols[1]].id)
+			}
+			s.Note = n
+		default:
+			s.Message = &sequence.Message{From: actors[st.cols[0]].id, To: actors[st.cols[1]].id, Label: st.label,
+				Style: st.style, Arrow: st.arrow, Activate: st.activate, Deactivate: st.deactivate}
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // resolveSteps finds the actor columns of every message and note, recording unknown actors. It

@@ -123,6 +123,7 @@ func TestSequenceFull(t *testing.T) {
 			}
 		}
 	}
+	const seqBarWidth, seqBarPad = 12.0, 6.0 // diagram/sequence draws bars this wide, starting this far above their message
 	tests := []struct {
 		name string
 		got  bool

@@ -1,9 +1,10 @@
-package tools
+package sequence
 
 import (
 	"fmt"
 	"math"
 
+	"github.com/excalibot/excalibot/diagram"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/scene/fontmetrics"
 )
@@ -22,9 +23,8 @@ const (
 )
 
 type seqDrawing struct {
-	s          *Set
 	w          *scene.Scene
-	actors     []seqActor
+	actors     []actor
 	autonumber bool
 
 	widths, centres []float64
@@ -39,7 +39,7 @@ type seqDrawing struct {
 }
 
 type seqMsgPlan struct {
-	st    *seqStep
+	st    *step
 	label string
 	pts   []scene.Point // absolute
 }
@@ -80,7 +80,7 @@ func seqText(text string, size, maxW float64) (w, h float64) {
 }
 
 // labelOf is a message's label as drawn, numbered when asked.
-func (d *seqDrawing) labelOf(st *seqStep) string {
+func (d *seqDrawing) labelOf(st *step) string {
 	if !d.autonumber {
 		return st.label
 	}
@@ -91,9 +91,9 @@ func (d *seqDrawing) labelOf(st *seqStep) string {
 	return fmt.Sprintf("%d. %s", d.n, st.label)
 }
 
-func (d *seqDrawing) draw(steps []seqStep, ox, oy float64) (string, error) {
+func (d *seqDrawing) draw(steps []step, ox, oy float64) (Result, error) {
 	if err := d.addActors(); err != nil {
-		return "", err
+		return Result{}, err
 	}
 	d.columns(steps)
 	d.active = make([][]int, len(d.actors))
@@ -110,18 +110,19 @@ func (d *seqDrawing) draw(steps []seqStep, ox, oy float64) (string, error) {
 // addActors adds the actor boxes (placed later) and records their sizes.
 func (d *seqDrawing) addActors() error {
 	for _, a := range d.actors {
-		e := scene.NewElement(scene.Type(a.shape))
-		e.ID, e.Width, e.Height = a.id, defaultSizes[a.shape][0], defaultSizes[a.shape][1]
+		e := scene.NewElement(a.shape)
+		e.ID = a.id
+		e.Width, e.Height, _ = diagram.DefaultSize(a.shape)
 		if a.fill != nil {
 			e.BackgroundColor = *a.fill
 		}
 		if _, err := d.w.Add(e); err != nil {
-			return refuse("%s: %s", a.path, sceneErrText(err))
+			return &ItemError{Item: a.ref, Err: err}
 		}
 		if _, err := d.w.SetLabel(a.id, a.label); err != nil {
-			return refuse("%s.label: %s", a.path, sceneErrText(err))
+			return &ItemError{Item: a.ref, Field: "label", Err: err}
 		}
-		if err := fitLabel(d.w, a.id); err != nil {
+		if err := diagram.FitLabel(d.w, a.id); err != nil {
 			return err
 		}
 		e, _ = d.w.Get(a.id)
@@ -133,7 +134,7 @@ func (d *seqDrawing) addActors() error {
 
 // columns spaces the lifelines: every gap holds its actors' boxes, and every message label,
 // self-message loop and side note fits between the lifelines it spans.
-func (d *seqDrawing) columns(steps []seqStep) {
+func (d *seqDrawing) columns(steps []step) {
 	n := len(d.actors)
 	dist := make([]float64, max(n-1, 0))
 	for i := range dist {
@@ -153,8 +154,8 @@ func (d *seqDrawing) columns(steps []seqStep) {
 			}
 		}
 	}
-	var visit func([]seqStep)
-	visit = func(steps []seqStep) {
+	var visit func([]step)
+	visit = func(steps []step) {
 		for i := range steps {
 			st := &steps[i]
 			switch {
@@ -240,7 +241,7 @@ func (d *seqDrawing) closeBar(c int, y float64) bool {
 }
 
 // walk plans steps from y down; it returns the y below them and their horizontal extent.
-func (d *seqDrawing) walk(steps []seqStep, y float64, depth int) (float64, span) {
+func (d *seqDrawing) walk(steps []step, y float64, depth int) (float64, span) {
 	ext := noSpan
 	for i := range steps {
 		st := &steps[i]
@@ -258,7 +259,7 @@ func (d *seqDrawing) walk(steps []seqStep, y float64, depth int) (float64, span)
 	return y, ext
 }
 
-func (d *seqDrawing) planMessage(st *seqStep, y float64) (float64, span) {
+func (d *seqDrawing) planMessage(st *step, y float64) (float64, span) {
 	label := d.labelOf(st)
 	from, to := st.cols[0], st.cols[1]
 	if from == to {
@@ -312,7 +313,7 @@ func (d *seqDrawing) planMessage(st *seqStep, y float64) (float64, span) {
 	return ay + half, span{math.Min(cf, ct) - seqBarWidth, math.Max(cf, ct) + seqBarWidth}.join(span{mid - lw/2, mid + lw/2})
 }
 
-func (d *seqDrawing) planNote(st *seqStep, y float64) (float64, span) {
+func (d *seqDrawing) planNote(st *step, y float64) (float64, span) {
 	nw := noteWidth(st.note)
 	_, th := seqText(st.note, seqFont, nw-2*scene.BoundTextPadding)
 	h := math.Max(40, th+2*scene.BoundTextPadding+12)
@@ -334,7 +335,7 @@ func (d *seqDrawing) planNote(st *seqStep, y float64) (float64, span) {
 
 // walkBlock plans a block: a header row for its kind and label, its sections separated by dashed
 // dividers with their labels, and a box around all of it drawn once the contents are known.
-func (d *seqDrawing) walkBlock(st *seqStep, y float64, depth int) (float64, span) {
+func (d *seqDrawing) walkBlock(st *step, y float64, depth int) (float64, span) {
 	top := y + 6
 	i := len(d.blocks)
 	d.blocks = append(d.blocks, seqBlockPlan{kind: st.block, cond: st.sections[0].label, depth: depth})
@@ -394,7 +395,7 @@ func (d *seqDrawing) freshID(base string) string {
 }
 
 // emit adds the planned elements, shifted so the diagram's top-left corner is (ox, oy).
-func (d *seqDrawing) emit(bottom, ox, oy float64) (string, error) {
+func (d *seqDrawing) emit(bottom, ox, oy float64) (Result, error) {
 	minX := 0.0
 	for _, n := range d.notes {
 		minX = math.Min(minX, n.box.X)
@@ -421,7 +422,7 @@ func (d *seqDrawing) emit(bottom, ox, oy float64) (string, error) {
 	groups := make([]string, len(d.blocks))
 	boxIDs := make([]string, len(d.blocks))
 	for k, b := range d.blocks {
-		groups[k] = d.freshID(fmt.Sprintf("%sblock%d", seqGroupPrefix, k+1))
+		groups[k] = d.freshID(fmt.Sprintf("%sblock%d", GroupPrefix, k+1))
 		r := b.box
 		r.X, r.Y = at(r.X, r.Y)
 		box := closedLine(d.freshID(fmt.Sprintf("block%d", k+1)), r)
@@ -429,7 +430,7 @@ func (d *seqDrawing) emit(bottom, ox, oy float64) (string, error) {
 		box.GroupIDs = []string{groups[k]}
 		boxIDs[k] = box.ID
 		if err := add(box, "block box"); err != nil {
-			return "", err
+			return Result{}, err
 		}
 		for j, dv := range b.dividers {
 			x, y := at(b.box.X, dv.y)
@@ -438,7 +439,7 @@ func (d *seqDrawing) emit(bottom, ox, oy float64) (string, error) {
 			line.Points = []scene.Point{{}, {X: b.box.Width}}
 			line.StrokeStyle, line.StrokeColor, line.StrokeWidth, line.GroupIDs = "dashed", "#868e96", 1, []string{groups[k]}
 			if err := add(line, "block divider"); err != nil {
-				return "", err
+				return Result{}, err
 			}
 		}
 	}
@@ -450,7 +451,7 @@ func (d *seqDrawing) emit(bottom, ox, oy float64) (string, error) {
 		line.Points = []scene.Point{{}, {Y: bottom - d.actorH}}
 		line.StrokeStyle, line.StrokeColor, line.StrokeWidth = "dashed", "#868e96", 1
 		if err := add(line, "lifeline of "+a.id); err != nil {
-			return "", err
+			return Result{}, err
 		}
 		members := []string{a.id, line.ID}
 		for k, b := range d.bars {
@@ -461,17 +462,17 @@ func (d *seqDrawing) emit(bottom, ox, oy float64) (string, error) {
 			bar := closedLine(d.freshID(fmt.Sprintf("act-%s-%d", a.id, k+1)), scene.Rect{X: x, Y: y, Width: seqBarWidth, Height: b.y1 - b.y0})
 			bar.BackgroundColor, bar.StrokeColor, bar.StrokeWidth, bar.Roughness = "#e9ecef", "#495057", 1, 0
 			if err := add(bar, "activation of "+a.id); err != nil {
-				return "", err
+				return Result{}, err
 			}
 			members = append(members, bar.ID)
 		}
 		e, _ := w.Get(a.id)
 		x, y := at(d.centres[i]-e.Width/2, d.actorH-e.Height)
 		if err := w.MoveBy([]string{a.id}, x-e.X, y-e.Y); err != nil {
-			return "", fmt.Errorf("place actor %q: %w", a.id, err)
+			return Result{}, fmt.Errorf("place actor %q: %w", a.id, err)
 		}
 		if err := w.BringToFront(a.id); err != nil {
-			return "", fmt.Errorf("raise actor %q: %w", a.id, err)
+			return Result{}, fmt.Errorf("raise actor %q: %w", a.id, err)
 		}
 		if bottom-d.actorH > seqFootFrom { // a long diagram repeats its actors at the foot, as Mermaid does
 			e, _ = w.Get(a.id)
@@ -480,15 +481,15 @@ func (d *seqDrawing) emit(bottom, ox, oy float64) (string, error) {
 			foot.X, foot.Y = at(d.centres[i]-e.Width/2, bottom)
 			foot.BackgroundColor, foot.StrokeColor, foot.FillStyle = e.BackgroundColor, e.StrokeColor, e.FillStyle
 			if err := add(foot, "foot of "+a.id); err != nil {
-				return "", err
+				return Result{}, err
 			}
 			if _, err := w.SetLabel(foot.ID, w.LabelText(a.id)); err != nil {
-				return "", fmt.Errorf("label the foot of %q: %w", a.id, err)
+				return Result{}, fmt.Errorf("label the foot of %q: %w", a.id, err)
 			}
 			members = append(members, foot.ID)
 		}
-		if _, err := w.Group(seqGroupPrefix+a.id, members...); err != nil {
-			return "", fmt.Errorf("group %q with its lifeline: %w", a.id, err)
+		if _, err := w.Group(GroupPrefix+a.id, members...); err != nil {
+			return Result{}, fmt.Errorf("group %q with its lifeline: %w", a.id, err)
 		}
 		ids = append([]string{a.id}, ids...)
 	}
@@ -509,12 +510,13 @@ func (d *seqDrawing) emit(bottom, ox, oy float64) (string, error) {
 		if len(m.pts) > 2 {
 			e.Roundness = nil // a square loop (a rounded one curls into its own label), or a straight line
 		}
-		if err := add(e, m.st.path); err != nil {
-			return "", refuse("%s: %s", m.st.path, sceneErrText(err))
+		if _, err := w.Add(e); err != nil {
+			return Result{}, &ItemError{Item: m.st.ref, Err: err}
 		}
+		ids = append(ids, e.ID)
 		if m.label != "" {
 			if _, err := w.SetLabel(e.ID, m.label, scene.TextStyle{FontSize: seqFont}); err != nil {
-				return "", refuse("%s.label: %s", m.st.path, sceneErrText(err))
+				return Result{}, &ItemError{Item: m.st.ref, Field: "label", Err: err}
 			}
 		}
 	}
@@ -524,12 +526,12 @@ func (d *seqDrawing) emit(bottom, ox, oy float64) (string, error) {
 		e.X, e.Y = at(n.box.X, n.box.Y)
 		e.Width, e.Height = n.box.Width, n.box.Height
 		e.BackgroundColor, e.StrokeColor, e.StrokeWidth, e.Roundness = "#fff9db", "#f08c00", 1, nil
-		e.GroupIDs = []string{seqGroupPrefix + e.ID}
+		e.GroupIDs = []string{GroupPrefix + e.ID}
 		if err := add(e, "note"); err != nil {
-			return "", err
+			return Result{}, err
 		}
 		if _, err := w.SetLabel(e.ID, n.text, scene.TextStyle{FontSize: seqFont}); err != nil {
-			return "", refuse("note %q: %s", n.text, sceneErrText(err))
+			return Result{}, &ItemError{Item: fmt.Sprintf("note %q", n.text), Err: err}
 		}
 	}
 	for k, b := range d.blocks {
@@ -540,14 +542,14 @@ func (d *seqDrawing) emit(bottom, ox, oy float64) (string, error) {
 		tab.Roundness, tab.BackgroundColor, tab.StrokeColor, tab.StrokeWidth = nil, "#e9ecef", "#868e96", 1
 		tab.GroupIDs = []string{groups[k]}
 		if err := add(tab, "block tab"); err != nil {
-			return "", err
+			return Result{}, err
 		}
 		if _, err := w.SetLabel(tab.ID, b.kind, scene.TextStyle{FontSize: 14}); err != nil {
-			return "", fmt.Errorf("block tab label: %w", err)
+			return Result{}, fmt.Errorf("block tab label: %w", err)
 		}
 		if b.cond != "" {
 			if err := add(d.freeText(boxIDs[k]+"-label", "["+b.cond+"]", x+tw+8, y+4, groups[k]), "block label"); err != nil {
-				return "", err
+				return Result{}, err
 			}
 		}
 		for j, dv := range b.dividers {
@@ -556,13 +558,11 @@ func (d *seqDrawing) emit(bottom, ox, oy float64) (string, error) {
 			}
 			lx, ly := at(b.box.X, dv.y)
 			if err := add(d.freeText(fmt.Sprintf("%s-else%d-label", boxIDs[k], j+1), "["+dv.label+"]", lx+10, ly+4, groups[k]), "branch label"); err != nil {
-				return "", err
+				return Result{}, err
 			}
 		}
 	}
-	nm := len(d.msgs)
-	return fmt.Sprintf("sequence drawn: %d actors, %d messages, %d notes, %d blocks, %d activations.\n",
-		len(d.actors), nm, len(d.notes), len(d.blocks), len(d.bars)) + createdText(w, ids, d.s.lim), nil
+	return Result{IDs: ids, Actors: len(d.actors), Messages: len(d.msgs), Notes: len(d.notes), Blocks: len(d.blocks), Activations: len(d.bars)}, nil
 }
 
 func (d *seqDrawing) freeText(id, text string, x, y float64, group string) scene.Element {

@@ -1,0 +1,80 @@
+// Package diagram holds what the diagram builders share (diagram/graph's placement, diagram/sequence,
+// the element tools): the size a new node starts at, widening a node to its label, and where a new
+// diagram goes on a canvas that already holds a drawing.
+//
+// Builders keep no state of their own: they read the scene and write it, so a drawing a person
+// edited in Excalidraw is the one the next call works on.
+package diagram
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/excalibot/excalibot/scene"
+)
+
+// Gap is the least gap kept between a newly placed node and anything already on the canvas.
+const Gap = 40.0
+
+// DefaultSize is the size a shape starts at when none is given (the diagram guide's sizes); a shape
+// still grows to fit its label. ok is false for types with no default.
+func DefaultSize(t scene.Type) (width, height float64, ok bool) {
+	switch t {
+	case scene.Rectangle:
+		return 160, 80, true
+	case scene.Ellipse:
+		return 140, 70, true
+	case scene.Diamond:
+		return 220, 130, true // a diamond's label gets only half its width
+	}
+	return 0, 0, false
+}
+
+// FitLabel widens a node until its label needs no line breaks beyond the ones written: the scene
+// grows shapes in height to fit a label, but an ellipse or diamond then breaks long words, and a
+// layout has room to make nodes wider instead.
+func FitLabel(w *scene.Scene, id string) error {
+	for range 12 {
+		e, _ := w.Get(id)
+		l, ok := w.Get(e.Label())
+		if !ok || strings.Count(l.Text, "\n") <= strings.Count(l.OriginalText, "\n") || e.Width > 600 {
+			return nil
+		}
+		if err := w.Update(id, func(e *scene.Element) error { e.Width = math.Round(e.Width * 1.2); return nil }); err != nil {
+			return fmt.Errorf("widen %q for its label: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// Bounds is the box around everything on w except lines, arrows and the elements in skip (and
+// their labels); ok is false when nothing is left.
+func Bounds(w *scene.Scene, skip map[string]bool) (box scene.Rect, ok bool) {
+	first := true
+	var minX, minY, maxX, maxY float64
+	w.Each(func(e *scene.Element) bool {
+		if skip[e.ID] || skip[e.ContainerID] || e.Type.IsLinear() {
+			return true
+		}
+		b := e.Bounds()
+		if first {
+			minX, minY, maxX, maxY = b.X, b.Y, b.X+b.Width, b.Y+b.Height
+			first = false
+		}
+		minX, minY = math.Min(minX, b.X), math.Min(minY, b.Y)
+		maxX, maxY = math.Max(maxX, b.X+b.Width), math.Max(maxY, b.Y+b.Height)
+		return true
+	})
+	return scene.Rect{X: minX, Y: minY, Width: maxX - minX, Height: maxY - minY}, !first
+}
+
+// Beside is the top-left corner for a new diagram: right of what w already holds, tops aligned,
+// never on top of it; the origin on an empty canvas.
+func Beside(w *scene.Scene) scene.Point {
+	before, ok := Bounds(w, nil)
+	if !ok {
+		return scene.Point{}
+	}
+	return scene.Point{X: before.X + before.Width + 3*Gap, Y: before.Y}
+}

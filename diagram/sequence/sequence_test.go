@@ -1,0 +1,131 @@
+package sequence
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/excalibot/excalibot/scene"
+)
+
+func msg(from, to, label string) Step {
+	return Step{Message: &Message{From: from, To: to, Label: label}}
+}
+
+func get(t *testing.T, sc *scene.Scene, id string) scene.Element {
+	t.Helper()
+	e, ok := sc.Get(id)
+	if !ok {
+		t.Fatalf("no element %q", id)
+	}
+	return e
+}
+
+func TestDraw(t *testing.T) {
+	sc := scene.New()
+	res, err := Draw(sc, Sequence{
+		Actors: []Actor{{ID: "web", Label: "Browser"}, {ID: "api", Label: "API", Fill: "#a5d8ff"}},
+		Steps: []Step{
+			{Message: &Message{From: "web", To: "api", Label: "GET /cart", Activate: true}},
+			{Note: &Note{Text: "cached for 5 minutes", Side: Over, Actors: []string{"web", "api"}}},
+			{Block: &Block{Kind: "alt", Label: "cached", Steps: []Step{{Message: &Message{From: "api", To: "web", Label: "200 OK", Style: "dashed", Deactivate: true}}},
+				Else: []Branch{{Label: "miss", Steps: []Step{msg("api", "api", "load")}}}}},
+		},
+		Autonumber: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []int{res.Actors, res.Messages, res.Notes, res.Blocks, res.Activations}
+	want := []int{2, 3, 1, 1, 1}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("actors, messages, notes, blocks, activations = %v, want %v", got, want)
+		}
+	}
+	if first := map[string]bool{res.IDs[0]: true, res.IDs[1]: true}; !first["web"] || !first["api"] {
+		t.Errorf("ids start %v, want the actors first", res.IDs[:2])
+	}
+	web, api := get(t, sc, "web"), get(t, sc, "api")
+	if web.X >= api.X {
+		t.Errorf("web at x %v, api at %v: want the actors left to right in the order given", web.X, api.X)
+	}
+	if api.BackgroundColor != "#a5d8ff" {
+		t.Errorf("api fill %q, want #a5d8ff", api.BackgroundColor)
+	}
+	for id, group := range map[string]string{"web": "seq-web", "life-web": "seq-web", "act-api-1": "seq-api"} {
+		if e := get(t, sc, id); len(e.GroupIDs) == 0 || e.GroupIDs[0] != group {
+			t.Errorf("%s groups %v, want %s", id, e.GroupIDs, group)
+		}
+	}
+	if got := sc.LabelText("msg1"); got != "1. GET /cart" {
+		t.Errorf("first message reads %q, want it numbered", got)
+	}
+	if reply := get(t, sc, "msg2"); reply.StrokeStyle != "dashed" {
+		t.Errorf("reply style %q, want dashed", reply.StrokeStyle)
+	}
+	if self := get(t, sc, "msg3"); len(self.Points) != 4 {
+		t.Errorf("message to itself has %d points, want a loop of 4", len(self.Points))
+	}
+	m1 := get(t, sc, "msg1")
+	if m1.Y <= web.Y+web.Height {
+		t.Errorf("first message at y %v, want it below the actors (bottom %v)", m1.Y, web.Y+web.Height)
+	}
+}
+
+func TestDrawBesideTheDrawing(t *testing.T) {
+	sc := scene.New()
+	old := scene.NewElement(scene.Rectangle)
+	old.ID, old.X, old.Y, old.Width, old.Height = "old", -50, 30, 300, 100
+	if _, err := sc.Add(old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Draw(sc, Sequence{Actors: []Actor{{ID: "a", Label: "A"}, {ID: "b", Label: "B"}}, Steps: []Step{msg("a", "b", "hi")}}); err != nil {
+		t.Fatal(err)
+	}
+	if a := get(t, sc, "a"); a.X < 250 || a.Y < 30 {
+		t.Errorf("actor a at %v,%v, want right of the old box (right edge 250), not above its top (30)", a.X, a.Y)
+	}
+}
+
+func TestDrawErrors(t *testing.T) {
+	actors := []Actor{{ID: "a", Label: "A", Ref: "actors[0]"}, {ID: "b", Label: "B"}}
+	for _, tc := range []struct {
+		name  string
+		seq   Sequence
+		where string // ItemError.Where(); "" for a plain error
+		want  string
+	}{
+		{"unknown actor", Sequence{Actors: actors, Steps: []Step{{Ref: "messages[0]", Message: &Message{From: "a", To: "c"}}}}, "messages[0].to", `no actor "c"`},
+		{"two kinds in one step", Sequence{Actors: actors, Steps: []Step{{Ref: "messages[0]", Message: &Message{From: "a", To: "b"}, Note: &Note{Text: "x", Side: Over, Actors: []string{"a"}}}}}, "messages[0]", "one of a message"},
+		{"note beside two actors", Sequence{Actors: actors, Steps: []Step{{Ref: "messages[0]", Note: &Note{Text: "x", Side: LeftOf, Actors: []string{"a", "b"}}}}}, "messages[0]", "one actor beside it"},
+		{"actor id twice", Sequence{Actors: []Actor{{ID: "a"}, {ID: "a", Ref: "actors[1]"}}, Steps: []Step{msg("a", "a", "")}}, "actors[1].id", "two actors"},
+		{"not a node shape", Sequence{Actors: []Actor{{ID: "a", Shape: scene.Arrow, Ref: "actors[0]"}}, Steps: []Step{msg("a", "a", "")}}, "actors[0].shape", "not a node shape"},
+		{"id taken on the canvas", Sequence{Actors: []Actor{{ID: "taken", Label: "T", Ref: "actors[0]"}}, Steps: []Step{msg("taken", "taken", "")}}, "actors[0]", "taken"},
+		{"no steps", Sequence{Actors: actors}, "", "at least one actor and one step"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := scene.New()
+			taken := scene.NewElement(scene.Rectangle)
+			taken.ID, taken.Width, taken.Height = "taken", 10, 10
+			if _, err := sc.Add(taken); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Draw(sc, tc.seq)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want one containing %q", err, tc.want)
+			}
+			var ie *ItemError
+			if got := errors.As(err, &ie); got != (tc.where != "") || got && ie.Where() != tc.where {
+				t.Errorf("err %v: ItemError %v at %q, want at %q", err, got, where(ie), tc.where)
+			}
+		})
+	}
+}
+
+func where(e *ItemError) string {
+	if e == nil {
+		return ""
+	}
+	return e.Where()
+}
