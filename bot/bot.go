@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/excalibot/excalibot/ratelimit"
 	"github.com/excalibot/excalibot/store"
 )
 
@@ -165,8 +166,8 @@ type Bot struct {
 	log    *slog.Logger
 
 	queue     *Queue
-	userLimit *RateLimiter
-	chatLimit *RateLimiter
+	userLimit *ratelimit.Limiter
+	chatLimit *ratelimit.Limiter
 
 	mu       sync.Mutex
 	adapters map[string]Adapter // by platform, for messages without an incoming message
@@ -183,8 +184,8 @@ func New(st Store, d Drawer, r Renderer, links Links, opt Options, log *slog.Log
 		store: st, drawer: d, render: r, links: links, opt: opt,
 		log:       log.With("component", "bot"),
 		queue:     NewQueue(opt.MaxConcurrentRuns),
-		userLimit: NewRateLimiter(opt.UserRatePerMinute, 3, opt.Now),
-		chatLimit: NewRateLimiter(opt.ChatRatePerMinute, 5, opt.Now),
+		userLimit: ratelimit.New(opt.UserRatePerMinute, 3, opt.Now),
+		chatLimit: ratelimit.New(opt.ChatRatePerMinute, 5, opt.Now),
 		adapters:  map[string]Adapter{},
 	}
 }
