@@ -191,7 +191,8 @@ func New(st Store, d Drawer, r Renderer, links Links, opt Options, log *slog.Log
 }
 
 // Register tells the core about an adapter so it can post into its threads unprompted (after a
-// restart, or when the diagram was edited in the browser).
+// restart, or when the diagram was edited in the browser). cmd registers each adapter once, as it
+// starts it.
 func (b *Bot) Register(a Adapter) {
 	b.mu.Lock()
 	b.adapters[a.Platform()] = a
@@ -269,7 +270,6 @@ type job struct {
 // Handle takes one incoming message. It returns quickly: checks and refusals happen here, the work
 // is queued behind the thread's earlier messages.
 func (b *Bot) Handle(ctx context.Context, a Adapter, msg Message) {
-	b.Register(a)
 	log := b.log.With("thread", msg.Key.String(), "event", msg.EventID)
 	if dup, err := b.seen(ctx, msg); err != nil {
 		log.Warn("event dedup failed; handling the message anyway", "err", err)
@@ -398,12 +398,4 @@ func (b *Bot) Edited(ctx context.Context, key store.ThreadKey, rev int64) {
 	if err := a.Send(ctx, k, Reply{Text: text}); err != nil {
 		b.log.Warn("tell thread about browser edit", "thread", k.String(), "err", err)
 	}
-}
-
-// SetLinks sets where editor links come from; the web server is made after the core, since it
-// tells the core about browser edits.
-func (b *Bot) SetLinks(l Links) {
-	b.mu.Lock()
-	b.links = l
-	b.mu.Unlock()
 }
