@@ -22,7 +22,7 @@ var emptyScene = []byte(`{"type":"excalidraw","version":2,"source":"excalibot","
 func (b *Bot) draw(ctx context.Context, jobs []job) {
 	last := jobs[len(jobs)-1]
 	a, msg := last.a, last.msg
-	key := storeKey(msg.Key)
+	key := msg.Key
 	log := b.log.With("thread", msg.Key.String())
 	ctx, cancel := context.WithTimeout(ctx, b.opt.RunTimeout)
 	defer cancel()

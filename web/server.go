@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/ratelimit"
 	"github.com/excalibot/excalibot/store"
 )
 
@@ -90,8 +90,8 @@ type Server struct {
 	metrics  *Metrics
 	mux      *http.ServeMux
 	checks   []Check
-	byToken  *bot.RateLimiter
-	byAddr   *bot.RateLimiter
+	byToken  *ratelimit.Limiter
+	byAddr   *ratelimit.Limiter
 	linksMu  sync.Mutex
 	links    map[string]threadLinks // by thread key: tokens made by this process, reused in replies
 	editorFS http.Handler
@@ -114,8 +114,8 @@ func New(st Store, r Renderer, notify Notifier, m *Metrics, opt Options, log *sl
 	s := &Server{
 		st: st, render: r, notify: notify, opt: opt, log: log.With("component", "web"), metrics: m,
 		mux:     http.NewServeMux(),
-		byToken: bot.NewRateLimiter(opt.TokenRate, int(opt.TokenRate/4)+1, opt.Now),
-		byAddr:  bot.NewRateLimiter(opt.AddrRate, int(opt.AddrRate/4)+1, opt.Now),
+		byToken: ratelimit.New(opt.TokenRate, int(opt.TokenRate/4)+1, opt.Now),
+		byAddr:  ratelimit.New(opt.AddrRate, int(opt.AddrRate/4)+1, opt.Now),
 		links:   map[string]threadLinks{},
 	}
 	s.routes()
