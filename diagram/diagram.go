@@ -78,3 +78,40 @@ func Beside(w *scene.Scene) scene.Point {
 	}
 	return scene.Point{X: before.X + before.Width + 3*Gap, Y: before.Y}
 }
+
+// Slug makes an id from a label, "Load Balancer" → "load-balancer", keeping ASCII letters and
+// digits only (ids are plain ASCII); it may be "" (a label in another script).
+func Slug(label string, max int) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(label) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(r)
+		} else {
+			dash = true
+		}
+		if b.Len() >= max {
+			break
+		}
+	}
+	return b.String()
+}
+
+// FreshID returns base (or fallback when base is ""), with "-2", "-3"… added until taken says no.
+func FreshID(base, fallback string, max int, taken func(string) bool) string {
+	if base == "" {
+		base = fallback
+	}
+	if len(base) > max-4 {
+		base = strings.TrimRight(base[:max-4], "-")
+	}
+	id := base
+	for i := 2; taken(id); i++ {
+		id = fmt.Sprintf("%s-%d", base, i)
+	}
+	return id
+}

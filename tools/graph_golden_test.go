@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/excalibot/excalibot/diagram/graph"
 	"github.com/excalibot/excalibot/layout"
 	"github.com/excalibot/excalibot/scene"
 )
@@ -106,26 +107,26 @@ func groupFaults(sc *scene.Scene) (groups int, faults []string) {
 	const pad = 10.0
 	var all []scene.Element
 	for _, e := range sc.Elements() {
-		if isNodeType(e.Type) || e.Type == scene.Frame {
+		if graph.IsNode(e.Type) || e.Type == scene.Frame {
 			all = append(all, e)
 		}
 	}
 	for _, g := range all {
-		if g.Type != scene.Frame && !isBox(&g) {
+		if g.Type != scene.Frame && !graph.IsBox(&g) {
 			continue
 		}
 		groups++
 		area := g.Bounds()
 		inner := scene.Rect{X: area.X + pad, Y: area.Y + pad, Width: area.Width - 2*pad, Height: area.Height - 2*pad}
 		if g.Type == scene.Frame {
-			area.Y -= frameTitle // the name above the frame is part of the group's area
-			area.Height += frameTitle
+			area.Y -= graph.FrameTitle // the name above the frame is part of the group's area
+			area.Height += graph.FrameTitle
 		} else {
-			inner.Y += frameTitle - pad // the title strip inside the box
-			inner.Height -= frameTitle - pad
+			inner.Y += graph.FrameTitle - pad // the title strip inside the box
+			inner.Height -= graph.FrameTitle - pad
 		}
 		members := map[string]bool{}
-		for _, m := range groupMembers(sc, g.ID) {
+		for _, m := range graph.Members(sc, g.ID) {
 			members[m] = true
 		}
 		for _, e := range all {
@@ -136,7 +137,7 @@ func groupFaults(sc *scene.Scene) (groups int, faults []string) {
 			in := b.X >= inner.X && b.Y >= inner.Y && b.X+b.Width <= inner.X+inner.Width && b.Y+b.Height <= inner.Y+inner.Height
 			touches := b.X < area.X+area.Width && area.X < b.X+b.Width && b.Y < area.Y+area.Height && area.Y < b.Y+b.Height
 			// A group around this one (it lies inside e) is fine.
-			around := (e.Type == scene.Frame || isBox(&e)) && area.X >= b.X && area.Y >= b.Y && area.X+area.Width <= b.X+b.Width && area.Y+area.Height <= b.Y+b.Height
+			around := (e.Type == scene.Frame || graph.IsBox(&e)) && area.X >= b.X && area.Y >= b.Y && area.X+area.Width <= b.X+b.Width && area.Y+area.Height <= b.Y+b.Height
 			switch {
 			case members[e.ID] && !in:
 				faults = append(faults, fmt.Sprintf("%s %v not inside its group %s %v with %g px to spare", e.ID, b, g.ID, inner, pad))
@@ -155,7 +156,7 @@ func measureGraph(t *testing.T, sc *scene.Scene) quality {
 	var nodes, arrows []scene.Element
 	for _, e := range sc.Elements() {
 		switch {
-		case isNodeType(e.Type) && !isBox(&e):
+		case graph.IsNode(e.Type) && !graph.IsBox(&e):
 			nodes = append(nodes, e)
 		case e.Type == scene.Arrow:
 			arrows = append(arrows, e)

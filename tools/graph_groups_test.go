@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/excalibot/excalibot/diagram/graph"
 	"github.com/excalibot/excalibot/scene"
 )
 
@@ -52,22 +53,22 @@ func TestGraphGroups(t *testing.T) {
 						t.Errorf("%s in frame %q, want edge (a box in a frame is the frame's child)", id, f)
 					}
 				}
-				if e := get(t, sc, "pop"); e.Type != scene.Rectangle || !isBox(&e) {
+				if e := get(t, sc, "pop"); e.Type != scene.Rectangle || !graph.IsBox(&e) {
 					t.Errorf("pop is a %s, want a box: a group inside a frame cannot be a frame", e.Type)
 				}
-				if title := titleOf(sc, "svc"); title == "" || get(t, sc, title).Text != "Services" {
+				if title := graph.TitleOf(sc, "svc"); title == "" || get(t, sc, title).Text != "Services" {
 					t.Errorf("svc's title %q", title)
 				}
 				// The graph read back knows every group and its parent.
-				g := readGraph(sc, nil)
-				if g.frame["api"] != "svc" || g.parent["svc"] != "cloud" || g.parent["pop"] != "edge" || g.frame["waf"] != "edge" {
-					t.Errorf("read back: frame %v parent %v", g.frame, g.parent)
+				g := graph.Read(sc)
+				if g.GroupOf("api") != "svc" || g.Parent("svc") != "cloud" || g.Parent("pop") != "edge" || g.GroupOf("waf") != "edge" {
+					t.Errorf("read back: api in %q, svc in %q, pop in %q, waf in %q", g.GroupOf("api"), g.Parent("svc"), g.Parent("pop"), g.GroupOf("waf"))
 				}
 			})},
 		{name: "grouping a group in a group by title", tool: "create_graph",
 			args: `{"groups":[{"id":"a","title":"Outer","style":"box"},{"id":"b","title":"Inner","parent":"Outer","style":"frame"}],"nodes":[{"id":"n","label":"N","group":"Inner"}]}`,
 			check: checks(cleanGraph, func(t *testing.T, sc *scene.Scene) {
-				if b := get(t, sc, "b"); !isBox(&b) {
+				if b := get(t, sc, "b"); !graph.IsBox(&b) {
 					t.Errorf("b is a %s; a frame inside a group must become a box", b.Type)
 				}
 			})},
@@ -165,8 +166,8 @@ func TestGroupOfRefs(t *testing.T) {
 	s := New(newTestScene(), DefaultLimits())
 	mustCall(t, s, "create_graph", nestedGraph)
 	for ref, want := range map[string]string{"svc": "svc", "services": "svc", "  aws EU-west-1 ": "cloud", "Edge": "edge", "nope": ""} {
-		if got := findGroup(s.Scene(), ref); got != want {
-			t.Errorf("findGroup(%q) = %q, want %q", ref, got, want)
+		if got := graph.FindGroup(s.Scene(), ref); got != want {
+			t.Errorf("graph.FindGroup(%q) = %q, want %q", ref, got, want)
 		}
 	}
 	if w := strings.Join(Warnings(s.Scene()), "\n"); w != "" {
@@ -196,10 +197,10 @@ func TestBendsFollowOffset(t *testing.T) {
 				mustCall(t, s, st.tool, st.args)
 			}
 			sc := s.Scene()
-			g := readGraph(sc, nil)
+			g := graph.Read(sc)
 			box := scene.Rect{X: math.Inf(1), Y: math.Inf(1)}
 			maxX, maxY := math.Inf(-1), math.Inf(-1)
-			for _, id := range g.nodes {
+			for _, id := range g.Nodes() {
 				if id == "old" { // the shape that was there before, not part of the graph's box
 					continue
 				}
@@ -208,10 +209,10 @@ func TestBendsFollowOffset(t *testing.T) {
 				maxX, maxY = max(maxX, e.X+e.Width), max(maxY, e.Y+e.Height)
 			}
 			const slack = 80.0
-			for _, e := range g.edges {
-				for _, p := range pointsOf(t, sc, e.id) {
+			for _, id := range g.Edges() {
+				for _, p := range pointsOf(t, sc, id) {
 					if p.X < box.X-slack || p.Y < box.Y-slack || p.X > maxX+slack || p.Y > maxY+slack {
-						t.Errorf("%s has a point %v outside the graph's box %v..%v", e.id, p, box, scene.Point{X: maxX, Y: maxY})
+						t.Errorf("%s has a point %v outside the graph's box %v..%v", id, p, box, scene.Point{X: maxX, Y: maxY})
 						break
 					}
 				}

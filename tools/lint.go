@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/excalibot/excalibot/diagram/graph"
 	"github.com/excalibot/excalibot/scene"
 )
 
@@ -337,7 +338,7 @@ func lintCrossing(a *scene.Element, pts []scene.Point, shapes []solidBox) []stri
 	var hit []string
 	for _, sh := range shapes {
 		s, sb := sh.e, sh.box
-		if isBox(s) {
+		if graph.IsBox(s) {
 			continue // a graph group's box is an area that arrows between groups may cross
 		}
 		if !ab.Intersects(sb) || (a.StartBinding != nil && a.StartBinding.ElementID == s.ID) ||

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/excalibot/excalibot/diagram"
 	"github.com/excalibot/excalibot/diagram/sequence"
 	"github.com/excalibot/excalibot/scene"
 )
@@ -207,7 +208,7 @@ func (s *Set) createSequence(w *scene.Scene, o *object) (string, error) {
 		if len(actorObjs) > 0 {
 			return -1
 		}
-		id := freshID(slug(ref, s.lim.MaxIDLength), "actor", s.lim.MaxIDLength, func(c string) bool {
+		id := diagram.FreshID(diagram.Slug(ref, s.lim.MaxIDLength), "actor", s.lim.MaxIDLength, func(c string) bool {
 			_, inCall := byRef[c]
 			return inCall || w.Has(c)
 		})

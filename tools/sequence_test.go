@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/excalibot/excalibot/diagram/graph"
 	"github.com/excalibot/excalibot/scene"
 )
 
@@ -175,8 +176,8 @@ func TestSequenceFull(t *testing.T) {
 			t.Errorf("msg%d at y %v not below msg%d at %v", k, b.Y, k-1, a.Y)
 		}
 	}
-	if g := readGraph(sc, nil); len(g.nodes) != 0 {
-		t.Errorf("graph tools see nodes %v in a sequence diagram", g.nodes)
+	if g := graph.Read(sc); len(g.Nodes()) != 0 {
+		t.Errorf("graph tools see nodes %v in a sequence diagram", g.Nodes())
 	}
 }
 

@@ -1,4 +1,4 @@
-package tools
+package graph
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/excalibot/excalibot/scene"
 )
 
-// Placing new nodes into a diagram that is already on the canvas (add_to_graph, a node moved into a
+// Placing new nodes into a diagram that is already on the canvas (Add, a node moved into a
 // group): nothing else moves, so the spot is searched around where a layout of the whole graph
 // would put the node.
 
@@ -85,7 +85,7 @@ func spotTest(w *scene.Scene, id, groupID string, skip map[string]bool, placed [
 	var nodes []scene.Element
 	var ends []scene.Point
 	w.Each(func(e *scene.Element) bool {
-		if isNodeType(e.Type) && !skip[e.ID] && !isBox(e) {
+		if IsNode(e.Type) && !skip[e.ID] && !IsBox(e) {
 			nodes = append(nodes, *e)
 		}
 		return true
@@ -114,8 +114,8 @@ func spotTest(w *scene.Scene, id, groupID string, skip map[string]bool, placed [
 	boxes := make([]scene.Element, len(chain))
 	for k, g := range chain {
 		boxes[k], _ = w.Get(g)
-		in := map[string]bool{g: true, titleOf(w, g): true}
-		for _, m := range groupMembers(w, g) {
+		in := map[string]bool{g: true, TitleOf(w, g): true}
+		for _, m := range Members(w, g) {
 			in[m] = true
 		}
 		w.Each(func(e *scene.Element) bool {
@@ -132,12 +132,12 @@ func spotTest(w *scene.Scene, id, groupID string, skip map[string]bool, placed [
 		}
 		inner := r
 		for k, f := range boxes {
-			minX, minY := inner.X-groupMargin, inner.Y-groupMargin-frameTitle
+			minX, minY := inner.X-groupMargin, inner.Y-groupMargin-FrameTitle
 			maxX, maxY := inner.X+inner.Width+groupMargin, inner.Y+inner.Height+groupMargin
 			if !emptyGroup(f) {
 				top := f.Y
 				if f.Type == scene.Frame {
-					top -= frameTitle // the frame's name sits above it
+					top -= FrameTitle // the frame's name sits above it
 				}
 				minX, minY = math.Min(f.X, minX), math.Min(top, minY)
 				maxX, maxY = math.Max(f.X+f.Width, maxX), math.Max(f.Y+f.Height, maxY)
@@ -278,7 +278,7 @@ func mustElem(w *scene.Scene, id string) scene.Element {
 	return e
 }
 
-// nextToPlace picks the first pending node (in the model's order) with a placed neighbour, or the
+// nextToPlace picks the first pending node (in the order given) with a placed neighbour, or the
 // first pending node when none has one.
 func nextToPlace(order []string, pending map[string]bool, nb map[string][]string) (id, anchor string) {
 	for _, id := range order {

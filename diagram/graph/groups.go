@@ -1,9 +1,10 @@
-package tools
+package graph
 
 import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -11,7 +12,7 @@ import (
 	"github.com/excalibot/excalibot/scene"
 )
 
-// Groups of a graph are drawn in one of two styles, as the model asks:
+// Groups of a graph are drawn in one of two styles, as the caller asks:
 //
 //   - a frame: Excalidraw's own container, titled above its top-left corner. Frames cannot nest.
 //   - a box: a light rectangle with its title inside at the top. The box, its title and its
@@ -30,10 +31,8 @@ const (
 	boxStroke      = "#adb5bd"
 )
 
-var groupStyles = []string{"frame", "box"}
-
-// isBox reports whether e is a group's box: a rectangle in the Excalidraw group named after it.
-func isBox(e *scene.Element) bool {
+// IsBox reports whether e is a group's box: a rectangle in the Excalidraw group named after it.
+func IsBox(e *scene.Element) bool {
 	return e.Type == scene.Rectangle && e.InGroup(boxGroupPrefix+e.ID)
 }
 
@@ -44,7 +43,7 @@ func boxOf(w *scene.Scene, e *scene.Element) string {
 		if !ok || id == e.ID {
 			continue
 		}
-		if b, ok := w.Get(id); ok && isBox(&b) {
+		if b, ok := w.Get(id); ok && IsBox(&b) {
 			return id
 		}
 	}
@@ -68,8 +67,8 @@ func parentGroup(w *scene.Scene, id string) string {
 	return groupOf(w, &e)
 }
 
-// titleOf returns the id of a box's title: the free text directly in the box's group.
-func titleOf(w *scene.Scene, boxID string) string {
+// TitleOf returns the id of a box's title: the free text directly in the box's group.
+func TitleOf(w *scene.Scene, boxID string) string {
 	found := ""
 	w.Each(func(e *scene.Element) bool {
 		if e.Type == scene.Text && e.ContainerID == "" && len(e.GroupIDs) > 0 && e.GroupIDs[0] == boxGroupPrefix+boxID {
@@ -90,21 +89,21 @@ func groupName(w *scene.Scene, id string) string {
 	if e.Type == scene.Frame {
 		return e.Name
 	}
-	if t, ok := w.Get(titleOf(w, id)); ok {
+	if t, ok := w.Get(TitleOf(w, id)); ok {
 		return t.OriginalText
 	}
 	return ""
 }
 
-// findGroup finds a frame or box by id or by its title (case and spaces ignored).
-func findGroup(w *scene.Scene, ref string) string {
-	if e, ok := w.Get(ref); ok && (e.Type == scene.Frame || isBox(&e)) {
+// FindGroup finds a frame or box by id or by its title (case and spaces ignored).
+func FindGroup(w *scene.Scene, ref string) string {
+	if e, ok := w.Get(ref); ok && (e.Type == scene.Frame || IsBox(&e)) {
 		return ref
 	}
 	want := strings.Join(strings.Fields(strings.ToLower(ref)), " ")
 	found := ""
 	w.Each(func(e *scene.Element) bool {
-		if e.Type == scene.Frame || isBox(e) {
+		if e.Type == scene.Frame || IsBox(e) {
 			if strings.Join(strings.Fields(strings.ToLower(groupName(w, e.ID))), " ") == want {
 				found = e.ID
 				return false
@@ -137,7 +136,7 @@ func addBox(w *scene.Scene, id, title string, depth int) (string, error) {
 		return "", err
 	}
 	t := scene.NewElement(scene.Text)
-	t.ID = freshID(id+"-title", "title", 64, w.Has)
+	t.ID = diagram.FreshID(id+"-title", "title", 64, w.Has)
 	t.Text, t.OriginalText, t.FontSize, t.StrokeColor = title, title, 16, "#495057"
 	if _, err := w.Add(t); err != nil {
 		return "", err
@@ -207,7 +206,7 @@ func assignBoxes(w *scene.Scene, want map[string]string, parents, titles map[str
 	// New boxes join their parents' groups with their titles.
 	for b, p := range parents {
 		for ; p != ""; p = parentOf(p) {
-			if !contains(members[p], b) {
+			if !slices.Contains(members[p], b) {
 				members[p] = append(members[p], b, titles[b])
 			}
 		}
@@ -243,7 +242,7 @@ func placeBox(w *scene.Scene, id string, r scene.Rect) error {
 	}); err != nil {
 		return fmt.Errorf("place box %q: %w", id, err)
 	}
-	if t := titleOf(w, id); t != "" {
+	if t := TitleOf(w, id); t != "" {
 		e, _ := w.Get(t)
 		if err := w.MoveBy([]string{t}, r.X+12-e.X, r.Y+6-e.Y); err != nil {
 			return fmt.Errorf("place the title of %q: %w", id, err)
@@ -252,9 +251,9 @@ func placeBox(w *scene.Scene, id string, r scene.Rect) error {
 	return nil
 }
 
-// groupMembers are the nodes and boxes directly or indirectly in a group, without the group's own
+// Members are the nodes and boxes directly or indirectly in a group, without the group's own
 // box and title.
-func groupMembers(w *scene.Scene, id string) []string {
+func Members(w *scene.Scene, id string) []string {
 	g, ok := w.Get(id)
 	if !ok {
 		return nil
@@ -262,7 +261,7 @@ func groupMembers(w *scene.Scene, id string) []string {
 	if g.Type == scene.Frame {
 		return w.FrameChildren(id)
 	}
-	title := titleOf(w, id)
+	title := TitleOf(w, id)
 	var out []string
 	for _, m := range w.GroupMembers(boxGroupPrefix + id) {
 		if m != id && m != title {
@@ -291,13 +290,13 @@ func fitGroup(w *scene.Scene, id string, skip map[string]bool) error {
 		if emptyGroup(f) {
 			minX, minY, maxX, maxY = math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 		}
-		for _, m := range groupMembers(w, g) {
+		for _, m := range Members(w, g) {
 			c, ok := w.Get(m)
 			if !ok || skip[m] || c.ContainerID != "" || c.Type.IsLinear() {
 				continue
 			}
 			b := c.Bounds()
-			minX, minY = math.Min(minX, b.X-groupMargin), math.Min(minY, b.Y-groupMargin-frameTitle)
+			minX, minY = math.Min(minX, b.X-groupMargin), math.Min(minY, b.Y-groupMargin-FrameTitle)
 			maxX, maxY = math.Max(maxX, b.X+b.Width+groupMargin), math.Max(maxY, b.Y+b.Height+groupMargin)
 		}
 		if math.IsInf(minX, 0) || minX == f.X && minY == f.Y && maxX == f.X+f.Width && maxY == f.Y+f.Height {
@@ -317,7 +316,7 @@ func emptyGroup(f scene.Element) bool { return f.Width == 1 && f.Height == 1 }
 // groupParents resolves the parents of new groups (a declared group, or one on the canvas, by id or
 // title) and settles their styles: a group inside another is a box, since frames cannot nest. It
 // returns every new group's parent ("" for none).
-func (s *Set) groupParents(w *scene.Scene, groups []groupArgs, named map[string]string, p *problems) map[string]string {
+func groupParents(w *scene.Scene, groups []groupArgs, named map[string]string, p *Problems) map[string]string {
 	parents := make(map[string]string, len(groups))
 	for _, g := range groups {
 		parents[g.id] = ""
@@ -329,7 +328,7 @@ func (s *Set) groupParents(w *scene.Scene, groups []groupArgs, named map[string]
 		}
 		pid := named[g.parent]
 		if pid == "" {
-			pid = findGroup(w, g.parent)
+			pid = FindGroup(w, g.parent)
 		}
 		switch {
 		case pid == "":
@@ -396,18 +395,18 @@ func addGroups(w *scene.Scene, groups []groupArgs, parents map[string]string) ([
 			e := scene.NewElement(scene.Frame)
 			e.ID, e.Name, e.Width, e.Height = g.id, g.title, 1, 1 // a placeholder until placed (see emptyGroup)
 			if _, err := w.Add(e); err != nil {
-				return nil, refuse("%s: %s", g.path, sceneErrText(err))
+				return nil, fmt.Errorf("%s: %w", g.path, err)
 			}
 			ids = append(ids, g.id)
 			continue
 		}
 		title, err := addBox(w, g.id, g.title, depth(g.id))
 		if err != nil {
-			return nil, refuse("%s: %s", g.path, sceneErrText(err))
+			return nil, fmt.Errorf("%s: %w", g.path, err)
 		}
 		if f := frameIn(w, parents[g.id], parents); f != "" {
 			if err := w.SetFrame(f, g.id, title); err != nil {
-				return nil, refuse("%s: %s", g.path, sceneErrText(err))
+				return nil, fmt.Errorf("%s: %w", g.path, err)
 			}
 		}
 		bp := parents[g.id]
@@ -451,7 +450,7 @@ func makeRoom(w *scene.Scene, node, group string, dir string, near scene.Point) 
 		switch {
 		case start >= edge-0.5:
 			move = append(move, e.ID)
-		case (e.Type == scene.Frame || isBox(e)) && end >= edge-0.5:
+		case (e.Type == scene.Frame || IsBox(e)) && end >= edge-0.5:
 			grow = append(grow, e.ID)
 		}
 		return true
@@ -476,7 +475,7 @@ func makeRoom(w *scene.Scene, node, group string, dir string, near scene.Point) 
 	// (the band is empty across the whole group).
 	clamp := func(v, lo, hi float64) float64 { return math.Max(lo, math.Min(v, math.Max(lo, hi))) }
 	if lr {
-		return scene.Point{X: edge - groupMargin + diagram.Gap/2, Y: clamp(near.Y, g.Y+frameTitle+groupMargin, g.Y+g.Height-groupMargin-n.Height)}, nil
+		return scene.Point{X: edge - groupMargin + diagram.Gap/2, Y: clamp(near.Y, g.Y+FrameTitle+groupMargin, g.Y+g.Height-groupMargin-n.Height)}, nil
 	}
 	return scene.Point{X: clamp(near.X, g.X+groupMargin, g.X+g.Width-groupMargin-n.Width), Y: edge - groupMargin + diagram.Gap/2}, nil
 }

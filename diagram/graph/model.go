@@ -1,4 +1,4 @@
-package tools
+package graph
 
 import (
 	"context"
@@ -13,14 +13,14 @@ import (
 	"github.com/excalibot/excalibot/scene"
 )
 
-// The graph tools keep no state of their own: the graph is read back from the scene each call, so a
+// The graph keeps no state of its own: it is read back from the scene on every call, so a
 // diagram the human edited through the link (moved, recoloured, re-connected) is the graph the next
 // call works on. Nodes are the canvas's rectangles, ellipses and diamonds; edges are arrows bound at
-// both ends to two nodes; groups are frames and boxes (graph_groups.go).
+// both ends to two nodes; groups are frames and boxes (groups.go).
 
-// frameTitle is the strip reserved above a frame for its name, which Excalidraw draws outside the
+// FrameTitle is the strip reserved above a frame for its name, which Excalidraw draws outside the
 // frame's top-left corner.
-const frameTitle = 30.0
+const FrameTitle = 30.0
 
 type graphEdge struct{ id, from, to string }
 
@@ -34,7 +34,7 @@ type sceneGraph struct {
 	edges  []graphEdge       // in z-order
 }
 
-func isNodeType(t scene.Type) bool {
+func IsNode(t scene.Type) bool {
 	return t == scene.Rectangle || t == scene.Ellipse || t == scene.Diamond
 }
 
@@ -44,7 +44,7 @@ func readGraph(w *scene.Scene, only map[string]bool) sceneGraph {
 	var arrows []*scene.Element
 	w.Each(func(e *scene.Element) bool {
 		switch {
-		case isNodeType(e.Type) && (only == nil || only[e.ID]) && !isActor(e) && !isBox(e):
+		case IsNode(e.Type) && (only == nil || only[e.ID]) && !isActor(e) && !IsBox(e):
 			g.nodes = append(g.nodes, e.ID)
 			g.isNode[e.ID] = true
 			if gr := groupOf(w, e); gr != "" {
@@ -72,7 +72,7 @@ func readGraph(w *scene.Scene, only map[string]bool) sceneGraph {
 	return g
 }
 
-// isActor reports whether e is an actor of a sequence diagram (create_sequence groups each actor
+// isActor reports whether e is an actor of a sequence diagram (diagram/sequence groups each actor
 // with its lifeline as "seq-<id>"): a graph layout must not move it away from its lifeline.
 func isActor(e *scene.Element) bool {
 	for _, g := range e.GroupIDs {
@@ -107,7 +107,7 @@ func (g sceneGraph) direction(w *scene.Scene) layout.Direction {
 func layoutOf(ctx context.Context, w *scene.Scene, g sceneGraph, dir layout.Direction) (layout.Graph, layout.Result, error) {
 	lg := layout.Graph{Direction: dir}
 	for _, f := range g.frames {
-		lg.Clusters = append(lg.Clusters, layout.Cluster{ID: f, TitleHeight: frameTitle, Parent: g.parent[f]})
+		lg.Clusters = append(lg.Clusters, layout.Cluster{ID: f, TitleHeight: FrameTitle, Parent: g.parent[f]})
 	}
 	for _, id := range g.nodes {
 		e, _ := w.Get(id)
@@ -132,7 +132,7 @@ func layoutOf(ctx context.Context, w *scene.Scene, g sceneGraph, dir layout.Dire
 	}
 	r, err := layout.Layout(ctx, lg)
 	if errors.Is(err, layout.ErrInvalid) && dir == layout.MindMap && len(lg.Clusters) > 0 {
-		return lg, r, refuse("direction mindmap: a mind map has no groups; drop the groups or use TB or LR")
+		return lg, r, errors.New("direction mindmap: a mind map has no groups; drop the groups or use TB or LR")
 	}
 	if err != nil {
 		return lg, r, fmt.Errorf("layout: %w", err)
@@ -150,8 +150,8 @@ func applyLayout(w *scene.Scene, lg layout.Graph, r layout.Result, ox, oy float6
 			continue
 		}
 		if err := w.Update(c.ID, func(e *scene.Element) error {
-			e.X, e.Y = rc.X+ox, rc.Y+oy+frameTitle
-			e.Width, e.Height = rc.Width, rc.Height-frameTitle
+			e.X, e.Y = rc.X+ox, rc.Y+oy+FrameTitle
+			e.Width, e.Height = rc.Width, rc.Height-FrameTitle
 			return nil
 		}); err != nil {
 			return fmt.Errorf("place frame %q: %w", c.ID, err)
@@ -184,7 +184,7 @@ func applyLayout(w *scene.Scene, lg layout.Graph, r layout.Result, ox, oy float6
 func routeEdges(w *scene.Scene, ids []string, r layout.Result, ox, oy float64) error {
 	var nodes []scene.Element
 	w.Each(func(e *scene.Element) bool {
-		if isNodeType(e.Type) && !isBox(e) {
+		if IsNode(e.Type) && !IsBox(e) {
 			nodes = append(nodes, *e)
 		}
 		return true
@@ -315,11 +315,11 @@ func fitFrame(w *scene.Scene, frameID string, skip map[string]bool) error {
 	return nil
 }
 
-// resolveNode finds a node by id, or else by its label (case and spaces ignored). It returns a
-// message for the model when there is no such node or the label is ambiguous.
-func resolveNode(w *scene.Scene, g sceneGraph, ref string) (string, string) {
+// resolveNode finds a node by id, or else by its label (case and spaces ignored). Its error says
+// which nodes there are when there is no such node, and which share the label when it is ambiguous.
+func resolveNode(w *scene.Scene, g sceneGraph, ref string) (string, error) {
 	if g.isNode[ref] {
-		return ref, ""
+		return ref, nil
 	}
 	norm := func(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
 	want := norm(ref)
@@ -334,16 +334,16 @@ func resolveNode(w *scene.Scene, g sceneGraph, ref string) (string, string) {
 	}
 	switch len(found) {
 	case 1:
-		return found[0], ""
+		return found[0], nil
 	case 0:
 		msg := fmt.Sprintf("no node with id or label %q", ref)
 		if len(all) == 0 {
-			return "", msg + "; the canvas has no nodes yet"
+			return "", errors.New(msg + "; the canvas has no nodes yet")
 		}
 		if len(all) > 12 {
 			all = append(all[:12], "…")
 		}
-		return "", msg + "; nodes: " + strings.Join(all, ", ")
+		return "", errors.New(msg + "; nodes: " + strings.Join(all, ", "))
 	}
-	return "", fmt.Sprintf("%d nodes are labelled %q (%s); use the id", len(found), ref, strings.Join(found, ", "))
+	return "", fmt.Errorf("%d nodes are labelled %q (%s); use the id", len(found), ref, strings.Join(found, ", "))
 }
