@@ -79,6 +79,8 @@ func (b *Bot) drawerFor(prompts []string) Drawer {
 // mermaidRun is a Drawer that converts the prompt itself. The agent's memory is left as it was.
 type mermaidRun struct{ m MermaidDrawer }
 
+var _ Drawer = mermaidRun{}
+
 func (r mermaidRun) Draw(ctx context.Context, req DrawRequest) (DrawResult, error) {
 	d, err := r.m.DrawMermaid(ctx, req.Prompt, req.Scene)
 	if err != nil {

@@ -65,6 +65,8 @@ type ChatAdapter struct {
 	closed    chan struct{}
 }
 
+var _ bot.Adapter = (*ChatAdapter)(nil)
+
 type chatSession struct {
 	threads  map[string]*chatThread
 	subs     map[chan chatEvent]struct{}
@@ -134,6 +136,8 @@ type chatStatus struct {
 	c   *ChatAdapter
 	key bot.ThreadKey
 }
+
+var _ bot.Status = (*chatStatus)(nil)
 
 func (st *chatStatus) Update(ctx context.Context, text string) error {
 	st.c.setStatus(st.key, true, text)

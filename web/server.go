@@ -97,6 +97,8 @@ type Server struct {
 	editorFS http.Handler
 }
 
+var _ bot.Links = (*Server)(nil)
+
 type threadLinks struct {
 	edit, view string // raw tokens
 	expires    time.Time

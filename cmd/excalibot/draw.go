@@ -179,6 +179,8 @@ func (k *kit) tools(sc *scene.Scene) *tools.Set {
 // first conversion, as serve does with its own.
 type kitMermaid struct{ k *kit }
 
+var _ tools.MermaidConverter = kitMermaid{}
+
 func (m kitMermaid) Mermaid(ctx context.Context, src string) (tools.MermaidDiagram, error) {
 	r, err := m.k.renderer(ctx)
 	if err != nil {

@@ -22,6 +22,8 @@ import (
 // mermaidConverter is the renderer's Mermaid page as the tools see it.
 type mermaidConverter struct{ r *render.Renderer }
 
+var _ tools.MermaidConverter = mermaidConverter{}
+
 func (c mermaidConverter) Mermaid(ctx context.Context, src string) (tools.MermaidDiagram, error) {
 	res, err := c.r.Mermaid(ctx, src)
 	var me *render.MermaidError
@@ -40,6 +42,8 @@ type mermaidDrawer struct {
 	conv        tools.MermaidConverter
 	maxElements int
 }
+
+var _ bot.MermaidDrawer = mermaidDrawer{}
 
 func (m mermaidDrawer) DrawMermaid(ctx context.Context, src string, doc []byte) (bot.MermaidDrawing, error) {
 	sc := scene.New()

@@ -207,6 +207,14 @@ type storeCloser interface {
 	Close() error
 }
 
+var (
+	_ storeCloser = (*sqlite.Store)(nil)
+	_ storeCloser = (*postgres.Store)(nil)
+
+	// The bot hears of saves in the editor.
+	_ web.Notifier = (*bot.Bot)(nil)
+)
+
 func openStore(ctx context.Context, cfg config.Config, log *slog.Logger) (storeCloser, error) {
 	kind, target, err := cfg.StoreTarget()
 	if err != nil {
@@ -269,6 +277,11 @@ type chromeRenderer struct {
 	err   error // why there is no renderer
 	scale float64
 }
+
+var (
+	_ bot.Renderer = (*chromeRenderer)(nil)
+	_ web.Renderer = (*chromeRenderer)(nil)
+)
 
 func newRenderer(ctx context.Context, cfg config.Config, log *slog.Logger) *chromeRenderer {
 	// The Mermaid tab opens right after the render tabs, so the first Mermaid diagram after a start
