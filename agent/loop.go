@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/excalibot/excalibot/internal/clip"
 	"github.com/excalibot/excalibot/tools"
 )
 
@@ -287,7 +288,7 @@ func (r *run) ask(ctx context.Context, turn int, msgs []Message, specs []tools.S
 	r.res.PromptTokens += reply.PromptTokens
 	r.res.OutputTokens += reply.OutputTokens
 	r.step(Step{Kind: StepModel, Turn: turn, PromptTokens: reply.PromptTokens, OutputTokens: reply.OutputTokens,
-		Duration: d, Result: clip(oneLine(visibleText(reply.Message.Content)), 160)})
+		Duration: d, Result: clip.Runes(oneLine(visibleText(reply.Message.Content)), 160)})
 	return reply, nil
 }
 
@@ -359,8 +360,8 @@ func (r *run) call(ctx context.Context, turn int, c ToolCall) tools.Result {
 			r.doneAt = s
 		}
 	}
-	r.step(Step{Kind: StepTool, Turn: turn, Tool: orUnnamed(c.Name), Args: clip(oneLine(argsText(c)), 120),
-		Result: clip(oneLine(res.Text), 160), IsError: res.IsError, FromText: strings.HasSuffix(c.ID, "_text"),
+	r.step(Step{Kind: StepTool, Turn: turn, Tool: orUnnamed(c.Name), Args: clip.Runes(oneLine(argsText(c)), 120),
+		Result: clip.Runes(oneLine(res.Text), 160), IsError: res.IsError, FromText: strings.HasSuffix(c.ID, "_text"),
 		Duration: r.a.cfg.Now().Sub(t0)})
 	return res
 }
@@ -417,7 +418,7 @@ func (r *run) finish(reason StopReason) Result {
 	res.Duration = r.a.cfg.Now().Sub(r.start)
 	mem := r.req.Memory
 	if reason != StopError {
-		mem = mem.Add(Exchange{Request: clip(r.req.Prompt, 1000), Summary: res.Summary, At: r.start})
+		mem = mem.Add(Exchange{Request: clip.Runes(r.req.Prompt, 1000), Summary: res.Summary, At: r.start})
 		if hasAfter {
 			mem.Scene, mem.HasScene = after, true
 		}
@@ -445,7 +446,7 @@ func (r *run) summary(reason StopReason, warnings []string, change string) strin
 	if body == "" {
 		body = r.final
 	}
-	body = clip(oneLine(visibleText(body)), 300)
+	body = clip.Runes(oneLine(visibleText(body)), 300)
 	var parts []string
 	switch reason {
 	case StopDone, StopNoToolCalls:
@@ -485,7 +486,7 @@ func (r *run) summary(reason StopReason, warnings []string, change string) strin
 		}
 	}
 	if n := len(warnings); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d problem(s) remain in the drawing: %s.", n, clip(strings.Join(warnings, "; "), 200)))
+		parts = append(parts, fmt.Sprintf("%d problem(s) remain in the drawing: %s.", n, clip.Runes(strings.Join(warnings, "; "), 200)))
 	}
 	return strings.Join(parts, " ")
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/excalibot/excalibot/internal/clip"
 )
 
 // MermaidDrawer draws a Mermaid diagram onto a thread's scene without the model (cmd/excalibot
@@ -42,7 +44,7 @@ func (e *MermaidError) reply() string {
 	if e.Line > 0 {
 		fmt.Fprintf(&b, " (line %d", e.Line)
 		if t := strings.TrimSpace(e.LineText); t != "" {
-			fmt.Fprintf(&b, ": `%s`", clip(t, 80))
+			fmt.Fprintf(&b, ": `%s`", clip.Runes(t, 80))
 		}
 		b.WriteString(")")
 	}

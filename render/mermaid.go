@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/excalibot/excalibot/internal/clip"
 )
 
 // MaxMermaidBytes bounds the Mermaid text Mermaid accepts (its own maxTextSize is 50,000).
@@ -60,7 +62,7 @@ func (e *MermaidError) Error() string {
 	if e.Line > 0 {
 		fmt.Fprintf(&b, " on line %d", e.Line)
 		if t := strings.TrimSpace(e.LineText); t != "" {
-			fmt.Fprintf(&b, " (%q)", clipRunes(t, 80))
+			fmt.Fprintf(&b, " (%q)", clip.Runes(t, 80))
 		}
 	}
 	if e.Message != "" {
@@ -262,12 +264,4 @@ func (r *Renderer) openMermaidTab(b *browser) (*tab, error) {
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	return s
-}
-
-func clipRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
