@@ -138,15 +138,10 @@ func newKit(cfg config.Config, stderr io.Writer, verbose, allTools bool) (*kit, 
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	m, err := newModel(cfg, log)
+	a, m, err := newAgent(cfg, allTools, log)
 	if err != nil {
 		return nil, err
 	}
-	proto, err := oneProtocol(cfg)
-	if err != nil {
-		return nil, err
-	}
-	a := agent.New(m, agentConfig(cfg, allTools, proto), log)
 	return &kit{cfg: cfg, agent: a, model: m, log: log, allTools: allTools}, nil
 }
 
@@ -154,11 +149,11 @@ func newKit(cfg config.Config, stderr io.Writer, verbose, allTools bool) (*kit, 
 func (k *kit) use(model string, proto agent.Protocol) error {
 	cfg := k.cfg
 	cfg.Model, cfg.Protocol = model, string(proto)
-	m, err := newModel(cfg, k.log)
+	a, m, err := newAgent(cfg, k.allTools, k.log)
 	if err != nil {
 		return err
 	}
-	k.cfg, k.model, k.agent = cfg, m, agent.New(m, agentConfig(cfg, k.allTools, proto), k.log)
+	k.cfg, k.model, k.agent = cfg, m, a
 	return nil
 }
 
@@ -170,7 +165,7 @@ func (k *kit) checkModel(ctx context.Context) error {
 }
 
 func (k *kit) tools(sc *scene.Scene) *tools.Set {
-	set := tools.New(sc, tools.Limits{MaxElements: k.cfg.MaxElements, MaxBatch: k.cfg.MaxBatch, MaxLabel: k.cfg.MaxLabelLength})
+	set := tools.New(sc, toolLimits(k.cfg))
 	set.SetMermaid(kitMermaid{k})
 	return set
 }

@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/excalibot/excalibot/agent"
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/bot/agentdraw"
 	"github.com/excalibot/excalibot/config"
@@ -22,7 +21,6 @@ import (
 	"github.com/excalibot/excalibot/store"
 	"github.com/excalibot/excalibot/store/postgres"
 	"github.com/excalibot/excalibot/store/sqlite"
-	"github.com/excalibot/excalibot/tools"
 	"github.com/excalibot/excalibot/web"
 )
 
@@ -59,21 +57,15 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 	rend := newRenderer(ctx, cfg, log)
 	defer rend.Close()
 
-	model, err := newModel(cfg, log)
+	ag, model, err := newAgent(cfg, false, log)
 	if err != nil {
-		return fmt.Errorf("ollama client: %w", err)
+		return err
 	}
 	// Ollama down or the model not pulled is logged now, not at the first message; serve goes on.
 	if _, err := checkModel(ctx, model, log); err != nil {
 		log.Error("model check: "+err.Error(), "model", cfg.Model, "ollama", model.URL())
 	}
-	proto, err := oneProtocol(cfg)
-	if err != nil {
-		return err
-	}
-	ag := agent.New(model, agentConfig(cfg, false, proto), log)
-	drawer := agentdraw.Drawer{Agent: ag, Log: log,
-		Limits: tools.Limits{MaxElements: cfg.MaxElements, MaxBatch: cfg.MaxBatch, MaxLabel: cfg.MaxLabelLength}}
+	drawer := agentdraw.Drawer{Agent: ag, Log: log, Limits: toolLimits(cfg)}
 
 	metrics := web.NewMetrics()
 	drawer.Observer = metrics
