@@ -201,24 +201,12 @@ func (p *planRun) opening(ctx context.Context) ([]Message, error) {
 
 // ask sends one plan request (format nil: a free answer), bounded by the per-request limit.
 func (p *planRun) ask(ctx context.Context, turn int, msgs []Message, format json.RawMessage) (Reply, error) {
-	reqCtx, cancel := context.WithTimeout(ctx, p.a.cfg.Limits.Request)
-	defer cancel()
-	t0 := p.a.cfg.Now()
-	reply, err := p.f.ChatFormat(reqCtx, msgs, format)
-	d := p.a.cfg.Now().Sub(t0)
-	p.res.ModelTime += d
-	p.res.Turns = turn
+	reply, d, err := p.a.timedRequest(ctx, turn, &p.res, func(ctx context.Context) (Reply, error) {
+		return p.f.ChatFormat(ctx, msgs, format)
+	})
 	if err != nil {
-		if errors.Is(reqCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-			err = &actionable{kind: ErrModelTimeout, msg: fmt.Sprintf(
-				"the model did not answer within %s; a smaller model or a longer model timeout may help", p.a.cfg.Limits.Request),
-				cause: err}
-		}
-		p.a.log.Warn("model request failed", "turn", turn, "err", err)
 		return reply, err
 	}
-	p.res.PromptTokens += reply.PromptTokens
-	p.res.OutputTokens += reply.OutputTokens
 	p.step(Step{Kind: StepModel, Turn: turn, PromptTokens: reply.PromptTokens, OutputTokens: reply.OutputTokens,
 		Duration: d, Result: clip.Runes(oneLine(stripThinking(reply.Message.Content)), 160)})
 	return reply, nil
