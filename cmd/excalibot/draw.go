@@ -285,7 +285,7 @@ func loadConfig(fs *flag.FlagSet, args []string, stderr io.Writer, name string) 
 	probe := flag.NewFlagSet(name, flag.ContinueOnError)
 	probe.SetOutput(io.Discard)
 	fs.VisitAll(func(f *flag.Flag) { probe.Var(f.Value, f.Name, f.Usage) })
-	_, _ = config.Load(probe, nil, nil) // registers the settings' flags on probe to learn their names
+	_, _ = config.Load(probe, nil, nil, settingsOf(name)...) // registers the settings' flags on probe to learn their names
 	var flags, pos []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -314,7 +314,7 @@ func loadConfig(fs *flag.FlagSet, args []string, stderr io.Writer, name string) 
 			i++
 		}
 	}
-	l, err := config.Load(fs, flags, os.Environ())
+	l, err := config.Load(fs, flags, os.Environ(), settingsOf(name)...)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, nil, 0

@@ -32,7 +32,20 @@ const shutdownGrace = 30 * time.Second
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	l, err := config.Load(fs, args, os.Environ())
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `usage: excalibot serve [settings flags]
+
+Runs the bot: the Slack and Telegram adapters whose credentials are set, the HTTP server (editor
+links, the chat page, webhooks, health, metrics) and the store. Every setting can also come from
+its environment variable or a config file (--config); flags win.
+
+`)
+		fs.PrintDefaults()
+	}
+	l, err := config.Load(fs, args, os.Environ(), settingsOf("serve")...)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "excalibot serve: %v\n", err)
 		return 2
