@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/excalibot/excalibot/ratelimit"
 	"github.com/excalibot/excalibot/store"
 )
 
@@ -166,8 +166,8 @@ type Bot struct {
 	log    *slog.Logger
 
 	queue     *Queue
-	userLimit *RateLimiter
-	chatLimit *RateLimiter
+	userLimit *ratelimit.Limiter
+	chatLimit *ratelimit.Limiter
 
 	mu       sync.Mutex
 	adapters map[string]Adapter // by platform, for messages without an incoming message
@@ -186,14 +186,15 @@ func New(st Store, d Drawer, r Renderer, links Links, opt Options, log *slog.Log
 		store: st, drawer: d, render: r, links: links, opt: opt,
 		log:       log.With("component", "bot"),
 		queue:     NewQueue(opt.MaxConcurrentRuns),
-		userLimit: NewRateLimiter(opt.UserRatePerMinute, 3, opt.Now),
-		chatLimit: NewRateLimiter(opt.ChatRatePerMinute, 5, opt.Now),
+		userLimit: ratelimit.New(opt.UserRatePerMinute, 3, opt.Now),
+		chatLimit: ratelimit.New(opt.ChatRatePerMinute, 5, opt.Now),
 		adapters:  map[string]Adapter{},
 	}
 }
 
 // Register tells the core about an adapter so it can post into its threads unprompted (after a
-// restart, or when the diagram was edited in the browser).
+// restart, or when the diagram was edited in the browser). cmd registers each adapter once, as it
+// starts it.
 func (b *Bot) Register(a Adapter) {
 	b.mu.Lock()
 	b.adapters[a.Platform()] = a
@@ -219,7 +220,7 @@ func (b *Bot) Recover(ctx context.Context) error {
 	}
 	told := map[string]bool{}
 	for _, r := range runs {
-		key := fromStoreKey(r.Key)
+		key := r.Key
 		a := b.adapter(key.Platform)
 		if a == nil {
 			b.log.Warn("interrupted run on a platform that is not running", "thread", key.String())
@@ -250,11 +251,7 @@ func (b *Bot) Close(ctx context.Context) {
 	// ctx is over by now when anything was interrupted: the notices get a short budget of their own.
 	notify, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	for _, k := range interrupted {
-		key, ok := parseQueueKey(k)
-		if !ok {
-			continue
-		}
+	for _, key := range interrupted {
 		if a := b.adapter(key.Platform); a != nil {
 			_ = a.Send(notify, key, Reply{Error: true,
 				Text: "I'm restarting and could not finish your request. Nothing in the diagram changed; please send it again in a minute."})
@@ -275,7 +272,6 @@ type job struct {
 // Handle takes one incoming message. It returns quickly: checks and refusals happen here, the work
 // is queued behind the thread's earlier messages.
 func (b *Bot) Handle(ctx context.Context, a Adapter, msg Message) {
-	b.Register(a)
 	log := b.log.With("thread", msg.Key.String(), "event", msg.EventID)
 	if dup, err := b.seen(ctx, msg); err != nil {
 		log.Warn("event dedup failed; handling the message anyway", "err", err)
@@ -301,7 +297,7 @@ func (b *Bot) Handle(ctx context.Context, a Adapter, msg Message) {
 			return
 		}
 	}
-	_, err := Submit(b.queue, msg.Key.String(), job{a: a, msg: msg, cmd: cmd}, b.work)
+	_, err := Submit(b.queue, msg.Key, job{a: a, msg: msg, cmd: cmd}, b.work)
 	if err != nil {
 		b.refuse(ctx, a, msg, "I'm restarting right now. Please send that again in a minute.")
 	}
@@ -352,43 +348,6 @@ func (b *Bot) work(ctx context.Context, batch Batch[job]) {
 	}
 }
 
-// storeKey maps a chat thread to the store's key, whose parts must not be empty.
-func storeKey(k ThreadKey) store.ThreadKey {
-	dash := func(s string) string {
-		if s == "" {
-			return "-"
-		}
-		return s
-	}
-	return store.ThreadKey{Platform: k.Platform, Workspace: dash(k.Workspace), Channel: dash(k.Channel), Thread: dash(k.Thread)}
-}
-
-func fromStoreKey(k store.ThreadKey) ThreadKey {
-	undash := func(s string) string {
-		if s == "-" {
-			return ""
-		}
-		return s
-	}
-	return ThreadKey{Platform: k.Platform, Workspace: undash(k.Workspace), Channel: undash(k.Channel), Thread: undash(k.Thread)}
-}
-
-// parseQueueKey is the inverse of ThreadKey.String.
-func parseQueueKey(s string) (ThreadKey, bool) {
-	p := strings.Split(s, "/")
-	if len(p) != 4 {
-		return ThreadKey{}, false
-	}
-	for i := range p {
-		v, err := url.PathUnescape(p[i])
-		if err != nil {
-			return ThreadKey{}, false
-		}
-		p[i] = v
-	}
-	return ThreadKey{Platform: p[0], Workspace: p[1], Channel: p[2], Thread: p[3]}, true
-}
-
 // friendly turns an error from a part of the bot into a sentence for the chat.
 func friendly(step string, err error) string {
 	switch {
@@ -419,7 +378,7 @@ func (b *Bot) friendlyStore(key ThreadKey, step string, err error) string {
 // KnownThread reports whether the bot has a diagram in the thread, so a platform can treat a
 // message there as addressed to the bot without a mention (after a restart, or on another replica).
 func (b *Bot) KnownThread(ctx context.Context, key ThreadKey) (bool, error) {
-	_, err := b.store.Load(ctx, storeKey(key))
+	_, err := b.store.Load(ctx, key)
 	if errors.Is(err, store.ErrNotFound) {
 		return false, nil
 	}
@@ -432,7 +391,7 @@ func (b *Bot) Edited(ctx context.Context, key store.ThreadKey, rev int64) {
 	if !b.opt.NotifyEdits {
 		return
 	}
-	k := fromStoreKey(key)
+	k := key
 	a := b.adapter(k.Platform)
 	if a == nil {
 		return
@@ -441,12 +400,4 @@ func (b *Bot) Edited(ctx context.Context, key store.ThreadKey, rev int64) {
 	if err := a.Send(ctx, k, Reply{Text: text}); err != nil {
 		b.log.Warn("tell thread about browser edit", "thread", k.String(), "err", err)
 	}
-}
-
-// SetLinks sets where editor links come from; the web server is made after the core, since it
-// tells the core about browser edits.
-func (b *Bot) SetLinks(l Links) {
-	b.mu.Lock()
-	b.links = l
-	b.mu.Unlock()
 }

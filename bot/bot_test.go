@@ -186,7 +186,7 @@ func (h *harness) say(key ThreadKey, text string, files ...Attachment) {
 
 func (h *harness) rev(t *testing.T, key ThreadKey) *store.Thread {
 	t.Helper()
-	th, err := h.store.Load(context.Background(), storeKey(key))
+	th, err := h.store.Load(context.Background(), key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -449,7 +449,7 @@ func TestCloseInterruptsAndRecoverTells(t *testing.T) {
 	}
 
 	// A crash leaves a run "running"; the next start tells its thread.
-	k := storeKey(thread)
+	k := thread
 	if _, err := st.AcquireLease(context.Background(), k, "excalibot", time.Hour); err != nil {
 		t.Fatal(err)
 	}
@@ -471,7 +471,7 @@ func TestEditedNotice(t *testing.T) {
 	for _, notify := range []bool{false, true} {
 		h := newHarness(t, Options{NotifyEdits: notify}, nil)
 		h.bot.Register(h.rec)
-		h.bot.Edited(context.Background(), storeKey(thread), 4)
+		h.bot.Edited(context.Background(), thread, 4)
 		got := h.rec.count(thread)
 		if want := map[bool]int{false: 0, true: 1}[notify]; got != want {
 			t.Errorf("NotifyEdits=%v: %d notices, want %d", notify, got, want)

@@ -17,7 +17,7 @@ import (
 // command carries out everything but a drawing request.
 func (b *Bot) command(ctx context.Context, j job) {
 	a, msg, cmd := j.a, j.msg, j.cmd
-	key := storeKey(msg.Key)
+	key := msg.Key
 	send := func(r Reply) {
 		if err := a.Send(ctx, msg.Key, r); err != nil {
 			b.log.Warn("send command reply", "thread", msg.Key.String(), "err", err)

@@ -2,27 +2,14 @@ package bot
 
 import (
 	"context"
-	"net/url"
-	"strings"
 	"time"
+
+	"github.com/excalibot/excalibot/store"
 )
 
-// ThreadKey names one conversation: the unit that owns a diagram and runs one job at a time.
-type ThreadKey struct {
-	Platform  string // "slack", "telegram" or "web"
-	Workspace string // Slack team id; empty elsewhere
-	Channel   string // Slack channel id, Telegram chat id, web session
-	// Thread is the Slack thread's parent ts ("" for the top level of a DM); on Telegram "" in a
-	// private chat (one diagram until /new) and "topic:root" in groups (forum topic id or 0, and
-	// the message id of the reply chain's first request); the web chat's thread id.
-	Thread string
-}
-
-// String is the stable form used as the queue key: the parts path-escaped and joined by "/".
-func (k ThreadKey) String() string {
-	return strings.Join([]string{url.PathEscape(k.Platform), url.PathEscape(k.Workspace),
-		url.PathEscape(k.Channel), url.PathEscape(k.Thread)}, "/")
-}
+// ThreadKey names one conversation; it is the store's key, so a thread is known by one value from
+// the adapter that makes it to the row that keeps it.
+type ThreadKey = store.ThreadKey
 
 // Attachment is a file posted with a message. Content is fetched only when the core needs it
 // (an import), and never beyond max bytes.

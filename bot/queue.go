@@ -16,7 +16,7 @@ type Queue struct {
 	limit chan struct{} // global concurrency semaphore
 
 	mu      sync.Mutex
-	threads map[string]*threadQueue
+	threads map[ThreadKey]*threadQueue
 	closed  bool
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -25,7 +25,7 @@ type Queue struct {
 
 // Batch is the work of one turn of a thread: the items that waited, oldest first.
 type Batch[T any] struct {
-	Key   string
+	Key   ThreadKey
 	Items []T
 }
 
@@ -42,7 +42,7 @@ func NewQueue(limit int) *Queue {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Queue{
 		limit:   make(chan struct{}, limit),
-		threads: map[string]*threadQueue{},
+		threads: map[ThreadKey]*threadQueue{},
 		ctx:     ctx,
 		cancel:  cancel,
 	}
@@ -52,7 +52,7 @@ func NewQueue(limit int) *Queue {
 // item waiting for that thread at that moment. run must honour ctx: it is cancelled when Close's
 // grace period ends. Submit returns at once; it reports whether the item had to wait behind a
 // running job of the same thread.
-func Submit[T any](q *Queue, key string, item T, run func(ctx context.Context, b Batch[T])) (waiting bool, err error) {
+func Submit[T any](q *Queue, key ThreadKey, item T, run func(ctx context.Context, b Batch[T])) (waiting bool, err error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.closed {
@@ -80,7 +80,7 @@ func Submit[T any](q *Queue, key string, item T, run func(ctx context.Context, b
 }
 
 // drain is the one goroutine serving a thread while it has work; it exits when the thread is idle.
-func (q *Queue) drain(key string, t *threadQueue, run func(context.Context, []any)) {
+func (q *Queue) drain(key ThreadKey, t *threadQueue, run func(context.Context, []any)) {
 	defer q.wg.Done()
 	for {
 		select {
@@ -127,7 +127,7 @@ func (q *Queue) Depth() (waiting, active int) {
 // Close stops accepting work and waits for running jobs. When ctx ends first, running jobs are
 // cancelled, jobs still waiting are dropped, and Close returns the keys of threads that lost work
 // so the caller can tell them to retry.
-func (q *Queue) Close(ctx context.Context) (interrupted []string) {
+func (q *Queue) Close(ctx context.Context) (interrupted []ThreadKey) {
 	q.mu.Lock()
 	q.closed = true
 	q.mu.Unlock()

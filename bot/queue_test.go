@@ -32,13 +32,13 @@ func TestQueueOrdersAndMergesPerThread(t *testing.T) {
 		mu.Unlock()
 	}
 	wg.Add(4)
-	waiting, err := Submit(q, "t", 1, run)
+	waiting, err := Submit(q, key("t"), 1, run)
 	if err != nil || waiting {
 		t.Fatalf("first Submit: waiting=%v err=%v, want false, nil", waiting, err)
 	}
 	<-started
 	for i := 2; i <= 4; i++ {
-		waiting, err := Submit(q, "t", i, run)
+		waiting, err := Submit(q, key("t"), i, run)
 		if err != nil || !waiting {
 			t.Fatalf("Submit(%d): waiting=%v err=%v, want true, nil", i, waiting, err)
 		}
@@ -64,7 +64,7 @@ func TestQueueGlobalLimit(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Add(threads)
 	for i := range threads {
-		_, err := Submit(q, fmt.Sprint("thread-", i), i, func(ctx context.Context, b Batch[int]) {
+		_, err := Submit(q, key(fmt.Sprint("thread-", i)), i, func(ctx context.Context, b Batch[int]) {
 			defer wg.Done()
 			n := cur.Add(1)
 			for {
@@ -93,7 +93,7 @@ func TestQueueCloseGraceAndInterrupt(t *testing.T) {
 	var cancelled atomic.Bool
 	var ran []string
 	var mu sync.Mutex
-	if _, err := Submit(q, "slow", "x", func(ctx context.Context, b Batch[string]) {
+	if _, err := Submit(q, key("slow"), "x", func(ctx context.Context, b Batch[string]) {
 		close(started)
 		<-ctx.Done()
 		cancelled.Store(true)
@@ -102,16 +102,19 @@ func TestQueueCloseGraceAndInterrupt(t *testing.T) {
 	}
 	<-started
 	// "waiting" needs the one slot that "slow" holds, so it cannot start before the grace ends.
-	if _, err := Submit(q, "waiting", "y", func(ctx context.Context, b Batch[string]) {
+	if _, err := Submit(q, key("waiting"), "y", func(ctx context.Context, b Batch[string]) {
 		mu.Lock()
-		ran = append(ran, b.Key)
+		ran = append(ran, b.Key.Channel)
 		mu.Unlock()
 	}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	interrupted := q.Close(ctx)
+	var interrupted []string
+	for _, k := range q.Close(ctx) {
+		interrupted = append(interrupted, k.Channel)
+	}
 	slices.Sort(interrupted)
 	if want := []string{"slow", "waiting"}; !slices.Equal(interrupted, want) {
 		t.Errorf("interrupted = %v, want %v", interrupted, want)
@@ -122,7 +125,10 @@ func TestQueueCloseGraceAndInterrupt(t *testing.T) {
 	if len(ran) != 0 {
 		t.Errorf("jobs %v ran after shutdown began", ran)
 	}
-	if _, err := Submit(q, "late", 1, func(context.Context, Batch[int]) {}); !errors.Is(err, ErrQueueClosed) {
+	if _, err := Submit(q, key("late"), 1, func(context.Context, Batch[int]) {}); !errors.Is(err, ErrQueueClosed) {
 		t.Errorf("Submit after Close: err = %v, want ErrQueueClosed", err)
 	}
 }
+
+// key is a thread key for queue tests: only its identity matters.
+func key(channel string) ThreadKey { return ThreadKey{Platform: "test", Channel: channel} }

@@ -23,7 +23,7 @@ var emptyScene = []byte(`{"type":"excalidraw","version":2,"source":"excalibot","
 func (b *Bot) draw(ctx context.Context, jobs []job) {
 	last := jobs[len(jobs)-1]
 	a, msg := last.a, last.msg
-	key := storeKey(msg.Key)
+	key := msg.Key
 	log := b.log.With("thread", msg.Key.String())
 	ctx, cancel := context.WithTimeout(ctx, b.opt.RunTimeout)
 	defer cancel()
@@ -245,10 +245,7 @@ func (b *Bot) post(ctx context.Context, a Adapter, chatKey ThreadKey, th *store.
 // postPicture sends th with the picture pic renders of it; the editor links are made meanwhile.
 func (b *Bot) postPicture(ctx context.Context, a Adapter, chatKey ThreadKey, th *store.Thread, text string, pic *picture) {
 	r := Reply{Text: text, Files: []File{sceneFile(th.Scene)}}
-	b.mu.Lock()
-	links := b.links
-	b.mu.Unlock()
-	if links != nil {
+	if links := b.links; links != nil {
 		if edit, view, err := links.ThreadLinks(ctx, th); err != nil {
 			b.log.Warn("make editor links", "thread", chatKey.String(), "err", err)
 		} else {

@@ -90,7 +90,7 @@ func TestRequestCommits(t *testing.T) {
 		if got := cs.took(); !slices.Equal(got, tt.want) {
 			t.Errorf("single process %v: writes %v, want %v", tt.single, got, tt.want)
 		}
-		th, err := st.Load(context.Background(), storeKey(thread))
+		th, err := st.Load(context.Background(), thread)
 		if err != nil || th.Rev != 1 {
 			t.Errorf("single process %v: thread %+v, %v; want revision 1", tt.single, th, err)
 		}
@@ -98,7 +98,7 @@ func TestRequestCommits(t *testing.T) {
 		if err != nil || len(runs) != 1 {
 			t.Errorf("single process %v: done runs %v, %v; want 1", tt.single, runs, err)
 		}
-		if _, err := st.AcquireLease(context.Background(), storeKey(thread), "other", time.Minute); err != nil {
+		if _, err := st.AcquireLease(context.Background(), thread, "other", time.Minute); err != nil {
 			t.Errorf("single process %v: lease left behind: %v", tt.single, err)
 		}
 		st.Close()
@@ -116,14 +116,14 @@ func TestSharedStoreTakesTheLease(t *testing.T) {
 	for len(func() []string { d.mu.Lock(); defer d.mu.Unlock(); return d.prompts }()) == 0 {
 		time.Sleep(time.Millisecond)
 	}
-	_, err := st.StartRun(context.Background(), store.StartRunRequest{Key: storeKey(thread), Owner: "replica2", Lease: time.Minute})
+	_, err := st.StartRun(context.Background(), store.StartRunRequest{Key: thread, Owner: "replica2", Lease: time.Minute})
 	if !errors.Is(err, store.ErrLeaseHeld) {
 		t.Errorf("another replica's run while drawing: got %v, want ErrLeaseHeld", err)
 	}
 	close(d.block)
 	rec.wait(t, 1)
 	b.Close(context.Background())
-	if _, err := st.StartRun(context.Background(), store.StartRunRequest{Key: storeKey(thread), Owner: "replica2", Lease: time.Minute}); err != nil {
+	if _, err := st.StartRun(context.Background(), store.StartRunRequest{Key: thread, Owner: "replica2", Lease: time.Minute}); err != nil {
 		t.Errorf("another replica's run after the reply: %v", err)
 	}
 }

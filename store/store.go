@@ -118,19 +118,30 @@ type Store interface {
 	Close() error
 }
 
-// ThreadKey names a conversation: platform ("slack", "telegram"), workspace or chat, channel (or
-// forum topic) and thread id. Every part but Channel must be non-empty.
+// ThreadKey names one conversation: the unit that owns a diagram and runs one job at a time. It
+// is the one key of a thread everywhere: chat adapters make it, the bot's queue orders work by it,
+// and the store keeps the thread under its String.
 type ThreadKey struct {
-	Platform  string
-	Workspace string
-	Channel   string
-	Thread    string
+	Platform  string // "slack", "telegram" or "web"
+	Workspace string // Slack team id, Telegram chat id; empty where the platform has none
+	Channel   string // Slack channel id, Telegram chat id, web session
+	// Thread is the Slack thread's parent ts ("" for the top level of a DM); on Telegram "" in a
+	// private chat (one diagram until /new) and "topic:root" in groups (forum topic id or 0, and
+	// the message id of the reply chain's first request); the web chat's thread id.
+	Thread string
 }
 
-// String is the canonical encoding used as a database key: the parts path-escaped and joined by "/".
+// String is the canonical encoding used as a database key: the parts path-escaped and joined by
+// "/", an empty part written "-" (so every segment is non-empty, as stored keys have always been).
 func (k ThreadKey) String() string {
-	return url.PathEscape(k.Platform) + "/" + url.PathEscape(k.Workspace) + "/" +
-		url.PathEscape(k.Channel) + "/" + url.PathEscape(k.Thread)
+	return keyPart(k.Platform) + "/" + keyPart(k.Workspace) + "/" + keyPart(k.Channel) + "/" + keyPart(k.Thread)
+}
+
+func keyPart(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return url.PathEscape(s)
 }
 
 // ParseThreadKey is the inverse of ThreadKey.String.
@@ -141,6 +152,12 @@ func ParseThreadKey(s string) (ThreadKey, error) {
 	}
 	var out [4]string
 	for i, p := range parts {
+		if p == "" {
+			return ThreadKey{}, fmt.Errorf("thread key %q: part %d is empty (an empty part is written -)", s, i+1)
+		}
+		if p == "-" {
+			continue
+		}
 		v, err := url.PathUnescape(p)
 		if err != nil {
 			return ThreadKey{}, fmt.Errorf("thread key %q: %w", s, err)
@@ -151,15 +168,11 @@ func ParseThreadKey(s string) (ThreadKey, error) {
 	return k, k.Validate()
 }
 
-// Validate reports a key that cannot name a thread.
+// Validate reports a key that cannot name a thread: one without a platform, or too long to store.
 func (k ThreadKey) Validate() error {
 	switch {
 	case k.Platform == "":
 		return fmt.Errorf("%w: thread key has no platform", ErrInvalid)
-	case k.Workspace == "":
-		return fmt.Errorf("%w: thread key %s has no workspace or chat", ErrInvalid, k)
-	case k.Thread == "":
-		return fmt.Errorf("%w: thread key %s has no thread id", ErrInvalid, k)
 	case len(k.String()) > 512:
 		return fmt.Errorf("%w: thread key is %d bytes long, above 512", ErrInvalid, len(k.String()))
 	}

@@ -15,7 +15,9 @@ func TestThreadKeyRoundTrip(t *testing.T) {
 		want string
 	}{
 		{store.ThreadKey{Platform: "slack", Workspace: "T1", Channel: "C1", Thread: "1700000000.000100"}, "slack/T1/C1/1700000000.000100"},
-		{store.ThreadKey{Platform: "telegram", Workspace: "-1001", Channel: "", Thread: "42"}, "telegram/-1001//42"},
+		{store.ThreadKey{Platform: "telegram", Workspace: "-1001", Channel: "", Thread: "42"}, "telegram/-1001/-/42"},
+		{store.ThreadKey{Platform: "slack", Workspace: "T1", Channel: "D1"}, "slack/T1/D1/-"}, // a DM's top level
+		{store.ThreadKey{Platform: "web", Channel: "s1", Thread: "t1"}, "web/-/s1/t1"},
 		{store.ThreadKey{Platform: "x", Workspace: "a/b", Channel: "50%", Thread: "c d"}, "x/a%2Fb/50%25/c%20d"},
 	}
 	for _, tt := range tests {
@@ -36,8 +38,6 @@ func TestThreadKeyInvalid(t *testing.T) {
 		key  store.ThreadKey
 	}{
 		{"NoPlatform", store.ThreadKey{Workspace: "T", Thread: "1"}},
-		{"NoWorkspace", store.ThreadKey{Platform: "slack", Thread: "1"}},
-		{"NoThread", store.ThreadKey{Platform: "slack", Workspace: "T"}},
 		{"TooLong", store.ThreadKey{Platform: "slack", Workspace: "T", Thread: string(make([]byte, 600))}},
 	}
 	for _, tt := range tests {
@@ -45,7 +45,7 @@ func TestThreadKeyInvalid(t *testing.T) {
 			t.Errorf("%s: got %v, want ErrInvalid", tt.name, err)
 		}
 	}
-	for _, s := range []string{"a/b/c", "a/b/c/d/e", "slack/T/C/%zz", "slack//C/1"} {
+	for _, s := range []string{"a/b/c", "a/b/c/d/e", "slack/T/C/%zz", "slack//C/1", "-/T/C/1"} {
 		if _, err := store.ParseThreadKey(s); err == nil {
 			t.Errorf("ParseThreadKey(%q): got no error", s)
 		}

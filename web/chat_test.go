@@ -22,6 +22,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/links"
 	"github.com/excalibot/excalibot/render"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
@@ -112,12 +113,13 @@ func newChatEnv(t *testing.T, secret string, gate chan struct{}, r ...Renderer) 
 	}
 	t.Cleanup(func() { st.Close() })
 	d := &boxDrawer{gate: gate}
-	core := bot.New(st, d, rend, nil, bot.Options{NotifyEdits: true}, nil)
+	lk := links.NewEditor(st, "", 0, nil)
+	core := bot.New(st, d, rend, lk, bot.Options{NotifyEdits: true}, nil)
 	srv := New(st, rend, core, nil, Options{}, nil)
-	core.SetLinks(srv)
 	chat := srv.EnableChat(core, secret)
+	core.Register(chat) // as serve does, so browser-edit notices reach the page
 	ts := httptest.NewServer(srv.Handler())
-	srv.SetPublicURL(ts.URL)
+	lk.SetBase(ts.URL)
 	t.Cleanup(func() {
 		chat.Close()
 		ts.Close()

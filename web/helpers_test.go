@@ -96,7 +96,6 @@ func newEnv(t *testing.T, opt Options) *env {
 	srv := New(st, pngRenderer{}, n, nil, opt, nil)
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
-	srv.SetPublicURL(ts.URL)
 	e := &env{st: st, srv: srv, ts: ts, clock: clk, notify: n, key: testKey}
 	if _, err := st.Save(ctx, store.SaveRequest{Key: testKey, Base: 0, Scene: sampleScene(t), Author: store.AuthorAgent, Reason: "test"}); err != nil {
 		t.Fatalf("save first revision: %v", err)

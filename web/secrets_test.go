@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/excalibot/excalibot/links"
 	"github.com/excalibot/excalibot/store"
 	"github.com/excalibot/excalibot/store/sqlite"
 )
@@ -35,7 +36,7 @@ func TestEditorTokensNotLogged(t *testing.T) {
 	if _, err := st.Save(ctx, store.SaveRequest{Key: testKey, Scene: sampleScene(t), Author: store.AuthorAgent}); err != nil {
 		t.Fatal(err)
 	}
-	edit, view, err := srv.ThreadLinks(ctx, &store.Thread{Key: testKey})
+	edit, view, err := links.NewEditor(st, "", 0, nil).ThreadLinks(ctx, &store.Thread{Key: testKey})
 	if err != nil {
 		t.Fatal(err)
 	}

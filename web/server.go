@@ -12,10 +12,9 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/ratelimit"
 	"github.com/excalibot/excalibot/store"
 )
 
@@ -39,11 +38,9 @@ type Notifier interface {
 
 // Options configure the server. Zero fields take defaults.
 type Options struct {
-	// PublicURL is the base of links in chat replies, e.g. https://draw.example.com; empty means
-	// http://<listen address>, which only works on the same machine.
+	// PublicURL is where people reach this server, e.g. https://draw.example.com (its scheme decides
+	// whether cookies are Secure); the links in replies are made by package links.
 	PublicURL string
-	// LinkTTL makes new links expire after this long; 0 means links live until reset.
-	LinkTTL time.Duration
 	// MaxBody bounds a request body (default 6 MB: a 5 MB scene plus JSON overhead).
 	MaxBody int64
 	// TokenRate and AddrRate are requests per minute per link token and per client address
@@ -90,18 +87,9 @@ type Server struct {
 	metrics  *Metrics
 	mux      *http.ServeMux
 	checks   []Check
-	byToken  *bot.RateLimiter
-	byAddr   *bot.RateLimiter
-	linksMu  sync.Mutex
-	links    map[string]threadLinks // by thread key: tokens made by this process, reused in replies
+	byToken  *ratelimit.Limiter
+	byAddr   *ratelimit.Limiter
 	editorFS http.Handler
-}
-
-var _ bot.Links = (*Server)(nil)
-
-type threadLinks struct {
-	edit, view string // raw tokens
-	expires    time.Time
 }
 
 // New returns the server. notify may be nil.
@@ -116,9 +104,8 @@ func New(st Store, r Renderer, notify Notifier, m *Metrics, opt Options, log *sl
 	s := &Server{
 		st: st, render: r, notify: notify, opt: opt, log: log.With("component", "web"), metrics: m,
 		mux:     http.NewServeMux(),
-		byToken: bot.NewRateLimiter(opt.TokenRate, int(opt.TokenRate/4)+1, opt.Now),
-		byAddr:  bot.NewRateLimiter(opt.AddrRate, int(opt.AddrRate/4)+1, opt.Now),
-		links:   map[string]threadLinks{},
+		byToken: ratelimit.New(opt.TokenRate, int(opt.TokenRate/4)+1, opt.Now),
+		byAddr:  ratelimit.New(opt.AddrRate, int(opt.AddrRate/4)+1, opt.Now),
 	}
 	s.routes()
 	return s
@@ -211,24 +198,6 @@ func clientAddr(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
-}
-
-// baseURL is where links point.
-func (s *Server) baseURL(r *http.Request) string {
-	if s.opt.PublicURL != "" {
-		return s.opt.PublicURL
-	}
-	if r != nil {
-		return "http://" + r.Host
-	}
-	return ""
-}
-
-// SetPublicURL fills in the base URL once the listener's address is known, when none is configured.
-func (s *Server) SetPublicURL(u string) {
-	if s.opt.PublicURL == "" {
-		s.opt.PublicURL = strings.TrimRight(u, "/")
-	}
 }
 
 // errNotFound is the one answer for unknown, expired and revoked tokens, so they cannot be told apart.

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/excalibot/excalibot/links"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 )
@@ -294,14 +295,17 @@ func TestHandlerTimeout(t *testing.T) {
 	}
 }
 
+// TestThreadLinks: the links a reply carries are stable, distinct, served here, and made anew after
+// a reset revoked them.
 func TestThreadLinks(t *testing.T) {
 	e := newEnv(t, Options{})
 	ctx := context.Background()
-	edit, view, err := e.srv.ThreadLinks(ctx, &store.Thread{Key: e.key})
+	lk := links.NewEditor(e.st, e.ts.URL, 0, e.clock.Now)
+	edit, view, err := lk.ThreadLinks(ctx, &store.Thread{Key: e.key})
 	if err != nil {
 		t.Fatal(err)
 	}
-	edit2, view2, _ := e.srv.ThreadLinks(ctx, &store.Thread{Key: e.key})
+	edit2, view2, _ := lk.ThreadLinks(ctx, &store.Thread{Key: e.key})
 	if edit != edit2 || view != view2 || !strings.HasPrefix(edit, e.ts.URL+"/d/") || edit == view {
 		t.Errorf("links %q %q then %q %q: want stable, distinct, under %s/d/", edit, view, edit2, view2, e.ts.URL)
 	}
@@ -312,7 +316,7 @@ func TestThreadLinks(t *testing.T) {
 	if _, err := e.st.RevokeLinks(ctx, e.key, ""); err != nil {
 		t.Fatal(err)
 	}
-	edit3, _, err := e.srv.ThreadLinks(ctx, &store.Thread{Key: e.key})
+	edit3, _, err := lk.ThreadLinks(ctx, &store.Thread{Key: e.key})
 	if err != nil || edit3 == edit {
 		t.Errorf("after revoke: %q, %v; want a new link", edit3, err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/bot/agentdraw"
 	"github.com/excalibot/excalibot/config"
+	"github.com/excalibot/excalibot/links"
 	"github.com/excalibot/excalibot/render"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
@@ -84,7 +85,15 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 	drawer.Observer = metrics
 	mermaid := wireMermaid(rend, &drawer, cfg.MaxElements)
 	owner, _ := os.Hostname()
-	core := bot.New(st, drawer, rend, nil, bot.Options{
+	// The links replies carry are made before the core and the web server, which both use them.
+	editor := links.NewEditor(st, cfg.PublicURL, cfg.LinkTTL, nil)
+	var replyLinks bot.Links = editor
+	if cfg.ShareLinks && cfg.PublicURL == "" {
+		replyLinks = &links.Share{Linker: links.ShareLinker{PostURL: cfg.ShareURL}}
+	} else if cfg.ShareLinks {
+		log.Warn("share links are off because EXCALIBOT_PUBLIC_URL is set: replies link to this server's editor")
+	}
+	core := bot.New(st, drawer, rend, replyLinks, bot.Options{
 		MaxMessageLength:  cfg.MaxMessageLength,
 		MaxConcurrentRuns: cfg.MaxConcurrentRuns,
 		UserRatePerMinute: cfg.UserRatePerMinute,
@@ -101,14 +110,7 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 		core.SetMermaid(mermaid)
 	}
 
-	srvWeb := web.New(st, rend, core, metrics, web.Options{PublicURL: cfg.PublicURL, LinkTTL: cfg.LinkTTL, MaxBody: int64(cfg.MaxSceneSize) + 1<<20}, log)
-	var links bot.Links = srvWeb
-	if cfg.ShareLinks && cfg.PublicURL == "" {
-		links = &shareLinks{share: web.ShareLinker{PostURL: cfg.ShareURL}}
-	} else if cfg.ShareLinks {
-		log.Warn("share links are off because EXCALIBOT_PUBLIC_URL is set: replies link to this server's editor")
-	}
-	core.SetLinks(links)
+	srvWeb := web.New(st, rend, core, metrics, web.Options{PublicURL: cfg.PublicURL, MaxBody: int64(cfg.MaxSceneSize) + 1<<20}, log)
 	srvWeb.AddCheck(web.Check{Name: "renderer", Fn: func(context.Context) error { return rend.Ready() }})
 	srvWeb.AddCheck(web.Check{Name: "store", Fn: func(ctx context.Context) error {
 		_, err := st.Load(ctx, store.ThreadKey{Platform: "probe", Workspace: "-", Thread: "-"})
@@ -138,7 +140,7 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 	if err != nil {
 		return fmt.Errorf("listen on %s (set --listen or EXCALIBOT_LISTEN): %w", cfg.Listen, err)
 	}
-	srvWeb.SetPublicURL(localURL(ln.Addr()))
+	editor.SetBase(localURL(ln.Addr()))
 	switch {
 	case cfg.PublicURL == "" && cfg.ShareLinks:
 		log.Info("replies link to excalidraw.com: each posted revision is uploaded there, encrypted, with the key only in the link", "store", cfg.ShareURL)
@@ -215,6 +217,7 @@ type storeCloser interface {
 var (
 	_ storeCloser = (*sqlite.Store)(nil)
 	_ storeCloser = (*postgres.Store)(nil)
+	_ links.Store = storeCloser(nil)
 
 	// The bot hears of saves in the editor.
 	_ web.Notifier = (*bot.Bot)(nil)

@@ -13,8 +13,8 @@ import (
 
 	"github.com/excalibot/excalibot/bot/telegram/tgfake"
 	"github.com/excalibot/excalibot/config"
+	"github.com/excalibot/excalibot/links"
 	"github.com/excalibot/excalibot/scene"
-	"github.com/excalibot/excalibot/web"
 )
 
 // jsonStore plays json.excalidraw.com: POST /api/v2/post/ keeps the payload and answers its id.
@@ -90,7 +90,7 @@ func TestShareLinks(t *testing.T) {
 	js.mu.Lock()
 	payload := js.payloads[id]
 	js.mu.Unlock()
-	doc, err := web.DecodeSharePayload(payload, key)
+	doc, err := links.DecodeSharePayload(payload, key)
 	if err != nil {
 		t.Fatalf("decrypt the uploaded scene with the link's key: %v", err)
 	}

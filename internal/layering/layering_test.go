@@ -28,14 +28,16 @@ type layer struct {
 // row; a new package needs one, a new import of ours needs its row to allow it.
 var layers = map[string]layer{
 	"cmd/excalibot": {imports: []string{"agent", "agent/eval", "bot", "bot/agentdraw", "bot/slack",
-		"bot/telegram", "config", "render", "scene", "store", "store/postgres", "store/sqlite", "tools", "web"}},
+		"bot/telegram", "config", "links", "render", "scene", "store", "store/postgres", "store/sqlite", "tools", "web"}},
 	"config": {},
 
-	"web":           {imports: []string{"bot", "internal/clip", "render", "scene", "store"}},
+	"web":           {imports: []string{"bot", "internal/clip", "ratelimit", "render", "scene", "store"}, tests: []string{"links"}},
+	"links":         {imports: []string{"bot", "scene", "store"}},
 	"bot/slack":     {imports: []string{"bot"}},
 	"bot/telegram":  {imports: []string{"bot"}},
 	"bot/agentdraw": {imports: []string{"agent", "bot", "scene", "tools"}},
-	"bot":           {imports: []string{"internal/clip", "scene", "store"}},
+	"bot":           {imports: []string{"internal/clip", "ratelimit", "scene", "store"}},
+	"ratelimit":     {},
 
 	"agent":      {imports: []string{"internal/clip", "tools"}},
 	"agent/eval": {imports: []string{"agent", "tools"}},

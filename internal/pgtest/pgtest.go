@@ -202,20 +202,77 @@ func (s *Server) Kill() error {
 	if s.cmd == nil {
 		return nil
 	}
-	// The whole process group: the postmaster's children must go too, or the restart finds them.
-	pgid := s.cmd.Process.Pid
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	// Every backend makes itself a session leader (PostgreSQL's InitPostmasterChild calls setsid), so
+	// a signal to the postmaster's process group misses them: they are found by their parent and
+	// killed one by one, or a restart finds their shared memory still attached ("pre-existing shared
+	// memory block is still in use").
+	pid := s.cmd.Process.Pid
+	kids := childrenOf(pid)
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	for _, k := range kids {
+		_ = syscall.Kill(k, syscall.SIGKILL)
+	}
 	<-s.done
 	s.cmd = nil
-	// The backends are not our children, so nothing waits for them: poll until the group is empty,
-	// or a restart finds their shared memory still attached.
-	for deadline := time.Now().Add(30 * time.Second); syscall.Kill(-pgid, 0) == nil; {
+	// The backends are not our children, so nothing here waits for them: poll until each is gone
+	// (or a zombie, which holds no shared memory).
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		alive := syscall.Kill(-pid, 0) == nil
+		for _, k := range kids {
+			alive = alive || running(k)
+		}
+		if !alive {
+			return nil
+		}
 		if time.Now().After(deadline) {
 			return errors.New("pgtest: postgres backends still alive 30 s after SIGKILL")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	return nil
+}
+
+// childrenOf lists the processes whose parent is pid, from /proc.
+func childrenOf(pid int) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, e := range entries {
+		k, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if ppid, _, ok := procStat(k); ok && ppid == pid {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// running reports whether pid exists and is not a zombie.
+func running(pid int) bool {
+	_, state, ok := procStat(pid)
+	return ok && state != 'Z' && state != 'X'
+}
+
+// procStat reads a process's parent and state from /proc/PID/stat ("pid (comm) S ppid …"; comm
+// may hold spaces and parentheses, so the fields are counted after its last ')').
+func procStat(pid int) (ppid int, state byte, ok bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, 0, false
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0, 0, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 2 {
+		return 0, 0, false
+	}
+	ppid, err = strconv.Atoi(f[1])
+	return ppid, f[0][0], err == nil
 }
 
 // Restart starts the server again on the same data directory (after Kill: crash recovery).

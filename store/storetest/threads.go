@@ -83,7 +83,7 @@ func testSaveConflict(t *testing.T, f Factory) {
 func testInvalidInput(t *testing.T, f Factory) {
 	e := newEnv(t, f, store.Options{})
 	ctx := t.Context()
-	bad := store.ThreadKey{Platform: "slack", Workspace: "T1"}
+	bad := store.ThreadKey{Workspace: "T1", Thread: "1"} // no platform
 	tests := []struct {
 		name string
 		err  error

@@ -1,13 +1,13 @@
-package bot
+package ratelimit
 
 import (
 	"testing"
 	"time"
 )
 
-func TestRateLimiter(t *testing.T) {
+func TestLimiter(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
-	r := NewRateLimiter(6, 2, func() time.Time { return now }) // one token every 10 s, bursts of 2
+	r := New(6, 2, func() time.Time { return now }) // one token every 10 s, bursts of 2
 	steps := []struct {
 		advance time.Duration
 		key     string

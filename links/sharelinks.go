@@ -1,4 +1,4 @@
-package main
+package links
 
 import (
 	"context"
@@ -8,27 +8,28 @@ import (
 
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/store"
-	"github.com/excalibot/excalibot/web"
 )
 
-// shareLinks gives chat replies excalidraw.com #json= links instead of this server's editor
+// Share gives chat replies excalidraw.com #json= links instead of this server's editor
 // links (EXCALIBOT_SHARE_LINKS, used only without EXCALIBOT_PUBLIC_URL): people in a chat cannot
 // reach an editor on the bot's own machine, but they can open excalidraw.com. The scene is
 // uploaded to excalidraw.com's store encrypted; the key travels only in the link's fragment. Edits
 // made there stay there: send the downloaded file back to the thread to continue from them.
-type shareLinks struct {
-	share web.ShareLinker
+type Share struct {
+	Linker ShareLinker
 
 	mu   sync.Mutex
 	made map[string]string // "thread@rev" → link: a revision posted again (export, undo) reuses its upload
 }
 
-var _ bot.Links = (*shareLinks)(nil)
+var _ bot.Links = (*Share)(nil)
 
 // maxSharedRevisions bounds the remembered links; a forgotten revision is simply uploaded again.
 const maxSharedRevisions = 10_000
 
-func (s *shareLinks) ThreadLinks(ctx context.Context, th *store.Thread) (edit, view string, err error) {
+// ThreadLinks uploads the thread's current revision (once per revision) and returns its link as
+// the edit link; there is no view-only kind.
+func (s *Share) ThreadLinks(ctx context.Context, th *store.Thread) (edit, view string, err error) {
 	if th.Scene == nil {
 		return "", "", errors.New("the thread has no diagram to share yet")
 	}
@@ -39,7 +40,7 @@ func (s *shareLinks) ThreadLinks(ctx context.Context, th *store.Thread) (edit, v
 	if ok {
 		return link, "", nil
 	}
-	link, err = s.share.Link(ctx, th.Scene)
+	link, err = s.Linker.Link(ctx, th.Scene)
 	if err != nil {
 		return "", "", fmt.Errorf("excalidraw.com link: %w", err)
 	}

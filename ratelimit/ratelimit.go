@@ -1,4 +1,6 @@
-package bot
+// Package ratelimit keeps token buckets per key, for chat users and chats (the bot) and editor
+// tokens and addresses (the web server).
+package ratelimit
 
 import (
 	"math"
@@ -6,9 +8,9 @@ import (
 	"time"
 )
 
-// RateLimiter keeps one token bucket per key (a user, a chat). Buckets idle long enough to be full
+// Limiter keeps one token bucket per key (a user, a chat). Buckets idle long enough to be full
 // again are forgotten, so memory stays bounded by the number of recently active keys.
-type RateLimiter struct {
+type Limiter struct {
 	rate  float64 // tokens per second
 	burst float64
 	now   func() time.Time
@@ -23,21 +25,21 @@ type bucket struct {
 	last   time.Time
 }
 
-// NewRateLimiter allows perMinute requests per key on average, with bursts of burst requests.
+// New allows perMinute requests per key on average, with bursts of burst requests.
 // now may be nil (time.Now).
-func NewRateLimiter(perMinute float64, burst int, now func() time.Time) *RateLimiter {
+func New(perMinute float64, burst int, now func() time.Time) *Limiter {
 	if now == nil {
 		now = time.Now
 	}
 	if burst < 1 {
 		burst = 1
 	}
-	return &RateLimiter{rate: perMinute / 60, burst: float64(burst), now: now, buckets: map[string]*bucket{}}
+	return &Limiter{rate: perMinute / 60, burst: float64(burst), now: now, buckets: map[string]*bucket{}}
 }
 
 // Allow takes a token from key's bucket. When the bucket is empty it returns false and how long
 // until the next token, so the refusal can say when to try again.
-func (r *RateLimiter) Allow(key string) (ok bool, retryAfter time.Duration) {
+func (r *Limiter) Allow(key string) (ok bool, retryAfter time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now := r.now()
@@ -57,7 +59,7 @@ func (r *RateLimiter) Allow(key string) (ok bool, retryAfter time.Duration) {
 }
 
 // forgetIdle drops buckets that have refilled completely; it runs at most once a minute.
-func (r *RateLimiter) forgetIdle(now time.Time) {
+func (r *Limiter) forgetIdle(now time.Time) {
 	if now.Sub(r.sweep) < time.Minute {
 		return
 	}
