@@ -8,8 +8,6 @@
 FROM golang:1.26-trixie AS build
 WORKDIR /src
 COPY go.mod go.sum ./
-# The patched Ollama client (go.mod replaces the module with it; third_party/ollama/README.md).
-COPY third_party ./third_party
 RUN go mod download
 COPY . .
 # Pure Go (modernc.org/sqlite, pgx): no cgo, so the binary runs on any glibc or none.

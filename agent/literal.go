@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/excalibot/excalibot/internal/clip"
 )
 
 // Models write the values of a call in JSON, in Python (single quotes, True/None, trailing
@@ -83,7 +85,7 @@ func (p *literal) value() (any, error) {
 		case "null", "None", "nil":
 			return nil, nil
 		}
-		return nil, p.fail(fmt.Sprintf("unexpected %q", clip(strings.ToValidUTF8(p.s[p.i:min(len(p.s), p.i+48)], ""), 12)))
+		return nil, p.fail(fmt.Sprintf("unexpected %q", clip.Runes(strings.ToValidUTF8(p.s[p.i:min(len(p.s), p.i+48)], ""), 12)))
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/excalibot/excalibot/internal/clip"
 	"github.com/excalibot/excalibot/tools"
 )
 
@@ -267,28 +268,40 @@ func (r *run) opening(ctx context.Context) ([]Message, error) {
 
 // ask sends one request bounded by the per-request limit and records it as a step.
 func (r *run) ask(ctx context.Context, turn int, msgs []Message, specs []tools.Spec) (Reply, error) {
-	reqCtx, cancel := context.WithTimeout(ctx, r.a.cfg.Limits.Request)
-	defer cancel()
-	t0 := r.a.cfg.Now()
-	reply, err := r.a.model.Chat(reqCtx, msgs, specs)
-	d := r.a.cfg.Now().Sub(t0)
-	r.res.ModelTime += d
-	r.res.Turns = turn
+	reply, d, err := r.a.timedRequest(ctx, turn, &r.res, func(ctx context.Context) (Reply, error) {
+		return r.a.model.Chat(ctx, msgs, specs)
+	})
 	if err != nil {
-		if errors.Is(reqCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-			// Name the limit: the model client cannot know it.
-			err = &actionable{kind: ErrModelTimeout, msg: fmt.Sprintf(
-				"the model did not answer within %s; a smaller model or a longer model timeout may help", r.a.cfg.Limits.Request),
-				cause: err}
-		}
-		r.a.log.Warn("model request failed", "turn", turn, "err", err)
 		return reply, err
 	}
-	r.res.PromptTokens += reply.PromptTokens
-	r.res.OutputTokens += reply.OutputTokens
 	r.step(Step{Kind: StepModel, Turn: turn, PromptTokens: reply.PromptTokens, OutputTokens: reply.OutputTokens,
-		Duration: d, Result: clip(oneLine(visibleText(reply.Message.Content)), 160)})
+		Duration: d, Result: clip.Runes(oneLine(visibleText(reply.Message.Content)), 160)})
 	return reply, nil
+}
+
+// timedRequest makes one model request bounded by the per-request limit and counts it in res: the
+// turn, the model's time and, when it answered, the tokens. A request that hit the limit returns
+// an error naming it, since the model client cannot know it.
+func (a *Agent) timedRequest(ctx context.Context, turn int, res *Result, request func(context.Context) (Reply, error)) (Reply, time.Duration, error) {
+	reqCtx, cancel := context.WithTimeout(ctx, a.cfg.Limits.Request)
+	defer cancel()
+	t0 := a.cfg.Now()
+	reply, err := request(reqCtx)
+	d := a.cfg.Now().Sub(t0)
+	res.ModelTime += d
+	res.Turns = turn
+	if err != nil {
+		if errors.Is(reqCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+			err = &actionable{kind: ErrModelTimeout, msg: fmt.Sprintf(
+				"the model did not answer within %s; a smaller model or a longer model timeout may help", a.cfg.Limits.Request),
+				cause: err}
+		}
+		a.log.Warn("model request failed", "turn", turn, "err", err)
+		return reply, d, err
+	}
+	res.PromptTokens += reply.PromptTokens
+	res.OutputTokens += reply.OutputTokens
+	return reply, d, nil
 }
 
 // toolCallsOf returns the assistant message with its calls in the tool-call field: the calls
@@ -359,8 +372,8 @@ func (r *run) call(ctx context.Context, turn int, c ToolCall) tools.Result {
 			r.doneAt = s
 		}
 	}
-	r.step(Step{Kind: StepTool, Turn: turn, Tool: orUnnamed(c.Name), Args: clip(oneLine(argsText(c)), 120),
-		Result: clip(oneLine(res.Text), 160), IsError: res.IsError, FromText: strings.HasSuffix(c.ID, "_text"),
+	r.step(Step{Kind: StepTool, Turn: turn, Tool: orUnnamed(c.Name), Args: clip.Runes(oneLine(argsText(c)), 120),
+		Result: clip.Runes(oneLine(res.Text), 160), IsError: res.IsError, FromText: strings.HasSuffix(c.ID, "_text"),
 		Duration: r.a.cfg.Now().Sub(t0)})
 	return res
 }
@@ -417,7 +430,7 @@ func (r *run) finish(reason StopReason) Result {
 	res.Duration = r.a.cfg.Now().Sub(r.start)
 	mem := r.req.Memory
 	if reason != StopError {
-		mem = mem.Add(Exchange{Request: clip(r.req.Prompt, 1000), Summary: res.Summary, At: r.start})
+		mem = mem.Add(Exchange{Request: clip.Runes(r.req.Prompt, 1000), Summary: res.Summary, At: r.start})
 		if hasAfter {
 			mem.Scene, mem.HasScene = after, true
 		}
@@ -445,7 +458,7 @@ func (r *run) summary(reason StopReason, warnings []string, change string) strin
 	if body == "" {
 		body = r.final
 	}
-	body = clip(oneLine(visibleText(body)), 300)
+	body = clip.Runes(oneLine(visibleText(body)), 300)
 	var parts []string
 	switch reason {
 	case StopDone, StopNoToolCalls:
@@ -485,7 +498,7 @@ func (r *run) summary(reason StopReason, warnings []string, change string) strin
 		}
 	}
 	if n := len(warnings); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d problem(s) remain in the drawing: %s.", n, clip(strings.Join(warnings, "; "), 200)))
+		parts = append(parts, fmt.Sprintf("%d problem(s) remain in the drawing: %s.", n, clip.Runes(strings.Join(warnings, "; "), 200)))
 	}
 	return strings.Join(parts, " ")
 }

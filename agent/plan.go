@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/excalibot/excalibot/internal/clip"
 )
 
 // A typed plan is the second way a model can draw: instead of calling tools turn by turn, it
@@ -144,7 +146,7 @@ func planJSON(answer string) (string, string) {
 		if s == "" {
 			return "", "the answer was empty"
 		}
-		why = fmt.Sprintf("the answer holds no JSON object; it began %q", clip(oneLine(s), 80))
+		why = fmt.Sprintf("the answer holds no JSON object; it began %q", clip.Runes(oneLine(s), 80))
 	}
 	return "", why
 }
@@ -379,7 +381,7 @@ func planValueKind(v any) string {
 	case nil:
 		return "null"
 	case string:
-		return fmt.Sprintf("the string %q", clip(v, 40))
+		return fmt.Sprintf("the string %q", clip.Runes(v, 40))
 	case json.Number:
 		return "the number " + v.String()
 	case bool:

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/excalibot/excalibot/internal/clip"
 	"github.com/excalibot/excalibot/tools"
 )
 
@@ -119,7 +120,7 @@ func (a *Agent) runPlan(ctx context.Context, req Request) (Result, error) {
 		send, format := msgs, planSchema
 		switch turn {
 		case 2:
-			send = append(append([]Message(nil), msgs...), Message{Role: RoleAssistant, Content: clip(last, 4000)},
+			send = append(append([]Message(nil), msgs...), Message{Role: RoleAssistant, Content: clip.Runes(last, 4000)},
 				Message{Role: RoleUser, Content: fmt.Sprintf(planRetryText, planBullets(probs))})
 		case 3:
 			format = nil
@@ -160,7 +161,7 @@ func (a *Agent) runPlan(ctx context.Context, req Request) (Result, error) {
 		a.log.Info("model answer is not a diagram plan", "turn", turn, "problems", probs.Error())
 	}
 	res := r.finish(StopInvalidPlan)
-	res.Summary = "The model's answer was not a diagram plan: " + clip(probs.Error(), 300)
+	res.Summary = "The model's answer was not a diagram plan: " + clip.Runes(probs.Error(), 300)
 	res.Memory = req.Memory // nothing was drawn: nothing to remember
 	return res, nil
 }
@@ -200,26 +201,14 @@ func (p *planRun) opening(ctx context.Context) ([]Message, error) {
 
 // ask sends one plan request (format nil: a free answer), bounded by the per-request limit.
 func (p *planRun) ask(ctx context.Context, turn int, msgs []Message, format json.RawMessage) (Reply, error) {
-	reqCtx, cancel := context.WithTimeout(ctx, p.a.cfg.Limits.Request)
-	defer cancel()
-	t0 := p.a.cfg.Now()
-	reply, err := p.f.ChatFormat(reqCtx, msgs, format)
-	d := p.a.cfg.Now().Sub(t0)
-	p.res.ModelTime += d
-	p.res.Turns = turn
+	reply, d, err := p.a.timedRequest(ctx, turn, &p.res, func(ctx context.Context) (Reply, error) {
+		return p.f.ChatFormat(ctx, msgs, format)
+	})
 	if err != nil {
-		if errors.Is(reqCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-			err = &actionable{kind: ErrModelTimeout, msg: fmt.Sprintf(
-				"the model did not answer within %s; a smaller model or a longer model timeout may help", p.a.cfg.Limits.Request),
-				cause: err}
-		}
-		p.a.log.Warn("model request failed", "turn", turn, "err", err)
 		return reply, err
 	}
-	p.res.PromptTokens += reply.PromptTokens
-	p.res.OutputTokens += reply.OutputTokens
 	p.step(Step{Kind: StepModel, Turn: turn, PromptTokens: reply.PromptTokens, OutputTokens: reply.OutputTokens,
-		Duration: d, Result: clip(oneLine(stripThinking(reply.Message.Content)), 160)})
+		Duration: d, Result: clip.Runes(oneLine(stripThinking(reply.Message.Content)), 160)})
 	return reply, nil
 }
 
@@ -256,14 +245,14 @@ func (p *planRun) draw(ctx context.Context, turn int, cp checkedPlan, probs *pla
 			p.call(ctx, turn, planCall{tools.RestoreSnapshot, json.RawMessage(`{"name":"before-clear"}`)})
 		}
 		if i == 0 || cleared {
-			probs.add("", "%s refused the plan: %s", c.name, clip(oneLine(res.Text), 300))
+			probs.add("", "%s refused the plan: %s", c.name, clip.Runes(oneLine(res.Text), 300))
 			return "", false
 		}
-		p.doneAt = strings.TrimSpace(clip(oneLine(cp.summary), 300) + " Not everything could be changed: " + clip(oneLine(res.Text), 200))
+		p.doneAt = strings.TrimSpace(clip.Runes(oneLine(cp.summary), 300) + " Not everything could be changed: " + clip.Runes(oneLine(res.Text), 200))
 		return StopDone, true
 	}
 	// Without a summary of the model's own, the run's summary says what changed in the scene.
-	p.doneAt = clip(oneLine(cp.summary), 300)
+	p.doneAt = clip.Runes(oneLine(cp.summary), 300)
 	return StopDone, true
 }
 
@@ -275,7 +264,7 @@ func (p *planRun) mermaid(ctx context.Context, turn int, src string, probs *plan
 	}
 	res := p.call(ctx, turn, planCallOf(tools.CreateFromMermaid, args))
 	if res.IsError {
-		probs.add("", "create_from_mermaid refused the Mermaid answer: %s", clip(oneLine(res.Text), 300))
+		probs.add("", "create_from_mermaid refused the Mermaid answer: %s", clip.Runes(oneLine(res.Text), 300))
 		return "", false
 	}
 	p.doneAt = "Drew the diagram from the model's Mermaid answer."
@@ -290,8 +279,8 @@ func (p *planRun) call(ctx context.Context, turn int, c planCall) tools.Result {
 	if res.IsError {
 		p.res.ToolErrors++
 	}
-	p.step(Step{Kind: StepTool, Turn: turn, Tool: c.name, Args: clip(oneLine(string(c.args)), 120),
-		Result: clip(oneLine(res.Text), 160), IsError: res.IsError, Duration: p.a.cfg.Now().Sub(t0)})
+	p.step(Step{Kind: StepTool, Turn: turn, Tool: c.name, Args: clip.Runes(oneLine(string(c.args)), 120),
+		Result: clip.Runes(oneLine(res.Text), 160), IsError: res.IsError, Duration: p.a.cfg.Now().Sub(t0)})
 	return res
 }
 

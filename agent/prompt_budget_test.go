@@ -11,7 +11,7 @@ import (
 
 // TestPromptBudget keeps the system prompt plus the core tools' schemas, as Ollama receives them,
 // within the 9 KB target (BenchmarkPromptSize prints the figures). Raising the target is a
-// decision for README's agent and graph sections, not a number to bump here.
+// decision for docs/agent.md and docs/tools.md, not a number to bump here.
 func TestPromptBudget(t *testing.T) {
 	sys, schemas, err := PromptSize(tools.New(scene.New(), tools.Limits{}).Specs(), false)
 	if err != nil {

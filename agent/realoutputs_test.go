@@ -15,6 +15,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/excalibot/excalibot/agent/ollamafake"
+	"github.com/excalibot/excalibot/internal/clip"
 	"github.com/excalibot/excalibot/tools"
 )
 
@@ -221,7 +222,7 @@ func runRealOutput(t *testing.T, o realOutput) string {
 			problems = append(problems, fmt.Sprintf("the toolbox ran %s, which the model did not mean", callsText([]recordedCall{c})))
 		}
 	}
-	wantText := clip(oneLine(o.Expect.Text), 300)
+	wantText := clip.Runes(oneLine(o.Expect.Text), 300)
 	switch {
 	case wantText != "" && res.Summary != wantText:
 		problems = append(problems, fmt.Sprintf("user reads %q, want %q", res.Summary, wantText))

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/excalibot/excalibot/internal/clip"
 )
 
 // ElementState is what the agent remembers of one element: enough to tell the next run that a
@@ -119,7 +121,7 @@ func DiffScenes(before, now []ElementState) string {
 		}
 		if o.Label != e.Label {
 			relabelled++
-			lines = append(lines, fmt.Sprintf("relabelled %s %s: %q -> %q", e.Type, e.ID, clip(o.Label, 60), clip(e.Label, 60)))
+			lines = append(lines, fmt.Sprintf("relabelled %s %s: %q -> %q", e.Type, e.ID, clip.Runes(o.Label, 60), clip.Runes(e.Label, 60)))
 		}
 		if recoloured(o, e) {
 			lines = append(lines, fmt.Sprintf("recoloured %s", describe(e)))
@@ -159,15 +161,7 @@ func recoloured(o, e ElementState) bool {
 
 func describe(e ElementState) string {
 	if e.Label != "" {
-		return fmt.Sprintf("%s %s %q", e.Type, e.ID, clip(e.Label, 60))
+		return fmt.Sprintf("%s %s %q", e.Type, e.ID, clip.Runes(e.Label, 60))
 	}
 	return e.Type + " " + e.ID
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }

@@ -3,6 +3,8 @@ package agent
 import (
 	"fmt"
 	"strings"
+
+	"github.com/excalibot/excalibot/internal/clip"
 )
 
 // changeSummary says in a person's words what a run changed, from the scenes before and after it:
@@ -121,7 +123,7 @@ func nameOf(e ElementState) string {
 	return "a " + e.Type
 }
 
-func quoteLabel(s string) string { return clip(oneLine(s), 40) }
+func quoteLabel(s string) string { return clip.Runes(oneLine(s), 40) }
 
 func labelsOf(els []ElementState) []string {
 	var out []string

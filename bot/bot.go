@@ -174,6 +174,8 @@ type Bot struct {
 	mermaid  MermaidDrawer      // draws Mermaid messages without the model; nil: the agent does (mermaid.go)
 }
 
+var _ Handler = (*Bot)(nil)
+
 // New returns the core. links may be nil (replies then carry no editor link).
 func New(st Store, d Drawer, r Renderer, links Links, opt Options, log *slog.Logger) *Bot {
 	opt = opt.withDefaults()

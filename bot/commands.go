@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/excalibot/excalibot/internal/clip"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 )
@@ -127,7 +128,7 @@ func historyText(revs []store.Revision, now time.Time) string {
 		if reason == "" {
 			reason = "(no note)"
 		}
-		fmt.Fprintf(&sb, "%d. %s: %s, %s%s\n", r.Rev, r.Author, clip(reason, 80), ago(now.Sub(r.Created)), mark)
+		fmt.Fprintf(&sb, "%d. %s: %s, %s%s\n", r.Rev, r.Author, clip.Runes(reason, 80), ago(now.Sub(r.Created)), mark)
 	}
 	sb.WriteString("Say undo or redo to move between them.")
 	return sb.String()

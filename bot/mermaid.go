@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/excalibot/excalibot/diagram/mermaid"
+	"github.com/excalibot/excalibot/internal/clip"
 )
 
 // MermaidDrawer draws a Mermaid diagram onto a thread's scene without the model (cmd/excalibot
@@ -34,7 +35,7 @@ func mermaidReply(e *mermaid.Error) string {
 	if e.Line > 0 {
 		fmt.Fprintf(&b, " (line %d", e.Line)
 		if t := strings.TrimSpace(e.LineText); t != "" {
-			fmt.Fprintf(&b, ": `%s`", clip(t, 80))
+			fmt.Fprintf(&b, ": `%s`", clip.Runes(t, 80))
 		}
 		b.WriteString(")")
 	}
@@ -70,6 +71,8 @@ func (b *Bot) drawerFor(prompts []string) Drawer {
 
 // mermaidRun is a Drawer that converts the prompt itself. The agent's memory is left as it was.
 type mermaidRun struct{ m MermaidDrawer }
+
+var _ Drawer = mermaidRun{}
 
 func (r mermaidRun) Draw(ctx context.Context, req DrawRequest) (DrawResult, error) {
 	d, err := r.m.DrawMermaid(ctx, req.Prompt, req.Scene)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/excalibot/excalibot/internal/clip"
 	"github.com/excalibot/excalibot/store"
 )
 
@@ -42,7 +43,7 @@ func (b *Bot) draw(ctx context.Context, jobs []job) {
 			prompts = append(prompts, t)
 		}
 	}
-	run, release, err := b.startRun(ctx, key, clip(strings.Join(prompts, " | "), 200))
+	run, release, err := b.startRun(ctx, key, clip.Runes(strings.Join(prompts, " | "), 200))
 	if err != nil {
 		step := "starting the run"
 		if ctx.Err() != nil {
@@ -66,7 +67,7 @@ func (b *Bot) draw(ctx context.Context, jobs []job) {
 		observe(state, detail)
 		done, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		if _, _, err := b.store.FinishRun(done, store.FinishRunRequest{ID: run.ID, State: state, Detail: clip(detail, 200)}); err != nil {
+		if _, _, err := b.store.FinishRun(done, store.FinishRunRequest{ID: run.ID, State: state, Detail: clip.Runes(detail, 200)}); err != nil {
 			log.Warn("record run state", "run", run.ID, "state", state, "err", err)
 		}
 	}
@@ -149,7 +150,7 @@ func (b *Bot) draw(ctx context.Context, jobs []job) {
 	// once that commit succeeded, so a posted picture is always a durable revision.
 	pic := b.startRender(ctx, res.Scene, th.Settings.Theme == "dark")
 	saved, err := b.finishWith(ctx, run.ID, store.SaveRequest{Key: key, Base: th.Rev, Scene: res.Scene,
-		Author: store.AuthorAgent, Reason: clip(prompts[len(prompts)-1], 200), Memory: memory})
+		Author: store.AuthorAgent, Reason: clip.Runes(prompts[len(prompts)-1], 200), Memory: memory})
 	if err != nil {
 		pic.discard()
 		if errors.Is(err, store.ErrConflict) {
@@ -301,12 +302,4 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }

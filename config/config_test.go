@@ -259,3 +259,32 @@ func TestProtocols(t *testing.T) {
 		t.Errorf("config printout lacks the protocol:\n%s", buf.String())
 	}
 }
+
+func TestLoadOnlyNamedFlags(t *testing.T) {
+	fs := flag.NewFlagSet("draw", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	l, err := Load(fs, []string{"--model", "m:1"}, []string{"EXCALIBOT_LISTEN=127.0.0.1:9"}, "model", "ollama-host")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Model != "m:1" || l.Listen != "127.0.0.1:9" {
+		t.Errorf("model %q, listen %q; want m:1 from the flag and 127.0.0.1:9 from the environment", l.Model, l.Listen)
+	}
+	var got []string
+	fs.VisitAll(func(f *flag.Flag) { got = append(got, f.Name) })
+	if want := "config model ollama-host"; strings.Join(got, " ") != want {
+		t.Errorf("flags %q, want %q", strings.Join(got, " "), want)
+	}
+
+	fs = flag.NewFlagSet("draw", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if _, err := Load(fs, []string{"--slack-bot-token", "xoxb-1"}, nil, "model"); err == nil ||
+		!strings.Contains(err.Error(), "flag provided but not defined: -slack-bot-token") {
+		t.Errorf("a setting the command does not take: err %v, want flag provided but not defined", err)
+	}
+
+	fs = flag.NewFlagSet("draw", flag.ContinueOnError)
+	if _, err := Load(fs, nil, nil, "modle"); err == nil || err.Error() != `no setting named "modle"` {
+		t.Errorf("unknown setting name: err %v, want no setting named \"modle\"", err)
+	}
+}

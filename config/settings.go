@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -118,11 +119,21 @@ type Loaded struct {
 // Load builds the configuration from defaults, then the config file, then environment variables,
 // then flags (each overriding the one before). args are the subcommand's flags; env is os.Environ().
 // It registers the settings on fs, so the subcommand may add flags of its own before calling Load.
+// flags names the settings a command takes as flags (its --help lists only those); none given
+// means every setting. The others are still read from the file and the environment.
 // The result is validated.
-func Load(fset *flag.FlagSet, args, env []string) (*Loaded, error) {
+func Load(fset *flag.FlagSet, args, env []string, flags ...string) (*Loaded, error) {
 	l := &Loaded{Config: Default(), Sources: map[string]Source{}}
 	raw := map[string]*string{}
+	for _, name := range flags {
+		if !slices.ContainsFunc(settings, func(s setting) bool { return s.name == name }) {
+			return nil, fmt.Errorf("no setting named %q", name)
+		}
+	}
 	for _, s := range settings {
+		if len(flags) > 0 && !slices.Contains(flags, s.name) {
+			continue
+		}
 		v := new(string)
 		raw[s.name] = v
 		fset.Func(s.name, s.usage+" ($"+s.env+")", func(x string) error { *v = x; return nil })
@@ -165,8 +176,8 @@ func Load(fset *flag.FlagSet, args, env []string) (*Loaded, error) {
 	}
 	flagVals := map[string]string{}
 	for _, s := range settings {
-		if setByFlag[s.name] {
-			flagVals[s.env] = *raw[s.name]
+		if v := raw[s.name]; v != nil && setByFlag[s.name] { // nil: not one of this command's flags
+			flagVals[s.env] = *v
 		}
 	}
 	if err := l.apply(flagVals, FromFlag); err != nil {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/store"
 )
 
@@ -33,6 +34,8 @@ type Editor struct {
 	base string
 	made map[store.ThreadKey]tokens // tokens made by this process, reused in replies
 }
+
+var _ bot.Links = (*Editor)(nil)
 
 type tokens struct {
 	edit, view string // raw tokens

@@ -172,7 +172,8 @@ func absDiff(a, b uint8) int {
 
 // embeddedScene reads the scene Excalidraw embeds in a PNG: the first tEXt chunk with the keyword
 // application/vnd.excalidraw+json, Latin-1 text holding JSON whose "encoded" string is the
-// zlib-compressed scene, one character per byte (../shared/reference/excalidraw.md §10).
+// zlib-compressed scene, one character per byte (Excalidraw's encodePngMetadata,
+// https://github.com/excalidraw/excalidraw/blob/master/packages/excalidraw/data/image.ts).
 func embeddedScene(b []byte) ([]byte, error) {
 	const sig = "\x89PNG\r\n\x1a\n"
 	if !bytes.HasPrefix(b, []byte(sig)) {

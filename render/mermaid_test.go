@@ -387,7 +387,7 @@ func TestExplain(t *testing.T) {
 	}
 }
 
-// TestMermaidTypes: which diagram types become shapes and which the picture, as the README says.
+// TestMermaidTypes: which diagram types become shapes and which the picture, as docs/mermaid.md says.
 func TestMermaidTypes(t *testing.T) {
 	r := shared(t)
 	for _, tc := range []struct {

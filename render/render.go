@@ -21,8 +21,9 @@ import (
 	"github.com/excalibot/excalibot/scene"
 )
 
-// Chat limits (Telegram sendPhoto; ../shared/reference/excalidraw.md §11). Larger pictures are
-// scaled down to fit, which also keeps big 2× exports from coming out blank.
+// Chat limits: Telegram's sendPhoto takes at most 10 MB, width + height at most 10000 and a ratio
+// of at most 20 (https://core.telegram.org/bots/api#sendphoto). Larger pictures are scaled down
+// to fit, which also keeps big 2× exports from coming out blank.
 const (
 	MaxSideSum = 10000    // width + height in pixels
 	MaxAspect  = 20       // longer side / shorter side

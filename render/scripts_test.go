@@ -89,13 +89,14 @@ func xiaolaiLoaded(t *testing.T, r *Renderer) bool {
 	return loaded
 }
 
-// TestCorpus renders every file of ../shared/testdata/excalidraw-corpus and reports what
-// Excalidraw's restore() would change in each.
+// TestCorpus renders every file of the corpus of real .excalidraw files beside the project
+// (../shared/testdata/excalidraw-corpus from the module's root) and reports what Excalidraw's
+// restore() would change in each.
 func TestCorpus(t *testing.T) {
 	r := shared(t)
 	files, _ := filepath.Glob("../../shared/testdata/excalidraw-corpus/*.excalidraw")
 	if len(files) == 0 {
-		t.Skip("skipping: ../shared/testdata/excalidraw-corpus is not there")
+		t.Skip("skipping: the corpus of real .excalidraw files beside the project is not there")
 	}
 	for _, f := range files {
 		t.Run(shortName(f), func(t *testing.T) {

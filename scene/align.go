@@ -42,12 +42,9 @@ func (s *Scene) units(ids []string) ([]unit, error) {
 	byGroup := map[string]int{}
 	seen := map[string]bool{}
 	for _, id := range ids {
-		e, err := s.mustGet(id)
+		e, err := s.mustGetUnlocked(id)
 		if err != nil {
 			return nil, err
-		}
-		if s.lockedFor(e) {
-			return nil, s.lockedError(e)
 		}
 		if e.ContainerID != "" || seen[id] {
 			continue

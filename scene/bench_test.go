@@ -65,7 +65,7 @@ func addFlow(s *Scene, n int) error {
 	return nil
 }
 
-// BenchmarkBatchCreate is the batch_create_elements case: 200 labelled shapes and 199 bound
+// BenchmarkBatchCreate is a large batch_create_elements call: 200 labelled shapes and 199 bound
 // arrows in one all-or-nothing batch. The baseline runs the same operations without Batch, so each
 // one clones the scene for its own atomicity.
 func BenchmarkBatchCreate(b *testing.B) {

@@ -397,6 +397,19 @@ func (s *Scene) lockedFor(e *Element) bool {
 	return false
 }
 
+// mustGetUnlocked returns the element id, or an error when it is unknown or locked (itself, or
+// the container of a label): what every edit checks first.
+func (s *Scene) mustGetUnlocked(id string) (*Element, error) {
+	e, err := s.mustGet(id)
+	if err != nil {
+		return nil, err
+	}
+	if s.lockedFor(e) {
+		return nil, s.lockedError(e)
+	}
+	return e, nil
+}
+
 func (s *Scene) lockedError(e *Element) error {
 	if e.ContainerID != "" {
 		return fmt.Errorf("element %q is the label of %q: %w (unlock %q first)", e.ID, e.ContainerID, ErrLocked, e.ContainerID)

@@ -18,12 +18,9 @@ func (s *Scene) Group(groupID string, ids ...string) (string, error) {
 			groupID = w.newID()
 		}
 		for _, id := range ids {
-			e, err := w.mustGet(id)
+			e, err := w.mustGetUnlocked(id)
 			if err != nil {
 				return err
-			}
-			if w.lockedFor(e) {
-				return w.lockedError(e)
 			}
 			if e.ContainerID != "" {
 				return fmt.Errorf("element %q: %w: it is the label of %q; group the container", id, ErrInvalid, e.ContainerID)
@@ -52,8 +49,8 @@ func (s *Scene) Ungroup(groupID string) ([]string, error) {
 	}
 	err := s.atomically(func(w *Scene) error {
 		for _, id := range members {
-			if e := w.get(id); w.lockedFor(e) {
-				return w.lockedError(e)
+			if _, err := w.mustGetUnlocked(id); err != nil {
+				return err
 			}
 		}
 		for _, id := range members {
@@ -125,12 +122,9 @@ func (s *Scene) SetFrame(frameID string, ids ...string) error {
 			}
 		}
 		for _, id := range ids {
-			e, err := w.mustGet(id)
+			e, err := w.mustGetUnlocked(id)
 			if err != nil {
 				return err
-			}
-			if w.lockedFor(e) {
-				return w.lockedError(e)
 			}
 			if e.Type == Frame && frameID != "" {
 				return fmt.Errorf("element %q: %w: frames cannot be nested", id, ErrInvalid)
@@ -161,12 +155,9 @@ func (s *Scene) restack(ids []string, front bool) error {
 	return s.atomically(func(w *Scene) error {
 		move := map[string]bool{}
 		for _, id := range ids {
-			e, err := w.mustGet(id)
+			e, err := w.mustGetUnlocked(id)
 			if err != nil {
 				return err
-			}
-			if w.lockedFor(e) {
-				return w.lockedError(e)
 			}
 			move[id] = true
 			if l := e.Label(); l != "" {

@@ -149,12 +149,8 @@ func (s *Scene) Delete(ids ...string) ([]string, error) {
 	err := s.atomically(func(w *Scene) error {
 		set := map[string]bool{}
 		for _, id := range ids {
-			e, err := w.mustGet(id)
-			if err != nil {
+			if _, err := w.mustGetUnlocked(id); err != nil {
 				return err
-			}
-			if w.lockedFor(e) {
-				return w.lockedError(e)
 			}
 			set[id] = true
 		}
@@ -290,12 +286,9 @@ func (s *Scene) MoveBy(ids []string, dx, dy float64) error {
 	return s.atomically(func(w *Scene) error {
 		seen := map[string]bool{}
 		for _, id := range ids {
-			e, err := w.mustGet(id)
+			e, err := w.mustGetUnlocked(id)
 			if err != nil {
 				return err
-			}
-			if w.lockedFor(e) {
-				return w.lockedError(e)
 			}
 			if e.ContainerID != "" {
 				continue // labels follow their containers

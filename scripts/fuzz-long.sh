@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs every fuzz target long, one after the other (issue #9: a million executions each, outside
-# CI). CI runs only the seed corpora, as part of `go test ./...`.
+# Runs every fuzz target long, one after the other (a million executions each, outside CI).
+# CI runs only the seed corpora, as part of `go test ./...`.
 #
 #   scripts/fuzz-long.sh                      # every target, 1 000 000 executions each
 #   FUZZTIME=3m scripts/fuzz-long.sh          # every target for 3 minutes instead

@@ -69,7 +69,7 @@ func buildScene(tb testing.TB, calls []string) *Set {
 }
 
 // chain is one batch_create_elements call with n labelled shapes and n-1 arrows binding them in a
-// snake, the issue's benchmark case (200 shapes + 199 arrows; the file then has 599 elements).
+// snake, a large diagram in one call (200 shapes + 199 arrows; the file then has 599 elements).
 func chain(n int) string {
 	var items []string
 	for i := 0; i < n; i++ {
@@ -81,7 +81,7 @@ func chain(n int) string {
 	return `{"elements":[` + strings.Join(items, ",") + `]}`
 }
 
-// BenchmarkBatchCreate runs the issue's batch: 200 labelled shapes and 199 bound arrows in one
+// BenchmarkBatchCreate runs one large batch: 200 labelled shapes and 199 bound arrows in one
 // call (MaxBatch raised to fit its 399 items). Baseline: json.Unmarshal of the same arguments
 // into generic values, the least any tool must do with them.
 func BenchmarkBatchCreate(b *testing.B) {

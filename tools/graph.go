@@ -8,7 +8,6 @@ import (
 
 	"github.com/excalibot/excalibot/diagram"
 	"github.com/excalibot/excalibot/diagram/graph"
-	"github.com/excalibot/excalibot/layout"
 	"github.com/excalibot/excalibot/scene"
 )
 
@@ -91,9 +90,9 @@ func decodeEdge(o *object, lim Limits) edgeArgs {
 
 // createGraph draws a whole diagram from structure and lays it out.
 func (s *Set) createGraph(w *scene.Scene, o *object) (string, error) {
-	dir := layout.TopDown
+	dir := graph.TopDown
 	if d, ok := o.enum("direction", graphDirs, graphDirAlias); ok {
-		dir = layout.Direction(d)
+		dir = graph.Direction(d)
 	}
 	nodeObjs, _ := o.objList("nodes")
 	edgeObjs, _ := o.objList("edges")

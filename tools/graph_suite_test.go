@@ -79,7 +79,7 @@ type suiteCase struct {
 
 // TestGraphSuite draws every diagram of testdata/graph-suite (flows, trees, architectures with
 // frames, boxes and nested boxes, random graphs, sequences and mind maps of 5 to 80 nodes) and
-// asserts what the issue asks of each: no overlapping shapes, no overflowing labels, every arrow
+// asserts what a readable diagram needs: no overlapping shapes, no overflowing labels, every arrow
 // bound with both ends on borders (a sequence's messages resting on lifelines or bars), every
 // group enclosing its members and nothing else. It prints per diagram the crossings counted on
 // the scene beside dot's own count, and the time of the creating call (go test -v).

@@ -28,7 +28,7 @@ type Limits struct {
 	MaxArgs int
 }
 
-// DefaultLimits returns the limits of the issue: 500 elements, 200 per batch, labels of 500
+// DefaultLimits returns the shipped limits: 500 elements, 200 per batch, labels of 500
 // characters, coordinates within ±100 000, an 8 KB get_scene, 256 KB of arguments per call.
 func DefaultLimits() Limits {
 	return Limits{

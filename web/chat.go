@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/internal/clip"
 )
 
 // The chat page is the bot's third adapter: the same conversation a Slack or Telegram user has,
@@ -64,6 +65,8 @@ type ChatAdapter struct {
 	closeOnce sync.Once
 	closed    chan struct{}
 }
+
+var _ bot.Adapter = (*ChatAdapter)(nil)
 
 type chatSession struct {
 	threads  map[string]*chatThread
@@ -134,6 +137,8 @@ type chatStatus struct {
 	c   *ChatAdapter
 	key bot.ThreadKey
 }
+
+var _ bot.Status = (*chatStatus)(nil)
 
 func (st *chatStatus) Update(ctx context.Context, text string) error {
 	st.c.setStatus(st.key, true, text)
@@ -215,7 +220,7 @@ func (c *ChatAdapter) threadLocked(session, id string) *chatThread {
 func (c *ChatAdapter) addMessageLocked(session, thread string, m chatMessage) {
 	t := c.threadLocked(session, thread)
 	if t.Title == "" && m.From == "you" {
-		t.Title = clipRunes(strings.Join(strings.Fields(m.Text), " "), 60)
+		t.Title = clip.Runes(strings.Join(strings.Fields(m.Text), " "), 60)
 	}
 	t.Messages = append(t.Messages, m)
 	if len(t.Messages) > maxMessages {
@@ -555,14 +560,6 @@ func randomID(n int) string {
 		panic(errors.New("web: crypto/rand failed")) // never fails on supported platforms
 	}
 	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-func clipRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 func sortThreads(ts []chatThread) {

@@ -14,17 +14,27 @@ import (
 	"github.com/excalibot/excalibot/store"
 )
 
-// getDiagram serves /d/{token} (the editor page) and /d/{token}.excalidraw|.png|.svg (downloads).
-func (s *Server) getDiagram(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
-	token, ext, _ := strings.Cut(name, ".")
+// link is what every editor handler does first: it limits requests per token and resolves the
+// token to its link. When it returns false it has answered the request (429, 404 or 500).
+func (s *Server) link(w http.ResponseWriter, r *http.Request, token string) (store.Link, bool) {
 	if ok, wait := s.byToken.Allow(token); !ok {
 		tooMany(w, wait)
-		return
+		return store.Link{}, false
 	}
 	link, err := s.resolve(r.Context(), token)
 	if err != nil {
 		s.fail(w, "resolve link", err)
+		return store.Link{}, false
+	}
+	return link, true
+}
+
+// getDiagram serves /d/{token} (the editor page) and /d/{token}.excalidraw|.png|.svg (downloads).
+func (s *Server) getDiagram(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	token, ext, _ := strings.Cut(name, ".")
+	link, ok := s.link(w, r, token)
+	if !ok {
 		return
 	}
 	if ext == "" {
@@ -93,13 +103,8 @@ type sceneDoc struct {
 
 func (s *Server) getScene(w http.ResponseWriter, r *http.Request) {
 	token := r.PathValue("token")
-	if ok, wait := s.byToken.Allow(token); !ok {
-		tooMany(w, wait)
-		return
-	}
-	link, err := s.resolve(r.Context(), token)
-	if err != nil {
-		s.fail(w, "resolve link", err)
+	link, ok := s.link(w, r, token)
+	if !ok {
 		return
 	}
 	th, err := s.st.Load(r.Context(), link.Key)
@@ -126,13 +131,8 @@ type saveReply struct {
 // current revision, so nothing is overwritten silently.
 func (s *Server) putScene(w http.ResponseWriter, r *http.Request) {
 	token := r.PathValue("token")
-	if ok, wait := s.byToken.Allow(token); !ok {
-		tooMany(w, wait)
-		return
-	}
-	link, err := s.resolve(r.Context(), token)
-	if err != nil {
-		s.fail(w, "resolve link", err)
+	link, ok := s.link(w, r, token)
+	if !ok {
 		return
 	}
 	if link.Kind != store.LinkEdit {

@@ -7,6 +7,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/excalibot/excalibot/bot"
 )
 
 // Metrics are the Prometheus metrics of the process, served at /metrics. It implements the bot
@@ -23,6 +25,8 @@ type Metrics struct {
 	editorOpens   prometheus.Counter
 	editorSaves   *prometheus.CounterVec
 }
+
+var _ bot.Observer = (*Metrics)(nil)
 
 // NewMetrics registers every metric on a registry of its own (plus Go and process collectors).
 func NewMetrics() *Metrics {

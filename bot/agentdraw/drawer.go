@@ -28,6 +28,11 @@ type Drawer struct {
 	Mermaid mermaid.Converter
 }
 
+var _ bot.Drawer = Drawer{}
+
+// The tool set is the agent's toolbox for a run.
+var _ agent.Toolbox = (*tools.Set)(nil)
+
 // Draw runs the agent on req.Scene. Agent errors are already sentences a user can act on.
 func (d Drawer) Draw(ctx context.Context, req bot.DrawRequest) (bot.DrawResult, error) {
 	sc := scene.New()

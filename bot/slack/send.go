@@ -71,6 +71,11 @@ type status struct {
 	finished bool
 }
 
+var (
+	_ bot.SignedStatus = (*status)(nil)
+	_ bot.SignClearer  = (*Adapter)(nil)
+)
+
 // Update edits the status line. Edits closer together than Config.StatusInterval are skipped
 // (the next one shows the latest state): chat.update is rate limited per workspace.
 func (s *status) Update(ctx context.Context, text string) error {

@@ -37,6 +37,11 @@ type status struct {
 	pending string // latest text asked for by Update
 }
 
+var (
+	_ bot.SignedStatus = (*status)(nil)
+	_ bot.SignClearer  = (*Adapter)(nil)
+)
+
 // Working implements bot.Adapter. It shows the chat action and posts the status message as a reply
 // to msg, then keeps the action alive until Finish. Failing to show the signs is logged, not
 // returned: the work itself can go on.

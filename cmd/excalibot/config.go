@@ -15,7 +15,19 @@ import (
 func cmdConfig(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("config", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	l, err := config.Load(fs, args, os.Environ())
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `usage: excalibot config [settings flags]
+
+Prints the effective settings serve would use (flags, environment, config file), secrets
+redacted, with where each value came from; exits 1 when a setting is invalid.
+
+`)
+		fs.PrintDefaults()
+	}
+	l, err := config.Load(fs, args, os.Environ(), settingsOf("config")...)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
 	if l == nil {
 		fmt.Fprintf(stderr, "excalibot config: %v\n", err)
 		return 2

@@ -61,7 +61,7 @@ per check; exits 1 when a check fails. Settings flags are those of excalibot ser
 `)
 		fs.PrintDefaults()
 	}
-	l, err := config.Load(fs, args, os.Environ())
+	l, err := config.Load(fs, args, os.Environ(), settingsOf("doctor")...)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}

@@ -139,15 +139,10 @@ func newKit(cfg config.Config, stderr io.Writer, verbose, allTools bool) (*kit, 
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	m, err := newModel(cfg, log)
+	a, m, err := newAgent(cfg, allTools, log)
 	if err != nil {
 		return nil, err
 	}
-	proto, err := oneProtocol(cfg)
-	if err != nil {
-		return nil, err
-	}
-	a := agent.New(m, agentConfig(cfg, allTools, proto), log)
 	return &kit{cfg: cfg, agent: a, model: m, log: log, allTools: allTools}, nil
 }
 
@@ -155,11 +150,11 @@ func newKit(cfg config.Config, stderr io.Writer, verbose, allTools bool) (*kit, 
 func (k *kit) use(model string, proto agent.Protocol) error {
 	cfg := k.cfg
 	cfg.Model, cfg.Protocol = model, string(proto)
-	m, err := newModel(cfg, k.log)
+	a, m, err := newAgent(cfg, k.allTools, k.log)
 	if err != nil {
 		return err
 	}
-	k.cfg, k.model, k.agent = cfg, m, agent.New(m, agentConfig(cfg, k.allTools, proto), k.log)
+	k.cfg, k.model, k.agent = cfg, m, a
 	return nil
 }
 
@@ -171,7 +166,7 @@ func (k *kit) checkModel(ctx context.Context) error {
 }
 
 func (k *kit) tools(sc *scene.Scene) *tools.Set {
-	set := tools.New(sc, tools.Limits{MaxElements: k.cfg.MaxElements, MaxBatch: k.cfg.MaxBatch, MaxLabel: k.cfg.MaxLabelLength})
+	set := tools.New(sc, toolLimits(k.cfg))
 	set.SetMermaid(kitMermaid{k})
 	return set
 }
@@ -179,6 +174,8 @@ func (k *kit) tools(sc *scene.Scene) *tools.Set {
 // kitMermaid gives create_from_mermaid the kit's renderer, brought up (or waited for) on the
 // first conversion, as serve does with its own.
 type kitMermaid struct{ k *kit }
+
+var _ mermaid.Converter = kitMermaid{}
 
 func (m kitMermaid) Mermaid(ctx context.Context, src string) (mermaid.Diagram, error) {
 	r, err := m.k.renderer(ctx)
@@ -289,7 +286,7 @@ func loadConfig(fs *flag.FlagSet, args []string, stderr io.Writer, name string) 
 	probe := flag.NewFlagSet(name, flag.ContinueOnError)
 	probe.SetOutput(io.Discard)
 	fs.VisitAll(func(f *flag.Flag) { probe.Var(f.Value, f.Name, f.Usage) })
-	_, _ = config.Load(probe, nil, nil) // registers the settings' flags on probe to learn their names
+	_, _ = config.Load(probe, nil, nil, settingsOf(name)...) // registers the settings' flags on probe to learn their names
 	var flags, pos []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -318,7 +315,7 @@ func loadConfig(fs *flag.FlagSet, args []string, stderr io.Writer, name string) 
 			i++
 		}
 	}
-	l, err := config.Load(fs, flags, os.Environ())
+	l, err := config.Load(fs, flags, os.Environ(), settingsOf(name)...)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, nil, 0

@@ -26,8 +26,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	switch args[0] {
 	case "help", "-h", "--help":
-		usage(stdout)
-		return 0
+		return help(ctx, args[1:], stdout, stderr)
 	case "serve":
 		return cmdServe(ctx, args[1:], stdout, stderr)
 	case "config":
@@ -53,19 +52,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 }
 
-func usage(w io.Writer) {
-	fmt.Fprint(w, `usage: excalibot <command> [flags]
-
-commands:
-  help      show this text
-  serve     run the bot: chat adapters with credentials, the HTTP server, the store
-  render    render a .excalidraw file to PNG or SVG in headless Chromium
-  tools     run a script of the model's tool calls and write the .excalidraw file (--list: schemas)
-  draw      draw a diagram from a prompt with the model: writes the PNG and the .excalidraw file
-  chat      a drawing thread in the terminal: each line changes the same diagram (undo, reset, save)
-  mermaid   convert a Mermaid diagram into an .excalidraw file (and a PNG/SVG) in headless Chromium
-  eval      run the suite of diagram requests against a real model and report how each went
-  config    print the effective settings (secrets redacted) and what is missing or invalid
-  doctor    check everything a deployment needs: Ollama and the model, Chromium, the store, tokens, public URL
-`)
+// help prints the usage text, or with a command's name exactly what that command's --help does.
+func help(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	switch {
+	case len(args) == 0:
+		usage(stdout)
+		return 0
+	case len(args) > 1:
+		fmt.Fprintf(stderr, "excalibot help: takes one command, got %d arguments\n", len(args))
+		return 2
+	case args[0] == "help":
+		usage(stdout)
+		return 0
+	}
+	if _, ok := lookupCommand(args[0]); !ok {
+		fmt.Fprintf(stderr, "excalibot help: unknown command %q; the commands are %s\n", args[0], commandNames())
+		return 2
+	}
+	return run(ctx, []string{args[0], "--help"}, stdout, stderr)
 }

@@ -39,6 +39,8 @@ type mermaidDrawer struct {
 	maxElements int
 }
 
+var _ bot.MermaidDrawer = mermaidDrawer{}
+
 func (m mermaidDrawer) DrawMermaid(ctx context.Context, src string, doc []byte) (bot.MermaidDrawing, error) {
 	sc := scene.New()
 	if doc != nil {

@@ -2,11 +2,32 @@ package main
 
 import (
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"github.com/excalibot/excalibot/agent"
 	"github.com/excalibot/excalibot/config"
+	"github.com/excalibot/excalibot/tools"
 )
+
+// newAgent is the drawing agent over the Ollama model the settings name, one protocol, as serve
+// and the kit (draw, chat, eval) run it. allTools offers every tool from the first turn.
+func newAgent(cfg config.Config, allTools bool, log *slog.Logger) (*agent.Agent, *agent.Ollama, error) {
+	m, err := newModel(cfg, log)
+	if err != nil {
+		return nil, nil, fmt.Errorf("ollama client: %w", err)
+	}
+	proto, err := oneProtocol(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return agent.New(m, agentConfig(cfg, allTools, proto), log), m, nil
+}
+
+// toolLimits are the drawing tools' limits from the settings.
+func toolLimits(cfg config.Config) tools.Limits {
+	return tools.Limits{MaxElements: cfg.MaxElements, MaxBatch: cfg.MaxBatch, MaxLabel: cfg.MaxLabelLength}
+}
 
 // oneProtocol is the drawing protocol of a command that runs one agent (draw, chat, serve): the
 // setting must name exactly one; a list compares protocols, which only eval does.

@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/excalibot/excalibot/agent"
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/bot/agentdraw"
 	"github.com/excalibot/excalibot/config"
@@ -23,7 +22,6 @@ import (
 	"github.com/excalibot/excalibot/store"
 	"github.com/excalibot/excalibot/store/postgres"
 	"github.com/excalibot/excalibot/store/sqlite"
-	"github.com/excalibot/excalibot/tools"
 	"github.com/excalibot/excalibot/web"
 )
 
@@ -35,7 +33,20 @@ const shutdownGrace = 30 * time.Second
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	l, err := config.Load(fs, args, os.Environ())
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `usage: excalibot serve [settings flags]
+
+Runs the bot: the Slack and Telegram adapters whose credentials are set, the HTTP server (editor
+links, the chat page, webhooks, health, metrics) and the store. Every setting can also come from
+its environment variable or a config file (--config); flags win.
+
+`)
+		fs.PrintDefaults()
+	}
+	l, err := config.Load(fs, args, os.Environ(), settingsOf("serve")...)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "excalibot serve: %v\n", err)
 		return 2
@@ -60,21 +71,15 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 	rend := newRenderer(ctx, cfg, log)
 	defer rend.Close()
 
-	model, err := newModel(cfg, log)
+	ag, model, err := newAgent(cfg, false, log)
 	if err != nil {
-		return fmt.Errorf("ollama client: %w", err)
+		return err
 	}
 	// Ollama down or the model not pulled is logged now, not at the first message; serve goes on.
 	if _, err := checkModel(ctx, model, log); err != nil {
 		log.Error("model check: "+err.Error(), "model", cfg.Model, "ollama", model.URL())
 	}
-	proto, err := oneProtocol(cfg)
-	if err != nil {
-		return err
-	}
-	ag := agent.New(model, agentConfig(cfg, false, proto), log)
-	drawer := agentdraw.Drawer{Agent: ag, Log: log,
-		Limits: tools.Limits{MaxElements: cfg.MaxElements, MaxBatch: cfg.MaxBatch, MaxLabel: cfg.MaxLabelLength}}
+	drawer := agentdraw.Drawer{Agent: ag, Log: log, Limits: toolLimits(cfg)}
 
 	metrics := web.NewMetrics()
 	drawer.Observer = metrics
@@ -209,6 +214,15 @@ type storeCloser interface {
 	Close() error
 }
 
+var (
+	_ storeCloser = (*sqlite.Store)(nil)
+	_ storeCloser = (*postgres.Store)(nil)
+	_ links.Store = storeCloser(nil)
+
+	// The bot hears of saves in the editor.
+	_ web.Notifier = (*bot.Bot)(nil)
+)
+
 func openStore(ctx context.Context, cfg config.Config, log *slog.Logger) (storeCloser, error) {
 	kind, target, err := cfg.StoreTarget()
 	if err != nil {
@@ -271,6 +285,11 @@ type chromeRenderer struct {
 	err   error // why there is no renderer
 	scale float64
 }
+
+var (
+	_ bot.Renderer = (*chromeRenderer)(nil)
+	_ web.Renderer = (*chromeRenderer)(nil)
+)
 
 func newRenderer(ctx context.Context, cfg config.Config, log *slog.Logger) *chromeRenderer {
 	// The Mermaid tab opens right after the render tabs, so the first Mermaid diagram after a start

@@ -4,7 +4,7 @@
 //
 //   npm ci && node build.mjs        (or: go generate ./render)
 //
-// Why each step (details in ../shared/reference/rendering.md §3):
+// Why each step:
 //   - Excalidraw resolves "./fonts/<Family>/<file>.woff2" at run time against
 //     window.EXCALIDRAW_ASSET_PATH, else a CDN. Rewriting the literals to data: URLs means no fetch.
 //     Xiaolai (13 MB in 209 unicode-range chunks) stays a relative URL: the page sets

@@ -17,7 +17,7 @@ import (
 // and wrapText run verbatim in the page. They are refreshed by regenerating,
 // not by this package's output.
 
-// tolerancePx is the target: within 4 px of Excalidraw's measurement.
+// tolerancePx is how close a measurement must come to Excalidraw's own: within 4 px.
 const tolerancePx = 4
 
 type measureCase struct {

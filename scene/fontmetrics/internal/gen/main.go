@@ -54,7 +54,7 @@ func run(ctx context.Context, log *slog.Logger, out, pkg, chromium string) error
 	var fams []familyData
 	for _, f := range browser.Families {
 		if f.ID == 2 {
-			continue // Helvetica: measured as Liberation Sans, see README
+			continue // Helvetica: measured as Liberation Sans, see docs/text-metrics.md
 		}
 		font := browser.FontString(f.ID, measureSize)
 		t0 := time.Now()

@@ -1,0 +1,282 @@
+package layering
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/excalibot/excalibot"
+
+// layer is one package's row: the packages of ours it may import (imports), and what its tests may
+// import besides (tests). Tests may always import their own package, anything their package may
+// reach through imports, and the shared test support in testSupport.
+type layer struct {
+	imports []string
+	tests   []string
+}
+
+// layers is the allowed-imports table, top of the stack first. Every package of the module has a
+// row; a new package needs one, a new import of ours needs its row to allow it.
+var layers = map[string]layer{
+	"cmd/excalibot": {imports: []string{"agent", "agent/eval", "bot", "bot/agentdraw", "bot/slack",
+		"bot/telegram", "config", "diagram/mermaid", "links", "render", "scene", "store", "store/postgres", "store/sqlite", "tools", "web"}},
+	"config": {},
+
+	"web":           {imports: []string{"bot", "internal/clip", "ratelimit", "render", "scene", "store"}, tests: []string{"links"}},
+	"links":         {imports: []string{"bot", "scene", "store"}},
+	"bot/slack":     {imports: []string{"bot"}},
+	"bot/telegram":  {imports: []string{"bot"}},
+	"bot/agentdraw": {imports: []string{"agent", "bot", "diagram/mermaid", "scene", "tools"}},
+	"bot":           {imports: []string{"diagram/mermaid", "internal/clip", "ratelimit", "scene", "store"}},
+	"ratelimit":     {},
+
+	"agent":      {imports: []string{"internal/clip", "tools"}},
+	"agent/eval": {imports: []string{"agent", "tools"}},
+	"tools":      {imports: []string{"diagram", "diagram/graph", "diagram/mermaid", "diagram/sequence", "scene", "scene/fontmetrics"}},
+	"render":     {imports: []string{"diagram/mermaid", "internal/clip", "scene"}},
+
+	"diagram/graph":    {imports: []string{"diagram", "diagram/sequence", "layout", "scene"}},
+	"diagram/sequence": {imports: []string{"diagram", "scene", "scene/fontmetrics"}},
+	"diagram/mermaid":  {imports: []string{"scene"}},
+	"diagram":          {imports: []string{"scene"}},
+	"layout":           {},
+
+	"store":                  {},
+	"store/internal/sqlcore": {imports: []string{"store"}},
+	"store/sqlite":           {imports: []string{"store", "store/internal/sqlcore"}},
+	"store/postgres":         {imports: []string{"store", "store/internal/sqlcore"}},
+
+	"scene":                              {imports: []string{"scene/fontmetrics"}},
+	"scene/fontmetrics":                  {tests: []string{"scene/fontmetrics/internal/browser"}},
+	"scene/fontmetrics/internal/browser": {},
+	"scene/fontmetrics/internal/gen":     {imports: []string{"scene/fontmetrics/internal/browser"}},
+
+	"internal/clip": {},
+
+	// Test support: fakes of outside services and helpers, imported by tests only.
+	"agent/ollamafake":    {tests: []string{"agent"}},
+	"bot/slack/slackfake": {},
+	"bot/telegram/tgfake": {},
+	"store/storetest":     {imports: []string{"store"}},
+	"internal/fuzzbound":  {},
+	"internal/pgtest":     {},
+	"internal/layering":   {},
+}
+
+// testSupport may be imported by any package's tests (still subject to the named rules below).
+var testSupport = []string{"internal/fuzzbound", "internal/pgtest", "store/sqlite", "store/storetest",
+	"agent/ollamafake", "bot/slack/slackfake", "bot/telegram/tgfake"}
+
+// adapters are the chat platforms' adapters (web holds the chat page's); none imports another,
+// nor another's fake.
+var adapters = []string{"bot/slack", "bot/telegram", "web"}
+
+// layoutEngine is the Graphviz module, whose WASM compiles when a binary starts; only the packages
+// that lay out graphs, and the ones above them that draw with them, may reach it.
+const layoutEngine = "github.com/goccy/go-graphviz"
+
+var layingOut = []string{"layout", "diagram/graph", "tools", "agent", "agent/eval", "bot/agentdraw", "cmd/excalibot"}
+
+// chatPlatforms are the import paths that mean a chat platform, which the agent must not know.
+var chatPlatforms = []string{module + "/bot", module + "/web", "github.com/slack-go/", "github.com/go-telegram/"}
+
+type pkg struct {
+	ImportPath   string
+	Deps         []string // every package the production code reaches
+	Imports      []string
+	TestImports  []string
+	XTestImports []string
+	Error        *struct{ Err string }
+	rel          string
+}
+
+// ours returns p's path relative to the module, or "" when p is not ours.
+func ours(p string) string {
+	if p == module {
+		return "."
+	}
+	if r, ok := strings.CutPrefix(p, module+"/"); ok {
+		return r
+	}
+	return ""
+}
+
+// under reports whether rel is root or inside it.
+func under(rel, root string) bool { return rel == root || strings.HasPrefix(rel, root+"/") }
+
+func listPackages(t *testing.T) []pkg {
+	t.Helper()
+	statSources(t, "../..")
+	cmd := exec.Command("go", "list", "-e", "-json", "./...") // -e: an import cycle still lists, and is named below
+	cmd.Dir = "../.."
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -e -json ./...: %v\n%s", err, stderr.String())
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("decode go list output: %v", err)
+		}
+		p.rel = ours(p.ImportPath)
+		pkgs = append(pkgs, p)
+	}
+	if len(pkgs) < len(layers)/2 {
+		t.Fatalf("go list found %d packages, want about %d", len(pkgs), len(layers))
+	}
+	return pkgs
+}
+
+// statSources stats every Go file and go.mod under root. The go command caches a test's result
+// until a file the test consulted changes; go list's reads are not seen, these are, so an edited
+// import runs the test again.
+func statSources(t *testing.T, root string) {
+	t.Helper()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && (strings.HasSuffix(path, ".go") || d.Name() == "go.mod") {
+			_, err = os.Stat(path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatalf("walk the module's sources: %v", err)
+	}
+}
+
+// reach is the set of our packages rel may reach through production imports, by the table.
+func reach(rel string) map[string]bool {
+	seen := map[string]bool{}
+	var walk func(string)
+	walk = func(p string) {
+		for _, q := range layers[p].imports {
+			if !seen[q] {
+				seen[q] = true
+				walk(q)
+			}
+		}
+	}
+	walk(rel)
+	return seen
+}
+
+// TestImports checks every import of ours in the module against the layering table and the
+// named rules, and names each offending import.
+func TestImports(t *testing.T) {
+	pkgs := listPackages(t)
+	for _, p := range pkgs {
+		if p.Error != nil {
+			t.Errorf("%s: %s", p.ImportPath, p.Error.Err)
+		}
+		for _, err := range check(p) {
+			t.Error(err)
+		}
+	}
+	listed := map[string]bool{}
+	for _, p := range pkgs {
+		listed[p.rel] = true
+	}
+	for rel := range layers {
+		if !listed[rel] {
+			t.Errorf("the layering table has a row for %s, which is no package of the module; drop the row", rel)
+		}
+	}
+}
+
+// check returns one error per import of p that breaks a rule.
+func check(p pkg) []error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	row, ok := layers[p.rel]
+	if !ok {
+		bad("%s has no row in the layering table (internal/layering); add one with the imports it may make", p.rel)
+		return errs
+	}
+	type use struct{ path, how string }
+	var uses []use
+	for _, q := range p.Imports {
+		uses = append(uses, use{q, "imports"})
+	}
+	for _, q := range slices.Concat(p.TestImports, p.XTestImports) {
+		uses = append(uses, use{q, "tests import"})
+	}
+	for _, q := range p.Deps {
+		if !slices.Contains(p.Imports, q) { // a direct import is named once, as such
+			uses = append(uses, use{q, "reaches"})
+		}
+	}
+	reachable := reach(p.rel)
+	for _, u := range uses {
+		if u.path == layoutEngine && u.how != "tests import" && !slices.Contains(layingOut, p.rel) {
+			bad("%s %s %s: only the packages that lay out graphs link the layout engine (it compiles its WASM at start)", p.rel, u.how, u.path)
+			continue
+		}
+		q := ours(u.path)
+		if q != "" {
+			if under(p.rel, "scene") && !under(q, "scene") && u.how != "tests import" {
+				bad("%s %s %s: scene imports nothing of ours", p.rel, u.how, q)
+				continue
+			}
+			if q == "config" && p.rel != "cmd/excalibot" {
+				bad("%s %s config: only cmd/excalibot reads configuration", p.rel, u.how)
+				continue
+			}
+			if a, b := adapterOf(p.rel), adapterOf(q); a != "" && b != "" && a != b {
+				bad("%s %s %s: adapters never import each other", p.rel, u.how, q)
+				continue
+			}
+		}
+		if under(p.rel, "agent") {
+			if i := slices.IndexFunc(chatPlatforms, func(c string) bool { return under(u.path, strings.TrimSuffix(c, "/")) }); i >= 0 {
+				name := u.path
+				if q != "" {
+					name = q
+				}
+				bad("%s %s %s: the agent knows no chat platform", p.rel, u.how, name)
+				continue
+			}
+		}
+		if q == "" || q == p.rel || u.how == "reaches" {
+			continue
+		}
+		switch {
+		case u.how == "imports" && !slices.Contains(row.imports, q):
+			bad("%s imports %s, which its row in the layering table does not allow: imports point down the stack (DEVELOPERS.md)", p.rel, q)
+		case u.how == "tests import" && !reachable[q] && !slices.Contains(row.imports, q) &&
+			!slices.Contains(row.tests, q) && !slices.Contains(testSupport, q):
+			bad("%s's tests import %s, which is neither below %s in the layering table nor test support", p.rel, q, p.rel)
+		}
+	}
+	return errs
+}
+
+// adapterOf returns the adapter whose tree rel is in (an adapter's fake is part of it), or "".
+func adapterOf(rel string) string {
+	// web's own tree is only web; bot/slack's includes bot/slack/slackfake.
+	for _, a := range adapters {
+		if under(rel, a) {
+			return a
+		}
+	}
+	return ""
+}

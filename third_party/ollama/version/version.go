@@ -1,3 +1,0 @@
-package version
-
-var Version string = "0.0.0"
