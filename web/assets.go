@@ -136,10 +136,10 @@ func page(name string) http.HandlerFunc {
 	}
 }
 
-var (
-	editorPage = page("editor.html")
-	chatPage   = page("chat.html")
-)
+var editorPage = page("editor.html")
+
+// ChatPage serves the chat page's HTML; the web chat adapter (bot/webchat) serves its API.
+var ChatPage http.Handler = page("chat.html")
 
 // serveEditorPage serves the editor; the page loads the scene itself from /d/{token}/scene.
 func serveEditorPage(w http.ResponseWriter, r *http.Request) { editorPage(w, r) }

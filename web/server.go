@@ -125,6 +125,23 @@ func (s *Server) Handle(pattern string, h http.Handler) {
 	}))
 }
 
+// HandleBrowser mounts a route browsers call (the chat page and its API): the per-address rate
+// limit and body limit every browser route has, and the handler timeout unless stream is set (an
+// event stream lives as long as its tab).
+func (s *Server) HandleBrowser(pattern string, h http.Handler, stream bool) {
+	if !stream {
+		s.mux.Handle(pattern, s.limited(h))
+		return
+	}
+	s.mux.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if ok, wait := s.byAddr.Allow(clientAddr(r)); !ok {
+			tooMany(w, wait)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+}
+
 // Handler is the root handler with security headers on every response.
 func (s *Server) Handler() http.Handler { return s.headers(s.mux) }
 

@@ -10,11 +10,13 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/bot/agentdraw"
+	"github.com/excalibot/excalibot/bot/webchat"
 	"github.com/excalibot/excalibot/config"
 	"github.com/excalibot/excalibot/links"
 	"github.com/excalibot/excalibot/render"
@@ -121,7 +123,11 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 	}})
 
 	// The chat page: open on localhost, from elsewhere only with EXCALIBOT_CHAT_SECRET.
-	chat := srvWeb.EnableChat(core, cfg.ChatSecret)
+	chat := webchat.New(core, webchat.Options{Secret: cfg.ChatSecret, Page: web.ChatPage,
+		Secure: strings.HasPrefix(cfg.PublicURL, "https:")}, log)
+	for _, r := range chat.Routes() {
+		srvWeb.HandleBrowser(r.Pattern, r.Handler, r.Stream)
+	}
 	core.Register(chat) // so restart and browser-edit notices reach web threads too
 
 	// Telegram's message→thread index, written behind the replies (runs after the adapters stop,

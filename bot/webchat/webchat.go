@@ -1,4 +1,8 @@
-package web
+// Package webchat is the bot's third adapter, beside Slack and Telegram: the chat page excalibot
+// serves itself, where a browser holds the same conversation a Slack or Telegram user has. The web
+// server mounts its routes (Routes) and serves the page's HTML and scripts; this package holds the
+// sessions, threads and messages (in memory; diagrams live in the store like any other thread's).
+package webchat
 
 import (
 	"context"
@@ -24,9 +28,8 @@ import (
 	"github.com/excalibot/excalibot/internal/clip"
 )
 
-// The chat page is the bot's third adapter: the same conversation a Slack or Telegram user has,
-// served by excalibot itself. A browser is a session (a random id kept in its localStorage); its
-// threads and messages live in memory here, its diagrams in the store like any other thread's.
+// A browser is a session (a random id kept in its localStorage); its threads and messages live in
+// memory here.
 //
 //	GET  /chat                              the page (?secret=… sets the access cookie)
 //	GET  /chat/api/threads                  this session's threads
@@ -35,7 +38,7 @@ import (
 //	GET  /chat/api/events?session=…         Server-Sent Events: thread updates, messages
 //	GET  /chat/api/blobs/{id}               pictures and files of replies
 const (
-	chatPlatform    = "web"
+	Platform        = "web" // the thread keys' platform
 	chatChannel     = "chat"
 	chatCookie      = "excalibot_chat"
 	chatSecretHdr   = "X-Excalibot-Chat-Secret"
@@ -51,11 +54,13 @@ const (
 
 var chatID = regexp.MustCompile(`^[A-Za-z0-9_-]{8,64}$`)
 
-// ChatAdapter serves the chat page and is the bot.Adapter of its messages.
-type ChatAdapter struct {
-	s      *Server
+// Adapter serves the chat page's API and is the bot.Adapter of its messages.
+type Adapter struct {
 	h      bot.Handler
 	secret string
+	secure bool // cookies only over HTTPS
+	page   http.Handler
+	now    func() time.Time
 	log    *slog.Logger
 
 	mu       sync.Mutex
@@ -66,7 +71,7 @@ type ChatAdapter struct {
 	closed    chan struct{}
 }
 
-var _ bot.Adapter = (*ChatAdapter)(nil)
+var _ bot.Adapter = (*Adapter)(nil)
 
 type chatSession struct {
 	threads  map[string]*chatThread
@@ -105,36 +110,68 @@ type chatEvent struct {
 	data []byte
 }
 
-// EnableChat mounts the chat page and returns its adapter. Beyond localhost the page needs secret
-// (empty: localhost only). Call Close when the server shuts down, so open streams end.
-func (s *Server) EnableChat(h bot.Handler, secret string) *ChatAdapter {
-	c := &ChatAdapter{s: s, h: h, secret: secret, log: s.log.With("adapter", chatPlatform),
-		sessions: map[string]*chatSession{}, closed: make(chan struct{})}
-	s.mux.Handle("GET /chat", s.limited(c.guard(http.HandlerFunc(c.page))))
-	s.mux.Handle("GET /chat/api/threads", s.limited(c.guard(http.HandlerFunc(c.listThreads))))
-	s.mux.Handle("GET /chat/api/threads/{id}", s.limited(c.guard(http.HandlerFunc(c.getThread))))
-	s.mux.Handle("POST /chat/api/threads/{id}/messages", s.limited(c.guard(http.HandlerFunc(c.post))))
-	s.mux.Handle("GET /chat/api/blobs/{id}", s.limited(c.guard(http.HandlerFunc(c.blob))))
-	// The stream lives as long as the tab: no handler timeout, but the same address limit.
-	s.mux.Handle("GET /chat/api/events", c.guard(http.HandlerFunc(c.events)))
-	return c
+// Options configure the adapter.
+type Options struct {
+	// Secret lets the page be used from other machines (empty: localhost only).
+	Secret string
+	// Secure marks the access cookie Secure: the public URL is https.
+	Secure bool
+	// Page serves the chat page's HTML (the web server's embedded page).
+	Page http.Handler
+	Now  func() time.Time // default time.Now
+}
+
+// New returns the adapter; messages go to h. Mount its Routes on the web server, and call Close
+// when the server shuts down, so open streams end.
+func New(h bot.Handler, opt Options, log *slog.Logger) *Adapter {
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if opt.Page == nil {
+		opt.Page = http.NotFoundHandler()
+	}
+	return &Adapter{h: h, secret: opt.Secret, secure: opt.Secure, page: opt.Page, now: opt.Now,
+		log: log.With("adapter", Platform), sessions: map[string]*chatSession{}, closed: make(chan struct{})}
+}
+
+// Route is one route of the page. A Stream lives as long as the tab: it gets the per-address rate
+// limit but no handler timeout.
+type Route struct {
+	Pattern string
+	Handler http.Handler
+	Stream  bool
+}
+
+// Routes are the page and its API, each behind the access check.
+func (c *Adapter) Routes() []Route {
+	return []Route{
+		{Pattern: "GET /chat", Handler: c.guard(http.HandlerFunc(c.servePage))},
+		{Pattern: "GET /chat/api/threads", Handler: c.guard(http.HandlerFunc(c.listThreads))},
+		{Pattern: "GET /chat/api/threads/{id}", Handler: c.guard(http.HandlerFunc(c.getThread))},
+		{Pattern: "POST /chat/api/threads/{id}/messages", Handler: c.guard(http.HandlerFunc(c.post))},
+		{Pattern: "GET /chat/api/blobs/{id}", Handler: c.guard(http.HandlerFunc(c.blob))},
+		{Pattern: "GET /chat/api/events", Handler: c.guard(http.HandlerFunc(c.events)), Stream: true},
+	}
 }
 
 // Close ends every open event stream. The adapter keeps accepting Send calls (they are dropped
 // from no stream) so a run finishing during shutdown does not fail.
-func (c *ChatAdapter) Close() { c.closeOnce.Do(func() { close(c.closed) }) }
+func (c *Adapter) Close() { c.closeOnce.Do(func() { close(c.closed) }) }
 
 // Platform implements bot.Adapter.
-func (c *ChatAdapter) Platform() string { return chatPlatform }
+func (c *Adapter) Platform() string { return Platform }
 
 // Working implements bot.Adapter: the thread shows a status line until Finish.
-func (c *ChatAdapter) Working(ctx context.Context, msg bot.Message) (bot.Status, error) {
+func (c *Adapter) Working(ctx context.Context, msg bot.Message) (bot.Status, error) {
 	c.setStatus(msg.Key, true, "working…")
 	return &chatStatus{c: c, key: msg.Key}, nil
 }
 
 type chatStatus struct {
-	c   *ChatAdapter
+	c   *Adapter
 	key bot.ThreadKey
 }
 
@@ -151,11 +188,11 @@ func (st *chatStatus) Finish(ctx context.Context) error {
 }
 
 // Send implements bot.Adapter: the reply joins the thread, its picture and files kept in memory.
-func (c *ChatAdapter) Send(ctx context.Context, key bot.ThreadKey, r bot.Reply) error {
-	if key.Platform != chatPlatform || !chatID.MatchString(key.Workspace) || !chatID.MatchString(key.Thread) {
+func (c *Adapter) Send(ctx context.Context, key bot.ThreadKey, r bot.Reply) error {
+	if key.Platform != Platform || !chatID.MatchString(key.Workspace) || !chatID.MatchString(key.Thread) {
 		return fmt.Errorf("web chat: not a chat thread: %s", key)
 	}
-	m := chatMessage{ID: randomID(9), From: "bot", Text: r.Text, Time: c.s.opt.Now(), EditURL: r.EditURL, ViewURL: r.ViewURL, Error: r.Error}
+	m := chatMessage{ID: randomID(9), From: "bot", Text: r.Text, Time: c.now(), EditURL: r.EditURL, ViewURL: r.ViewURL, Error: r.Error}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if r.Image != nil {
@@ -168,7 +205,7 @@ func (c *ChatAdapter) Send(ctx context.Context, key bot.ThreadKey, r bot.Reply) 
 	return nil
 }
 
-func (c *ChatAdapter) setStatus(key bot.ThreadKey, working bool, text string) {
+func (c *Adapter) setStatus(key bot.ThreadKey, working bool, text string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	t := c.threadLocked(key.Workspace, key.Thread)
@@ -178,8 +215,8 @@ func (c *ChatAdapter) setStatus(key bot.ThreadKey, working bool, text string) {
 
 // sessionLocked returns a session, making room by forgetting the least recently used one that
 // has no open stream.
-func (c *ChatAdapter) sessionLocked(id string) *chatSession {
-	now := c.s.opt.Now()
+func (c *Adapter) sessionLocked(id string) *chatSession {
+	now := c.now()
 	if ss, ok := c.sessions[id]; ok {
 		ss.lastUsed = now
 		return ss
@@ -198,7 +235,7 @@ func (c *ChatAdapter) sessionLocked(id string) *chatSession {
 	return ss
 }
 
-func (c *ChatAdapter) threadLocked(session, id string) *chatThread {
+func (c *Adapter) threadLocked(session, id string) *chatThread {
 	ss := c.sessionLocked(session)
 	if t, ok := ss.threads[id]; ok {
 		return t
@@ -212,12 +249,12 @@ func (c *ChatAdapter) threadLocked(session, id string) *chatThread {
 		}
 		delete(ss.threads, oldest)
 	}
-	t := &chatThread{ID: id, Updated: c.s.opt.Now()}
+	t := &chatThread{ID: id, Updated: c.now()}
 	ss.threads[id] = t
 	return t
 }
 
-func (c *ChatAdapter) addMessageLocked(session, thread string, m chatMessage) {
+func (c *Adapter) addMessageLocked(session, thread string, m chatMessage) {
 	t := c.threadLocked(session, thread)
 	if t.Title == "" && m.From == "you" {
 		t.Title = clip.Runes(strings.Join(strings.Fields(m.Text), " "), 60)
@@ -234,7 +271,7 @@ func (c *ChatAdapter) addMessageLocked(session, thread string, m chatMessage) {
 	}{thread, m})
 }
 
-func (c *ChatAdapter) publishThreadLocked(session string, t *chatThread) {
+func (c *Adapter) publishThreadLocked(session string, t *chatThread) {
 	head := *t
 	head.Messages = nil
 	c.publishLocked(session, "thread", head)
@@ -242,7 +279,7 @@ func (c *ChatAdapter) publishThreadLocked(session string, t *chatThread) {
 
 // publishLocked hands an event to the session's streams. A stream too slow to keep up is closed;
 // the page reconnects and reloads the thread, so it misses nothing.
-func (c *ChatAdapter) publishLocked(session, name string, v any) {
+func (c *Adapter) publishLocked(session, name string, v any) {
 	ss := c.sessions[session]
 	if ss == nil || len(ss.subs) == 0 {
 		return
@@ -263,7 +300,7 @@ func (c *ChatAdapter) publishLocked(session, name string, v any) {
 }
 
 // guard lets in requests from this machine, and from elsewhere only with the shared secret.
-func (c *ChatAdapter) guard(next http.Handler) http.Handler {
+func (c *Adapter) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if c.hasSecret(r) || isLocal(r) {
 			next.ServeHTTP(w, r)
@@ -281,13 +318,13 @@ func (c *ChatAdapter) guard(next http.Handler) http.Handler {
 }
 
 // cookieValue is derived from the secret so the cookie itself is not the secret.
-func (c *ChatAdapter) cookieValue() string {
+func (c *Adapter) cookieValue() string {
 	m := hmac.New(sha256.New, []byte(c.secret))
 	io.WriteString(m, "excalibot chat cookie v1")
 	return hex.EncodeToString(m.Sum(nil))
 }
 
-func (c *ChatAdapter) hasSecret(r *http.Request) bool {
+func (c *Adapter) hasSecret(r *http.Request) bool {
 	if c.secret == "" {
 		return false
 	}
@@ -326,7 +363,7 @@ func isLocal(r *http.Request) bool {
 	return hip != nil && hip.IsLoopback()
 }
 
-func (c *ChatAdapter) page(w http.ResponseWriter, r *http.Request) {
+func (c *Adapter) servePage(w http.ResponseWriter, r *http.Request) {
 	if v := r.URL.Query().Get("secret"); v != "" {
 		if !c.hasSecret(r) {
 			http.Error(w, "wrong secret", http.StatusForbidden)
@@ -334,12 +371,12 @@ func (c *ChatAdapter) page(w http.ResponseWriter, r *http.Request) {
 		}
 		// Keep the secret out of the address bar and history.
 		http.SetCookie(w, &http.Cookie{Name: chatCookie, Value: c.cookieValue(), Path: "/chat", HttpOnly: true,
-			SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil || strings.HasPrefix(c.s.opt.PublicURL, "https:"),
+			SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil || c.secure,
 			MaxAge: 90 * 24 * 3600})
 		http.Redirect(w, r, "/chat", http.StatusSeeOther)
 		return
 	}
-	chatPage(w, r)
+	c.page.ServeHTTP(w, r)
 }
 
 // session reads the browser's id. Requests that change something also carry it in a header,
@@ -352,7 +389,7 @@ func session(r *http.Request) (string, bool) {
 	return id, chatID.MatchString(id)
 }
 
-func (c *ChatAdapter) listThreads(w http.ResponseWriter, r *http.Request) {
+func (c *Adapter) listThreads(w http.ResponseWriter, r *http.Request) {
 	sid, ok := session(r)
 	if !ok {
 		http.Error(w, "missing or malformed session id", http.StatusBadRequest)
@@ -375,7 +412,7 @@ func (c *ChatAdapter) listThreads(w http.ResponseWriter, r *http.Request) {
 	}{append([]chatThread{}, list...)})
 }
 
-func (c *ChatAdapter) getThread(w http.ResponseWriter, r *http.Request) {
+func (c *Adapter) getThread(w http.ResponseWriter, r *http.Request) {
 	sid, ok := session(r)
 	if !ok {
 		http.Error(w, "missing or malformed session id", http.StatusBadRequest)
@@ -392,14 +429,14 @@ func (c *ChatAdapter) getThread(w http.ResponseWriter, r *http.Request) {
 	}
 	c.mu.Unlock()
 	if !found {
-		notFound(w)
+		http.Error(w, "not found", http.StatusNotFound)
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, http.StatusOK, t)
 }
 
-func (c *ChatAdapter) post(w http.ResponseWriter, r *http.Request) {
+func (c *Adapter) post(w http.ResponseWriter, r *http.Request) {
 	sid, ok := session(r)
 	if !ok || r.Header.Get(chatSessionHdr) == "" {
 		http.Error(w, "missing or malformed "+chatSessionHdr+" header", http.StatusBadRequest)
@@ -427,13 +464,13 @@ func (c *ChatAdapter) post(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "the message is empty", http.StatusBadRequest)
 		return
 	}
-	now := c.s.opt.Now()
+	now := c.now()
 	m := chatMessage{ID: randomID(9), From: "you", Text: text, Time: now}
 	c.mu.Lock()
 	c.addMessageLocked(sid, thread, m)
 	c.mu.Unlock()
 	c.h.Handle(r.Context(), c, bot.Message{
-		Key:     bot.ThreadKey{Platform: chatPlatform, Workspace: sid, Channel: chatChannel, Thread: thread},
+		Key:     bot.ThreadKey{Platform: Platform, Workspace: sid, Channel: chatChannel, Thread: thread},
 		EventID: m.ID, ID: m.ID, User: sid, UserName: "web user", Text: text, Received: now,
 	})
 	writeJSON(w, http.StatusAccepted, struct {
@@ -441,7 +478,7 @@ func (c *ChatAdapter) post(w http.ResponseWriter, r *http.Request) {
 	}{m})
 }
 
-func (c *ChatAdapter) blob(w http.ResponseWriter, r *http.Request) {
+func (c *Adapter) blob(w http.ResponseWriter, r *http.Request) {
 	c.mu.Lock()
 	f, ok := c.blobs.get(r.PathValue("id"))
 	c.mu.Unlock()
@@ -459,11 +496,7 @@ func (c *ChatAdapter) blob(w http.ResponseWriter, r *http.Request) {
 }
 
 // events streams the session's events until the tab goes away or the adapter closes.
-func (c *ChatAdapter) events(w http.ResponseWriter, r *http.Request) {
-	if ok, wait := c.s.byAddr.Allow(clientAddr(r)); !ok {
-		tooMany(w, wait)
-		return
-	}
+func (c *Adapter) events(w http.ResponseWriter, r *http.Request) {
 	sid, ok := session(r)
 	if !ok {
 		http.Error(w, "missing or malformed session id", http.StatusBadRequest)
@@ -557,11 +590,26 @@ func (b *blobStore) get(id string) (bot.File, bool) {
 func randomID(n int) string {
 	b := make([]byte, n)
 	if _, err := rand.Read(b); err != nil {
-		panic(errors.New("web: crypto/rand failed")) // never fails on supported platforms
+		panic(errors.New("webchat: crypto/rand failed")) // never fails on supported platforms
 	}
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 func sortThreads(ts []chatThread) {
 	slices.SortFunc(ts, func(a, b chatThread) int { return b.Updated.Compare(a.Updated) }) // newest first
+}
+
+// clientAddr is the TCP peer; forwarded headers are not trusted, since any client can send them.
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
 }
