@@ -238,32 +238,39 @@ func (a *Agent) Run(ctx context.Context, req Request) (Result, error) {
 
 // opening builds the system prompt, the thread's memory and the request with the current scene.
 func (r *run) opening(ctx context.Context) ([]Message, error) {
-	var changes string
+	sceneText, changes, err := r.startScene(ctx)
+	if err != nil {
+		return nil, err
+	}
+	msgs := []Message{{Role: RoleSystem, Content: SystemPrompt()}}
+	msgs = append(msgs, r.req.Memory.History(r.a.cfg.MemoryTokens)...)
+	msgs = append(msgs, Message{Role: RoleUser, Content: requestMessage(r.req.Prompt, sceneText, changes)})
+	return msgs, nil
+}
+
+// startScene records the scene the run starts from (what "changed" and the summary are measured
+// against) and returns it as get_scene shows it, with what a person changed since the last run.
+func (r *run) startScene(ctx context.Context) (sceneText, changes string, err error) {
 	if r.req.Snapshot != nil {
 		doc, err := r.req.Snapshot()
 		if err != nil {
-			return nil, fmt.Errorf("agent run: read scene: %w", err)
+			return "", "", fmt.Errorf("agent run: read scene: %w", err)
 		}
 		now, err := SceneState(doc)
 		if err != nil {
-			return nil, fmt.Errorf("agent run: %w", err)
+			return "", "", fmt.Errorf("agent run: %w", err)
 		}
 		r.startDoc, r.before = doc, now
 		if r.req.Memory.HasScene {
 			changes = DiffScenes(r.req.Memory.Scene, now)
 		}
 	}
-	var sceneText string
 	if _, ok := r.specs[tools.GetScene]; ok {
-		res := r.req.Tools.Call(ctx, tools.GetScene, json.RawMessage("{}"))
-		if !res.IsError {
+		if res := r.req.Tools.Call(ctx, tools.GetScene, json.RawMessage("{}")); !res.IsError {
 			sceneText = res.Text
 		}
 	}
-	msgs := []Message{{Role: RoleSystem, Content: SystemPrompt()}}
-	msgs = append(msgs, r.req.Memory.History(r.a.cfg.MemoryTokens)...)
-	msgs = append(msgs, Message{Role: RoleUser, Content: requestMessage(r.req.Prompt, sceneText, changes)})
-	return msgs, nil
+	return sceneText, changes, nil
 }
 
 // ask sends one request bounded by the per-request limit and records it as a step.

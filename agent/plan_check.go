@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/excalibot/excalibot/diagram"
 	"github.com/excalibot/excalibot/tools"
 )
 
@@ -218,28 +219,7 @@ func (c *planChecker) planID(s string) string {
 	if ok {
 		return s
 	}
-	return planSlug(s, c.lim.MaxIDLength)
-}
-
-// planSlug is the tools' slug of a label: lower-case ASCII letters and digits joined by dashes.
-func planSlug(label string, max int) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(label) {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
-			if dash && b.Len() > 0 {
-				b.WriteByte('-')
-			}
-			dash = false
-			b.WriteRune(r)
-		} else {
-			dash = true
-		}
-		if b.Len() >= max {
-			break
-		}
-	}
-	return b.String()
+	return diagram.Slug(s, c.lim.MaxIDLength)
 }
 
 func (c *planChecker) nodes(in []PlanNode) []planNode {

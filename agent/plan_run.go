@@ -169,26 +169,9 @@ func (a *Agent) runPlan(ctx context.Context, req Request) (Result, error) {
 // opening is the tool loop's opening with the plan prompt: the thread's memory and the request
 // with the scene as get_scene shows it, fenced as data.
 func (p *planRun) opening(ctx context.Context) ([]Message, error) {
-	var changes string
-	if p.req.Snapshot != nil {
-		doc, err := p.req.Snapshot()
-		if err != nil {
-			return nil, fmt.Errorf("agent run: read scene: %w", err)
-		}
-		now, err := SceneState(doc)
-		if err != nil {
-			return nil, fmt.Errorf("agent run: %w", err)
-		}
-		p.startDoc, p.before = doc, now // the run's summary says what changed from here
-		if p.req.Memory.HasScene {
-			changes = DiffScenes(p.req.Memory.Scene, now)
-		}
-	}
-	var sceneText string
-	if _, ok := p.specs[tools.GetScene]; ok {
-		if res := p.req.Tools.Call(ctx, tools.GetScene, json.RawMessage("{}")); !res.IsError {
-			sceneText = res.Text
-		}
+	sceneText, changes, err := p.startScene(ctx)
+	if err != nil {
+		return nil, err
 	}
 	p.ix = indexScene(sceneText)
 	if !p.ix.content {
