@@ -146,20 +146,28 @@ type Request struct {
 	Tools Toolbox
 	// Memory is the thread's memory from earlier runs (zero for a new thread).
 	Memory Memory
-	// Snapshot returns the scene the tools edit, as .excalidraw bytes. Optional: without it the
-	// run cannot report outside changes and Result.Scene stays nil.
-	Snapshot func() ([]byte, error)
-	// Lint returns the warnings still open in the scene. Optional: a run that ends with warnings
-	// says so in its summary.
-	Lint func() []string
+	// Scene is what the run sees of the scene the tools edit (SetRequest's view over a tool set).
+	// Optional: without it the run cannot tell what a person changed, nor say in words what it
+	// changed itself.
+	Scene SceneView
 	// OnStep is called synchronously for every step as it happens. Optional.
 	OnStep func(Step)
 }
 
+// SceneView is what a run reads of the scene its tools edit: its elements, for what a person
+// changed since the last run and for the reply's words, and the warnings still open. Whether the
+// scene changed is known from the tools' results, not from comparing scenes.
+type SceneView interface {
+	State() []ElementState
+	Warnings() []string
+}
+
 // Result is what a run did.
 type Result struct {
-	// Scene is the final scene from Request.Snapshot (nil without one).
-	Scene []byte
+	// State is the scene's elements at the end (nil without Request.Scene).
+	State []ElementState
+	// Changed is true when a tool call changed the scene.
+	Changed bool
 	// Summary is a short text for the user. It says plainly when the run hit a limit or left
 	// warnings open instead of claiming success.
 	Summary string

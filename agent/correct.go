@@ -24,7 +24,7 @@ func (r *run) correction() string {
 		return r.once("empty", emptyReplyText)
 	case looksLikeCall(r.raw, r.known) && len(r.lastTextCalls()) == 0:
 		return r.once("garbled", garbledText)
-	case r.req.Snapshot != nil && !r.changed() && asksForDrawing(r.req.Prompt) && !strings.HasSuffix(strings.TrimSpace(r.final), "?"):
+	case r.req.Scene != nil && !r.changed() && asksForDrawing(r.req.Prompt) && !strings.HasSuffix(strings.TrimSpace(r.final), "?"):
 		return r.once("nothing", nothingText)
 	}
 	return ""
@@ -47,23 +47,14 @@ func (r *run) lastTextCalls() []ToolCall {
 // ended is the reason a run that the model ended stops with: StopNoChange when it was asked to draw
 // and changed nothing.
 func (r *run) ended(reason StopReason) StopReason {
-	if r.req.Snapshot != nil && !r.changed() && asksForDrawing(r.req.Prompt) && !strings.HasSuffix(strings.TrimSpace(r.final), "?") {
+	if r.req.Scene != nil && !r.changed() && asksForDrawing(r.req.Prompt) && !strings.HasSuffix(strings.TrimSpace(r.final), "?") {
 		return StopNoChange
 	}
 	return reason
 }
 
-// changed reports whether the scene differs from the one the run started with.
-func (r *run) changed() bool {
-	if r.req.Snapshot == nil {
-		return r.res.ToolCalls > 0
-	}
-	doc, err := r.req.Snapshot()
-	if err != nil {
-		return true // cannot tell: do not claim nothing happened
-	}
-	return !bytes.Equal(doc, r.startDoc)
-}
+// changed reports whether a tool call of the run changed the scene.
+func (r *run) changed() bool { return r.res.Changed }
 
 var (
 	drawWords = regexp.MustCompile(`(?i)\b(draw|redraw|sketch|plot|add|make|create|build|put|insert|connect|link|rename|relabel|remove|delete|drop|change|colou?r|paint|move|replace|update|swap|split|merge|group|undo)\b`)

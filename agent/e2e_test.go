@@ -51,10 +51,7 @@ func TestEndToEndWithRealTools(t *testing.T) {
 	if !first.Finished || len(first.Warnings) != 0 {
 		t.Errorf("first run not clean: warnings %q", first.Warnings)
 	}
-	st, err := SceneState(first.Scene)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := first.State
 	labels := map[string]string{}
 	for _, e := range st {
 		labels[e.ID] = e.Label
@@ -70,10 +67,7 @@ func TestEndToEndWithRealTools(t *testing.T) {
 	}
 
 	// A person moves the CEO box in the editor; the thread's scene is the edited file.
-	edited, err := scene.Decode(first.Scene)
-	if err != nil {
-		t.Fatal(err)
-	}
+	edited := set.Scene().Clone()
 	if err := edited.MoveBy([]string{"ceo"}, 40, 0); err != nil {
 		t.Fatal(err)
 	}

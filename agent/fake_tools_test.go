@@ -20,7 +20,27 @@ type boardTools struct {
 	order []string
 	els   map[string]*boardEl
 	calls []string // "name args" per call, in order
+	lint  []string // warnings the board reports as open
 }
+
+var _ SceneView = (*boardTools)(nil)
+
+// State is the board as the agent remembers a scene, in id order.
+func (b *boardTools) State() []ElementState {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	ids := append([]string(nil), b.order...)
+	sort.Strings(ids)
+	out := make([]ElementState, 0, len(ids))
+	for _, id := range ids {
+		e := b.els[id]
+		out = append(out, ElementState{ID: e.ID, Type: e.Type, X: e.X, Y: e.Y, W: e.W, H: e.H, Label: e.Text, From: e.Start, To: e.End})
+	}
+	return out
+}
+
+// Warnings are the board's open warnings.
+func (b *boardTools) Warnings() []string { return b.lint }
 
 type boardEl struct {
 	ID    string  `json:"id"`
@@ -89,7 +109,7 @@ func (b *boardTools) Call(_ context.Context, name string, args json.RawMessage) 
 			b.els[e.ID] = &e
 			b.order = append(b.order, e.ID)
 		}
-		return tools.Result{Text: fmt.Sprintf("Created %d elements.", len(in.Elements))}
+		return tools.Result{Text: fmt.Sprintf("Created %d elements.", len(in.Elements)), Changed: true}
 	case "update_element":
 		var in struct {
 			ID   string
@@ -112,7 +132,7 @@ func (b *boardTools) Call(_ context.Context, name string, args json.RawMessage) 
 		if in.Text != nil {
 			e.Text = *in.Text
 		}
-		return tools.Result{Text: "Updated " + in.ID + "."}
+		return tools.Result{Text: "Updated " + in.ID + ".", Changed: true}
 	case "delete_elements":
 		var in struct{ IDs []string }
 		if err := json.Unmarshal(args, &in); err != nil {
@@ -121,7 +141,7 @@ func (b *boardTools) Call(_ context.Context, name string, args json.RawMessage) 
 		for _, id := range in.IDs {
 			b.remove(id)
 		}
-		return tools.Result{Text: fmt.Sprintf("Deleted %d elements.", len(in.IDs))}
+		return tools.Result{Text: fmt.Sprintf("Deleted %d elements.", len(in.IDs)), Changed: true}
 	case "done":
 		return tools.Result{Text: "Finished.", Done: true}
 	}

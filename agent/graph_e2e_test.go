@@ -39,10 +39,7 @@ func TestEndToEndGraphTools(t *testing.T) {
 		t.Errorf("graph tools not offered: %v", offered)
 	}
 
-	edited, err := scene.Decode(first.Scene)
-	if err != nil {
-		t.Fatal(err)
-	}
+	edited := set.Scene().Clone()
 	if err := edited.MoveBy([]string{"web"}, 0, -120); err != nil {
 		t.Fatal(err)
 	}

@@ -108,9 +108,8 @@ type run struct {
 	raw       string // the model's last text as written, for telling a garbled call
 	doneAt    string // the summary given to done, if any
 	retried   bool   // a reply Ollama could not parse was retried
-	// The scene when the run started: what "changed" and the summary are measured against.
-	startDoc []byte
-	before   []ElementState
+	// The scene when the run started: what the summary's words are measured against.
+	before []ElementState
 	// corrected holds the course corrections already sent (correction); each is sent once.
 	corrected map[string]bool
 }
@@ -251,18 +250,10 @@ func (r *run) opening(ctx context.Context) ([]Message, error) {
 // startScene records the scene the run starts from (what "changed" and the summary are measured
 // against) and returns it as get_scene shows it, with what a person changed since the last run.
 func (r *run) startScene(ctx context.Context) (sceneText, changes string, err error) {
-	if r.req.Snapshot != nil {
-		doc, err := r.req.Snapshot()
-		if err != nil {
-			return "", "", fmt.Errorf("agent run: read scene: %w", err)
-		}
-		now, err := SceneState(doc)
-		if err != nil {
-			return "", "", fmt.Errorf("agent run: %w", err)
-		}
-		r.startDoc, r.before = doc, now
+	if r.req.Scene != nil {
+		r.before = r.req.Scene.State()
 		if r.req.Memory.HasScene {
-			changes = DiffScenes(r.req.Memory.Scene, now)
+			changes = DiffScenes(r.req.Memory.Scene, r.before)
 		}
 	}
 	if _, ok := r.specs[tools.GetScene]; ok {
@@ -371,6 +362,7 @@ func (r *run) call(ctx context.Context, turn int, c ToolCall) tools.Result {
 		res = r.req.Tools.Call(ctx, c.Name, c.Args)
 	}
 	r.res.ToolCalls++
+	r.res.Changed = r.res.Changed || res.Changed && !res.IsError
 	if res.IsError {
 		r.res.ToolErrors++
 	}
@@ -411,26 +403,12 @@ func (r *run) step(s Step) {
 func (r *run) finish(reason StopReason) Result {
 	res := r.res
 	res.Reason = reason
-	if r.req.Snapshot != nil {
-		if doc, err := r.req.Snapshot(); err == nil {
-			res.Scene = doc
-		} else {
-			r.a.log.Warn("read final scene", "err", err)
-		}
-	}
-	var after []ElementState
-	hasAfter := false
-	if res.Scene != nil {
-		if st, err := SceneState(res.Scene); err == nil {
-			after, hasAfter = st, true
-		}
-	}
-	if r.req.Lint != nil {
-		res.Warnings = r.req.Lint()
-	}
 	change := ""
-	if hasAfter && r.startDoc != nil {
-		change = changeSummary(r.before, after)
+	if r.req.Scene != nil {
+		res.State, res.Warnings = r.req.Scene.State(), r.req.Scene.Warnings()
+		if res.Changed {
+			change = changeSummary(r.before, res.State)
+		}
 	}
 	res.Summary = r.summary(reason, res.Warnings, change)
 	res.Finished = (reason == StopDone || reason == StopNoToolCalls) && len(res.Warnings) == 0
@@ -438,8 +416,8 @@ func (r *run) finish(reason StopReason) Result {
 	mem := r.req.Memory
 	if reason != StopError {
 		mem = mem.Add(Exchange{Request: clip.Runes(r.req.Prompt, 1000), Summary: res.Summary, At: r.start})
-		if hasAfter {
-			mem.Scene, mem.HasScene = after, true
+		if r.req.Scene != nil {
+			mem.Scene, mem.HasScene = res.State, true
 		}
 	}
 	res.Memory = mem

@@ -37,7 +37,7 @@ func runOn(t *testing.T, a *Agent, b *boardTools, prompt string, mem Memory) (Re
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	return a.Run(ctx, Request{Prompt: prompt, Tools: b, Memory: mem, Snapshot: b.snapshot})
+	return a.Run(ctx, Request{Prompt: prompt, Tools: b, Memory: mem, Scene: b})
 }
 
 // toolMessages returns the tool messages of a request, in order.
@@ -75,7 +75,7 @@ func TestOrgChartInOneBatch(t *testing.T) {
 	var steps []Step
 	a := newAgent(t, srv.URL, Limits{})
 	res, err := a.Run(context.Background(), Request{Prompt: "org chart: CEO, CTO, CFO", Tools: b,
-		Snapshot: b.snapshot, OnStep: func(s Step) { steps = append(steps, s) }})
+		Scene: b, OnStep: func(s Step) { steps = append(steps, s) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -434,9 +434,9 @@ func TestNoToolsAtAll(t *testing.T) {
 func TestLintWarningsMakeSummaryHonest(t *testing.T) {
 	_, srv := newFakeOllama(t, calls(call("done", `{"summary":"All good."}`)))
 	b := newBoard()
+	b.lint = []string{"shapes a and b overlap"}
 	a := newAgent(t, srv.URL, Limits{})
-	res, err := a.Run(context.Background(), Request{Prompt: "x", Tools: b,
-		Lint: func() []string { return []string{"shapes a and b overlap"} }})
+	res, err := a.Run(context.Background(), Request{Prompt: "is it all right?", Tools: b, Scene: b})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/excalibot/excalibot/scene"
 )
 
 func TestParseTextCalls(t *testing.T) {
@@ -194,7 +196,7 @@ func TestTrimConversationKeepsCallsWithResults(t *testing.T) {
 	}
 }
 
-func TestSceneStateAndDiff(t *testing.T) {
+func TestStateOfAndDiff(t *testing.T) {
 	before := `{"type":"excalidraw","elements":[
 	 {"id":"a","type":"rectangle","x":0,"y":0,"width":100,"height":50},
 	 {"id":"ta","type":"text","x":5,"y":5,"width":20,"height":20,"text":"API","containerId":"a"},
@@ -202,12 +204,13 @@ func TestSceneStateAndDiff(t *testing.T) {
 	 {"id":"n","type":"text","x":0,"y":100,"width":80,"height":20,"text":"note"},
 	 {"id":"gone","type":"diamond","x":0,"y":300,"width":60,"height":60,"isDeleted":true},
 	 {"id":"ar","type":"arrow","x":100,"y":25,"width":100,"height":0}]}`
-	st, err := SceneState([]byte(before))
-	if err != nil {
-		t.Fatal(err)
+	st := stateOf(t, before)
+	var got []string
+	for _, e := range st {
+		got = append(got, fmt.Sprintf("%s %s %g,%g %gx%g %q", e.ID, e.Type, e.X, e.Y, e.W, e.H, e.Label))
 	}
-	if got := fmt.Sprint(st); got != "[{a rectangle 0 0 100 50 API    } {b ellipse 200 0 100 50     } {n text 0 100 80 20 note    } {ar arrow 100 25 100 0     }]" {
-		t.Errorf("state %s", got)
+	if want := `a rectangle 0,0 100x50 "API"|b ellipse 200,0 100x50 ""|n text 0,100 80x20 "note"|ar arrow 100,25 100x0 ""`; strings.Join(got, "|") != want {
+		t.Errorf("state\n%s\nwant\n%s", strings.Join(got, "|"), want)
 	}
 	tests := []struct {
 		name  string
@@ -215,10 +218,10 @@ func TestSceneStateAndDiff(t *testing.T) {
 		want  string
 	}{
 		{"unchanged", before, ""},
-		{"bare array", `[{"id":"a","type":"rectangle","x":0,"y":0,"width":100,"height":50},{"id":"ta","type":"text","text":"API","containerId":"a"},
+		{"small moves", `{"type":"excalidraw","elements":[{"id":"a","type":"rectangle","x":0,"y":0,"width":100,"height":50},{"id":"ta","type":"text","text":"API","containerId":"a"},
 		 {"id":"b","type":"ellipse","x":200,"y":0.4,"width":100,"height":50},{"id":"n","type":"text","x":0,"y":100,"width":80,"height":20,"text":"note"},
-		 {"id":"ar","type":"arrow","x":140,"y":25,"width":60,"height":0}]`, ""},
-		{"all kinds", `{"elements":[
+		 {"id":"ar","type":"arrow","x":140,"y":25,"width":60,"height":0}]}`, ""},
+		{"all kinds", `{"type":"excalidraw","elements":[
 		 {"id":"a","type":"rectangle","x":40,"y":0,"width":100,"height":50},
 		 {"id":"ta","type":"text","text":"Gateway","containerId":"a"},
 		 {"id":"b","type":"ellipse","x":200,"y":0,"width":150,"height":50},
@@ -235,18 +238,21 @@ func TestSceneStateAndDiff(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			now, err := SceneState([]byte(tt.after))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := DiffScenes(st, now); got != tt.want {
+			if got := DiffScenes(st, stateOf(t, tt.after)); got != tt.want {
 				t.Errorf("got\n%s\nwant\n%s", got, tt.want)
 			}
 		})
 	}
-	if _, err := SceneState([]byte(`{"elements":"x"}`)); err == nil || !strings.Contains(err.Error(), "read scene elements") {
-		t.Errorf("bad document: %v", err)
+}
+
+// stateOf decodes an .excalidraw document and returns what the agent remembers of it.
+func stateOf(t *testing.T, doc string) []ElementState {
+	t.Helper()
+	sc, err := scene.Decode([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
 	}
+	return StateOf(sc)
 }
 
 func TestDiffScenesIsBounded(t *testing.T) {

@@ -96,10 +96,8 @@ func planThread(t *testing.T, host string, fake *ollamafake.Server, model string
 		mem = res.Memory
 	}
 	labels := map[string]string{}
-	if st, err := SceneState(mustEncode(t, set.Scene())); err == nil {
-		for _, e := range st {
-			labels[e.ID] = e.Label
-		}
+	for _, e := range StateOf(set.Scene()) {
+		labels[e.ID] = e.Label
 	}
 	for id, want := range map[string]string{"web": "Web app", "api": "API v2", "db": "Database", "cache": "Cache"} {
 		if labels[id] != want {

@@ -134,9 +134,7 @@ func newRecordingSet(sc *scene.Scene) *recordingSet {
 }
 
 func (r *recordingSet) request(prompt string, mem Memory) Request {
-	return Request{Prompt: prompt, Tools: r, Memory: mem,
-		Snapshot: func() ([]byte, error) { return r.Scene().Encode() },
-		Lint:     func() []string { return tools.Warnings(r.Scene()) }}
+	return Request{Prompt: prompt, Tools: r, Memory: mem, Scene: SetView{r.Set}}
 }
 
 // fixtureMermaid converts any flowchart to the elements the real converter made for a small

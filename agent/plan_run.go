@@ -259,6 +259,7 @@ func (p *planRun) call(ctx context.Context, turn int, c planCall) tools.Result {
 	t0 := p.a.cfg.Now()
 	res := p.req.Tools.Call(ctx, c.name, c.args)
 	p.res.ToolCalls++
+	p.res.Changed = p.res.Changed || res.Changed && !res.IsError
 	if res.IsError {
 		p.res.ToolErrors++
 	}

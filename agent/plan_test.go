@@ -22,12 +22,8 @@ const archPlan = `{"kind":"architecture","nodes":[{"id":"web","label":"Web app",
  "groups":[{"id":"fe","title":"Frontend"},{"id":"be","title":"Backend"}],"summary":"Web app, API and database."}`
 
 // labelsOf maps node ids to their labels in a scene.
-func planLabels(t *testing.T, doc []byte) map[string]string {
+func planLabels(t *testing.T, st []ElementState) map[string]string {
 	t.Helper()
-	st, err := SceneState(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := map[string]string{}
 	for _, e := range st {
 		if e.Label != "" {
@@ -70,7 +66,7 @@ func TestPlanNewFlowchart(t *testing.T) {
 	if len(steps) != 2 || steps[0].Kind != StepModel || steps[1].Kind != StepTool || steps[1].Tool != "create_graph" {
 		t.Errorf("steps %+v, want a model step then a create_graph step", steps)
 	}
-	labels := planLabels(t, res.Scene)
+	labels := planLabels(t, res.State)
 	for id, want := range map[string]string{"start": "Start", "check": "In stock?", "ship": "Ship it", "end": "End"} {
 		if labels[id] != want {
 			t.Errorf("node %s label %q, want %q", id, labels[id], want)
@@ -134,10 +130,7 @@ func TestPlanFollowUp(t *testing.T) {
 	if first.Reason != StopDone {
 		t.Fatalf("first run: %s %+v", first.Reason, first.Steps)
 	}
-	edited, err := scene.Decode(first.Scene)
-	if err != nil {
-		t.Fatal(err)
-	}
+	edited := set.Scene().Clone()
 	if err := edited.MoveBy([]string{"db"}, 0, 140); err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +178,7 @@ func TestPlanFollowUp(t *testing.T) {
 			t.Errorf("%s was removed", id)
 		}
 	}
-	if got := planLabels(t, second.Scene)["api"]; got != "API v2" {
+	if got := planLabels(t, second.State)["api"]; got != "API v2" {
 		t.Errorf("api label %q", got)
 	}
 	if api, _ := sc.Get("api"); api.BackgroundColor != "#b2f2bb" {
@@ -212,7 +205,7 @@ func TestPlanFollowUp(t *testing.T) {
 	if db, _ := set3.Scene().Get("db"); db.Y != before["db"].Y {
 		t.Errorf("db moved on removal")
 	}
-	if labels := planLabels(t, third.Scene); labels["web"] != "Web app" || labels["api"] != "API v2" {
+	if labels := planLabels(t, third.State); labels["web"] != "Web app" || labels["api"] != "API v2" {
 		t.Errorf("labels after removal %v", labels)
 	}
 }
@@ -399,7 +392,7 @@ func TestPlanAllFail(t *testing.T) {
 	if !strings.HasPrefix(res.Summary, "The model's answer was not a diagram plan: ") || !strings.Contains(res.Summary, "holds no JSON object") {
 		t.Errorf("summary %q", res.Summary)
 	}
-	if after, _ := set.Scene().Encode(); !bytes.Equal(before, after) || !bytes.Equal(res.Scene, before) {
+	if after, _ := set.Scene().Encode(); !bytes.Equal(before, after) || res.Changed {
 		t.Error("the scene changed")
 	}
 	if len(set.calls) != 0 {
@@ -490,7 +483,7 @@ func TestPlanProtocolChoice(t *testing.T) {
 func TestPlanFallbackWithoutMermaid(t *testing.T) {
 	m := &scriptedPlanner{answers: []string{"x", "y", "```mermaid\nflowchart TD\n A --> B\n```"}}
 	b := newBoard()
-	res := runPlanned(t, planAgent(m, ProtocolPlan), Request{Prompt: "a to b", Tools: b, Snapshot: b.snapshot})
+	res := runPlanned(t, planAgent(m, ProtocolPlan), Request{Prompt: "a to b", Tools: b, Scene: b})
 	if fb := m.lastUser(t, 2); strings.Contains(fb, "ermaid") || !strings.Contains(fb, "```json fence") {
 		t.Errorf("fallback message:\n%s", fb)
 	}

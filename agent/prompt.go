@@ -80,13 +80,22 @@ func WarningsIn(sceneText string) []string {
 	return out
 }
 
-// SetRequest is the Request of a run over a tool set: the final scene comes from the set, and the
-// warnings still open at the end are the set's lint (what get_scene shows).
+// SetRequest is the Request of a run over a tool set: the run reads the set's scene and its lint
+// (what get_scene shows) through SetView.
 func SetRequest(set *tools.Set, prompt string, mem Memory, onStep func(Step)) Request {
-	return Request{Prompt: prompt, Tools: set, Memory: mem, OnStep: onStep,
-		Snapshot: func() ([]byte, error) { return set.Scene().Encode() },
-		Lint:     func() []string { return tools.Warnings(set.Scene()) }}
+	return Request{Prompt: prompt, Tools: set, Memory: mem, OnStep: onStep, Scene: SetView{set}}
 }
+
+// SetView is the SceneView of a tool set's scene.
+type SetView struct{ Set *tools.Set }
+
+// State is the set's scene as the agent remembers it.
+func (v SetView) State() []ElementState { return StateOf(v.Set.Scene()) }
+
+// Warnings are the set's lint warnings, as get_scene lists them.
+func (v SetView) Warnings() []string { return tools.Warnings(v.Set.Scene()) }
+
+var _ SceneView = SetView{}
 
 var fenceTags = strings.NewReplacer("</scene>", "<\\/scene>", "</changes>", "<\\/changes>", "</request>", "<\\/request>",
 	"<scene>", "<\\scene>", "<changes>", "<\\changes>", "<request>", "<\\request>")

@@ -1,12 +1,12 @@
 package agent
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
 
 	"github.com/excalibot/excalibot/internal/clip"
+	"github.com/excalibot/excalibot/scene"
 )
 
 // ElementState is what the agent remembers of one element: enough to tell the next run that a
@@ -28,71 +28,37 @@ type ElementState struct {
 	To   string `json:"to,omitempty"`
 }
 
-// SceneState reads the elements of an .excalidraw document (or a bare elements array). It reads
-// the JSON directly so it works with any producer of the file, including the editor.
-func SceneState(doc []byte) ([]ElementState, error) {
-	type el struct {
-		ID          string  `json:"id"`
-		Type        string  `json:"type"`
-		X           float64 `json:"x"`
-		Y           float64 `json:"y"`
-		Width       float64 `json:"width"`
-		Height      float64 `json:"height"`
-		Text        string  `json:"text"`
-		ContainerID *string `json:"containerId"`
-		IsDeleted   bool    `json:"isDeleted"`
-		Stroke      string  `json:"strokeColor"`
-		Fill        string  `json:"backgroundColor"`
-		Start       *struct {
-			ElementID string `json:"elementId"`
-		} `json:"startBinding"`
-		End *struct {
-			ElementID string `json:"elementId"`
-		} `json:"endBinding"`
-	}
-	var file struct {
-		Elements []el `json:"elements"`
-	}
-	trim := strings.TrimSpace(string(doc))
-	var err error
-	if strings.HasPrefix(trim, "[") {
-		err = json.Unmarshal(doc, &file.Elements)
-	} else {
-		err = json.Unmarshal(doc, &file)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read scene elements: %w", err)
-	}
+// StateOf is what the agent remembers of a scene's live elements. It reads the typed scene, so
+// a scene from any producer (the tools, the editor, an import) is read the same way.
+func StateOf(sc *scene.Scene) []ElementState {
+	els := sc.Elements()
 	labels := map[string]string{}
-	for _, e := range file.Elements {
-		if !e.IsDeleted && e.Type == "text" && e.ContainerID != nil && *e.ContainerID != "" {
-			labels[*e.ContainerID] = e.Text
+	for _, e := range els {
+		if e.Type == scene.Text && e.ContainerID != "" {
+			labels[e.ContainerID] = e.Text
 		}
 	}
-	out := make([]ElementState, 0, len(file.Elements))
-	for _, e := range file.Elements {
-		if e.IsDeleted || e.ID == "" {
-			continue
+	out := make([]ElementState, 0, len(els))
+	for _, e := range els {
+		if e.ID == "" || e.Type == scene.Text && e.ContainerID != "" {
+			continue // bound text is shown as its container's label
 		}
-		if e.Type == "text" && e.ContainerID != nil && *e.ContainerID != "" {
-			continue // shown as its container's label
-		}
-		s := ElementState{ID: e.ID, Type: e.Type, X: round1(e.X), Y: round1(e.Y), W: round1(e.Width), H: round1(e.Height),
-			Stroke: e.Stroke, Fill: e.Fill}
-		if e.Start != nil {
-			s.From = e.Start.ElementID
-		}
-		if e.End != nil {
-			s.To = e.End.ElementID
-		}
-		if e.Type == "text" {
-			s.Label = e.Text
+		st := ElementState{ID: e.ID, Type: string(e.Type), X: round1(e.X), Y: round1(e.Y), W: round1(e.Width),
+			H: round1(e.Height), Stroke: e.StrokeColor, Fill: e.BackgroundColor}
+		if e.Type == scene.Text {
+			st.Label = e.Text
 		} else {
-			s.Label = labels[e.ID]
+			st.Label = labels[e.ID]
 		}
-		out = append(out, s)
+		if e.StartBinding != nil {
+			st.From = e.StartBinding.ElementID
+		}
+		if e.EndBinding != nil {
+			st.To = e.EndBinding.ElementID
+		}
+		out = append(out, st)
 	}
-	return out, nil
+	return out
 }
 
 func round1(f float64) float64 { return math.Round(f*10) / 10 }

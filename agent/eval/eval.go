@@ -144,7 +144,10 @@ type Outcome struct {
 	Warnings     []string // lint warnings of the final scene
 	Missing      []string // expected labels not found, and absent labels found
 	Err          string   // the error that ended the case, if any
-	Scene        []byte   // the final .excalidraw
+	// State is the final scene as the agent remembers it (the labels the checks read).
+	State []agent.ElementState
+	// Scene is the final .excalidraw, set by the caller that owns the scene (WriteScene writes it).
+	Scene []byte
 }
 
 // Thread runs one prompt of a case, continuing from the memory of the previous prompt. The first
@@ -170,8 +173,8 @@ func RunCase(ctx context.Context, c Case, th Thread) Outcome {
 		o.OutputTokens += res.OutputTokens
 		o.Duration += res.Duration
 		o.Reason = res.Reason
-		if res.Scene != nil {
-			o.Scene = res.Scene
+		if res.State != nil {
+			o.State = res.State
 		}
 		o.Warnings = res.Warnings
 		if err != nil {
@@ -184,7 +187,7 @@ func RunCase(ctx context.Context, c Case, th Thread) Outcome {
 			routes = append(routes, fmt.Sprintf("prompt %d called none of %s", i+1, strings.Join(c.Route[i], ", ")))
 		}
 	}
-	o.Missing = append(CheckLabels(o.Scene, c.Labels, c.Absent), routes...)
+	o.Missing = append(CheckLabels(o.State, c.Labels, c.Absent), routes...)
 	o.Finished = clean && len(o.Missing) == 0
 	return o
 }
@@ -201,12 +204,10 @@ func calledAny(steps []agent.Step, names []string) bool {
 
 // CheckLabels returns the expected labels missing from the scene ("missing X") and the absent
 // ones present ("unexpected X"), matching case-insensitively within labels.
-func CheckLabels(doc []byte, want, absent []string) []string {
+func CheckLabels(st []agent.ElementState, want, absent []string) []string {
 	var labels []string
-	if st, err := agent.SceneState(doc); err == nil {
-		for _, e := range st {
-			labels = append(labels, strings.ToLower(e.Label))
-		}
+	for _, e := range st {
+		labels = append(labels, strings.ToLower(e.Label))
 	}
 	has := func(s string) bool {
 		s = strings.ToLower(s)

@@ -91,8 +91,12 @@ const doc = `{"type":"excalidraw","elements":[
  {"id":"b","type":"rectangle","x":50,"y":0,"width":10,"height":10},
  {"id":"u","type":"text","text":"CEO","containerId":"b"}]}`
 
+// state is doc as the agent remembers it: two labelled boxes.
+var state = []agent.ElementState{{ID: "a", Type: "rectangle", W: 10, H: 10, Label: "Head of Finance"},
+	{ID: "b", Type: "rectangle", X: 50, W: 10, H: 10, Label: "CEO"}}
+
 func TestCheckLabels(t *testing.T) {
-	got := CheckLabels([]byte(doc), []string{"ceo", "finance", "CTO"}, []string{"Lint", "head"})
+	got := CheckLabels(state, []string{"ceo", "finance", "CTO"}, []string{"Lint", "head"})
 	want := []string{"missing CTO", "unexpected head"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("got %q, want %q", got, want)
@@ -104,7 +108,7 @@ func TestRunCase(t *testing.T) {
 	var seen []string
 	th := func(_ context.Context, p string, mem agent.Memory) (agent.Result, error) {
 		seen = append(seen, p+":"+string(rune('0'+len(mem.Exchanges))))
-		return agent.Result{Scene: []byte(doc), Finished: true, Reason: agent.StopDone, Turns: 2, ToolCalls: 3, ToolErrors: 1,
+		return agent.Result{State: state, Finished: true, Reason: agent.StopDone, Turns: 2, ToolCalls: 3, ToolErrors: 1,
 			PromptTokens: 100, OutputTokens: 10, Duration: time.Second, Memory: mem.Add(agent.Exchange{Request: p})}, nil
 	}
 	o := RunCase(context.Background(), c, th)
@@ -130,7 +134,7 @@ func TestRunCase(t *testing.T) {
 		"colour it": {{Kind: agent.StepTool, Tool: "update_element", IsError: true}, {Kind: agent.StepTool, Tool: "create_graph"}},
 	}
 	routing := func(_ context.Context, p string, mem agent.Memory) (agent.Result, error) {
-		return agent.Result{Scene: []byte(doc), Finished: true, Steps: calls[p]}, nil
+		return agent.Result{State: state, Finished: true, Steps: calls[p]}, nil
 	}
 	o = RunCase(context.Background(), routed, routing)
 	if o.Finished || strings.Join(o.Missing, "|") != "prompt 2 called none of update_element" {
@@ -142,7 +146,7 @@ func TestRunCase(t *testing.T) {
 	}
 
 	limited := func(_ context.Context, p string, mem agent.Memory) (agent.Result, error) {
-		return agent.Result{Scene: []byte(doc), Reason: agent.StopTurnLimit, Warnings: []string{"a overlaps b"}}, nil
+		return agent.Result{State: state, Reason: agent.StopTurnLimit, Warnings: []string{"a overlaps b"}}, nil
 	}
 	if o = RunCase(context.Background(), c, limited); o.Finished || len(o.Warnings) != 1 {
 		t.Errorf("a run on a limit must not count as finished: %+v", o)

@@ -4,7 +4,6 @@
 package agentdraw
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -41,10 +40,6 @@ func (d Drawer) Draw(ctx context.Context, req bot.DrawRequest) (bot.DrawResult, 
 		if sc, err = scene.Decode(req.Scene); err != nil {
 			return bot.DrawResult{}, fmt.Errorf("the stored diagram could not be read (%v); say reset to start over", err)
 		}
-	}
-	before, err := sc.Encode()
-	if err != nil {
-		return bot.DrawResult{}, fmt.Errorf("encode the current diagram: %w", err)
 	}
 	mem, err := agent.UnmarshalMemory(req.Memory)
 	if err != nil && d.Log != nil {
@@ -86,15 +81,14 @@ func (d Drawer) Draw(ctx context.Context, req bot.DrawRequest) (bot.DrawResult, 
 		}
 		return bot.DrawResult{}, err
 	}
-	doc := res.Scene
-	if doc == nil {
-		if doc, err = set.Scene().Encode(); err != nil {
-			return bot.DrawResult{}, fmt.Errorf("encode the new diagram: %w", err)
-		}
+	// Encoded once, for the store; whether it changed the tools said as they ran.
+	doc, err := set.Scene().Encode()
+	if err != nil {
+		return bot.DrawResult{}, fmt.Errorf("encode the new diagram: %w", err)
 	}
 	memory, err := res.Memory.Marshal()
 	if err != nil {
 		return bot.DrawResult{}, err
 	}
-	return bot.DrawResult{Scene: doc, Memory: memory, Summary: res.Summary, Changed: !bytes.Equal(doc, before)}, nil
+	return bot.DrawResult{Scene: doc, Memory: memory, Summary: res.Summary, Changed: res.Changed}, nil
 }

@@ -80,13 +80,18 @@ picture and the editable .excalidraw file. Flags may come before or after the pr
 	fmt.Fprintln(stdout, res.Summary)
 	fmt.Fprintln(stdout, runFigures(res))
 
+	doc, err := set.Scene().Encode()
+	if err != nil {
+		fmt.Fprintf(stderr, "excalibot draw: encode scene: %v\n", err)
+		return 1
+	}
 	sceneFile := strings.TrimSuffix(*out, filepath.Ext(*out)) + ".excalidraw"
-	if err := os.WriteFile(sceneFile, res.Scene, 0o644); err != nil {
+	if err := os.WriteFile(sceneFile, doc, 0o644); err != nil {
 		fmt.Fprintf(stderr, "excalibot draw: write scene: %v\n", err)
 		return 1
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", sceneFile)
-	pic, err := k.renderPNG(ctx, res.Scene)
+	pic, err := k.renderPNG(ctx, doc)
 	if err != nil {
 		fmt.Fprintf(stderr, "excalibot draw: no PNG: %v\n(the drawing is in %s; open it at excalidraw.com)\n", err, sceneFile)
 		return 1

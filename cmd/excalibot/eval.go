@@ -162,6 +162,9 @@ func evalSuite(ctx context.Context, k *kit, suite eval.Suite, dir, proto string,
 		}
 		o := eval.RunCase(ctx, c, th)
 		o.Model, o.Protocol = k.model.Name(), proto
+		if doc, err := set.Scene().Encode(); err == nil && set.Scene().Len() > 0 {
+			o.Scene = doc
+		}
 		outs = append(outs, o)
 		p, err := eval.WriteScene(dir, o)
 		if err != nil {
