@@ -40,7 +40,7 @@ var layers = map[string]layer{
 	"bot":           {imports: []string{"diagram/mermaid", "internal/clip", "ratelimit", "scene", "store"}},
 	"ratelimit":     {},
 
-	"agent":      {imports: []string{"diagram", "internal/clip", "tools"}},
+	"agent":      {imports: []string{"diagram", "internal/clip", "scene", "tools"}},
 	"agent/eval": {imports: []string{"agent", "tools"}},
 	"tools":      {imports: []string{"diagram", "diagram/graph", "diagram/mermaid", "diagram/sequence", "scene", "scene/fontmetrics"}},
 	"render":     {imports: []string{"diagram/mermaid", "internal/clip", "scene"}},
