@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/excalibot/excalibot/ratelimit"
+	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 )
 
@@ -44,8 +45,10 @@ type Drawer interface {
 
 // DrawRequest is one drawing run.
 type DrawRequest struct {
-	Prompt   string
-	Scene    []byte // the thread's current .excalidraw; nil for a new thread
+	Prompt string
+	// Scene is the thread's current scene, decoded once after the thread loaded, for the drawer
+	// to change in place; nil for a new thread.
+	Scene    *scene.Scene
 	Memory   []byte // the agent's memory of the thread; nil for a new thread
 	Model    string // the thread's model setting; "" for the default
 	Progress func(Progress)
@@ -61,7 +64,7 @@ type Progress struct {
 
 // DrawResult is what a run produced.
 type DrawResult struct {
-	Scene   []byte
+	Scene   *scene.Scene // encoded once, by the bot, before it is saved
 	Memory  []byte
 	Summary string
 	// Changed is false when the run left the scene as it was (the model only answered, e.g. with a
@@ -71,8 +74,8 @@ type DrawResult struct {
 
 // Renderer turns a scene into a picture.
 type Renderer interface {
-	// Render returns doc as "png" (with the scene embedded) or "svg", in a dark or light theme.
-	Render(ctx context.Context, doc []byte, format string, dark bool) ([]byte, error)
+	// Render returns sc as "png" (with the scene embedded) or "svg", in a dark or light theme.
+	Render(ctx context.Context, sc *scene.Scene, format string, dark bool) ([]byte, error)
 }
 
 // Links makes the editor links of a thread for a reply that posts th, its current revision.

@@ -115,10 +115,7 @@ func (d *fakeDrawer) Draw(ctx context.Context, req DrawRequest) (DrawResult, err
 	}
 	sc := scene.New()
 	if req.Scene != nil {
-		var derr error
-		if sc, derr = scene.Decode(req.Scene); derr != nil {
-			return DrawResult{}, derr
-		}
+		sc = req.Scene.Clone()
 	}
 	e := scene.NewElement(scene.Rectangle)
 	e.ID = fmt.Sprintf("r%d", sc.Len()+1)
@@ -129,17 +126,16 @@ func (d *fakeDrawer) Draw(ctx context.Context, req DrawRequest) (DrawResult, err
 	if req.Progress != nil {
 		req.Progress(Progress{Step: 1, Tool: "create_element", Shapes: sc.Len()})
 	}
-	doc, err := sc.Encode()
-	return DrawResult{Scene: doc, Memory: []byte(`{"version":1}`), Summary: "Drew " + e.ID + ".", Changed: true}, err
+	return DrawResult{Scene: sc, Memory: []byte(`{"version":1}`), Summary: "Drew " + e.ID + ".", Changed: true}, nil
 }
 
 type fakeRenderer struct{ err error }
 
-func (f fakeRenderer) Render(ctx context.Context, doc []byte, format string, dark bool) ([]byte, error) {
+func (f fakeRenderer) Render(ctx context.Context, sc *scene.Scene, format string, dark bool) ([]byte, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
-	return []byte(fmt.Sprintf("%s dark=%v %d", format, dark, len(doc))), nil
+	return []byte(fmt.Sprintf("%s dark=%v %d elements", format, dark, sc.Len())), nil
 }
 
 type harness struct {

@@ -100,7 +100,11 @@ func (b *Bot) export(ctx context.Context, a Adapter, chatKey ThreadKey, th *stor
 	case "excalidraw":
 		r.Files = []File{sceneFile(th.Scene)}
 	case "png", "svg":
-		pic, err := b.render.Render(ctx, th.Scene, format, th.Settings.Theme == "dark")
+		sc, err := storedScene(th)
+		var pic []byte
+		if err == nil {
+			pic, err = b.render.Render(ctx, sc, format, th.Settings.Theme == "dark")
+		}
 		if err != nil {
 			r = Reply{Text: friendly("rendering the "+format, err), Error: true, Files: []File{sceneFile(th.Scene)}}
 			break

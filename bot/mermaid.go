@@ -9,6 +9,7 @@ import (
 
 	"github.com/excalibot/excalibot/diagram/mermaid"
 	"github.com/excalibot/excalibot/internal/clip"
+	"github.com/excalibot/excalibot/scene"
 )
 
 // MermaidDrawer draws a Mermaid diagram onto a thread's scene without the model (cmd/excalibot
@@ -16,14 +17,14 @@ import (
 // message goes to the agent like any request.
 type MermaidDrawer interface {
 	// DrawMermaid adds the diagram in src (a whole message; it may hold a ```mermaid fence) to
-	// scene, nil for a new thread, and returns the new scene. A diagram Mermaid refuses returns a
+	// sc, nil for a new thread, and returns the new scene. A diagram Mermaid refuses returns a
 	// *mermaid.Error.
-	DrawMermaid(ctx context.Context, src string, scene []byte) (MermaidDrawing, error)
+	DrawMermaid(ctx context.Context, src string, sc *scene.Scene) (MermaidDrawing, error)
 }
 
 // MermaidDrawing is a scene with a Mermaid diagram drawn on it.
 type MermaidDrawing struct {
-	Scene []byte
+	Scene *scene.Scene
 	// Summary says what was drawn: its type, the shapes, a picture fallback, what was repaired.
 	Summary string
 }

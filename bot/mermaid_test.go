@@ -17,7 +17,7 @@ type fakeMermaid struct {
 	calls []string
 }
 
-func (f *fakeMermaid) DrawMermaid(_ context.Context, src string, doc []byte) (MermaidDrawing, error) {
+func (f *fakeMermaid) DrawMermaid(_ context.Context, src string, doc *scene.Scene) (MermaidDrawing, error) {
 	f.mu.Lock()
 	f.calls = append(f.calls, src)
 	f.mu.Unlock()
@@ -29,10 +29,7 @@ func (f *fakeMermaid) DrawMermaid(_ context.Context, src string, doc []byte) (Me
 	}
 	sc := scene.New()
 	if doc != nil {
-		var err error
-		if sc, err = scene.Decode(doc); err != nil {
-			return MermaidDrawing{}, err
-		}
+		sc = doc.Clone()
 	}
 	e := scene.NewElement(scene.Rectangle)
 	e.ID = "m" + strings.Repeat("m", sc.Len())
@@ -40,8 +37,7 @@ func (f *fakeMermaid) DrawMermaid(_ context.Context, src string, doc []byte) (Me
 	if _, err := sc.Add(e); err != nil {
 		return MermaidDrawing{}, err
 	}
-	out, err := sc.Encode()
-	return MermaidDrawing{Scene: out, Summary: "Drew the Mermaid flowchart diagram."}, err
+	return MermaidDrawing{Scene: sc, Summary: "Drew the Mermaid flowchart diagram."}, nil
 }
 
 func TestMermaidMessage(t *testing.T) {

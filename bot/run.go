@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/excalibot/excalibot/internal/clip"
+	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 )
 
@@ -111,9 +112,16 @@ func (b *Bot) draw(ctx context.Context, jobs []job) {
 		}
 		prompt = sb.String()
 	}
+	// The thread's scene is decoded once here and encoded once before it is saved.
+	current, err := storedScene(th)
+	if err != nil {
+		end(store.RunFailed, err.Error())
+		fail(err.Error())
+		return
+	}
 	status.update("drawing…")
 	res, err := b.drawerFor(prompts).Draw(ctx, DrawRequest{
-		Prompt: prompt, Scene: th.Scene, Memory: th.Memory, Model: th.Settings.Model,
+		Prompt: prompt, Scene: current, Memory: th.Memory, Model: th.Settings.Model,
 		Progress: func(p Progress) { status.update(progressLine(p)) },
 	})
 	if err != nil {
@@ -145,11 +153,17 @@ func (b *Bot) draw(ctx context.Context, jobs []job) {
 		}
 		return
 	}
+	doc, err := encodeScene(res.Scene)
+	if err != nil {
+		end(store.RunFailed, err.Error())
+		fail(friendly("saving the diagram", err))
+		return
+	}
 	status.update("rendering…")
 	// The picture renders while the revision and the run's end commit together; it is posted only
 	// once that commit succeeded, so a posted picture is always a durable revision.
 	pic := b.startRender(ctx, res.Scene, th.Settings.Theme == "dark")
-	saved, err := b.finishWith(ctx, run.ID, store.SaveRequest{Key: key, Base: th.Rev, Scene: res.Scene,
+	saved, err := b.finishWith(ctx, run.ID, store.SaveRequest{Key: key, Base: th.Rev, Scene: doc,
 		Author: store.AuthorAgent, Reason: clip.Runes(prompts[len(prompts)-1], 200), Memory: memory})
 	if err != nil {
 		pic.discard()
@@ -213,13 +227,22 @@ type picture struct {
 	err    error
 }
 
-func (b *Bot) startRender(ctx context.Context, doc []byte, dark bool) *picture {
+// startRender renders sc in the background; a non-nil failed is the picture's error instead.
+func (b *Bot) startRender(ctx context.Context, sc *scene.Scene, dark bool, failed ...error) *picture {
 	ctx, cancel := context.WithCancel(ctx)
 	p := &picture{cancel: cancel, done: make(chan struct{})}
+	if len(failed) > 0 && failed[0] != nil || sc == nil {
+		p.err = errors.New("there is no diagram to render")
+		if len(failed) > 0 && failed[0] != nil {
+			p.err = failed[0]
+		}
+		close(p.done)
+		return p
+	}
 	go func() {
 		defer close(p.done)
 		start := b.opt.Now()
-		p.png, p.err = b.render.Render(ctx, doc, "png", dark)
+		p.png, p.err = b.render.Render(ctx, sc, "png", dark)
 		b.opt.Observer.Rendered("png", b.opt.Now().Sub(start), p.err)
 	}()
 	return p
@@ -239,7 +262,34 @@ func (p *picture) discard() {
 
 // post sends the thread's current scene: picture, summary, file and links.
 func (b *Bot) post(ctx context.Context, a Adapter, chatKey ThreadKey, th *store.Thread, text string) {
-	b.postPicture(ctx, a, chatKey, th, text, b.startRender(ctx, th.Scene, th.Settings.Theme == "dark"))
+	// A stored scene that cannot be read still goes out as its file; the reply says why there is
+	// no picture.
+	sc, err := storedScene(th)
+	b.postPicture(ctx, a, chatKey, th, text, b.startRender(ctx, sc, th.Settings.Theme == "dark", err))
+}
+
+// storedScene decodes a thread's stored scene (nil for a thread without one yet).
+func storedScene(th *store.Thread) (*scene.Scene, error) {
+	if th.Scene == nil {
+		return nil, nil
+	}
+	sc, err := scene.Decode(th.Scene)
+	if err != nil {
+		return nil, fmt.Errorf("The stored diagram could not be read (%v); say reset to start over.", strings.TrimSuffix(err.Error(), "."))
+	}
+	return sc, nil
+}
+
+// encodeScene is a run's scene as the store keeps it.
+func encodeScene(sc *scene.Scene) ([]byte, error) {
+	if sc == nil {
+		return nil, errors.New("the drawing run returned no scene")
+	}
+	doc, err := sc.Encode()
+	if err != nil {
+		return nil, fmt.Errorf("encode the diagram: %w", err)
+	}
+	return doc, nil
 }
 
 // postPicture sends th with the picture pic renders of it; the editor links are made meanwhile.

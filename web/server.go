@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/excalibot/excalibot/ratelimit"
+	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 )
 
@@ -28,7 +29,7 @@ type Store interface {
 
 // Renderer draws downloads; the bot's renderer satisfies it.
 type Renderer interface {
-	Render(ctx context.Context, doc []byte, format string, dark bool) ([]byte, error)
+	Render(ctx context.Context, sc *scene.Scene, format string, dark bool) ([]byte, error)
 }
 
 // Notifier is told when a person saved the diagram in the editor. Optional.

@@ -5,7 +5,6 @@ package agentdraw
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 
 	"github.com/excalibot/excalibot/agent"
@@ -36,10 +35,7 @@ var _ agent.Toolbox = (*tools.Set)(nil)
 func (d Drawer) Draw(ctx context.Context, req bot.DrawRequest) (bot.DrawResult, error) {
 	sc := scene.New()
 	if req.Scene != nil {
-		var err error
-		if sc, err = scene.Decode(req.Scene); err != nil {
-			return bot.DrawResult{}, fmt.Errorf("the stored diagram could not be read (%v); say reset to start over", err)
-		}
+		sc = req.Scene // the bot hands the drawer its own decoded copy
 	}
 	mem, err := agent.UnmarshalMemory(req.Memory)
 	if err != nil && d.Log != nil {
@@ -81,14 +77,10 @@ func (d Drawer) Draw(ctx context.Context, req bot.DrawRequest) (bot.DrawResult, 
 		}
 		return bot.DrawResult{}, err
 	}
-	// Encoded once, for the store; whether it changed the tools said as they ran.
-	doc, err := set.Scene().Encode()
-	if err != nil {
-		return bot.DrawResult{}, fmt.Errorf("encode the new diagram: %w", err)
-	}
 	memory, err := res.Memory.Marshal()
 	if err != nil {
 		return bot.DrawResult{}, err
 	}
-	return bot.DrawResult{Scene: doc, Memory: memory, Summary: res.Summary, Changed: res.Changed}, nil
+	// Whether it changed, the tools said as they ran; the bot encodes the scene once, to save it.
+	return bot.DrawResult{Scene: set.Scene(), Memory: memory, Summary: res.Summary, Changed: res.Changed}, nil
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/excalibot/excalibot/agent"
 	"github.com/excalibot/excalibot/bot"
-	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/tools"
 )
 
@@ -53,10 +52,7 @@ func TestDrawer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := scene.Decode(res.Scene)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := res.Scene
 	for _, id := range []string{"api", "db", "a1"} {
 		if !sc.Has(id) {
 			t.Errorf("scene lacks %s", id)
@@ -84,8 +80,5 @@ func TestDrawer(t *testing.T) {
 	if _, err := d.Draw(context.Background(), bot.DrawRequest{Prompt: "x"}); err == nil || !strings.Contains(err.Error(), "not reachable") {
 		t.Errorf("err = %v", err)
 	}
-	// A stored scene that cannot be read is a clear error, not a crash.
-	if _, err := d.Draw(context.Background(), bot.DrawRequest{Prompt: "x", Scene: []byte("{broken")}); err == nil || !strings.Contains(err.Error(), "say reset") {
-		t.Errorf("err = %v, want advice to reset", err)
-	}
+
 }

@@ -24,10 +24,7 @@ type BoxDrawer struct {
 func (d *BoxDrawer) Draw(ctx context.Context, req bot.DrawRequest) (bot.DrawResult, error) {
 	sc := scene.New()
 	if req.Scene != nil {
-		var err error
-		if sc, err = scene.Decode(req.Scene); err != nil {
-			return bot.DrawResult{}, err
-		}
+		sc = req.Scene.Clone()
 	}
 	n := 0
 	for _, e := range sc.Elements() {
@@ -54,18 +51,13 @@ func (d *BoxDrawer) Draw(ctx context.Context, req bot.DrawRequest) (bot.DrawResu
 			return bot.DrawResult{}, ctx.Err()
 		}
 	}
-	doc, err := sc.Encode()
-	return bot.DrawResult{Scene: doc, Summary: fmt.Sprintf("Added box %d.", n+1), Changed: true}, err
+	return bot.DrawResult{Scene: sc, Summary: fmt.Sprintf("Added box %d.", n+1), Changed: true}, nil
 }
 
 // WidthRenderer is a renderer that draws a PNG 100 px wide per rectangle, so each revision's picture differs.
 type WidthRenderer struct{}
 
-func (WidthRenderer) Render(ctx context.Context, doc []byte, format string, dark bool) ([]byte, error) {
-	sc, err := scene.Decode(doc)
-	if err != nil {
-		return nil, err
-	}
+func (WidthRenderer) Render(ctx context.Context, sc *scene.Scene, format string, dark bool) ([]byte, error) {
 	n := 0
 	for _, e := range sc.Elements() {
 		if e.Type == scene.Rectangle {
@@ -73,6 +65,6 @@ func (WidthRenderer) Render(ctx context.Context, doc []byte, format string, dark
 		}
 	}
 	var b bytes.Buffer
-	err = png.Encode(&b, image.NewGray(image.Rect(0, 0, 100*n, 50)))
+	err := png.Encode(&b, image.NewGray(image.Rect(0, 0, 100*n, 50)))
 	return b.Bytes(), err
 }

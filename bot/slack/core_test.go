@@ -24,10 +24,7 @@ type boxDrawer struct{}
 func (boxDrawer) Draw(ctx context.Context, req bot.DrawRequest) (bot.DrawResult, error) {
 	sc := scene.New()
 	if req.Scene != nil {
-		var err error
-		if sc, err = scene.Decode(req.Scene); err != nil {
-			return bot.DrawResult{}, err
-		}
+		sc = req.Scene.Clone()
 	}
 	e := scene.NewElement(scene.Rectangle)
 	e.ID = fmt.Sprintf("r%d", sc.Len()+1)
@@ -38,14 +35,13 @@ func (boxDrawer) Draw(ctx context.Context, req bot.DrawRequest) (bot.DrawResult,
 	if req.Progress != nil {
 		req.Progress(bot.Progress{Step: 1, Tool: "create_element", Shapes: sc.Len()})
 	}
-	doc, err := sc.Encode()
-	return bot.DrawResult{Scene: doc, Memory: []byte(`{}`), Summary: "Drew " + e.ID + ".", Changed: true}, err
+	return bot.DrawResult{Scene: sc, Memory: []byte(`{}`), Summary: "Drew " + e.ID + ".", Changed: true}, nil
 }
 
 type pngRenderer struct{}
 
-func (pngRenderer) Render(_ context.Context, doc []byte, format string, _ bool) ([]byte, error) {
-	return append([]byte("\x89PNG fake "), doc[:10]...), nil
+func (pngRenderer) Render(_ context.Context, sc *scene.Scene, format string, _ bool) ([]byte, error) {
+	return fmt.Appendf([]byte("\x89PNG fake "), "%d elements", sc.Len()), nil
 }
 
 // The adapter with the real conversation core and SQLite store: a mention is answered in its

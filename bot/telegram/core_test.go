@@ -32,10 +32,7 @@ func (d *boxDrawer) Draw(ctx context.Context, req bot.DrawRequest) (bot.DrawResu
 	d.mu.Unlock()
 	sc := scene.New()
 	if req.Scene != nil {
-		var err error
-		if sc, err = scene.Decode(req.Scene); err != nil {
-			return bot.DrawResult{}, err
-		}
+		sc = req.Scene.Clone()
 	}
 	e := scene.NewElement(scene.Rectangle)
 	e.ID = fmt.Sprintf("box%d", sc.Len()+1)
@@ -46,13 +43,12 @@ func (d *boxDrawer) Draw(ctx context.Context, req bot.DrawRequest) (bot.DrawResu
 	if req.Progress != nil {
 		req.Progress(bot.Progress{Step: 1, Tool: "create_element", Shapes: sc.Len()})
 	}
-	doc, err := sc.Encode()
-	return bot.DrawResult{Scene: doc, Summary: fmt.Sprintf("%d boxes.", sc.Len()), Changed: true}, err
+	return bot.DrawResult{Scene: sc, Summary: fmt.Sprintf("%d boxes.", sc.Len()), Changed: true}, nil
 }
 
 type pngRenderer struct{}
 
-func (pngRenderer) Render(ctx context.Context, doc []byte, format string, dark bool) ([]byte, error) {
+func (pngRenderer) Render(ctx context.Context, sc *scene.Scene, format string, dark bool) ([]byte, error) {
 	return smallPNG(), nil
 }
 

@@ -41,13 +41,9 @@ type mermaidDrawer struct {
 
 var _ bot.MermaidDrawer = mermaidDrawer{}
 
-func (m mermaidDrawer) DrawMermaid(ctx context.Context, src string, doc []byte) (bot.MermaidDrawing, error) {
-	sc := scene.New()
-	if doc != nil {
-		var err error
-		if sc, err = scene.Decode(doc); err != nil {
-			return bot.MermaidDrawing{}, fmt.Errorf("the stored diagram could not be read (%v); say reset to start over", err)
-		}
+func (m mermaidDrawer) DrawMermaid(ctx context.Context, src string, sc *scene.Scene) (bot.MermaidDrawing, error) {
+	if sc == nil {
+		sc = scene.New()
 	}
 	d, err := m.conv.Mermaid(ctx, src)
 	if err != nil {
@@ -60,11 +56,7 @@ func (m mermaidDrawer) DrawMermaid(ctx context.Context, src string, doc []byte) 
 	if m.maxElements > 0 && next.Len() > m.maxElements {
 		return bot.MermaidDrawing{}, fmt.Errorf("the diagram would bring the drawing to %d elements, over the limit of %d", next.Len(), m.maxElements)
 	}
-	out, err := next.Encode()
-	if err != nil {
-		return bot.MermaidDrawing{}, fmt.Errorf("encode the diagram: %w", err)
-	}
-	return bot.MermaidDrawing{Scene: out, Summary: mermaidSummary(info)}, nil
+	return bot.MermaidDrawing{Scene: next, Summary: mermaidSummary(info)}, nil
 }
 
 // mermaidSummary is the chat reply's text: shorter than what the model reads.
