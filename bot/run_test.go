@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -125,5 +126,16 @@ func TestSharedStoreTakesTheLease(t *testing.T) {
 	b.Close(context.Background())
 	if _, err := st.StartRun(context.Background(), store.StartRunRequest{Key: thread, Owner: "replica2", Lease: time.Minute}); err != nil {
 		t.Errorf("another replica's run after the reply: %v", err)
+	}
+}
+
+// TestStoredSceneUnreadable: a stored scene that does not decode is a sentence for the user that
+// says how to go on, not a crash; a thread without a scene yet is a new drawing.
+func TestStoredSceneUnreadable(t *testing.T) {
+	if _, err := storedScene(&store.Thread{Scene: []byte("{broken")}); err == nil || !strings.Contains(err.Error(), "say reset") {
+		t.Errorf("err = %v, want advice to reset", err)
+	}
+	if sc, err := storedScene(&store.Thread{}); sc != nil || err != nil {
+		t.Errorf("no scene yet: %v, %v; want nil, nil", sc, err)
 	}
 }
