@@ -20,11 +20,11 @@ const (
 // without doing what it should, or "" when the run may end.
 func (r *run) correction() string {
 	switch {
-	case strings.TrimSpace(r.final) == "" && strings.TrimSpace(visibleText(r.raw)) == "" && r.res.ToolCalls == 0:
+	case r.turnText == "" && r.res.ToolCalls == 0:
 		return r.once("empty", emptyReplyText)
-	case looksLikeCall(r.raw, r.known) && len(r.lastTextCalls()) == 0:
+	case r.turnCalls == 0 && looksLikeCall(r.raw, r.known):
 		return r.once("garbled", garbledText)
-	case r.req.Scene != nil && !r.changed() && asksForDrawing(r.req.Prompt) && !strings.HasSuffix(strings.TrimSpace(r.final), "?"):
+	case r.drawingMissing():
 		return r.once("nothing", nothingText)
 	}
 	return ""
@@ -38,23 +38,20 @@ func (r *run) once(key, text string) string {
 	return text
 }
 
-// lastTextCalls are the calls readable in the model's last text.
-func (r *run) lastTextCalls() []ToolCall {
-	calls, _ := parseTextCalls(r.raw, r.known)
-	return calls
-}
-
 // ended is the reason a run that the model ended stops with: StopNoChange when it was asked to draw
 // and changed nothing.
 func (r *run) ended(reason StopReason) StopReason {
-	if r.req.Scene != nil && !r.changed() && asksForDrawing(r.req.Prompt) && !strings.HasSuffix(strings.TrimSpace(r.final), "?") {
+	if r.drawingMissing() {
 		return StopNoChange
 	}
 	return reason
 }
 
-// changed reports whether a tool call of the run changed the scene.
-func (r *run) changed() bool { return r.res.Changed }
+// drawingMissing: the user asked for a drawing, no tool call changed the scene, and the model's
+// last words are not a question back to the user.
+func (r *run) drawingMissing() bool {
+	return r.req.Scene != nil && !r.res.Changed && asksForDrawing(r.req.Prompt) && !strings.HasSuffix(r.final, "?")
+}
 
 var (
 	drawWords = regexp.MustCompile(`(?i)\b(draw|redraw|sketch|plot|add|make|create|build|put|insert|connect|link|rename|relabel|remove|delete|drop|change|colou?r|paint|move|replace|update|swap|split|merge|group|undo)\b`)

@@ -106,6 +106,8 @@ type run struct {
 	nudgedKey string // the failing call already nudged about
 	final     string // the model's last text, as a person reads it
 	raw       string // the model's last text as written, for telling a garbled call
+	turnText  string // what people read of the last reply, calls taken out
+	turnCalls int    // calls read from the last reply's text
 	doneAt    string // the summary given to done, if any
 	retried   bool   // a reply Ollama could not parse was retried
 	// The scene when the run started: what the summary's words are measured against.
@@ -309,7 +311,7 @@ func (r *run) toolCallsOf(m Message) Message {
 	m.Role = RoleAssistant
 	r.raw = m.Content
 	textCalls, rest := parseTextCalls(m.Content, r.known)
-	m.Content = rest
+	m.Content, r.turnText, r.turnCalls = rest, rest, len(textCalls)
 	if rest != "" {
 		r.final = rest
 	}

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/excalibot/excalibot/internal/clip"
@@ -37,7 +38,7 @@ func changeSummary(before, after []ElementState) string {
 		if ok && recoloured(o, e) {
 			recolored = append(recolored, nameOf(e))
 		}
-		if ok && !isConnector(e) && (abs(o.X-e.X) >= 1 || abs(o.Y-e.Y) >= 1) {
+		if ok && !isConnector(e) && (math.Abs(o.X-e.X) >= 1 || math.Abs(o.Y-e.Y) >= 1) {
 			moved = append(moved, nameOf(e))
 		}
 	}
@@ -186,11 +187,4 @@ func count(n int, one, several string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, several)
-}
-
-func abs(f float64) float64 {
-	if f < 0 {
-		return -f
-	}
-	return f
 }

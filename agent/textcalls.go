@@ -131,6 +131,10 @@ func (r *callReader) json() {
 			n = len(r.s) - i
 		}
 		at := span{i, i + n}
+		// Phi-4's and Firefunction's marker is part of the call: functools[…].
+		if before := strings.TrimRight(r.s[:i], " "); strings.HasSuffix(before, "functools") {
+			at.start = len(before) - len("functools")
+		}
 		if calls, ok := r.callsFrom(v); ok && !r.overlaps(at) {
 			r.take(at, calls...)
 		}
@@ -262,15 +266,6 @@ func toolName(s string) string {
 		s = s[i+1:]
 	}
 	return s
-}
-
-func containsStr(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // argsJSON turns decoded arguments back into a JSON object. Arguments written as a string holding

@@ -18,7 +18,7 @@ var (
 	wrapperTag  = regexp.MustCompile(`(?i)</?(?:tool_?calls?|tools?|function_calls?|function|response|tool_code|tool_response|arg_key|arg_value|parameter)(?:=[^>\s]*)?>`)
 	emptyFence  = regexp.MustCompile("```\\s*[A-Za-z0-9_\\-]*\\s*```")
 	turnRole    = regexp.MustCompile(`(?m)^(?:model|assistant)\s*$`)
-	actionLine  = regexp.MustCompile(`(?m)^\s*(?:Action|functools|Tool call|Function call)s?\s*:?\s*$`)
+	actionLine  = regexp.MustCompile(`(?m)^\s*(?:Action|Tool call|Function call)s?\s*:?\s*$`)
 	blankLines  = regexp.MustCompile(`\n{3,}`)
 	punctuation = regexp.MustCompile(`(?m)^[\s\[\](){},;]+$`)
 	// What a list of calls leaves once its calls are taken out: [], [,], [ , ].
@@ -54,7 +54,6 @@ func visibleText(s string) string {
 			})
 		}
 		s = emptyFence.ReplaceAllString(s, "")
-		s = strings.ReplaceAll(s, "functools", "")
 	}
 	s = turnRole.ReplaceAllString(s, "")
 	s = actionLine.ReplaceAllString(s, "")

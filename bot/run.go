@@ -227,18 +227,10 @@ type picture struct {
 	err    error
 }
 
-// startRender renders sc in the background; a non-nil failed is the picture's error instead.
-func (b *Bot) startRender(ctx context.Context, sc *scene.Scene, dark bool, failed ...error) *picture {
+// startRender renders sc in the background.
+func (b *Bot) startRender(ctx context.Context, sc *scene.Scene, dark bool) *picture {
 	ctx, cancel := context.WithCancel(ctx)
 	p := &picture{cancel: cancel, done: make(chan struct{})}
-	if len(failed) > 0 && failed[0] != nil || sc == nil {
-		p.err = errors.New("there is no diagram to render")
-		if len(failed) > 0 && failed[0] != nil {
-			p.err = failed[0]
-		}
-		close(p.done)
-		return p
-	}
 	go func() {
 		defer close(p.done)
 		start := b.opt.Now()
@@ -265,7 +257,16 @@ func (b *Bot) post(ctx context.Context, a Adapter, chatKey ThreadKey, th *store.
 	// A stored scene that cannot be read still goes out as its file; the reply says why there is
 	// no picture.
 	sc, err := storedScene(th)
-	b.postPicture(ctx, a, chatKey, th, text, b.startRender(ctx, sc, th.Settings.Theme == "dark", err))
+	if err == nil && sc == nil {
+		err = errors.New("there is no diagram to render")
+	}
+	if err != nil {
+		p := &picture{cancel: func() {}, done: make(chan struct{}), err: err}
+		close(p.done)
+		b.postPicture(ctx, a, chatKey, th, text, p)
+		return
+	}
+	b.postPicture(ctx, a, chatKey, th, text, b.startRender(ctx, sc, th.Settings.Theme == "dark"))
 }
 
 // storedScene decodes a thread's stored scene (nil for a thread without one yet).
