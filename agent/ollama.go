@@ -216,9 +216,12 @@ func (o *Ollama) send(ctx context.Context, req *api.ChatRequest) (Reply, error) 
 
 // request builds the wire request; num_ctx is always sent (see OllamaConfig.NumCtx).
 func (o *Ollama) request(msgs []Message, specs []tools.Spec) (*api.ChatRequest, error) {
-	ts, err := o.apiTools(specs)
-	if err != nil {
-		return nil, err
+	var ts api.Tools
+	if len(specs) > 0 { // a structured-output request keeps the tools' cached conversion
+		var err error
+		if ts, err = o.apiTools(specs); err != nil {
+			return nil, err
+		}
 	}
 	opts := map[string]any{"num_ctx": o.cfg.NumCtx}
 	if o.cfg.Temperature != nil {

@@ -119,7 +119,7 @@ func planColor(s string) (string, bool) {
 // checkPlan checks a decoded plan against the canvas and the tools' limits, the way the tools
 // check a model's arguments: every problem is named with its path and what to do instead.
 func checkPlan(p Plan, ix *sceneIndex, lim tools.Limits, probs *planProblems) checkedPlan {
-	lim = limitsOrDefault(lim)
+	lim = lim.WithDefaults()
 	out := checkedPlan{title: strings.TrimSpace(p.Title), summary: strings.TrimSpace(p.Summary)}
 	out.kind = planKindOf(p, probs)
 	if d := strings.TrimSpace(p.Direction); d != "" {
@@ -152,20 +152,6 @@ func checkPlan(p Plan, ix *sceneIndex, lim tools.Limits, probs *planProblems) ch
 		probs.add("nodes", "the plan is empty; list the diagram's nodes and edges (or what to remove)")
 	}
 	return out
-}
-
-func limitsOrDefault(l tools.Limits) tools.Limits {
-	d := tools.DefaultLimits()
-	if l.MaxBatch <= 0 {
-		l.MaxBatch = d.MaxBatch
-	}
-	if l.MaxLabel <= 0 {
-		l.MaxLabel = d.MaxLabel
-	}
-	if l.MaxIDLength <= 0 {
-		l.MaxIDLength = d.MaxIDLength
-	}
-	return l
 }
 
 func planKindOf(p Plan, probs *planProblems) string {

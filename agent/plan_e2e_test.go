@@ -107,15 +107,6 @@ func planThread(t *testing.T, host string, fake *ollamafake.Server, model string
 	return a, set.Scene(), counts
 }
 
-func mustEncode(t *testing.T, sc *scene.Scene) []byte {
-	t.Helper()
-	b, err := sc.Encode()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // TestPlanEndToEnd runs the real agent and Ollama client over HTTP against the fake Ollama: a
 // model with tools through the tool loop, a model without them through auto (which asks
 // /api/show and picks plans), and one whose server does not report capabilities (auto tries

@@ -103,7 +103,13 @@ func (a *Agent) runPlan(ctx context.Context, req Request) (Result, error) {
 	for _, s := range req.Tools.Specs() {
 		r.specs[s.Name] = s
 	}
-	p := &planRun{run: r, f: f, lim: tools.DefaultLimits()}
+	// The plan is checked against the limits its tool calls will meet, so a plan the tools would
+	// refuse is refused here, where the retry can say why.
+	lim := tools.DefaultLimits()
+	if l, ok := req.Tools.(interface{ Limits() tools.Limits }); ok {
+		lim = l.Limits()
+	}
+	p := &planRun{run: r, f: f, lim: lim}
 	runCtx, cancel := context.WithTimeout(ctx, a.cfg.Limits.Wall)
 	defer cancel()
 	msgs, err := p.opening(runCtx)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/excalibot/excalibot/scene"
+	"github.com/excalibot/excalibot/tools"
 )
 
 const flowPlan = `{"kind":"flowchart","direction":"TB","title":"Orders","nodes":[
@@ -498,5 +499,19 @@ func TestPlanSummaryFromScene(t *testing.T) {
 	res := runPlanned(t, planAgent(m, ProtocolPlan), newRecordingSet(nil).request("deploy then monitoring", Memory{}))
 	if res.Reason != StopDone || !strings.Contains(res.Summary, "Monitoring") || !strings.Contains(res.Summary, "Deploy") {
 		t.Errorf("summary %q (%s), want the scene's change in words", res.Summary, res.Reason)
+	}
+}
+
+// TestPlanHeldToTheToolsLimits: a plan is checked against the limits the toolbox was made with,
+// so a plan its tools would refuse gets a retry that names the limit, not a wasted tool call.
+func TestPlanHeldToTheToolsLimits(t *testing.T) {
+	m := &scriptedPlanner{answers: []string{flowPlan, `{"kind":"flowchart","nodes":[{"id":"a","label":"A"},{"id":"b","label":"B"}],"edges":[{"from":"a","to":"b"}]}`}}
+	set := &recordingSet{Set: tools.New(nil, tools.Limits{MaxBatch: 3})}
+	res := runPlanned(t, planAgent(m, ProtocolPlan), set.request("a flow", Memory{}))
+	if retry := m.lastUser(t, 1); !strings.Contains(retry, "the limit is 3") {
+		t.Errorf("retry says %q, want the toolbox's limit of 3", retry)
+	}
+	if res.Reason != StopDone || set.Scene().Len() == 0 {
+		t.Errorf("reason %s, %d elements; want the smaller plan drawn", res.Reason, set.Scene().Len())
 	}
 }

@@ -43,8 +43,8 @@ func DefaultLimits() Limits {
 	}
 }
 
-// withDefaults fills zero fields from DefaultLimits so a partly set Limits still works.
-func (l Limits) withDefaults() Limits {
+// WithDefaults fills zero fields from DefaultLimits so a partly set Limits still works.
+func (l Limits) WithDefaults() Limits {
 	d := DefaultLimits()
 	if l.MaxElements <= 0 {
 		l.MaxElements = d.MaxElements

@@ -61,8 +61,11 @@ func New(sc *scene.Scene, lim Limits) *Set {
 	if sc == nil {
 		sc = scene.New()
 	}
-	return &Set{sc: sc, lim: lim.withDefaults(), snaps: map[string]*scene.Scene{}}
+	return &Set{sc: sc, lim: lim.WithDefaults(), snaps: map[string]*scene.Scene{}}
 }
+
+// Limits are the limits the set's tools hold every call to.
+func (s *Set) Limits() Limits { return s.lim }
 
 // Scene returns the current scene. restore_snapshot and clear_canvas replace it and every
 // successful mutating call changes it, so ask again after each call, and read it only between
