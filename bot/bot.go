@@ -74,8 +74,9 @@ type DrawResult struct {
 
 // Renderer turns a scene into a picture.
 type Renderer interface {
-	// Render returns sc as "png" (with the scene embedded) or "svg", in a dark or light theme.
-	Render(ctx context.Context, sc *scene.Scene, format string, dark bool) ([]byte, error)
+	// Render returns sc as "png" (with the scene embedded) or "svg", in a dark or light theme. doc
+	// is sc encoded as the store keeps it: what the picture embeds, so nothing encodes it again.
+	Render(ctx context.Context, sc *scene.Scene, doc []byte, format string, dark bool) ([]byte, error)
 }
 
 // Links makes the editor links of a thread for a reply that posts th, its current revision.

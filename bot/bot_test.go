@@ -131,7 +131,7 @@ func (d *fakeDrawer) Draw(ctx context.Context, req DrawRequest) (DrawResult, err
 
 type fakeRenderer struct{ err error }
 
-func (f fakeRenderer) Render(ctx context.Context, sc *scene.Scene, format string, dark bool) ([]byte, error) {
+func (f fakeRenderer) Render(ctx context.Context, sc *scene.Scene, doc []byte, format string, dark bool) ([]byte, error) {
 	if f.err != nil {
 		return nil, f.err
 	}

@@ -103,7 +103,7 @@ func (b *Bot) export(ctx context.Context, a Adapter, chatKey ThreadKey, th *stor
 		sc, err := storedScene(th)
 		var pic []byte
 		if err == nil {
-			pic, err = b.render.Render(ctx, sc, format, th.Settings.Theme == "dark")
+			pic, err = b.render.Render(ctx, sc, th.Scene, format, th.Settings.Theme == "dark")
 		}
 		if err != nil {
 			r = Reply{Text: friendly("rendering the "+format, err), Error: true, Files: []File{sceneFile(th.Scene)}}

@@ -162,7 +162,7 @@ func (b *Bot) draw(ctx context.Context, jobs []job) {
 	status.update("rendering…")
 	// The picture renders while the revision and the run's end commit together; it is posted only
 	// once that commit succeeded, so a posted picture is always a durable revision.
-	pic := b.startRender(ctx, res.Scene, th.Settings.Theme == "dark")
+	pic := b.startRender(ctx, res.Scene, doc, th.Settings.Theme == "dark")
 	saved, err := b.finishWith(ctx, run.ID, store.SaveRequest{Key: key, Base: th.Rev, Scene: doc,
 		Author: store.AuthorAgent, Reason: clip.Runes(prompts[len(prompts)-1], 200), Memory: memory})
 	if err != nil {
@@ -228,13 +228,13 @@ type picture struct {
 }
 
 // startRender renders sc in the background.
-func (b *Bot) startRender(ctx context.Context, sc *scene.Scene, dark bool) *picture {
+func (b *Bot) startRender(ctx context.Context, sc *scene.Scene, doc []byte, dark bool) *picture {
 	ctx, cancel := context.WithCancel(ctx)
 	p := &picture{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
 		start := b.opt.Now()
-		p.png, p.err = b.render.Render(ctx, sc, "png", dark)
+		p.png, p.err = b.render.Render(ctx, sc, doc, "png", dark)
 		b.opt.Observer.Rendered("png", b.opt.Now().Sub(start), p.err)
 	}()
 	return p
@@ -266,7 +266,7 @@ func (b *Bot) post(ctx context.Context, a Adapter, chatKey ThreadKey, th *store.
 		b.postPicture(ctx, a, chatKey, th, text, p)
 		return
 	}
-	b.postPicture(ctx, a, chatKey, th, text, b.startRender(ctx, sc, th.Settings.Theme == "dark"))
+	b.postPicture(ctx, a, chatKey, th, text, b.startRender(ctx, sc, th.Scene, th.Settings.Theme == "dark"))
 }
 
 // storedScene decodes a thread's stored scene (nil for a thread without one yet).

@@ -164,10 +164,6 @@ func realRenderer(t *testing.T) Renderer {
 
 type renderFunc func(ctx context.Context, doc []byte, format string, dark bool) ([]byte, error)
 
-func (f renderFunc) Render(ctx context.Context, sc *scene.Scene, format string, dark bool) ([]byte, error) {
-	doc, err := sc.Encode()
-	if err != nil {
-		return nil, err
-	}
+func (f renderFunc) Render(ctx context.Context, sc *scene.Scene, doc []byte, format string, dark bool) ([]byte, error) {
 	return f(ctx, doc, format, dark)
 }

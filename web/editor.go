@@ -65,7 +65,7 @@ func (s *Server) getDiagram(w http.ResponseWriter, r *http.Request) {
 		sc, err := scene.Decode(th.Scene) // bytes from the store, decoded here at the edge
 		var pic []byte
 		if err == nil {
-			pic, err = s.render.Render(r.Context(), sc, ext, r.URL.Query().Get("theme") == "dark")
+			pic, err = s.render.Render(r.Context(), sc, th.Scene, ext, r.URL.Query().Get("theme") == "dark")
 		}
 		s.metrics.renders.WithLabelValues(ext, outcome(err)).Inc()
 		s.metrics.renderSeconds.Observe(time.Since(start).Seconds())

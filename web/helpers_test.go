@@ -40,7 +40,7 @@ func (c *clock) Add(d time.Duration) {
 // files without Chromium; the browser tests use the real page.
 type pngRenderer struct{ err error }
 
-func (f pngRenderer) Render(ctx context.Context, sc *scene.Scene, format string, dark bool) ([]byte, error) {
+func (f pngRenderer) Render(ctx context.Context, sc *scene.Scene, doc []byte, format string, dark bool) ([]byte, error) {
 	if f.err != nil {
 		return nil, f.err
 	}

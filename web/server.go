@@ -29,7 +29,7 @@ type Store interface {
 
 // Renderer draws downloads; the bot's renderer satisfies it.
 type Renderer interface {
-	Render(ctx context.Context, sc *scene.Scene, format string, dark bool) ([]byte, error)
+	Render(ctx context.Context, sc *scene.Scene, doc []byte, format string, dark bool) ([]byte, error)
 }
 
 // Notifier is told when a person saved the diagram in the editor. Optional.

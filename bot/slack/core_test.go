@@ -40,7 +40,7 @@ func (boxDrawer) Draw(ctx context.Context, req bot.DrawRequest) (bot.DrawResult,
 
 type pngRenderer struct{}
 
-func (pngRenderer) Render(_ context.Context, sc *scene.Scene, format string, _ bool) ([]byte, error) {
+func (pngRenderer) Render(_ context.Context, sc *scene.Scene, doc []byte, format string, _ bool) ([]byte, error) {
 	return fmt.Appendf([]byte("\x89PNG fake "), "%d elements", sc.Len()), nil
 }
 

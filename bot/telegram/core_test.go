@@ -48,7 +48,7 @@ func (d *boxDrawer) Draw(ctx context.Context, req bot.DrawRequest) (bot.DrawResu
 
 type pngRenderer struct{}
 
-func (pngRenderer) Render(ctx context.Context, sc *scene.Scene, format string, dark bool) ([]byte, error) {
+func (pngRenderer) Render(ctx context.Context, sc *scene.Scene, doc []byte, format string, dark bool) ([]byte, error) {
 	return smallPNG(), nil
 }
 

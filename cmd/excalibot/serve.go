@@ -310,19 +310,15 @@ func newRenderer(ctx context.Context, cfg config.Config, log *slog.Logger) *chro
 	return &chromeRenderer{r: r, scale: cfg.RenderScale}
 }
 
-// Render draws sc: the viewport is read from the scene, and the scene is encoded once, for the
-// page (and the PNG's embedded copy).
-func (c *chromeRenderer) Render(ctx context.Context, sc *scene.Scene, format string, dark bool) ([]byte, error) {
+// Render draws sc: the viewport is read from the scene, and doc (sc as stored) goes to the page
+// and into the PNG.
+func (c *chromeRenderer) Render(ctx context.Context, sc *scene.Scene, doc []byte, format string, dark bool) ([]byte, error) {
 	if c.r == nil {
 		return nil, c.err
 	}
 	opt := render.Options{Scale: c.scale, Dark: dark}
 	if v, ok := sc.Viewport(); ok {
 		opt.Viewport = &render.Rect{X: v.X, Y: v.Y, Width: v.Width, Height: v.Height}
-	}
-	doc, err := sc.Encode()
-	if err != nil {
-		return nil, fmt.Errorf("render: encode the scene: %w", err)
 	}
 	if format == "svg" {
 		return c.r.SVG(ctx, doc, opt)
