@@ -185,7 +185,7 @@ func (o *object) num(name string) (float64, bool) {
 	if !ok {
 		var s string
 		if json.Unmarshal(v, &s) == nil {
-			if f, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+			if f, ok := finiteNum(s); ok {
 				return f, true
 			}
 		}

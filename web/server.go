@@ -39,9 +39,6 @@ type Notifier interface {
 
 // Options configure the server. Zero fields take defaults.
 type Options struct {
-	// PublicURL is where people reach this server, e.g. https://draw.example.com (its scheme decides
-	// whether cookies are Secure); the links in replies are made by package links.
-	PublicURL string
 	// MaxBody bounds a request body (default 6 MB: a 5 MB scene plus JSON overhead).
 	MaxBody int64
 	// TokenRate and AddrRate are requests per minute per link token and per client address
@@ -68,7 +65,6 @@ func (o Options) withDefaults() Options {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	o.PublicURL = strings.TrimRight(o.PublicURL, "/")
 	return o
 }
 
