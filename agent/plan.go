@@ -112,9 +112,9 @@ func PlanPrompt() string { return strings.TrimSpace(planText) }
 // planJSON takes the JSON object out of an answer: the whole answer, a ```json fence, or the
 // first whole {…} in prose. Some models wrap the object in text even when asked for a format,
 // and some thinking models ignore the format when thinking is off. When there is none, it says
-// why in a phrase for the model.
+// why in a phrase for the model. The answer comes with its thinking already stripped.
 func planJSON(answer string) (string, string) {
-	s := strings.TrimSpace(stripThinking(answer))
+	s := strings.TrimSpace(answer)
 	if body, ok := planFenced(s, "json"); ok && strings.HasPrefix(strings.TrimSpace(body), "{") {
 		s = strings.TrimSpace(body)
 	}

@@ -334,10 +334,7 @@ func (c *planChecker) known() string {
 	if len(all) == 0 {
 		return "none (list the nodes in nodes)"
 	}
-	if len(all) > 15 {
-		all = append(all[:15], "…")
-	}
-	return strings.Join(all, ", ")
+	return strings.Join(planFirstN(all, 15), ", ")
 }
 
 func (c *planChecker) edges(in []PlanEdge) []planEdge {

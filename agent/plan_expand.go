@@ -63,12 +63,20 @@ func graphDirection(p checkedPlan) string {
 
 // groupRef is the name a node's group is given by: a declared group's id, else as written.
 func groupRef(p checkedPlan, g string) string {
-	for _, pg := range p.groups {
-		if pg.ID == g || planNorm(pg.Title) == planNorm(g) {
-			return pg.ID
-		}
+	if pg, ok := declaredGroup(p, g); ok {
+		return pg.ID
 	}
 	return g
+}
+
+// declaredGroup is the plan's group that g names, by id or title.
+func declaredGroup(p checkedPlan, g string) (PlanGroup, bool) {
+	for _, pg := range p.groups {
+		if pg.ID == g || planNorm(pg.Title) == planNorm(g) {
+			return pg, true
+		}
+	}
+	return PlanGroup{}, false
 }
 
 func nodeArgs(n planNode, group string) map[string]any {
@@ -244,13 +252,11 @@ func followUpGroup(p checkedPlan, ix *sceneIndex, g string) string {
 	if id := ix.group(g); id != "" {
 		return id
 	}
-	for _, pg := range p.groups {
-		if pg.ID == g || planNorm(pg.Title) == planNorm(g) {
-			if id := ix.group(pg.Title); id != "" {
-				return id
-			}
-			return pg.Title
+	if pg, ok := declaredGroup(p, g); ok {
+		if id := ix.group(pg.Title); id != "" {
+			return id
 		}
+		return pg.Title
 	}
 	return g
 }

@@ -285,9 +285,9 @@ func planBullets(p planProblems) string {
 var planMermaidWords = []string{"flowchart", "graph", "sequenceDiagram", "classDiagram", "stateDiagram", "erDiagram", "mindmap"}
 
 // planMermaid finds Mermaid in an answer: a ```mermaid fence, a bare fence or the text itself
-// starting with a diagram keyword.
+// starting with a diagram keyword. The answer comes with its thinking already stripped.
 func planMermaid(answer string) (string, bool) {
-	s := strings.TrimSpace(stripThinking(answer))
+	s := strings.TrimSpace(answer)
 	for _, cand := range []string{"mermaid", ""} {
 		if body, ok := planFenced(s, cand); ok && planStartsMermaid(body) {
 			return strings.TrimSpace(body), true

@@ -151,7 +151,7 @@ func TestDoctor(t *testing.T) {
 			lines := lineOf(report, tt.check)
 			found := false
 			for _, l := range lines {
-				if strings.HasPrefix(l, tt.want) || strings.Contains(l, tt.want) {
+				if strings.Contains(l, tt.want) {
 					found = true
 				}
 			}
