@@ -234,8 +234,11 @@ func checkStore(ctx context.Context, cfg config.Config, log *slog.Logger) []find
 	}
 	st, err := openStore(ctx, cfg, log)
 	if err != nil {
-		// what already names the store; openStore's wrapping would say it again.
-		msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "open SQLite store "+target+": "), "open PostgreSQL store: ")
+		// what already names the store: the cause is what openStore wrapped.
+		msg := err.Error()
+		if cause := errors.Unwrap(err); cause != nil {
+			msg = cause.Error()
+		}
 		return []finding{{statusFail, "store", what + ": " + msg, fix}}
 	}
 	defer st.Close()
