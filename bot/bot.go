@@ -29,7 +29,7 @@ type Store interface {
 	ReleaseOwner(ctx context.Context, owner string) (int, error)
 	StartRun(ctx context.Context, req store.StartRunRequest) (store.Run, error)
 	FinishRun(ctx context.Context, req store.FinishRunRequest) (store.Run, *store.Thread, error)
-	RecoverRuns(ctx context.Context) ([]store.Run, error)
+	RecoverRuns(ctx context.Context, req store.RecoverRequest) ([]store.Run, error)
 	SetRunSign(ctx context.Context, id int64, sign string) error
 	// SingleProcess true means no other process works on this database: the thread's queue
 	// already keeps its runs apart, and leases are skipped.
@@ -218,7 +218,7 @@ func (b *Bot) Recover(ctx context.Context) error {
 	if _, err := b.store.ReleaseOwner(ctx, b.opt.Owner); err != nil {
 		return fmt.Errorf("release leases of the previous process: %w", err)
 	}
-	runs, err := b.store.RecoverRuns(ctx)
+	runs, err := b.store.RecoverRuns(ctx, store.RecoverRequest{})
 	if err != nil {
 		return fmt.Errorf("recover interrupted runs: %w", err)
 	}
