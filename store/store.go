@@ -95,7 +95,8 @@ type Store interface {
 	// ClaimOutbox gives req.Owner, for req.TTL, the rows it may post now: of up to req.Limit
 	// threads of req.Platforms, every pending row that is due and is not claimed by someone else,
 	// from the thread's first pending row on (a thread's rows are posted in order, so a row
-	// waiting for its next attempt holds back the ones behind it). Rows come in id order.
+	// waiting for its next attempt holds back the ones behind it). Rows the owner holds already
+	// are returned again. A thread's rows come together, in id order.
 	ClaimOutbox(ctx context.Context, req ClaimOutboxRequest) ([]OutboxItem, error)
 	// RecordPosted appends the platform's id of one part of row id that was posted, so a later
 	// attempt goes on after it. ErrLeaseHeld when owner's claim on the row has lapsed.
@@ -377,6 +378,10 @@ type FinishRunRequest struct {
 	Save *SaveRequest
 	// Replies are queued in the outbox with the run's end; their Key must be the run's thread.
 	Replies []Outgoing
+	// Claim, when positive, gives the run's owner the claim on its replies for that long (renewed
+	// by RenewLeases), so its own sender posts them, and takes down the signs it put up, unless it
+	// dies first.
+	Claim time.Duration
 }
 
 // PruneStats says what Prune deleted.

@@ -47,7 +47,7 @@ func fuzzAdapter(tb testing.TB) *Adapter {
 
 type nopHandler struct{}
 
-func (nopHandler) Handle(context.Context, bot.Adapter, bot.Message) {}
+func (nopHandler) Handle(context.Context, bot.Adapter, bot.Message) error { return nil }
 
 // slackSeeds are real callbacks from the fake Slack: mentions, thread replies, DMs, files (also
 // the partial file objects), bot messages and edits.

@@ -20,6 +20,7 @@ type recorder struct {
 	reply func(ctx context.Context, a bot.Adapter, m bot.Message)
 	fake  *slackfake.Server // set by start before Run, so replies may read it
 	block chan struct{}     // when set, Handle waits on it: a slow core
+	fail  func() error      // when set and it returns an error, Handle keeps nothing and returns it (a store that fails)
 
 	mu        sync.Mutex
 	raw       []bot.Message // every hand-over, duplicates included
@@ -34,9 +35,14 @@ func newRecorder() *recorder {
 	return &recorder{seen: map[string]bool{}, got: make(chan bot.Message, 64), replied: make(chan bot.Message, 64)}
 }
 
-func (r *recorder) Handle(ctx context.Context, a bot.Adapter, m bot.Message) {
+func (r *recorder) Handle(ctx context.Context, a bot.Adapter, m bot.Message) error {
 	if r.block != nil {
 		<-r.block
+	}
+	if r.fail != nil {
+		if err := r.fail(); err != nil {
+			return err
+		}
 	}
 	r.mu.Lock()
 	r.raw = append(r.raw, m)
@@ -47,7 +53,7 @@ func (r *recorder) Handle(ctx context.Context, a bot.Adapter, m bot.Message) {
 	}
 	r.mu.Unlock()
 	if dup {
-		return
+		return nil
 	}
 	r.got <- m
 	if r.reply != nil {
@@ -56,6 +62,7 @@ func (r *recorder) Handle(ctx context.Context, a bot.Adapter, m bot.Message) {
 			r.replied <- m
 		})
 	}
+	return nil
 }
 
 func (r *recorder) rawCount() int {

@@ -91,4 +91,4 @@ func TestTokenNotInErrors(t *testing.T) {
 
 type nopHandler struct{}
 
-func (nopHandler) Handle(context.Context, bot.Adapter, bot.Message) {}
+func (nopHandler) Handle(context.Context, bot.Adapter, bot.Message) error { return nil }

@@ -113,6 +113,36 @@ func testRunReplies(t *testing.T, f Factory) {
 	}
 	err = e.s.SettleOutbox(ctx, store.Settle{ID: got[1].ID, Owner: "A", State: store.OutboxSent})
 	wantErr(t, "settling a sent row again", err, store.ErrLeaseHeld)
+
+	// Replies claimed for the run's owner: its own sender posts them, unless it dies.
+	r2, err := e.s.StartRun(ctx, store.StartRunRequest{Key: key, Owner: "A", Lease: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.s.FinishRun(ctx, store.FinishRunRequest{ID: r2.ID, State: store.RunFailed,
+		Replies: []store.Outgoing{reply(key, "sorry")}, Claim: 30 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	if again := e.claimOutbox(b, "B", time.Minute); len(again) != 0 {
+		t.Fatalf("B claimed replies held for A: %v", outIDs(again))
+	}
+	mine := e.claimOutbox(e.s, "A", time.Minute)
+	if len(mine) != 1 || string(mine[0].Body) != "sorry" {
+		t.Fatalf("A's claim of its own run's reply: got %+v", mine)
+	}
+	if again := e.claimOutbox(e.s, "A", time.Minute); !slices.Equal(outIDs(again), outIDs(mine)) {
+		t.Fatalf("A's second claim: got %v, want its held row again", outIDs(again))
+	}
+	e.clock.Advance(time.Minute) // A died before posting it
+	if taken := e.claimOutbox(b, "B", time.Minute); !slices.Equal(outIDs(taken), outIDs(mine)) {
+		t.Fatalf("B's claim after A's claim lapsed: got %v, want %v", outIDs(taken), outIDs(mine))
+	}
+	if err := b.SettleOutbox(ctx, store.Settle{ID: mine[0].ID, Owner: "B", State: store.OutboxSent}); err != nil {
+		t.Fatal(err)
+	}
+	if st := e.runState(r2.ID); st != store.RunFailed {
+		t.Fatalf("run after its reply: %s, want the failed it finished as", st)
+	}
 	err = e.s.SettleOutbox(ctx, store.Settle{ID: 99999, Owner: "A", State: store.OutboxSent})
 	wantErr(t, "settling an unknown row", err, store.ErrNotFound)
 	err = e.s.SettleOutbox(ctx, store.Settle{ID: got[1].ID, Owner: "A", State: "lost"})

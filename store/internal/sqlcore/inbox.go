@@ -97,7 +97,7 @@ func (s *DB) Accept(ctx context.Context, req store.AcceptRequest) (store.Accepte
 				replies[i].Pin = req.Pin
 			}
 		}
-		if _, err := s.insertOutgoing(ctx, tx, replies, 0); err != nil {
+		if _, err := s.insertOutgoing(ctx, tx, replies, 0, "", 0); err != nil {
 			return err
 		}
 		out.Fresh = true
@@ -221,7 +221,7 @@ func (s *DB) interruptRuns(ctx context.Context, tx *sql.Tx, cond string, args []
 		if err := s.checkOutgoing(r.Key, items); err != nil {
 			return nil, fmt.Errorf("notice of run %d: %w", r.ID, err)
 		}
-		if _, err := s.insertOutgoing(ctx, tx, items, 0); err != nil {
+		if _, err := s.insertOutgoing(ctx, tx, items, 0, "", 0); err != nil {
 			return nil, err
 		}
 	}

@@ -53,8 +53,9 @@ func (s *DB) checkOutgoing(key store.ThreadKey, items []store.Outgoing) error {
 	return nil
 }
 
-// insertOutgoing queues checked items inside tx, for run (0: none), and returns their ids.
-func (s *DB) insertOutgoing(ctx context.Context, tx *sql.Tx, items []store.Outgoing, run int64) ([]int64, error) {
+// insertOutgoing queues checked items inside tx, for run (0: none), claimed by owner until exp
+// when owner is set, and returns their ids.
+func (s *DB) insertOutgoing(ctx context.Context, tx *sql.Tx, items []store.Outgoing, run int64, owner string, exp int64) ([]int64, error) {
 	touched := map[store.ThreadKey]bool{}
 	var ids []int64
 	for _, it := range items {
@@ -66,9 +67,9 @@ func (s *DB) insertOutgoing(ctx context.Context, tx *sql.Tx, items []store.Outgo
 		}
 		now := s.now()
 		var id int64
-		err := s.row(ctx, tx, `INSERT INTO outbox (tkey, platform, kind, body, run_id, pin, state, due, created, updated)
-			VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?) RETURNING id`,
-			it.Key.String(), it.Key.Platform, it.Kind, it.Body, run, it.Pin, now, now, now).Scan(&id)
+		err := s.row(ctx, tx, `INSERT INTO outbox (tkey, platform, kind, body, run_id, pin, state, due, claim_owner, claim_expires, created, updated)
+			VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?) RETURNING id`,
+			it.Key.String(), it.Key.Platform, it.Kind, it.Body, run, it.Pin, now, owner, exp, now, now).Scan(&id)
 		if err != nil {
 			return nil, fmt.Errorf("queue a reply in %s: %w", it.Key, err)
 		}
@@ -88,7 +89,7 @@ func (s *DB) Enqueue(ctx context.Context, items ...store.Outgoing) ([]int64, err
 	var ids []int64
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		ids, err = s.insertOutgoing(ctx, tx, items, 0)
+		ids, err = s.insertOutgoing(ctx, tx, items, 0, "", 0)
 		return err
 	})
 	return ids, err
@@ -105,7 +106,7 @@ func (s *DB) ClaimOutbox(ctx context.Context, req store.ClaimOutboxRequest) ([]s
 	}
 	// Each thread's first pending row, when it may be posted now.
 	q := `SELECT ` + prefixed("o.", outboxCols) + ` FROM outbox o
-		WHERE o.state = 'pending'` + plat + ` AND o.due <= ? AND o.claim_expires <= ? AND o.pin IN ('', ?)
+		WHERE o.state = 'pending'` + plat + ` AND o.due <= ? AND (o.claim_expires <= ? OR o.claim_owner = ?) AND o.pin IN ('', ?)
 		AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.tkey = o.tkey AND p.state = 'pending' AND p.id < o.id)
 		ORDER BY o.id LIMIT ?`
 	if s.d.SkipLocked {
@@ -115,7 +116,7 @@ func (s *DB) ClaimOutbox(ctx context.Context, req store.ClaimOutboxRequest) ([]s
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		out = nil
 		now := s.now()
-		heads, err := s.collectOutbox(ctx, tx, q, append(pargs, now, now, req.Owner, req.Limit)...)
+		heads, err := s.collectOutbox(ctx, tx, q, append(pargs, now, now, req.Owner, req.Owner, req.Limit)...)
 		if err != nil {
 			return fmt.Errorf("claim outbox: %w", err)
 		}
@@ -136,8 +137,10 @@ func (s *DB) ClaimOutbox(ctx context.Context, req store.ClaimOutboxRequest) ([]s
 				take = append(take, r)
 			}
 			for _, r := range take {
-				if _, err := s.exec(ctx, tx, `UPDATE outbox SET claim_owner = ?, claim_expires = ? WHERE id = ?`,
-					req.Owner, exp, r.ID); err != nil {
+				// Rows the owner holds already keep their claim (the heartbeat renews it).
+				if _, err := s.exec(ctx, tx, `UPDATE outbox SET claim_owner = ?, claim_expires = ?
+					WHERE id = ? AND NOT (claim_owner = ? AND claim_expires > ?)`,
+					req.Owner, exp, r.ID, req.Owner, now); err != nil {
 					return fmt.Errorf("claim outbox row %d: %w", r.ID, err)
 				}
 			}

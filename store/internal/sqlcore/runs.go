@@ -122,7 +122,11 @@ func (s *DB) FinishRun(ctx context.Context, req store.FinishRunRequest) (store.R
 			if _, err := s.exec(ctx, tx, `UPDATE runs SET outcome = ? WHERE id = ?`, string(req.State), req.ID); err != nil {
 				return fmt.Errorf("finish run %d: %w", req.ID, err)
 			}
-			if _, err := s.insertOutgoing(ctx, tx, req.Replies, req.ID); err != nil {
+			owner, exp := "", int64(0)
+			if req.Claim > 0 {
+				owner, exp = r.Owner, s.now()+req.Claim.Milliseconds()
+			}
+			if _, err := s.insertOutgoing(ctx, tx, req.Replies, req.ID, owner, exp); err != nil {
 				return err
 			}
 		}
