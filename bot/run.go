@@ -306,7 +306,6 @@ func (p *picture) wait() ([]byte, error) {
 	return p.png, p.err
 }
 
-
 // postReply is the reply that posts th, the thread at its current revision: picture, summary,
 // file and links.
 func (b *Bot) postReply(ctx context.Context, th *store.Thread, text string) Reply {

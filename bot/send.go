@@ -17,10 +17,10 @@ import (
 // than Options.ReplyGiveUp, is kept as dead and logged.
 
 const (
-	maxBackoff      = 5 * time.Minute
-	postTimeout     = 5 * time.Minute // one attempt at a reply, uploads and waits for rate limits included
-	permanentTries  = 3               // attempts at a reply the platform refuses for good
-	signTries       = 2               // attempts at taking working signs down (best effort)
+	maxBackoff     = 5 * time.Minute
+	postTimeout    = 5 * time.Minute // one attempt at a reply, uploads and waits for rate limits included
+	permanentTries = 3               // attempts at a reply the platform refuses for good
+	signTries      = 2               // attempts at taking working signs down (best effort)
 )
 
 // enqueue queues a reply of no run (a notice) for a thread of adapter a.

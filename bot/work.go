@@ -40,15 +40,15 @@ type workers struct {
 	sendWake chan struct{} // a reply was queued, or a thread's replies were posted: send
 
 	mu         sync.Mutex
-	serving    map[ThreadKey]int         // threads served here → messages waiting behind the run
-	sending    map[ThreadKey]bool        // threads whose replies are being posted here
-	live       map[int64]*statusLine     // runs whose working signs are up, until their replies are out
-	told       map[int64]bool            // runs whose thread was told of a failure directly (store down)
-	unreleased map[ThreadKey]bool        // leases to give back once the store answers again
-	threads    sync.WaitGroup            // serving goroutines
-	sends      sync.WaitGroup            // posting goroutines
-	loops      sync.WaitGroup            // claim loop, send loop
-	beat       sync.WaitGroup            // heartbeat
+	serving    map[ThreadKey]int     // threads served here → messages waiting behind the run
+	sending    map[ThreadKey]bool    // threads whose replies are being posted here
+	live       map[int64]*statusLine // runs whose working signs are up, until their replies are out
+	told       map[int64]bool        // runs whose thread was told of a failure directly (store down)
+	unreleased map[ThreadKey]bool    // leases to give back once the store answers again
+	threads    sync.WaitGroup        // serving goroutines
+	sends      sync.WaitGroup        // posting goroutines
+	loops      sync.WaitGroup        // claim loop, send loop
+	beat       sync.WaitGroup        // heartbeat
 }
 
 func (w *workers) init() {
