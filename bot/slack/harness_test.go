@@ -125,7 +125,11 @@ type env struct {
 	rec  *recorder
 	ctx  context.Context
 	stop func() // stops Run and waits for everything it started; also done at cleanup
+	log  *logBuffer
 }
+
+// logs is what the adapter logged so far.
+func (e *env) logs() string { return e.log.String() }
 
 // start runs an adapter against a fresh fake Slack until the test ends.
 func start(t testing.TB, mode string, rec *recorder, mod func(*Config)) *env {
@@ -180,7 +184,7 @@ func start(t testing.TB, mode string, rec *recorder, mod func(*Config)) *env {
 			t.Fatal(err)
 		}
 	}
-	return &env{fake: fake, a: a, rec: rec, ctx: tctx, stop: stop}
+	return &env{fake: fake, a: a, rec: rec, ctx: tctx, stop: stop, log: logs}
 }
 
 // logBuffer keeps the adapter's log, shown when a test fails. (Logging straight to t.Log races
