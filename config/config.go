@@ -37,6 +37,11 @@ type Config struct {
 	HistoryKeep  int           // revisions kept per thread
 	MaxSceneSize int           // bytes per stored scene
 	PruneAfter   time.Duration // threads untouched this long are removed; 0 = never
+	// LeaseTTL is how long a process's hold on a thread (or on a reply it posts) lasts without its
+	// heartbeat: the time after which a dead replica's work moves to another.
+	LeaseTTL     time.Duration
+	PollInterval time.Duration // how often the store is asked for work kept by other replicas
+	ReplyGiveUp  time.Duration // how long a reply that cannot be posted is retried
 
 	// Renderer
 	ChromePath    string        // Chromium binary; empty = look for chromium, chromium-browser, google-chrome
@@ -101,6 +106,9 @@ func Default() Config {
 
 		HistoryKeep:  50,
 		MaxSceneSize: 5 << 20,
+		LeaseTTL:     30 * time.Second,
+		PollInterval: time.Second,
+		ReplyGiveUp:  24 * time.Hour,
 
 		RenderTabs:    2,
 		RenderTimeout: 30 * time.Second,
@@ -187,11 +195,15 @@ func (c Config) Validate() error {
 		v    time.Duration
 	}{
 		{"model-timeout", c.ModelTimeout}, {"run-timeout", c.RunTimeout}, {"render-timeout", c.RenderTimeout},
+		{"poll-interval", c.PollInterval}, {"reply-give-up", c.ReplyGiveUp},
 	}
 	for _, d := range durations {
 		if d.v <= 0 {
 			bad(d.name, "is %s; it must be a positive duration such as 30s or 2m", d.v)
 		}
+	}
+	if c.LeaseTTL < 3*time.Second {
+		bad("lease-ttl", "is %s; it must be at least 3s (the heartbeat renews it every third of it)", c.LeaseTTL)
 	}
 	if _, err := c.Protocols(); err != nil {
 		bad("protocol", "%v", err)

@@ -47,6 +47,9 @@ var settings = []setting{
 	{"history-keep", "EXCALIBOT_HISTORY_KEEP", "revisions kept per thread", false, func(c *Config) any { return &c.HistoryKeep }},
 	{"max-scene-size", "EXCALIBOT_MAX_SCENE_SIZE", "bytes per stored scene", false, func(c *Config) any { return &c.MaxSceneSize }},
 	{"prune-after", "EXCALIBOT_PRUNE_AFTER", "remove threads untouched this long (0: never)", false, func(c *Config) any { return &c.PruneAfter }},
+	{"lease-ttl", "EXCALIBOT_LEASE_TTL", "how long a replica holds a thread or a reply without its heartbeat: a dead replica's work moves on after this", false, func(c *Config) any { return &c.LeaseTTL }},
+	{"poll-interval", "EXCALIBOT_POLL_INTERVAL", "how often the store is asked for messages and replies other replicas kept", false, func(c *Config) any { return &c.PollInterval }},
+	{"reply-give-up", "EXCALIBOT_REPLY_GIVE_UP", "how long a reply that cannot be posted is retried before it is kept as dead", false, func(c *Config) any { return &c.ReplyGiveUp }},
 
 	{"chrome", "EXCALIBOT_CHROME", "Chromium binary (empty: look for chromium on PATH)", false, func(c *Config) any { return &c.ChromePath }},
 	{"render-tabs", "EXCALIBOT_RENDER_TABS", "warm browser tabs for rendering", false, func(c *Config) any { return &c.RenderTabs }},
