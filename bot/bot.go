@@ -223,6 +223,7 @@ type Bot struct {
 	mu       sync.Mutex
 	adapters map[string]Adapter // by platform, for messages without an incoming message
 	mermaid  MermaidDrawer      // draws Mermaid messages without the model; nil: the agent does (mermaid.go)
+	admitted map[string]string  // first event id → refusal ("" admitted) of a message not kept yet (intake.go)
 
 	w workers
 }
@@ -242,6 +243,7 @@ func New(st Store, d Drawer, r Renderer, links Links, opt Options, log *slog.Log
 		userLimit: ratelimit.New(opt.UserRatePerMinute, 3, opt.Now),
 		chatLimit: ratelimit.New(opt.ChatRatePerMinute, 5, opt.Now),
 		adapters:  map[string]Adapter{},
+		admitted:  map[string]string{},
 	}
 	b.w.init()
 	return b

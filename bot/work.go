@@ -22,6 +22,7 @@ import (
 // workers is the core's goroutines and what they share.
 type workers struct {
 	startOnce sync.Once
+	closeOnce sync.Once
 	started   atomic.Bool
 	closing   atomic.Bool
 
@@ -394,6 +395,10 @@ const flushBudget = 10 * time.Second
 // end interrupted, and their threads are told), posts what replies it can for a short while, and
 // stops. Messages still waiting stay in the store for another replica or the next start.
 func (b *Bot) Close(ctx context.Context) {
+	b.w.closeOnce.Do(func() { b.close(ctx) })
+}
+
+func (b *Bot) close(ctx context.Context) {
 	b.w.closing.Store(true)
 	b.w.stopClaims()
 	if !b.w.started.Load() {
@@ -424,11 +429,10 @@ func (b *Bot) Close(ctx context.Context) {
 		busy := len(b.w.sending) > 0
 		b.w.mu.Unlock()
 		if n == 0 && !busy {
-			break
+			break // a reply that failed now waits for its next attempt: another process's
 		}
-		select {
+		select { // each post pokes it when it ends
 		case <-b.w.sendWake:
-		case <-time.After(50 * time.Millisecond):
 		case <-flush.Done():
 		}
 	}

@@ -101,7 +101,8 @@ type Store interface {
 	// RecordPosted appends the platform's id of one part of row id that was posted, so a later
 	// attempt goes on after it. ErrLeaseHeld when owner's claim on the row has lapsed.
 	RecordPosted(ctx context.Context, id int64, owner, part string) error
-	// SettleOutbox ends an attempt on a claimed row. Sent: the row is done, and a run whose
+	// SettleOutbox ends an attempt on a claimed row. Sent: the row is done (the last failed
+	// attempt's error stays unless s.Error replaces it), and a run whose
 	// replies are all sent takes its final state. Dead: the row is kept with its error and no
 	// longer holds its thread back; its run fails. Pending: the row waits until Due, and the
 	// owner's claims on the rows behind it in its thread are released. ErrLeaseHeld when the claim

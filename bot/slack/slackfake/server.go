@@ -169,6 +169,14 @@ func (s *Server) Fail(method, code string, n int) {
 	}
 }
 
+// Heal drops the failures and rate limits still queued for method by Fail and RateLimit.
+func (s *Server) Heal(method string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.failures, method)
+	delete(s.limits, method)
+}
+
 // Calls returns the Web API calls of method so far (every method when method is "").
 func (s *Server) Calls(method string) []Call {
 	s.mu.Lock()

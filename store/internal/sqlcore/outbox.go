@@ -285,8 +285,9 @@ func (s *DB) SettleOutbox(ctx context.Context, st store.Settle) error {
 				return fmt.Errorf("give up outbox row %d: %w", st.ID, err)
 			}
 		default:
-			if _, err := s.exec(ctx, tx, `UPDATE outbox SET state = 'sent', last_error = ?, claim_owner = '', claim_expires = 0,
-				updated = ? WHERE id = ?`, st.Error, now, st.ID); err != nil {
+			// The last failed attempt's error stays, for whoever reads the row later.
+			if _, err := s.exec(ctx, tx, `UPDATE outbox SET state = 'sent', last_error = CASE WHEN ? = '' THEN last_error ELSE ? END,
+				claim_owner = '', claim_expires = 0, updated = ? WHERE id = ?`, st.Error, st.Error, now, st.ID); err != nil {
 				return fmt.Errorf("settle outbox row %d: %w", st.ID, err)
 			}
 		}
