@@ -332,7 +332,8 @@ func (b *Bot) runJobs(key ThreadKey, a Adapter, jobs []job) bool {
 	}
 }
 
-// heartbeat renews this process's leases and outbox claims while it holds any.
+// heartbeat renews this process's leases and outbox claims (those its runs left for its own
+// sender too), every third of the lease.
 func (b *Bot) heartbeat() {
 	defer b.w.beat.Done()
 	ctx := b.w.beatCtx
@@ -349,7 +350,6 @@ func (b *Bot) heartbeat() {
 		for k := range b.w.unreleased {
 			stale = append(stale, k)
 		}
-		holding := len(b.w.serving) > 0 || len(b.w.sending) > 0
 		b.w.mu.Unlock()
 		// A lease this process let go of must not be renewed with the others.
 		for _, k := range stale {
@@ -358,9 +358,6 @@ func (b *Bot) heartbeat() {
 				delete(b.w.unreleased, k)
 				b.w.mu.Unlock()
 			}
-		}
-		if !holding {
-			continue
 		}
 		b.w.mu.Lock()
 		stale = stale[:0]

@@ -71,7 +71,8 @@ type Store interface {
 	Accept(ctx context.Context, req AcceptRequest) (Accepted, error)
 	// ClaimThreads gives req.Owner the leases of up to req.Limit threads of req.Platforms that
 	// have pending inbox messages (pinned to nobody or to the owner) and whose lease is free or
-	// expired, the thread with the oldest pending message first. Threads another claimer is
+	// expired, the thread with the oldest pending message first. A lease of the owner's own that
+	// lapsed is not taken back (its work may still be under way there): another owner takes it. Threads another claimer is
 	// claiming at the same moment are skipped, not waited for. Runs another owner left unfinished
 	// on a claimed thread are interrupted in the same transaction, with their messages, and the
 	// replies req.Notice makes for them are queued.

@@ -290,10 +290,14 @@ func testTakeover(t *testing.T, f Factory) {
 			t.Fatalf("B recovered A's live run: %v, %v", ids(rec), err)
 		}
 	}
-	// A dies: its lease runs out, and a renewal after that does not bring it back.
+	// A dies: its lease runs out, and a renewal after that does not bring it back, nor does A's
+	// own claim (its run may still be going on there).
 	e.clock.Advance(31 * time.Second)
 	if n, err := e.s.RenewLeases(ctx, "A", 30*time.Second); err != nil || n != 0 {
 		t.Fatalf("RenewLeases of an expired lease: got %d, %v, want 0", n, err)
+	}
+	if cs, err := e.s.ClaimThreads(ctx, store.ClaimRequest{Owner: "A", TTL: 30 * time.Second, Limit: 5, Platforms: []string{"slack"}}); err != nil || len(cs) != 0 {
+		t.Fatalf("A's claim of its own lapsed lease: got %+v, %v, want none", cs, err)
 	}
 	cs = claimB()
 	if len(cs) != 1 || cs[0].Lease.Owner != "B" || len(cs[0].Interrupted) != 1 || cs[0].Interrupted[0].ID != run.ID ||

@@ -144,13 +144,13 @@ func (s *DB) ClaimThreads(ctx context.Context, req store.ClaimRequest) ([]store.
 	now := s.now()
 	q := `SELECT t.tkey FROM threads t
 		WHERE t.tkey IN (SELECT i.tkey FROM inbox i WHERE i.state = 'pending' AND i.pin IN ('', ?)` + plat + `)
-		AND NOT EXISTS (SELECT 1 FROM leases l WHERE l.tkey = t.tkey AND l.expires > ?)
+		AND NOT EXISTS (SELECT 1 FROM leases l WHERE l.tkey = t.tkey AND (l.expires > ? OR l.owner = ?))
 		ORDER BY (SELECT MIN(i.id) FROM inbox i WHERE i.tkey = t.tkey AND i.state = 'pending')
 		LIMIT ?`
 	if s.d.SkipLocked {
 		q += ` FOR UPDATE OF t SKIP LOCKED`
 	}
-	args := append(append([]any{req.Owner}, pargs...), now, req.Limit)
+	args := append(append([]any{req.Owner}, pargs...), now, req.Owner, req.Limit)
 	var out []store.Claim
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		out = nil

@@ -137,10 +137,11 @@ func (s *DB) ClaimOutbox(ctx context.Context, req store.ClaimOutboxRequest) ([]s
 				take = append(take, r)
 			}
 			for _, r := range take {
-				// Rows the owner holds already keep their claim (the heartbeat renews it).
+				// A row the owner holds for at least half the ttl more keeps its claim as it is
+				// (no write); any other gets a fresh one, so no claim lapses while it is posted.
 				if _, err := s.exec(ctx, tx, `UPDATE outbox SET claim_owner = ?, claim_expires = ?
 					WHERE id = ? AND NOT (claim_owner = ? AND claim_expires > ?)`,
-					req.Owner, exp, r.ID, req.Owner, now); err != nil {
+					req.Owner, exp, r.ID, req.Owner, now+req.TTL.Milliseconds()/2); err != nil {
 					return fmt.Errorf("claim outbox row %d: %w", r.ID, err)
 				}
 			}
