@@ -96,7 +96,9 @@ func TestReplicasKeepThreadOrder(t *testing.T) {
 		t.Cleanup(func() { r.Close(context.Background()) })
 	}
 	const threads, messages = 10, 3
-	key := func(i int) ThreadKey { return ThreadKey{Platform: "test", Workspace: "w", Channel: "c", Thread: fmt.Sprint("t", i)} }
+	key := func(i int) ThreadKey {
+		return ThreadKey{Platform: "test", Workspace: "w", Channel: "c", Thread: fmt.Sprint("t", i)}
+	}
 	n := 0
 	for m := 1; m <= messages; m++ {
 		for i := 1; i <= threads; i++ {
