@@ -183,12 +183,15 @@ func TestTakeoverOfAReplicaThatStopped(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("A never started drawing")
 	}
+	began := time.Now() // about when A's lease was last renewed: its run's start
 	rb := New(sharedStore(t, st), &tagDrawer{}, fakeRenderer{}, nil, b, nil)
 	rb.Register(rec)
 	t.Cleanup(func() { rb.Close(context.Background()) })
 	if err := rb.Handle(context.Background(), rec, Message{Key: thread, EventID: "e2", ID: "2", User: "u", Text: "draw T1-M2"}); err != nil {
 		t.Fatal(err)
 	}
+	waitFor(t, "the notice", func() bool { return strings.Contains(allText(rec, thread), "restarted while working") })
+	t.Logf("thread told %v after A's last renewal (lease %v, poll %v)", time.Since(began).Round(10*time.Millisecond), a.LeaseTTL, a.PollInterval)
 	waitFor(t, "B's answer", func() bool { return strings.Contains(allText(rec, thread), "drew T1-M2") })
 	text := allText(rec, thread)
 	told := strings.Index(text, "restarted while working")
@@ -208,5 +211,74 @@ func TestTakeoverOfAReplicaThatStopped(t *testing.T) {
 	}
 	if strings.Contains(allText(rec, thread), "drew T1-M1") {
 		t.Errorf("A's late run answered: %q", allText(rec, thread))
+	}
+}
+
+// slowDrawer takes a fixed time per run, as a model with a fixed turn time.
+type slowDrawer struct{ turn time.Duration }
+
+func (d slowDrawer) Draw(ctx context.Context, req DrawRequest) (DrawResult, error) {
+	select {
+	case <-time.After(d.turn):
+	case <-ctx.Done():
+		return DrawResult{}, ctx.Err()
+	}
+	return (&tagDrawer{}).Draw(ctx, req)
+}
+
+// BenchmarkReplicas sends one request to each of 16 threads, alternately through one or two cores
+// on one store, each core drawing at most 2 threads at once with a drawer that takes 200 ms per
+// run, and reports messages per second from the first message to the last reply: the second
+// replica takes half the threads.
+//
+//	go test ./bot -run '^$' -bench Replicas -benchtime 3x
+func BenchmarkReplicas(b *testing.B) {
+	for _, replicas := range []int{1, 2} {
+		b.Run(fmt.Sprintf("%dreplicas", replicas), func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				st, err := sqlite.Open(context.Background(), b.TempDir()+"/bench.db", store.Options{}, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				rec := newRecorder()
+				rec.sent = make(chan struct{}, 1000)
+				var cores []*Bot
+				for i := range replicas {
+					opt := replicaOptions
+					opt.Owner, opt.MaxConcurrentRuns = fmt.Sprint("replica-", i), 2
+					s := st
+					if i > 0 {
+						if s, err = sqlite.Open(context.Background(), st.Path(), store.Options{}, nil); err != nil {
+							b.Fatal(err)
+						}
+						defer s.Close()
+					}
+					c := New(s, slowDrawer{200 * time.Millisecond}, fakeRenderer{}, nil, opt, nil)
+					c.Register(rec)
+					c.Start()
+					cores = append(cores, c)
+				}
+				b.StartTimer()
+				const threads = 16
+				for i := range threads {
+					msg := Message{Key: ThreadKey{Platform: "test", Channel: "c", Thread: fmt.Sprint("t", i)},
+						EventID: fmt.Sprint("e", i), ID: fmt.Sprint(i), User: fmt.Sprint("u", i), Text: fmt.Sprintf("draw T%d-M1", i)}
+					if err := cores[i%replicas].Handle(context.Background(), rec, msg); err != nil {
+						b.Fatal(err)
+					}
+				}
+				for range threads {
+					<-rec.sent
+				}
+				b.StopTimer()
+				for _, c := range cores {
+					c.Close(context.Background())
+				}
+				st.Close()
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(16*b.N)/b.Elapsed().Seconds(), "msgs/s")
+		})
 	}
 }

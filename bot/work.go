@@ -147,7 +147,9 @@ func (b *Bot) claimLoop() {
 	ctx := b.w.claimCtx
 	tick := time.NewTicker(b.opt.PollInterval)
 	defer tick.Stop()
-	recoverEvery := max(b.opt.LeaseTTL/2, b.opt.PollInterval)
+	// A dead owner's run with nothing waiting behind it is found by this pass: a thread hears of
+	// it at most a lease and a sixth of one after the owner's last heartbeat.
+	recoverEvery := max(b.opt.LeaseTTL/6, b.opt.PollInterval)
 	lastRecover := time.Now()
 	for {
 		select {
