@@ -508,7 +508,7 @@ func TestCloseInterruptsAndRecoverTells(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(30 * time.Millisecond)
-	b2 := New(st, d, fakeRenderer{}, nil, Options{}, nil)
+	b2 := New(sharedView{st}, d, fakeRenderer{}, nil, Options{}, nil)
 	rec2 := newRecorder()
 	b2.Register(rec2)
 	if err := b2.Recover(bg); err != nil {
@@ -524,6 +524,35 @@ func TestCloseInterruptsAndRecoverTells(t *testing.T) {
 	if runs := runsIn(t, st, store.RunRunning, 1); runs[0].ID != live.ID {
 		t.Errorf("running runs = %v, want only the live one", runs)
 	}
+}
+
+// sharedView is the SQLite store as a store shared with other processes looks to the core: the
+// leases of others may be live.
+type sharedView struct{ *sqlite.Store }
+
+func (sharedView) SingleProcess() bool { return false }
+
+// TestRestartOnSQLiteTellsAtOnce: on a store only this process can open, another owner's running
+// run is a dead process's, whatever its lease says: the start tells its thread at once, and the
+// thread's waiting message is drawn.
+func TestRestartOnSQLiteTellsAtOnce(t *testing.T) {
+	st := tempStore(t)
+	bg := context.Background()
+	if _, err := st.StartRun(bg, store.StartRunRequest{Key: thread, Owner: "previous", Detail: "draw", Lease: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	rec := newRecorder()
+	b := New(st, &fakeDrawer{}, fakeRenderer{}, nil, Options{}, nil)
+	b.Register(rec)
+	t.Cleanup(func() { b.Close(bg) })
+	if err := b.Recover(bg); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the notice", func() bool { return strings.Contains(rec.last(thread).Text, "restarted while working") })
+	if err := b.Handle(bg, rec, Message{Key: thread, EventID: "e2", ID: "2", Text: "draw again"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the drawing", func() bool { return rec.last(thread).Image != nil })
 }
 
 func TestEditedNotice(t *testing.T) {

@@ -95,13 +95,21 @@ func (b *Bot) Start() {
 // Recover starts the workers and tells at once every thread whose run was left unfinished by a
 // process that is gone (its lease ran out), taking down that run's working signs first; the
 // workers go on doing so periodically. Call it at start, after registering the adapters.
+//
+// On a store only this process can use (SQLite), every other owner's work belongs to a process that
+// is gone, so it is taken over at once instead of when its leases lapse.
 func (b *Bot) Recover(ctx context.Context) error {
+	req := store.RecoverRequest{Notice: b.notice}
+	if sp, ok := b.store.(interface{ SingleProcess() bool }); ok && sp.SingleProcess() {
+		req.SoleOwner = b.opt.Owner
+	}
+	err := b.recoverRuns(ctx, req)
 	b.Start()
-	return b.recoverRuns(ctx)
+	return err
 }
 
-func (b *Bot) recoverRuns(ctx context.Context) error {
-	runs, err := b.store.RecoverRuns(ctx, store.RecoverRequest{Notice: b.notice})
+func (b *Bot) recoverRuns(ctx context.Context, req store.RecoverRequest) error {
+	runs, err := b.store.RecoverRuns(ctx, req)
 	if err != nil {
 		return fmt.Errorf("recover interrupted runs: %w", err)
 	}
@@ -160,7 +168,7 @@ func (b *Bot) claimLoop() {
 		}
 		if time.Since(lastRecover) >= recoverEvery {
 			lastRecover = time.Now()
-			if err := b.recoverRuns(ctx); err != nil && ctx.Err() == nil {
+			if err := b.recoverRuns(ctx, store.RecoverRequest{Notice: b.notice}); err != nil && ctx.Err() == nil {
 				b.log.Warn("recover interrupted runs", "err", err)
 			}
 		}

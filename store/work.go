@@ -136,4 +136,8 @@ type RecoverRequest struct {
 	// Notice, when set, makes the replies that tell each run's thread; they are queued in the same
 	// transaction.
 	Notice func(Run) []Outgoing
+	// SoleOwner, when set, is the only owner alive: every other owner's leases and outbox claims
+	// end first, whatever their expiry, and its runs are recovered. Only a caller that knows no
+	// other process uses the database may set it (SQLite, whose file one process locks, at start).
+	SoleOwner string
 }

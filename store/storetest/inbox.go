@@ -459,13 +459,36 @@ func testRecoverRunsTells(t *testing.T, f Factory) {
 	if out, _ := e.s.Outbox(ctx, Key(2)); len(out) != 0 {
 		t.Fatalf("a notice was queued for B's live run: %+v", out)
 	}
+	// The sole owner alive (a caller that knows it): every other owner's live work is taken over
+	// now, leases and outbox claims included.
+	if _, err := e.s.Enqueue(ctx, reply(Key(3), "held by B")); err != nil {
+		t.Fatal(err)
+	}
+	held := e.claimOutbox(e.another(), "B", time.Hour) // the first notice and this row
+	if len(held) != 2 {
+		t.Fatalf("B's claim: %v", outIDs(held))
+	}
+	rec, err = e.s.RecoverRuns(ctx, store.RecoverRequest{Notice: notice, SoleOwner: "C"})
+	if err != nil || !equal(ids(rec), []int64{live.ID}) {
+		t.Fatalf("RecoverRuns for the sole owner C: got %v, %v, want B's run %d", ids(rec), err, live.ID)
+	}
+	if _, err := e.s.AcquireLease(ctx, Key(2), "C", time.Minute); err != nil {
+		t.Fatalf("B's lease after the sole owner's recovery: %v", err)
+	}
+	if got := e.claimOutbox(e.s, "C", time.Minute); len(got) != 3 {
+		t.Fatalf("C's claim after the recovery: %v, want B's two rows and the notice of B's run", outIDs(got))
+	}
 	// A notice that cannot be queued takes the whole recovery back.
+	third, err := e.s.StartRun(ctx, store.StartRunRequest{Key: Key(4), Owner: "D", Lease: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
 	e.clock.Advance(time.Minute)
 	_, err = e.s.RecoverRuns(ctx, store.RecoverRequest{Notice: func(r store.Run) []store.Outgoing {
 		return []store.Outgoing{{Key: r.Key, Body: []byte("no kind")}}
 	}})
 	wantErr(t, "RecoverRuns with a bad notice", err, store.ErrInvalid)
-	if runs, _ := e.s.Runs(ctx, store.RunRunning); !equal(ids(runs), []int64{live.ID}) {
+	if runs, _ := e.s.Runs(ctx, store.RunRunning); !equal(ids(runs), []int64{third.ID}) {
 		t.Fatalf("a failed recovery changed runs: running %v", ids(runs))
 	}
 }

@@ -218,6 +218,15 @@ func (s *DB) SetRunSign(ctx context.Context, id int64, sign string) error {
 func (s *DB) RecoverRuns(ctx context.Context, req store.RecoverRequest) ([]store.Run, error) {
 	var out []store.Run
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if req.SoleOwner != "" {
+			if _, err := s.exec(ctx, tx, `DELETE FROM leases WHERE owner <> ?`, req.SoleOwner); err != nil {
+				return fmt.Errorf("end the leases of other owners: %w", err)
+			}
+			if _, err := s.exec(ctx, tx, `UPDATE outbox SET claim_owner = '', claim_expires = 0
+				WHERE state = 'pending' AND claim_owner <> '' AND claim_owner <> ?`, req.SoleOwner); err != nil {
+				return fmt.Errorf("end the outbox claims of other owners: %w", err)
+			}
+		}
 		var err error
 		out, err = s.interruptRuns(ctx, tx, `NOT EXISTS (SELECT 1 FROM leases l
 			WHERE l.tkey = runs.tkey AND l.owner = runs.owner AND l.expires > ?)`, []any{s.now()}, req.Notice)
