@@ -68,6 +68,7 @@ func (t *turn) end(ctx context.Context, o outcome) (*store.Thread, bool) {
 	// The end is recorded even when the run's context is over (shutdown, timeout).
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
+	holding := false
 	for {
 		replies, err := t.replies(o.reply)
 		if err != nil {
@@ -79,6 +80,24 @@ func (t *turn) end(ctx context.Context, o outcome) (*store.Thread, bool) {
 			b.w.mu.Lock()
 			b.w.live[t.run.ID] = t.status
 			b.w.mu.Unlock()
+		}
+		if t.status != nil && !holding {
+			// Normally the send loop takes the signs down after the reply. A reply that waits
+			// long (the platform down) or is posted by another replica must not leave them up
+			// (and Telegram's chat action repeating) for hours: they come down after signHold.
+			holding = true
+			id, st := t.run.ID, t.status
+			time.AfterFunc(signHold, func() {
+				b.w.mu.Lock()
+				mine := b.w.live[id] == st
+				if mine {
+					delete(b.w.live, id)
+				}
+				b.w.mu.Unlock()
+				if mine {
+					st.finish()
+				}
+			})
 		}
 		_, th, err := b.store.FinishRun(ctx, store.FinishRunRequest{ID: t.run.ID, State: o.state,
 			Detail: clip.Runes(o.detail, 200), Save: o.save, Replies: replies, Claim: b.opt.LeaseTTL})
@@ -105,6 +124,9 @@ func (t *turn) end(ctx context.Context, o outcome) (*store.Thread, bool) {
 		// recovery, which then does not tell the thread again (in this process).
 		log.Error("record the end of a run", "err", err)
 		b.w.mu.Lock()
+		if len(b.w.told) > 10_000 { // a bound: recovery usually comes within a lease
+			clear(b.w.told)
+		}
 		b.w.told[t.run.ID] = true
 		b.w.mu.Unlock()
 		text := b.friendlyStore(t.key, "saving the diagram", err)
@@ -118,6 +140,9 @@ func (t *turn) end(ctx context.Context, o outcome) (*store.Thread, bool) {
 		return nil, false
 	}
 }
+
+// signHold is the longest a run's working signs stay up waiting for its reply to be posted.
+const signHold = 10 * time.Minute
 
 // replies are the outbox rows of a reply and, for a drawing run, of its signs.
 func (t *turn) replies(r Reply) ([]store.Outgoing, error) {
