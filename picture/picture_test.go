@@ -221,3 +221,52 @@ func textChunk(keyword, text string) []byte {
 	_ = binary.Write(&b, binary.BigEndian, crc(append([]byte("tEXt"), data...)))
 	return b.Bytes()
 }
+
+// TestShrinkAverages: each target pixel is the mean of the source pixels that fall into it, on
+// white where they are transparent, whatever the decoder's pixel layout.
+func TestShrinkAverages(t *testing.T) {
+	rgba := image.NewNRGBA(image.Rect(0, 0, 4, 2))
+	for i, c := range []color.NRGBA{{200, 0, 0, 255}, {100, 0, 0, 255}, {0, 0, 0, 0}, {0, 0, 0, 0},
+		{0, 100, 0, 255}, {0, 200, 0, 255}, {0, 0, 0, 255}, {0, 0, 0, 128}} {
+		rgba.SetNRGBA(i%4, i/4, c)
+	}
+	pal := image.NewPaletted(image.Rect(0, 0, 4, 2), color.Palette{color.Black, color.White})
+	pal.SetColorIndex(1, 0, 1)
+	tests := []struct {
+		name string
+		src  image.Image
+		want [2]color.RGBA
+	}{
+		{"NRGBA with transparency", rgba, [2]color.RGBA{{75, 75, 0, 255}, {159, 159, 159, 255}}},
+		{"paletted, through At", pal, [2]color.RGBA{{64, 64, 64, 255}, {0, 0, 0, 255}}},
+	}
+	for _, tt := range tests {
+		got := shrink(tt.src, 2, 1)
+		for x := 0; x < 2; x++ {
+			if c := got.RGBAAt(x, 0); c != tt.want[x] {
+				t.Errorf("%s: pixel %d is %v, want %v", tt.name, x, c, tt.want[x])
+			}
+		}
+	}
+}
+
+// TestThinStrokeSurvives: a one-pixel pen line on a board four times wider than the model's
+// picture still shows after scaling, as grey.
+func TestThinStrokeSurvives(t *testing.T) {
+	m := image.NewGray(image.Rect(0, 0, 4096, 1000))
+	for i := range m.Pix {
+		m.Pix[i] = 255
+	}
+	for y := 0; y < 1000; y++ {
+		m.Pix[y*m.Stride+2001] = 0
+	}
+	p, err := Prepare(pngOf(t, m), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := decodeOut(t, p)
+	r, _, _, _ := out.At(2001*1024/4096, 100).RGBA()
+	if r>>8 > 224 {
+		t.Errorf("the stroke's column is %d of 255 bright, want it visibly darker than the board", r>>8)
+	}
+}
