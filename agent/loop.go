@@ -156,7 +156,7 @@ func (a *Agent) Run(ctx context.Context, req Request) (Result, error) {
 		}
 	}
 	res, err := a.byProtocol(ctx, s, req)
-	if err != nil && errors.Is(err, ErrNoVision) {
+	if errors.Is(err, ErrNoVision) {
 		var nv *NoVisionError
 		if !errors.As(err, &nv) { // the server refused the pictures: say which models can read them
 			err = a.noVision(ctx, s, err)

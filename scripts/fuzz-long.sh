@@ -21,6 +21,7 @@ targets=(
 	"./agent FuzzParseTextCalls"
 	"./scene FuzzDecode"
 	"./scene FuzzEmbeddedScene"
+	"./picture FuzzPrepare"
 	"./bot FuzzImport"
 	"./bot/slack FuzzEventsHandler"
 	"./bot/slack FuzzSocketEnvelope"

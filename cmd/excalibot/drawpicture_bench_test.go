@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"image"
+	"math/rand/v2"
 	"os/exec"
 	"runtime"
 	"runtime/debug"
@@ -19,7 +20,8 @@ import (
 	"github.com/excalibot/excalibot/tools"
 )
 
-// BenchmarkPictureToDiagram times a 12-megapixel phone photo (4032 × 3024 JPEG, EXIF-turned)
+// BenchmarkPictureToDiagram times a 12-megapixel phone photo (4032 × 3024 JPEG, EXIF-turned, with
+// sensor noise so that it compresses like a photo)
 // from its bytes to the rendered picture of the diagram, with an instant vision model behind the
 // real Ollama client (the fake Ollama over HTTP): preparing the picture (package picture), the
 // run (the model's requests, base64 picture included, and the graph layout) and rendering in
@@ -58,7 +60,7 @@ func BenchmarkPictureToDiagram(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer r.Close()
-	photo := whiteboardPhoto(b, 4032, 3024)
+	photo := photoJPEG(b, noisyBoard(4032, 3024))
 
 	draw := func(images []agent.Image) (run, model, rend time.Duration) {
 		set := tools.New(scene.New(), tools.Limits{})
@@ -131,3 +133,20 @@ func prepareAlloc(b *testing.B, photo []byte) uint64 {
 
 // scenePixel is the smallest picture the fake's decoder takes, for the words-only baseline.
 func scenePixel() image.Image { return image.NewGray(image.Rect(0, 0, 8, 8)) }
+
+// noisyBoard is a whiteboard with three boxes and a photo's grain.
+func noisyBoard(w, h int) *image.RGBA {
+	m := image.NewRGBA(image.Rect(0, 0, w, h))
+	rng := rand.New(rand.NewPCG(1, 2))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			v := uint8(225 + rng.IntN(20))
+			if y > h/3 && y < h/3+h/5 && (x/(w/6))%2 == 1 {
+				v = uint8(30 + rng.IntN(20))
+			}
+			i := m.PixOffset(x, y)
+			m.Pix[i], m.Pix[i+1], m.Pix[i+2], m.Pix[i+3] = v, v, v-6, 255
+		}
+	}
+	return m
+}

@@ -42,6 +42,12 @@ func whiteboardPhoto(t testing.TB, w, h int) []byte {
 		r := image.Rect(w/10+i*w/3, h/3, w/10+i*w/3+w/6, h/3+h/5)
 		draw.Draw(m, r, image.NewUniform(color.RGBA{30, 30, 40, 255}), image.Point{}, draw.Src)
 	}
+	return photoJPEG(t, m)
+}
+
+// photoJPEG encodes m as a phone does, with EXIF orientation 6.
+func photoJPEG(t testing.TB, m image.Image) []byte {
+	t.Helper()
 	var b bytes.Buffer
 	if err := jpeg.Encode(&b, m, &jpeg.Options{Quality: 80}); err != nil {
 		t.Fatal(err)
