@@ -164,7 +164,7 @@ func TestDrawPictureRefused(t *testing.T) {
 		{"a 50 000 × 50 000 PNG header", "huge.png", pngHeader(50000, 50000),
 			"huge.png: the picture is 50000×50000 pixels (2500 megapixels); I read pictures of up to 40 megapixels; nothing was sent or written"},
 		{"a truncated JPEG", "cut.jpg", jpg[:len(jpg)/2], "cut.jpg: the JPEG is cut short: the file ends before the picture does; send it again"},
-		{"a zip bomb named .png", "bomb.png", zipOfZeros(t, 100<<20), "bomb.png: this is a ZIP archive, not a picture I read; send a PNG, JPEG or WebP"},
+		{"a zip bomb named .png", "bomb.png", zipOfZeros(t, 16<<20), "bomb.png: this is a ZIP archive, not a picture I read; send a PNG, JPEG or WebP"},
 		{"an empty file", "empty.jpg", nil, "empty.jpg: the file is empty"},
 		{"over the size limit", "big.jpg", make([]byte, 21<<20), "big.jpg: the file is 21.0 MB; I read pictures of up to 20.0 MB (--max-image-size)"},
 	}
