@@ -41,6 +41,9 @@ type Notifier interface {
 type Options struct {
 	// MaxBody bounds a request body (default 6 MB: a 5 MB scene plus JSON overhead).
 	MaxBody int64
+	// Limits bound an editor save's bytes, elements and texts, checked before it is decoded; they
+	// are the ones imports have (zero fields take scene's defaults).
+	Limits scene.Limits
 	// TokenRate and AddrRate are requests per minute per link token and per client address
 	// (defaults 120 and 300).
 	TokenRate, AddrRate float64
@@ -65,6 +68,7 @@ func (o Options) withDefaults() Options {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	o.Limits = o.Limits.WithDefaults()
 	return o
 }
 
