@@ -45,7 +45,8 @@ type Options struct {
 	// are the ones imports have (zero fields take scene's defaults).
 	Limits scene.Limits
 	// TokenRate and AddrRate are requests per minute per link token and per client address
-	// (defaults 120 and 300).
+	// (defaults 120 and 300), counted by this process alone: behind a load balancer over N
+	// replicas, up to N times as many get through.
 	TokenRate, AddrRate float64
 	// HandlerTimeout bounds every handler but streams (default 60 s: a render may take a while).
 	HandlerTimeout time.Duration
