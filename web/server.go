@@ -1,6 +1,6 @@
 // Package web is excalibot's HTTP side: the editable link (a hosted Excalidraw editor whose saves
-// become the thread's next revision), downloads, health and metrics, and the mount point for the
-// chat platforms' webhooks.
+// become the thread's next revision), downloads, the home page, health and metrics, and the mount
+// point for the chat platforms' webhooks.
 package web
 
 import (
@@ -148,6 +148,7 @@ func (s *Server) HandleBrowser(pattern string, h http.Handler, stream bool) {
 func (s *Server) Handler() http.Handler { return s.headers(s.mux) }
 
 func (s *Server) routes() {
+	s.mux.Handle("GET /{$}", s.limited(http.HandlerFunc(s.home)))
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
 	s.mux.HandleFunc("GET /readyz", s.readyz)
 	s.mux.Handle("GET /metrics", s.metrics.Handler())
@@ -159,12 +160,10 @@ func (s *Server) routes() {
 }
 
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
-	defer cancel()
 	var failed []string
-	for _, c := range s.checks {
-		if err := c.Fn(ctx); err != nil {
-			failed = append(failed, c.Name+": "+err.Error())
+	for _, c := range s.runChecks(r.Context()) {
+		if c.Err != nil {
+			failed = append(failed, c.Name+": "+c.Err.Error())
 		}
 	}
 	if len(failed) > 0 {
