@@ -75,6 +75,12 @@ func LineHeight(family int) float64 {
 func LineWidth(family int, fontSize float64, line string) float64 {
 	t := tableFor(family)
 	sc := t.scaler(fontSize)
+	return t.lineWidth(&sc, fontSize, line)
+}
+
+// lineWidth is LineWidth with the table and scaler found, for Wrap, which
+// measures many pieces of one text.
+func (t *table) lineWidth(sc *scaler, fontSize float64, line string) float64 {
 	units := 0   // linear widths: estimates, kerning, characters not fitted; 1/65536 em
 	var px int64 // fitted advances, 1/65536 px
 	prev := rune(-1)
