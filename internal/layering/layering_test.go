@@ -49,6 +49,7 @@ var layers = map[string]layer{
 	"diagram/sequence": {imports: []string{"diagram", "scene", "scene/fontmetrics"}},
 	"diagram/mermaid":  {imports: []string{"scene"}},
 	"diagram":          {imports: []string{"scene"}},
+	"diagram/outline":  {imports: []string{"internal/clip", "scene"}, tests: []string{"diagram/graph", "diagram/sequence"}},
 	"layout":           {},
 
 	"store":                  {},
