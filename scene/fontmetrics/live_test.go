@@ -26,7 +26,7 @@ func startLive(t *testing.T) *browser.Browser {
 	}
 	pkg := filepath.Join("internal", "browser")
 	if _, err := os.Stat(browser.DistDir(pkg)); err != nil {
-		t.Skipf("live Chromium check skipped: Excalidraw's npm package is not installed (cd scene/fontmetrics/%s && npm ci --ignore-scripts)", pkg)
+		t.Skipf("live Chromium check skipped: Excalidraw's npm package is not installed (cd scene/fontmetrics/%s && npm ci --ignore-scripts --legacy-peer-deps)", pkg)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)

@@ -1,7 +1,7 @@
 // Command gen measures Excalidraw 0.18.1's fonts in headless Chromium and
 // writes the tables that package fontmetrics embeds, plus the golden files its
 // tests compare against. Run it with `go generate ./scene/fontmetrics` after
-// `npm ci --ignore-scripts` in scene/fontmetrics/internal/browser.
+// `npm ci --ignore-scripts --legacy-peer-deps` in scene/fontmetrics/internal/browser.
 package main
 
 import (
