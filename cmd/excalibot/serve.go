@@ -322,6 +322,7 @@ func (c *chromeRenderer) Render(ctx context.Context, sc *scene.Scene, doc []byte
 		opt.Viewport = &render.Rect{X: v.X, Y: v.Y, Width: v.Width, Height: v.Height}
 	}
 	if format == "svg" {
+		opt.Title, opt.Description = altText(sc)
 		return c.r.SVG(ctx, doc, opt)
 	}
 	return c.r.PNG(ctx, doc, opt)

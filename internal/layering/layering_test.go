@@ -28,7 +28,7 @@ type layer struct {
 // row; a new package needs one, a new import of ours needs its row to allow it.
 var layers = map[string]layer{
 	"cmd/excalibot": {imports: []string{"agent", "agent/eval", "bot", "bot/agentdraw", "bot/slack",
-		"bot/telegram", "bot/webchat", "config", "diagram/mermaid", "internal/plural", "links", "render", "scene", "store", "store/postgres", "store/sqlite", "tools", "web"}},
+		"bot/telegram", "bot/webchat", "config", "diagram/mermaid", "diagram/outline", "internal/plural", "links", "render", "scene", "store", "store/postgres", "store/sqlite", "tools", "web"}},
 	"config": {},
 
 	"web":           {imports: []string{"bot", "internal/clip", "ratelimit", "render", "scene", "store"}, tests: []string{"bot/webchat", "links"}},
@@ -49,6 +49,7 @@ var layers = map[string]layer{
 	"diagram/sequence": {imports: []string{"diagram", "scene", "scene/fontmetrics"}},
 	"diagram/mermaid":  {imports: []string{"internal/plural", "scene"}},
 	"diagram":          {imports: []string{"scene"}},
+	"diagram/outline":  {imports: []string{"internal/clip", "scene"}, tests: []string{"diagram/graph", "diagram/sequence"}},
 	"layout":           {},
 
 	"store":                  {},
