@@ -49,7 +49,7 @@ var layers = map[string]layer{
 	"diagram/sequence": {imports: []string{"diagram", "scene", "scene/fontmetrics"}},
 	"diagram/mermaid":  {imports: []string{"internal/plural", "scene"}},
 	"diagram":          {imports: []string{"scene"}},
-	"diagram/outline":  {imports: []string{"internal/clip", "scene"}, tests: []string{"diagram/graph", "diagram/sequence"}},
+	"diagram/outline":  {imports: []string{"internal/clip", "internal/plural", "scene"}, tests: []string{"diagram/graph", "diagram/sequence"}},
 	"layout":           {},
 
 	"store":                  {},
