@@ -49,6 +49,7 @@ var layers = map[string]layer{
 	"diagram/graph":    {imports: []string{"diagram", "diagram/sequence", "layout", "scene"}},
 	"diagram/sequence": {imports: []string{"diagram", "scene", "scene/fontmetrics"}},
 	"diagram/mermaid":  {imports: []string{"internal/plural", "scene"}},
+	"diagram/measure":  {imports: []string{"scene"}},
 	"diagram":          {imports: []string{"scene"}},
 	"diagram/outline":  {imports: []string{"internal/clip", "internal/plural", "scene"}, tests: []string{"diagram/graph", "diagram/sequence"}},
 	"layout":           {},
@@ -65,6 +66,8 @@ var layers = map[string]layer{
 
 	"internal/clip":   {},
 	"internal/plural": {},
+	// The corpus of real diagrams, converted the way the program converts them and measured.
+	"internal/corpus": {tests: []string{"diagram/measure", "diagram/mermaid", "render", "scene", "tools"}},
 
 	// Test support: fakes of outside services and helpers, imported by tests only.
 	"agent/ollamafake":    {tests: []string{"agent"}},
