@@ -15,6 +15,7 @@ import (
 	"github.com/excalibot/excalibot/agent"
 	"github.com/excalibot/excalibot/config"
 	"github.com/excalibot/excalibot/diagram/mermaid"
+	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/render"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/tools"
@@ -318,8 +319,9 @@ func printStep(w io.Writer, s agent.Step) {
 }
 
 func runFigures(r agent.Result) string {
-	return fmt.Sprintf("(%s: %d turns, %d tool calls, %d errors, %d+%d tokens, %s, model %s)", r.Reason, r.Turns,
-		r.ToolCalls, r.ToolErrors, r.PromptTokens, r.OutputTokens, r.Duration.Round(time.Millisecond), r.ModelTime.Round(time.Millisecond))
+	return fmt.Sprintf("(%s: %s, %s, %s, %d+%d tokens, %s, model %s)", r.Reason, plural.Count(r.Turns, "turn", ""),
+		plural.Count(r.ToolCalls, "tool call", ""), plural.Count(r.ToolErrors, "error", ""), r.PromptTokens, r.OutputTokens,
+		r.Duration.Round(time.Millisecond), r.ModelTime.Round(time.Millisecond))
 }
 
 // loadConfig reads the settings and the command's own flags from args, which may mix flags and
