@@ -119,6 +119,8 @@ type cluster struct {
 	lb     *balancer
 	turn   time.Duration // the models' time per turn
 	extra  []string      // replicaTuning's settings
+	// settings are a test's own settings for its replicas (serve's existing ones only).
+	settings []string
 	waitTO time.Duration // replicaTuning's takeover wait
 
 	mu   sync.Mutex
@@ -180,6 +182,7 @@ func (c *cluster) env(r *replica) []string {
 		"EXCALIBOT_TELEGRAM_MODE=webhook", "EXCALIBOT_TELEGRAM_WEBHOOK_SECRET=" + tgSecret,
 		"EXCALIBOT_USER_RATE=100000", "EXCALIBOT_CHAT_RATE=100000",
 	}
+	env = append(env, c.settings...)
 	return append(env, c.extra...)
 }
 

@@ -32,6 +32,9 @@ import (
 // figure of docs/reliability.md).
 func testReplicaKill(t *testing.T, sh *replicaShared) {
 	c := newCluster(t, sh, 100*time.Millisecond)
+	// A's runs are held in the model while B starts, which takes over a minute under load: the
+	// model's and the run's own time limits must not end them first.
+	c.settings = []string{"EXCALIBOT_MODEL_TIMEOUT=15m", "EXCALIBOT_RUN_TIMEOUT=15m"}
 	a := c.start("A", "replica-a")
 	tr := newTraffic(t, c, 1, 5)
 	th := func(n int) *rthread { return tr.ths[n-1] }
@@ -104,7 +107,10 @@ func testReplicaKill(t *testing.T, sh *replicaShared) {
 	seenBefore := tr.seenIDs()
 	killed := time.Now()
 	a.kill()
-	upload.Release() // A's held call ended with A; B's reply goes through
+	// A's held call ends with A (nothing of it reaches the thread); B's goes through.
+	waitLong(t, "fake Slack to drop the killed replica's held call", func() bool { return upload.Waiting() == 0 },
+		func() string { return fmt.Sprint(upload.Waiting()) })
+	upload.Release()
 	rep, ok := tr.waitSettled(c.waitTO, 3*time.Second)
 	t.Logf("after the kill: %s", rep)
 	if !ok {

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -27,12 +28,14 @@ type Hold struct {
 	release chan struct{} // closed by Release
 	once    sync.Once     // closes arrived
 	rel     sync.Once     // closes release
+	waiting atomic.Int32  // calls waiting now
 }
 
 // Hold keeps the calls of method whose form match accepts (every call when match is nil) waiting,
 // as a Slack that has not answered yet: until Release, which lets them go on as usual, or until
 // their client goes away (a killed process), in which case nothing happens, as for a request that
-// never reached Slack.
+// never reached Slack. The server learns that a client left a moment after it did: wait for
+// Waiting to drop before Release, or the call may still go through.
 func (s *Server) Hold(method string, match func(form url.Values) bool) *Hold {
 	h := &Hold{s: s, method: method, match: match, arrived: make(chan struct{}), release: make(chan struct{})}
 	s.gate.mu.Lock()
@@ -43,6 +46,9 @@ func (s *Server) Hold(method string, match func(form url.Values) bool) *Hold {
 
 // Arrived is closed once a call is waiting in the hold.
 func (h *Hold) Arrived() <-chan struct{} { return h.arrived }
+
+// Waiting is how many calls wait in the hold now.
+func (h *Hold) Waiting() int { return int(h.waiting.Load()) }
 
 // Release lets the waiting calls go on and ends the hold for later ones.
 func (h *Hold) Release() {
@@ -102,10 +108,12 @@ func (s *Server) gated(w http.ResponseWriter, r *http.Request, method string) bo
 	if hold == nil {
 		return false
 	}
+	hold.waiting.Add(1)
+	defer hold.waiting.Add(-1)
 	hold.once.Do(func() { close(hold.arrived) })
 	select {
 	case <-hold.release:
-		return false
+		return r.Context().Err() != nil // a client that left meanwhile gets nothing done
 	case <-r.Context().Done():
 		return true
 	}
