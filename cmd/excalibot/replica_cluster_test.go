@@ -110,18 +110,18 @@ func (r *replica) alive() bool {
 
 // cluster is the replicas of one test with their fakes and database.
 type cluster struct {
-	t      *testing.T
-	sh     *replicaShared
-	dbURL  string
-	st     store.Store // the test's own connection, to read what the replicas stored
-	sl     *slackDriver
-	tg     *tgDriver
-	lb     *balancer
-	turn   time.Duration // the models' time per turn
-	extra  []string      // replicaTuning's settings
+	t     *testing.T
+	sh    *replicaShared
+	dbURL string
+	st    store.Store // the test's own connection, to read what the replicas stored
+	sl    *slackDriver
+	tg    *tgDriver
+	lb    *balancer
+	turn  time.Duration // the models' time per turn
+	extra []string      // replicaTuning's settings
 	// settings are a test's own settings for its replicas (serve's existing ones only).
 	settings []string
-	waitTO time.Duration // replicaTuning's takeover wait
+	waitTO   time.Duration // replicaTuning's takeover wait
 
 	mu   sync.Mutex
 	reps []*replica
@@ -342,7 +342,7 @@ type balancer struct {
 	addr string
 
 	mu     sync.Mutex
-	byChat map[int64]int     // deliveries per chat so far
+	byChat map[int64]int      // deliveries per chat so far
 	pinned map[int64]*replica // chat → the replica its updates go to
 	served map[int64][]string // chat → the replicas that answered each delivery, for messages
 }

@@ -238,15 +238,15 @@ func (tr *traffic) converse(ctx context.Context, th *rthread, msgs int, early fu
 // answerReport is the account of what the bot posted.
 type answerReport struct {
 	Sent, Answered, Pictures int
-	Lost       []string // acknowledged, never answered, and the thread was not told after it
-	Told       []string // not answered; the thread was told after it
-	Unacked    []string // no replica acknowledged it
-	Dups       []string // answered more than once
-	Mixed      []string // an answer or a box of one thread in another
-	OutOfOrder []string
-	NoPicture  []string
-	Notices    []string // every error reply
-	SceneBad   []string
+	Lost                     []string // acknowledged, never answered, and the thread was not told after it
+	Told                     []string // not answered; the thread was told after it
+	Unacked                  []string // no replica acknowledged it
+	Dups                     []string // answered more than once
+	Mixed                    []string // an answer or a box of one thread in another
+	OutOfOrder               []string
+	NoPicture                []string
+	Notices                  []string // every error reply
+	SceneBad                 []string
 }
 
 // account reads every thread and sorts its messages.
