@@ -33,8 +33,9 @@ import (
 func testReplicaKill(t *testing.T, sh *replicaShared) {
 	c := newCluster(t, sh, 100*time.Millisecond)
 	// A's runs are held in the model while B starts, which takes over a minute under load: the
-	// model's and the run's own time limits must not end them first.
-	c.settings = []string{"EXCALIBOT_MODEL_TIMEOUT=15m", "EXCALIBOT_RUN_TIMEOUT=15m"}
+	// model's and the run's own time limits must not end them first; and five of them are under
+	// way at once.
+	c.settings = []string{"EXCALIBOT_MODEL_TIMEOUT=15m", "EXCALIBOT_RUN_TIMEOUT=15m", "EXCALIBOT_MAX_CONCURRENT_RUNS=8"}
 	a := c.start("A", "replica-a")
 	tr := newTraffic(t, c, 1, 5)
 	th := func(n int) *rthread { return tr.ths[n-1] }
