@@ -126,6 +126,9 @@ func testReplicaKill(t *testing.T, sh *replicaShared) {
 	if len(rep.Told) > 0 {
 		t.Logf("told instead of drawn:\n  %s", strings.Join(rep.Told, "\n  "))
 	}
+	if !ok {
+		t.FailNow() // the rest needs the work taken over
+	}
 	var takeover []string
 	var worst time.Duration
 	for _, x := range tr.ths {
