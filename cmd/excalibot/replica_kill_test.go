@@ -126,9 +126,6 @@ func testReplicaKill(t *testing.T, sh *replicaShared) {
 	if len(rep.Told) > 0 {
 		t.Logf("told instead of drawn:\n  %s", strings.Join(rep.Told, "\n  "))
 	}
-	if !ok {
-		t.FailNow() // the rest needs the work taken over
-	}
 	var takeover []string
 	var worst time.Duration
 	for _, x := range tr.ths {
@@ -144,6 +141,9 @@ func testReplicaKill(t *testing.T, sh *replicaShared) {
 	t.Logf("takeover after SIGKILL: first post in each of the killed replica's threads after %s (worst %.1f s)", strings.Join(takeover, ", "), worst.Seconds())
 	for _, x := range tr.ths {
 		checkKept(t, before[x.n], revisions(t, c.st, tr.key(x)))
+	}
+	if !ok {
+		t.FailNow() // the rest needs the work taken over
 	}
 
 	// Every thread draws on, on B; then A comes back and repeats nothing.
