@@ -263,6 +263,9 @@ func (tr *traffic) account() answerReport {
 				continue
 			}
 			if p.picture {
+				if pendingPic { // a reply sent again shows its picture twice
+					rep.Dups = append(rep.Dups, fmt.Sprintf("%s: a second picture before the answer of the first: %q", th, p.text))
+				}
 				pendingPic = true
 				rep.Pictures++
 			}
