@@ -15,7 +15,8 @@ import (
 // restarted, with the platform down when a reply goes out. Each ends with the account of
 // replica_traffic_test.go: every acknowledged message answered once or its thread told, nothing
 // out of order or mixed between threads. The subtests share one build and one PostgreSQL server;
-// docs/reliability.md has the figures they log.
+// docs/reliability.md has the figures they log (the takeover time after a kill, memory during
+// maximum-size editor saves; throughput is TestReplicaThroughput, build tag load).
 func TestReplica(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replicas: skipped in -short")
@@ -31,7 +32,7 @@ func TestReplica(t *testing.T) {
 	t.Run("kill", func(t *testing.T) { requireUnshare(t); testReplicaKill(t, sh) })
 	t.Run("rolling restart", func(t *testing.T) { testReplicaRolling(t, sh) })
 	t.Run("platform down", func(t *testing.T) { testReplicaPlatformDown(t, sh) })
-	t.Run("figures", func(t *testing.T) { testReplicaFigures(t, sh) })
+	t.Run("editor saves", func(t *testing.T) { testSaveMemory(t, sh) })
 }
 
 // loadWait bounds a load without faults: it takes seconds; a message lost stops its conversation

@@ -16,64 +16,6 @@ import (
 	"github.com/excalibot/excalibot/config"
 )
 
-// Figures for docs/reliability.md, logged and never asserted as times: the memory of a replica
-// during six concurrent maximum-size editor saves (which must be refused by the element cap before
-// the scene is built), and messages per second with one and with two replicas against a model of
-// fixed turn time.
-func testReplicaFigures(t *testing.T, sh *replicaShared) {
-	t.Run("editor saves", func(t *testing.T) { testSaveMemory(t, sh) })
-	t.Run("throughput", func(t *testing.T) {
-		const turn = 300 * time.Millisecond
-		var rate [3]float64
-		for _, n := range []int{1, 2} {
-			t.Run(fmt.Sprintf("%d replicas", n), func(t *testing.T) {
-				c := newCluster(t, sh, turn)
-				reps := c.startAll([]string{"A", "B"}[:n], []string{"", ""}[:n])
-				tr := newTraffic(t, c, 1, 10)
-				deadline := time.Now().Add(loadWait)
-				playAll(t, tr, 3, func(*rthread, int) bool { return false }, deadline)
-				rep, ok := tr.waitSettled(time.Until(deadline), 0)
-				if !ok {
-					t.Errorf("waited %s for every acknowledged message to be answered or told", loadWait)
-				}
-				rep.check(t, true)
-				wall := tr.wall()
-				rate[n] = float64(rep.Sent) / wall.Seconds()
-				var share []string
-				for _, r := range reps {
-					share = append(share, fmt.Sprintf("%s %d", r.name, len(r.model.Requests())))
-				}
-				t.Logf("throughput, %d replica(s), model %s per turn (3 turns a run), %d runs at once per replica: %d messages in %.1f s: %.2f messages/s, %.2f pictures/s; model requests per replica: %s",
-					n, turn, config.Default().MaxConcurrentRuns, rep.Sent, wall.Seconds(), rate[n], float64(rep.Pictures)/wall.Seconds(), strings.Join(share, ", "))
-			})
-		}
-		if rate[1] > 0 && rate[2] > 0 {
-			t.Logf("throughput: two replicas %.2f× one", rate[2]/rate[1])
-		}
-	})
-}
-
-// wall is the time from the first message sent to the last picture seen.
-func (tr *traffic) wall() time.Duration {
-	var first, last time.Time
-	for _, th := range tr.ths {
-		posts := tr.run.posts(th.loadThread)
-		th.mu.Lock()
-		for _, at := range th.sent {
-			if first.IsZero() || at.Before(first) {
-				first = at
-			}
-		}
-		for _, p := range posts {
-			if at := th.seen[p.id]; p.picture && at.After(last) {
-				last = at
-			}
-		}
-		th.mu.Unlock()
-	}
-	return last.Sub(first)
-}
-
 // Six people save a diagram of the largest size the store keeps, made of bare elements, at once.
 // Each save is refused with the element cap that imports have, before the scene is built; the
 // replica's peak memory over the saves is the figure.
@@ -149,7 +91,7 @@ func testSaveMemory(t *testing.T, sh *replicaShared) {
 		th := slackThs[i]
 		switch {
 		case r.err != nil:
-			t.Errorf("%s: the save failed: %v", th, r.err)
+			t.Errorf("%s: the save got no answer (%v): the replica built the scene before checking it", th, r.err)
 		case r.status < 400 || r.status >= 500:
 			t.Errorf("%s: a save of %d elements answered %d %q, want a refusal (4xx)", th, n, r.status, r.body)
 		case !strings.Contains(r.body, "element") || !strings.Contains(r.body, strconv.Itoa(cfg.MaxElements)):
