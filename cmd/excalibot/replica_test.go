@@ -62,10 +62,15 @@ func playAll(t *testing.T, tr *traffic, msgs int, early func(th *rthread, k int)
 	}
 }
 
-// earlySecond sends the second message of odd threads right after the first, before the thread
-// has a revision: on Slack it carries no mention and goes to the other replica, which has not seen
-// the thread (it must know the thread from its first message).
-func earlySecond(th *rthread, k int) bool { return k == 2 && th.n%2 == 1 }
+// earlyFollowUps sends follow-ups while their thread still works, each to the other replica than
+// the message before: the second message of T1, T5, T9 (Slack) right after the first, before the
+// thread has a revision (it carries no mention, and the replica it reaches has not seen the thread:
+// it must know the thread from its first message); every follow-up of T2, T6, T10 (Telegram) right
+// after the one before (answered in the order sent, whichever replica got each). The other threads
+// wait for each answer.
+func earlyFollowUps(th *rthread, k int) bool {
+	return (th.n%4 == 1 && k == 2) || th.n%4 == 2
+}
 
 // Two replicas, 10 threads × 3 messages spread over both: nothing lost, duplicated, out of order
 // or mixed between threads, no error reply, and both replicas draw.
@@ -74,7 +79,7 @@ func testReplicaLoad(t *testing.T, sh *replicaShared, hostA, hostB string) {
 	reps := c.startAll([]string{"A", "B"}, []string{hostA, hostB})
 	tr := newTraffic(t, c, 1, 10)
 	start := time.Now()
-	playAll(t, tr, 3, earlySecond, start.Add(loadWait))
+	playAll(t, tr, 3, earlyFollowUps, start.Add(loadWait))
 	rep, ok := tr.waitSettled(time.Until(start.Add(loadWait)), 2*time.Second)
 	t.Logf("%s in %.1f s", rep, time.Since(start).Seconds())
 	if !ok {
@@ -101,7 +106,7 @@ func testReplicaRolling(t *testing.T, sh *replicaShared) {
 	deadline := time.Now().Add(loadWait + 2*faultWait) // three starts and a stop under way
 	go func() {
 		defer close(played)
-		playAll(t, tr, 3, earlySecond, deadline)
+		playAll(t, tr, 3, earlyFollowUps, deadline)
 	}()
 	working := func(r *replica, what string) {
 		t.Helper()
