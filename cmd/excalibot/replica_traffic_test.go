@@ -151,7 +151,9 @@ func (tr *traffic) deliver(th *rthread, k int, to *replica) (*userMsg, error) {
 	}
 	th.mu.Unlock()
 	for _, ev := range p.Events {
-		who, err := tr.deliverSlack(ctx, ev, th.n+k, to)
+		// Threads start on different connections (Slack's are the odd ones), and each message goes
+		// over another one than the message before.
+		who, err := tr.deliverSlack(ctx, ev, th.n/2+k, to)
 		if err != nil {
 			return m, fmt.Errorf("%s: %s: %w", th, tag, err)
 		}
