@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/excalibot/excalibot/internal/clip"
+	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/tools"
 )
 
@@ -430,8 +431,8 @@ func (r *run) finish(reason StopReason) Result {
 }
 
 var stopSentences = map[StopReason]string{
-	StopTurnLimit:       "Stopped before finishing: it reached the limit of %d model turns.",
-	StopToolCallLimit:   "Stopped before finishing: it reached the limit of %d tool calls.",
+	StopTurnLimit:       "Stopped before finishing: it reached the limit of %s.",
+	StopToolCallLimit:   "Stopped before finishing: it reached the limit of %s.",
 	StopWallTime:        "Stopped before finishing: it ran out of time (%s).",
 	StopRepeatedFailure: "Stopped before finishing: the model kept repeating a call that failed.",
 	StopUnreadableCalls: "Stopped before finishing: the model kept writing tool calls that Ollama could not read.",
@@ -468,9 +469,9 @@ func (r *run) summary(reason StopReason, warnings []string, change string) strin
 		var s string
 		switch reason {
 		case StopTurnLimit:
-			s = fmt.Sprintf(stopSentences[reason], l.Turns)
+			s = fmt.Sprintf(stopSentences[reason], plural.Count(l.Turns, "model turn", ""))
 		case StopToolCallLimit:
-			s = fmt.Sprintf(stopSentences[reason], l.ToolCalls)
+			s = fmt.Sprintf(stopSentences[reason], plural.Count(l.ToolCalls, "tool call", ""))
 		case StopWallTime:
 			s = fmt.Sprintf(stopSentences[reason], l.Wall)
 		default:
@@ -481,11 +482,12 @@ func (r *run) summary(reason StopReason, warnings []string, change string) strin
 		case change != "":
 			parts = append(parts, "So far: "+change)
 		case r.res.ToolCalls > 0:
-			parts = append(parts, fmt.Sprintf("The diagram may be incomplete (%d tool calls made).", r.res.ToolCalls))
+			parts = append(parts, fmt.Sprintf("The diagram may be incomplete (%s made).", plural.Count(r.res.ToolCalls, "tool call", "")))
 		}
 	}
 	if n := len(warnings); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d problem(s) remain in the drawing: %s.", n, clip.Runes(strings.Join(warnings, "; "), 200)))
+		parts = append(parts, fmt.Sprintf("%s %s in the drawing: %s.", plural.Count(n, "problem", ""), plural.Word(n, "remains", "remain"),
+			clip.Runes(strings.Join(warnings, "; "), 200)))
 	}
 	return strings.Join(parts, " ")
 }

@@ -75,8 +75,8 @@ type Config struct {
 	// Limits of the conversation core
 	MaxMessageLength  int     // characters per chat message
 	MaxConcurrentRuns int     // runs in parallel across all threads
-	UserRatePerMinute float64 // drawing requests per user per minute
-	ChatRatePerMinute float64 // drawing requests per chat per minute
+	UserRatePerMinute float64 // drawing requests per user per minute, per replica
+	ChatRatePerMinute float64 // drawing requests per chat per minute, per replica
 
 	LogLevel string // debug, info, warn or error
 }

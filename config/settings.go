@@ -77,9 +77,9 @@ var settings = []setting{
 	{"telegram-users", "EXCALIBOT_TELEGRAM_USERS", "allowed Telegram user ids, comma-separated (empty: all)", false, func(c *Config) any { return &c.TelegramUsers }},
 
 	{"max-message-length", "EXCALIBOT_MAX_MESSAGE_LENGTH", "characters per chat message", false, func(c *Config) any { return &c.MaxMessageLength }},
-	{"max-concurrent-runs", "EXCALIBOT_MAX_CONCURRENT_RUNS", "runs in parallel across threads", false, func(c *Config) any { return &c.MaxConcurrentRuns }},
-	{"user-rate", "EXCALIBOT_USER_RATE", "drawing requests per user per minute", false, func(c *Config) any { return &c.UserRatePerMinute }},
-	{"chat-rate", "EXCALIBOT_CHAT_RATE", "drawing requests per chat per minute", false, func(c *Config) any { return &c.ChatRatePerMinute }},
+	{"max-concurrent-runs", "EXCALIBOT_MAX_CONCURRENT_RUNS", "runs in parallel across threads, in each replica", false, func(c *Config) any { return &c.MaxConcurrentRuns }},
+	{"user-rate", "EXCALIBOT_USER_RATE", "drawing requests per user per minute, counted by each replica on its own", false, func(c *Config) any { return &c.UserRatePerMinute }},
+	{"chat-rate", "EXCALIBOT_CHAT_RATE", "drawing requests per chat per minute, counted by each replica on its own", false, func(c *Config) any { return &c.ChatRatePerMinute }},
 
 	{"log-level", "EXCALIBOT_LOG_LEVEL", "debug, info, warn or error", false, func(c *Config) any { return &c.LogLevel }},
 }

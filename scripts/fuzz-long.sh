@@ -21,6 +21,7 @@ targets=(
 	"./agent FuzzParseTextCalls"
 	"./scene FuzzDecode"
 	"./scene FuzzEmbeddedScene"
+	"./scene FuzzLimitsCheck"
 	"./bot FuzzImport"
 	"./bot/slack FuzzEventsHandler"
 	"./bot/slack FuzzSocketEnvelope"
