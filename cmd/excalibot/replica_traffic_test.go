@@ -282,7 +282,7 @@ func (tr *traffic) account() answerReport {
 				}
 				count[tag]++
 				if count[tag] > 1 {
-					rep.Dups = append(rep.Dups, fmt.Sprintf("%s: %s answered %d times", th, tag, count[tag]))
+					rep.Dups = append(rep.Dups, fmt.Sprintf("%s: %s answered %d times, again by post %s: %q", th, tag, count[tag], p.id, p.text))
 					continue
 				}
 				if n := tagMessage(tag); n < prev {
