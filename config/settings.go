@@ -42,6 +42,9 @@ var settings = []setting{
 	{"max-batch", "EXCALIBOT_MAX_BATCH", "elements per batch call", false, func(c *Config) any { return &c.MaxBatch }},
 	{"max-label-length", "EXCALIBOT_MAX_LABEL_LENGTH", "characters per label", false, func(c *Config) any { return &c.MaxLabelLength }},
 	{"protocol", "EXCALIBOT_PROTOCOL", "how the model draws: auto, tools or plan (eval takes a list, e.g. tools,plan)", false, func(c *Config) any { return &c.Protocol }},
+	{"vision-model", "EXCALIBOT_VISION_MODEL", "Ollama model that reads pictures sent with a request, e.g. qwen2.5vl:7b (empty: the model itself, if it can)", false, func(c *Config) any { return &c.VisionModel }},
+	{"image-size", "EXCALIBOT_IMAGE_SIZE", "longest side in pixels of a picture as the model gets it", false, func(c *Config) any { return &c.ImageSize }},
+	{"max-image-size", "EXCALIBOT_MAX_IMAGE_SIZE", "bytes per picture sent", false, func(c *Config) any { return &c.MaxImageSize }},
 
 	{"database", "EXCALIBOT_DATABASE", "sqlite:PATH or postgres://… (empty: SQLite in the user's data directory)", true, func(c *Config) any { return &c.Database }},
 	{"history-keep", "EXCALIBOT_HISTORY_KEEP", "revisions kept per thread", false, func(c *Config) any { return &c.HistoryKeep }},

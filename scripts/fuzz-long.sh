@@ -22,6 +22,7 @@ targets=(
 	"./scene FuzzDecode"
 	"./scene FuzzEmbeddedScene"
 	"./scene FuzzLimitsCheck"
+	"./picture FuzzPrepare"
 	"./bot FuzzImport"
 	"./bot/slack FuzzEventsHandler"
 	"./bot/slack FuzzSocketEnvelope"

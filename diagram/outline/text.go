@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/excalibot/excalibot/internal/clip"
+	"github.com/excalibot/excalibot/internal/plural"
 )
 
 // Summary is the outline in a sentence or two, for alt text: the kind and title, the boxes by
@@ -96,7 +97,7 @@ func (o Outline) Text() string {
 		}
 	}
 	if o.Loose > 0 {
-		fmt.Fprintf(&b, "\n%s connected to nothing.\n", count(o.Loose, "1 line is", "%d lines are"))
+		fmt.Fprintf(&b, "\n%s connected to nothing.\n", plural.Count(o.Loose, "line is", "lines are"))
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -122,16 +123,16 @@ func (o Outline) heading() string {
 }
 
 func (o Outline) tally() string {
-	node, nodes, edge, edges := "1 box", "%d boxes", "1 arrow", "%d arrows"
+	node, nodes, edge := "box", "boxes", "arrow"
 	if o.Kind == "sequence diagram" {
-		node, nodes, edge, edges = "1 participant", "%d participants", "1 message", "%d messages"
+		node, nodes, edge = "participant", "participants", "message"
 	}
-	parts := []string{count(len(o.Nodes), node, nodes)}
+	parts := []string{plural.Count(len(o.Nodes), node, nodes)}
 	if len(o.Edges) > 0 {
-		parts = append(parts, count(len(o.Edges), edge, edges))
+		parts = append(parts, plural.Count(len(o.Edges), edge, ""))
 	}
 	if len(o.Groups) > 0 {
-		parts = append(parts, count(len(o.Groups), "1 group", "%d groups"))
+		parts = append(parts, plural.Count(len(o.Groups), "group", ""))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -186,13 +187,6 @@ func quoted(items []string) []string {
 		out[i] = "“" + s + "”"
 	}
 	return out
-}
-
-func count(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return fmt.Sprintf(many, n)
 }
 
 func runes(s string) int { return len([]rune(s)) }

@@ -28,7 +28,7 @@ type layer struct {
 // row; a new package needs one, a new import of ours needs its row to allow it.
 var layers = map[string]layer{
 	"cmd/excalibot": {imports: []string{"agent", "agent/eval", "bot", "bot/agentdraw", "bot/slack",
-		"bot/telegram", "bot/webchat", "config", "diagram/mermaid", "diagram/outline", "internal/plural", "links", "render", "scene", "store", "store/postgres", "store/sqlite", "tools", "web"}},
+		"bot/telegram", "bot/webchat", "config", "diagram/mermaid", "diagram/outline", "internal/plural", "links", "picture", "render", "scene", "store", "store/postgres", "store/sqlite", "tools", "web"}},
 	"config": {},
 
 	"web":           {imports: []string{"bot", "internal/clip", "ratelimit", "render", "scene", "store"}, tests: []string{"bot/webchat", "links"}},
@@ -44,12 +44,14 @@ var layers = map[string]layer{
 	"agent/eval": {imports: []string{"agent", "tools"}},
 	"tools":      {imports: []string{"diagram", "diagram/graph", "diagram/mermaid", "diagram/sequence", "internal/plural", "scene", "scene/fontmetrics"}},
 	"render":     {imports: []string{"diagram/mermaid", "internal/clip", "scene"}},
+	"picture":    {imports: []string{"scene"}},
 
 	"diagram/graph":    {imports: []string{"diagram", "diagram/sequence", "layout", "scene"}},
 	"diagram/sequence": {imports: []string{"diagram", "scene", "scene/fontmetrics"}},
 	"diagram/mermaid":  {imports: []string{"internal/plural", "scene"}},
+	"diagram/measure":  {imports: []string{"scene"}},
 	"diagram":          {imports: []string{"scene"}},
-	"diagram/outline":  {imports: []string{"internal/clip", "scene"}, tests: []string{"diagram/graph", "diagram/sequence"}},
+	"diagram/outline":  {imports: []string{"internal/clip", "internal/plural", "scene"}, tests: []string{"diagram/graph", "diagram/sequence"}},
 	"layout":           {},
 
 	"store":                  {},
@@ -64,6 +66,8 @@ var layers = map[string]layer{
 
 	"internal/clip":   {},
 	"internal/plural": {},
+	// The corpus of real diagrams, converted the way the program converts them and measured.
+	"internal/corpus": {tests: []string{"diagram/measure", "diagram/mermaid", "render", "scene", "tools"}},
 
 	// Test support: fakes of outside services and helpers, imported by tests only.
 	"agent/ollamafake":    {tests: []string{"agent"}},
