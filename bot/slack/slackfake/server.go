@@ -85,6 +85,7 @@ type Server struct {
 	failures  map[string][]string // method → error codes of the next answers
 
 	sock sockets
+	gate gate // holds and outages of Web API methods (gate.go)
 }
 
 type pendingUpload struct {
@@ -278,6 +279,9 @@ func pathExt(name string) string {
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	method := strings.TrimPrefix(r.URL.Path, "/api/")
 	_ = r.ParseForm()
+	if s.gated(w, r, method) {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	call := Call{Method: method, Form: r.Form, Status: http.StatusOK, At: time.Now()}
