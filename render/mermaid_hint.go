@@ -60,6 +60,10 @@ func syntaxError(message string, line *int, source string, offset int, fixes []s
 			e.LineText = lines[i]
 		}
 	}
+	if msg, hint, ok := foreignRelation(firstKeyword(source), e.LineText); ok {
+		e.Message, e.Hint = msg, hint
+		return e
+	}
 	context := e.LineText
 	if !balanced(context) || !balanced(source) {
 		context = source // an unclosed bracket further up is the likelier cause

@@ -47,7 +47,7 @@ var layers = map[string]layer{
 
 	"diagram/graph":    {imports: []string{"diagram", "diagram/sequence", "layout", "scene"}},
 	"diagram/sequence": {imports: []string{"diagram", "scene", "scene/fontmetrics"}},
-	"diagram/mermaid":  {imports: []string{"scene"}},
+	"diagram/mermaid":  {imports: []string{"scene", "scene/fontmetrics"}},
 	"diagram":          {imports: []string{"scene"}},
 	"layout":           {},
 
