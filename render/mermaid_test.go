@@ -51,6 +51,7 @@ type elem struct {
 	ID            string `json:"id"`
 	Type          string `json:"type"`
 	Text          string `json:"text"`
+	OriginalText  string `json:"originalText"`
 	ContainerID   string `json:"containerId"`
 	BoundElements []struct {
 		ID   string `json:"id"`
@@ -225,12 +226,21 @@ func TestMermaidSyntaxErrors(t *testing.T) {
 		line      int
 		lineText  string
 		hint      string // part of the hint
+		msg       string // part of the message
 	}{
-		{"unclosed label", "flowchart TD\n  A[Start --> B\n  B --> C\n", 2, "A[Start --> B", "bracket"},
-		{"unknown type", "flowchat TD\n  A --> B\n", 0, "", "first line"},
-		{"fenced, line counted from the message", "Please draw:\n```mermaid\nsequenceDiagram\n  Alice->>Bob hello\n```\n", 4, "Alice->>Bob hello", "colon"},
-		{"empty", "```mermaid\n```", 0, "", "diagram type"},
-		{"slack code block, line counted from the message", "Here:\n```sequenceDiagram\n  Alice->>Bob hello\n  Bob->>Alice: hi```", 3, "Alice->>Bob hello", "colon"},
+		{"unclosed label", "flowchart TD\n  A[Start --> B\n  B --> C\n", 2, "A[Start --> B", "bracket", ""},
+		// Mermaid drops comment lines and front matter before parsing and counts what is left.
+		{"after comment lines", "sequenceDiagram\n%% who talks\n  Alice->>Bob: hi\n\n%% the reply\n  Bob->>Alice hello\n", 6, "Bob->>Alice hello", "colon", "':'"},
+		{"after front matter and comments", "---\ntitle: Login\n---\nsequenceDiagram\n  %% greet\n  Alice->>Bob: hi\n\n  %% answer\n  Bob->>Alice hello\n", 9, "Bob->>Alice hello", "colon", ""},
+		{"a bracket left over is not guessed", "flowchart TD\n%% a\n%% b\n  A --> B\n  B --> C[[Sub]]]\n  C --> D\n", 5, "B --> C[[Sub]]]", "", ""},
+		{"er relation in a flowchart", "flowchart TD\n  %% orders\n  A[Customer] ||--o{ B[Order]\n", 3, "A[Customer] ||--o{ B[Order]", "`erDiagram`", "`||--o{` is a relation of erDiagram, not of flowchart"},
+		{"flowchart arrow in an erDiagram", "erDiagram\n  CUSTOMER ||--o{ ORDER : places\n  ORDER --> ITEM : contains\n", 3, "ORDER --> ITEM : contains", "cardinalities", "`-->` is a relation of flowchart"},
+		{"class relation in a flowchart", "flowchart LR\n  Animal <|-- Duck\n", 2, "Animal <|-- Duck", "`classDiagram`", "`<|--` is a relation of classDiagram"},
+		{"er relation in a class diagram", "classDiagram\n  Animal ||--o{ Duck\n", 2, "Animal ||--o{ Duck", "`erDiagram`", "not of classDiagram"},
+		{"unknown type", "flowchat TD\n  A --> B\n", 0, "", "first line", ""},
+		{"fenced, line counted from the message", "Please draw:\n```mermaid\nsequenceDiagram\n  Alice->>Bob hello\n```\n", 4, "Alice->>Bob hello", "colon", ""},
+		{"empty", "```mermaid\n```", 0, "", "diagram type", ""},
+		{"slack code block, line counted from the message", "Here:\n```sequenceDiagram\n  Alice->>Bob hello\n  Bob->>Alice: hi```", 3, "Alice->>Bob hello", "colon", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := r.Mermaid(testCtx(t), tc.src)
@@ -243,6 +253,12 @@ func TestMermaidSyntaxErrors(t *testing.T) {
 			}
 			if !strings.Contains(me.Hint, tc.hint) {
 				t.Errorf("hint %q does not mention %q", me.Hint, tc.hint)
+			}
+			if !strings.Contains(me.Message, tc.msg) {
+				t.Errorf("message %q does not say %q", me.Message, tc.msg)
+			}
+			if tc.line > 0 && !strings.Contains(err.Error(), strings.TrimSpace(tc.lineText)) {
+				t.Errorf("error %q does not quote line %d", err, tc.line)
 			}
 			t.Log(err)
 		})
@@ -283,6 +299,51 @@ func TestMermaidFixes(t *testing.T) {
 			}
 			if len(res.Elements) == 0 || res.Image {
 				t.Errorf("%d elements, image %v; want shapes", len(res.Elements), res.Image)
+			}
+		})
+	}
+}
+
+// TestMermaidQuoteRepairs: a flowchart label that starts with / or \ or holds brackets is put in
+// quotes, keeping its shape's own brackets, and valid shapes on the same line stay as they are.
+func TestMermaidQuoteRepairs(t *testing.T) {
+	r := shared(t)
+	for _, tc := range []struct {
+		name, src string
+		labels    map[string]string
+		types     map[string]string
+	}{
+		{"a URL path", "flowchart LR\n  A[/login] --> B[Dashboard]\n", map[string]string{"A": "/login", "B": "Dashboard"}, nil},
+		{"a Windows path", "flowchart LR\n  A[\\\\server\\share] --> B\n", map[string]string{"A": "\\\\server\\share"}, nil},
+		{"brackets in brackets", "flowchart LR\n  A[List[int]] --> B{Is x > [0]?}\n", map[string]string{"A": "List[int]", "B": "Is x > [0]?"}, map[string]string{"B": "diamond"}},
+		{"valid shapes kept beside", "flowchart LR\n  A[/login] --> B[(Users [db])] --> C((Done))\n", map[string]string{"A": "/login", "B": "Users [db]", "C": "Done"}, map[string]string{"C": "ellipse"}},
+		{"after comments", "flowchart LR\n  %% the entry\n  %% points\n  Public[/public/*<br/>open routes] --> S[Service]\n", map[string]string{"Public": "/public/*\nopen routes"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := r.Mermaid(testCtx(t), tc.src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(strings.Join(res.Fixes, "; "), "quoted a label") {
+				t.Errorf("fixes %v, want a quoted label", res.Fixes)
+			}
+			es := elems(t, res)
+			labels, types := map[string]string{}, map[string]string{}
+			for _, e := range es {
+				types[e.ID] = e.Type
+				if e.ContainerID != "" {
+					labels[e.ContainerID] = e.OriginalText
+				}
+			}
+			for id, want := range tc.labels {
+				if labels[id] != want {
+					t.Errorf("label of %s = %q, want %q", id, labels[id], want)
+				}
+			}
+			for id, want := range tc.types {
+				if types[id] != want {
+					t.Errorf("%s is a %s, want a %s", id, types[id], want)
+				}
 			}
 		})
 	}

@@ -55,6 +55,9 @@ func parsePath(d string) ([][]scene.Point, error) {
 		}
 		cur = nil
 	}
+	if len(toks) > 0 && toks[0].cmd != 'M' && toks[0].cmd != 'm' {
+		return nil, fmt.Errorf("path data %q does not start with a move (M)", clipText(d))
+	}
 	var cmd byte
 	for i < len(toks) {
 		if toks[i].cmd != 0 {
@@ -224,9 +227,11 @@ func pathTokens(d string) ([]pathToken, error) {
 // appendCubic adds the cubic Bézier p0 c1 c2 p3 (p0 already in pts) as line segments, enough of
 // them that none strays more than flattenTol from the curve.
 func appendCubic(pts []scene.Point, p0, c1, c2, p3 scene.Point) []scene.Point {
-	// The control polygon bounds the curve; its deviation from the chord bounds the error.
-	dev := math.Max(distToLine(c1, p0, p3), distToLine(c2, p0, p3))
-	n := int(math.Ceil(math.Sqrt(dev / flattenTol)))
+	// A chord of a curve whose second derivative is at most D, over 1/n of the parameter, strays
+	// at most D/(8n²); for a cubic D ≤ 6·max|p0−2c1+c2|, |c1−2c2+p3|.
+	d1 := math.Hypot(p0.X-2*c1.X+c2.X, p0.Y-2*c1.Y+c2.Y)
+	d2 := math.Hypot(c1.X-2*c2.X+p3.X, c1.Y-2*c2.Y+p3.Y)
+	n := int(math.Ceil(math.Sqrt(6 * math.Max(d1, d2) / (8 * flattenTol))))
 	n = max(1, min(n, 64))
 	for k := 1; k <= n; k++ {
 		t := float64(k) / float64(n)

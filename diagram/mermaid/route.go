@@ -71,7 +71,8 @@ func Finish(elems []json.RawMessage, routes map[string]Route, typ string) ([]jso
 			ids = append(ids, id)
 		}
 	}
-	sort.Strings(ids) // deterministic order of the work; each arrow is independent
+	sort.Strings(ids) // a deterministic order: labels are placed clear of those placed before
+	free := newRoom(shapes)
 	for _, id := range ids {
 		a := byID[id]
 		pts, ok := absPoints(a)
@@ -83,17 +84,28 @@ func Finish(elems []json.RawMessage, routes map[string]Route, typ string) ([]jso
 		if sequence {
 			unbindFar(a, "startBinding", st, pts[0], byID)
 			unbindFar(a, "endBinding", en, pts[len(pts)-1], byID)
+			if label != nil {
+				pts = widenSelfMessage(pts, num(label, "width"))
+				if len(pts)%2 == 0 && len(pts) > 2 {
+					pts = oddPoints(pts)
+				}
+				setPoints(a, pts)
+			}
 		} else {
-			var at *scene.Point
 			if r, ok := routes[id]; ok {
+				var at *scene.Point
 				if path, err := r.polyline(); err == nil && len(path) >= 2 {
 					pts = path
-					if r.Label != nil && label != nil {
+					if r.Label != nil {
 						at = &scene.Point{X: r.Label[0], Y: r.Label[1]}
 					}
 				}
 				pts = onBorders(pts, st, en)
-				pts = arrowPoints(pts, at, label != nil)
+				mid := -1.0
+				if label != nil {
+					mid = free.place(pts, at, num(label, "width"), num(label, "height"))
+				}
+				pts = arrowPoints(pts, mid)
 			} else if st != nil || en != nil {
 				pts = onBorders(pts, st, en)
 				if label != nil && len(pts)%2 == 0 {
@@ -297,13 +309,12 @@ func fromBorder(pts []scene.Point, e *scene.Element) []scene.Point {
 }
 
 // arrowPoints picks the arrow's points from a route: few enough to edit, close enough
-// (routeTol) to draw Mermaid's path. With labelled set, the point at arc length nearest to at
-// (or the middle of the route) is the middle one of an odd number, where Excalidraw puts the
-// label.
-func arrowPoints(pts []scene.Point, at *scene.Point, labelled bool) []scene.Point {
+// (routeTol) to draw Mermaid's path. With mid >= 0, the point at that arc length is the middle
+// one of an odd number, where Excalidraw puts the label.
+func arrowPoints(pts []scene.Point, mid float64) []scene.Point {
 	s := arcLengths(pts)
 	total := s[len(s)-1]
-	if !labelled || total == 0 {
+	if mid < 0 || total == 0 {
 		idx := simplify(pts, routeTol)
 		out := make([]scene.Point, len(idx))
 		for i, j := range idx {
@@ -311,13 +322,11 @@ func arrowPoints(pts []scene.Point, at *scene.Point, labelled bool) []scene.Poin
 		}
 		return out
 	}
-	mid := total / 2
-	if at != nil {
-		mid = nearest(pts, s, *at)
-	}
-	// Keep the label off the very ends: they sit in the shapes' gaps.
-	mid = math.Max(total*0.1, math.Min(total*0.9, mid))
+	mid = math.Max(0, math.Min(total, mid))
 	left, right := sub(pts, s, 0, mid), sub(pts, s, mid, total)
+	if len(left) < 2 || len(right) < 2 {
+		return arrowPoints(pts, total/2)
+	}
 	l, r := pick(left), pick(right)
 	for len(l) < len(r) {
 		l = grow(left, l)

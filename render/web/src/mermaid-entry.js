@@ -31,9 +31,9 @@ const MERMAID_CONFIG = {
   suppressErrorRendering: true, // no "Syntax error" bomb SVG left in the DOM
   maxEdges: 500,
   maxTextSize: 50000,
-  flowchart: { curve: "basis" },
+  flowchart: { curve: "basis", subGraphTitleMargin: { top: 0, bottom: 10 } },
   fontSize: `${FONT_SIZE}px`,
-  themeVariables: { fontFamily: "Excalifont, sans-serif", fontSize: `${FONT_SIZE}px` },
+  themeVariables: { fontFamily: "Excalifont, Xiaolai, sans-serif", fontSize: `${FONT_SIZE}px` },
 };
 
 // Excalidraw registers its FontFaces lazily inside the exporters; exporting one text registers and
@@ -46,6 +46,14 @@ const warmUp = (async () => {
   await document.fonts.load('20px "Excalifont"', "ABC abc");
   await document.fonts.ready;
 })();
+
+// loadFonts loads the font files the diagram's characters need before anything is measured:
+// Excalifont's Cyrillic and Greek parts and the CJK chunks of Xiaolai, its fallback, load only
+// when a text asks for them (the warm-up covered Latin). Mermaid measures with them too.
+const loadFonts = async (text) => {
+  if (!/[^\x00-\x7e]/.test(text)) return;
+  await Promise.all([document.fonts.load(`${FONT_SIZE}px "Excalifont"`, text), document.fonts.load(`${FONT_SIZE}px Xiaolai`, text)]);
+};
 
 // routesOf reads the routes of the arrows from Mermaid's SVG (flowcharts get their arrows rebuilt
 // from Mermaid's edges on the way).
@@ -67,6 +75,7 @@ const convert = async (src) => {
   const fixes = [...input.fixes];
   let text = input.text;
   if (!text.trim()) return { error: { code: "empty", message: "the Mermaid diagram is empty", source: text, fixes } };
+  await loadFonts(text);
   mermaid.initialize(structuredClone(MERMAID_CONFIG));
   const err = await parseError(text);
   if (err) {

@@ -37,7 +37,7 @@ export const cleanText = (raw) => {
   }
   s = s
     .split("\n")
-    .map((l) => l.replace(/[ \t]+/g, " ").trim())
+    .map((l) => l.replace(/[ \t\u00a0]+/g, " ").trim())
     .join("\n")
     .replace(/^\n+|\n+$/g, "");
   return { text: s, link };
@@ -223,9 +223,43 @@ export const flowchartArrows = async (skeleton, text, root, fontSize) => {
     routes[id] = r;
   }
   labelColours(kept, db);
+  for (const e of kept) {
+    // mermaid-to-excalidraw shrinks a cylinder's font for the label's length with its <br>s
+    // still in; Mermaid sized the shape for the lines at the full size.
+    if (e.label && e.label.fontSize && e.label.fontSize < fontSize && shapes.has(e.id) && !subgraphs.has(e.id)) e.label.fontSize = fontSize;
+  }
+  // Subgraph titles one size smaller (Excalidraw's S): Mermaid leaves 25 px between nested
+  // frames, which a 20 px title and its padding do not fit.
+  const titleSize = 16;
+  for (const e of kept) if (subgraphs.has(e.id) && e.label) e.label.fontSize = titleSize;
+  clearTitles(kept, subgraphs, titleSize);
   skeleton.length = 0;
   skeleton.push(...kept);
   return routes;
+};
+
+// clearTitles moves the top of a subgraph down when the title of the subgraph around it would
+// reach it (a title needs its line and Excalidraw's padding), never so far that its own title
+// would reach what is inside it.
+const clearTitles = (skeleton, subgraphs, fontSize) => {
+  const room = Math.ceil(fontSize * 1.25) + 2 * 5;
+  const frames = skeleton.filter((e) => subgraphs.has(e.id));
+  const inFrame = (f) => skeleton.filter((e) => e !== f && (e.groupIds || []).includes(`subgraph_group_${f.id}`));
+  // Outer frames first: a frame's parent is the frame named by its second group id.
+  frames.sort((a, b) => (a.groupIds || []).length - (b.groupIds || []).length);
+  for (const f of frames) {
+    const parent = frames.find((p) => `subgraph_group_${p.id}` === (f.groupIds || [])[1]);
+    if (!parent) continue;
+    const need = parent.y + room - f.y;
+    if (need <= 0) continue;
+    const inner = inFrame(f);
+    const top = inner.length ? Math.min(...inner.map((e) => e.y)) : f.y + f.height;
+    const shift = Math.min(need, top - f.y - room);
+    if (shift > 0) {
+      f.y += shift;
+      f.height -= shift;
+    }
+  }
 };
 
 // labelColours gives node labels Mermaid's text colour: the `color` of their classDef or style, or

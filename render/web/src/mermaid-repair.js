@@ -167,6 +167,16 @@ export const quoteLabels = (line) => {
   return out;
 };
 
+// pairedBrackets reports whether every bracket of s is closed by its own kind, in order.
+const pairedBrackets = (s) => {
+  const stack = [];
+  for (const ch of s) {
+    if ("([{".includes(ch)) stack.push(ch);
+    else if (")]}".includes(ch) && stack.pop() !== "([{"[")]}".indexOf(ch)]) return false;
+  }
+  return stack.length === 0;
+};
+
 // quoteNode reads the shape starting at line[at] and returns it with its label quoted when that
 // is needed, and where it ends; null when there is no shape there or nothing to change.
 const quoteNode = (line, at) => {
@@ -177,16 +187,18 @@ const quoteNode = (line, at) => {
       const close = closes.find((c) => line.startsWith(c, end));
       if (!close) continue;
       const label = line.slice(from, end);
-      if (ARROW_IN.test(label)) return null;
+      if (ARROW_IN.test(label)) break; // past the node: the shape is not closed as it opened
       if (!AFTER_NODE.test(line.slice(end + close.length))) continue;
       if (/^\s*".*"\s*$/.test(label)) return null;
       if (!/[()[\]{}]/.test(label) && !/^[/\\]/.test(label) && !label.includes('"')) return null;
+      // `C[[Sub]]]`: a bracket left over is a typo, not text; which one is not for us to guess.
+      if (!pairedBrackets(label)) return null;
       return { text: `${open}"${label.replace(/"/g, "#quot;")}"${close}`, end: end + close.length };
     }
     // A label starting with / or \ that no / or \ closes: the bracket is a plain one.
     if ((open === "[/" || open === "[\\") && line.indexOf("]", from) > 0) {
       const end = line.indexOf("]", from);
-      if (AFTER_NODE.test(line.slice(end + 1))) {
+      if (!ARROW_IN.test(line.slice(from, end)) && AFTER_NODE.test(line.slice(end + 1))) {
         return { text: `["${line.slice(at + 1, end).replace(/"/g, "#quot;")}"]`, end: end + 1 };
       }
     }
