@@ -299,4 +299,6 @@ func summary(es []melem) string {
 var reRandomID = regexp.MustCompile(`^[A-Za-z0-9_-]{21}$`)
 
 // isRandomID reports whether an id is one of Excalidraw's generated ones (nanoid, 21 characters).
-func isRandomID(id string) bool { return reRandomID.MatchString(id) && strings.ContainsAny(id, "0123456789") }
+func isRandomID(id string) bool {
+	return reRandomID.MatchString(id) && strings.ContainsAny(id, "0123456789")
+}

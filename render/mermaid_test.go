@@ -90,8 +90,9 @@ var docExceptions = map[string]struct {
 
 // TestMermaidDocExamples converts every flowchart, sequence and class example of Mermaid's
 // documentation (testdata/mermaid/*.md) without error: each becomes shapes (but for the listed
-// image fallbacks), every label sits in a container that lists it, and the scene package's file
-// of it is one Excalidraw's restore() leaves as it is.
+// image fallbacks), every label sits in a container that lists it and every arrow label in the
+// middle of its arrow, off the nodes, and the scene package's file of it is one Excalidraw's
+// restore() leaves as it is.
 func TestMermaidDocExamples(t *testing.T) {
 	r := shared(t)
 	files, _ := filepath.Glob("testdata/mermaid/*.md")
@@ -118,6 +119,9 @@ func TestMermaidDocExamples(t *testing.T) {
 					t.Errorf("fixes %q, want %q", fixes, want.fix)
 				}
 				checkBound(t, elems(t, res))
+				if st := measure(melems(t, res.Elements)); st.Markup+st.OffArrow+st.LabelsOnNodes+st.LabelsOnLabels+st.FarEnds > 0 || st.MidLabels != st.Labels {
+					t.Errorf("measurements %+v: want no markup, every label on the middle half of its arrow and on no node or label, no end off its shape", st)
+				}
 				// As a scene (package scene loads it like a file), Excalidraw's restore() changes
 				// nothing: no element dropped, no binding repaired, no text moved over 1 px.
 				raw, err := json.Marshal(map[string]any{"type": "excalidraw", "version": 2, "elements": res.Elements, "files": res.Files})

@@ -37,9 +37,9 @@ const offBorder = 3.0
 //     its ends sit on the borders of the shapes it is bound to (Excalidraw's gap outside them), and
 //     its label, at the point of the path nearest to where Mermaid put it, is the arrow's middle
 //     point, where Excalidraw draws an arrow's label;
-//   - an arrow without one keeps its points, its bound ends moved onto the borders; in a sequence
-//     diagram an end bound to a shape it does not touch (a message bound to an actor's box far
-//     above it) is unbound instead;
+//   - an arrow without one keeps its course, its bound ends moved onto the borders and its label
+//     at its middle; in a sequence diagram an end bound to a shape it does not touch (a message
+//     bound to an actor's box far above it) is unbound instead;
 //   - every arrow label is centred where Excalidraw draws it, and links other than http(s) go.
 //
 // elems are the converter's elements, typ Mermaid's name of the diagram type.
@@ -106,10 +106,14 @@ func Finish(elems []json.RawMessage, routes map[string]Route, typ string) ([]jso
 					mid = free.place(pts, at, num(label, "width"), num(label, "height"))
 				}
 				pts = arrowPoints(pts, mid)
-			} else if st != nil || en != nil {
-				pts = onBorders(pts, st, en)
-				if label != nil && len(pts)%2 == 0 {
-					pts = oddPoints(pts)
+			} else {
+				// Class and ER relations keep the converter's points, their label moved to the
+				// middle (the converter may leave it next to an arrowhead).
+				if st != nil || en != nil {
+					pts = onBorders(pts, st, en)
+				}
+				if label != nil {
+					pts = arrowPoints(pts, free.place(pts, nil, num(label, "width"), num(label, "height")))
 				}
 			}
 			setPoints(a, pts)
