@@ -31,6 +31,11 @@ type Config struct {
 	// Protocol is how the model is asked to draw: auto (tool calls when the model has them, typed
 	// plans otherwise), tools or plan. eval takes a comma-separated list to compare them.
 	Protocol string
+	// VisionModel is the model that reads pictures sent with a request (a whiteboard photo, a
+	// screenshot); requests without pictures use Model. Empty: Model reads them, if it can.
+	VisionModel  string
+	ImageSize    int // longest side in pixels of a picture as the model gets it
+	MaxImageSize int // bytes per picture sent
 
 	// Store
 	Database     string        // "sqlite:PATH" or a postgres:// URL; empty = SQLite at the default path
@@ -75,8 +80,8 @@ type Config struct {
 	// Limits of the conversation core
 	MaxMessageLength  int     // characters per chat message
 	MaxConcurrentRuns int     // runs in parallel across all threads
-	UserRatePerMinute float64 // drawing requests per user per minute
-	ChatRatePerMinute float64 // drawing requests per chat per minute
+	UserRatePerMinute float64 // drawing requests per user per minute, per replica
+	ChatRatePerMinute float64 // drawing requests per chat per minute, per replica
 
 	LogLevel string // debug, info, warn or error
 }
@@ -98,6 +103,8 @@ func Default() Config {
 		MaxBatch:       200,
 		MaxLabelLength: 500,
 		Protocol:       "auto",
+		ImageSize:      1024,
+		MaxImageSize:   20 << 20,
 
 		HistoryKeep:  50,
 		MaxSceneSize: 5 << 20,
@@ -195,6 +202,15 @@ func (c Config) Validate() error {
 	}
 	if _, err := c.Protocols(); err != nil {
 		bad("protocol", "%v", err)
+	}
+	if v := c.VisionModel; strings.ContainsAny(v, " \t,") || strings.Contains(v, "://") {
+		bad("vision-model", "is %q; it must name one Ollama model as `ollama list` shows it, e.g. qwen2.5vl:7b (the server is --ollama-host)", v)
+	}
+	if c.ImageSize < 256 || c.ImageSize > 4096 {
+		bad("image-size", "is %d; it must be from 256 to 4096 pixels (vision models read pictures at about 1024)", c.ImageSize)
+	}
+	if c.MaxImageSize < 64<<10 {
+		bad("max-image-size", "is %d bytes; it must be at least 65536 (64 KB): phone photos are several megabytes", c.MaxImageSize)
 	}
 	if c.KeepAlive < 0 {
 		bad("keep-alive", "is %s; it must be zero or positive", c.KeepAlive)

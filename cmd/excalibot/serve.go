@@ -112,7 +112,8 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 		core.SetMermaid(mermaid)
 	}
 
-	srvWeb := web.New(st, rend, core, metrics, web.Options{MaxBody: int64(cfg.MaxSceneSize) + 1<<20}, log)
+	srvWeb := web.New(st, rend, core, metrics, web.Options{MaxBody: int64(cfg.MaxSceneSize) + 1<<20,
+		Limits: scene.Limits{MaxBytes: cfg.MaxSceneSize, MaxElements: cfg.MaxElements}}, log)
 	srvWeb.AddCheck(web.Check{Name: "renderer", Fn: func(context.Context) error { return rend.Ready() }})
 	srvWeb.AddCheck(web.Check{Name: "store", Fn: func(ctx context.Context) error {
 		_, err := st.Load(ctx, store.ThreadKey{Platform: "probe", Workspace: "-", Thread: "-"})
@@ -321,6 +322,7 @@ func (c *chromeRenderer) Render(ctx context.Context, sc *scene.Scene, doc []byte
 		opt.Viewport = &render.Rect{X: v.X, Y: v.Y, Width: v.Width, Height: v.Height}
 	}
 	if format == "svg" {
+		opt.Title, opt.Description = altText(sc)
 		return c.r.SVG(ctx, doc, opt)
 	}
 	return c.r.PNG(ctx, doc, opt)
