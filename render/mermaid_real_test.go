@@ -294,6 +294,26 @@ func TestMermaidRealSequence(t *testing.T) {
 	if activations != 4 {
 		t.Errorf("%d activations, want 4", activations)
 	}
+	// The message to its own lifeline has its text where Mermaid writes it: over the lifeline,
+	// above the loop.
+	var self, text *melem
+	for i, e := range es {
+		if e.Type == "arrow" && len(e.Points) > 2 && math.Abs(e.Points[len(e.Points)-1][0]) <= 2 {
+			self = &es[i]
+		}
+		if e.Type == "text" && e.ContainerID == "" && e.Text == "Generate state token" {
+			text = &es[i]
+		}
+	}
+	if self == nil || text == nil {
+		t.Fatalf("self-message %v, its text %v", self, text)
+	}
+	if _, bound := labelOf(es, *self); bound {
+		t.Error("the self-message still has a bound label")
+	}
+	if cx := text.X + text.Width/2; math.Abs(cx-self.X) > 10 || text.Y+text.Height > self.Y+2 {
+		t.Errorf("self-message text at %+v, want it centred over x %.0f above y %.0f", text.box(), self.X, self.Y)
+	}
 	var note *melem
 	for _, e := range es {
 		if l, ok := labelOf(es, e); ok && strings.HasPrefix(l.OriginalText, "consent is remembered") {

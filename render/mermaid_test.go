@@ -276,16 +276,19 @@ func TestMermaidFixes(t *testing.T) {
 	for _, tc := range []struct {
 		name, src, fix string
 		fenced         bool
+		shows          string // a text the diagram must show
 	}{
-		{"fence", "```mermaid\nflowchart TD\n  A --> B\n```", "", true},
-		{"slack code block", "Here:\n```flowchart TD\n  A --> B```", "", true},
-		{"smart quotes", "flowchart TD\n  A[\u201cCall f(x)\u201d] --> B\n", "typographic quotes", false},
-		{"keyword case", "sequencediagram\n  Alice->>Bob: hi\n", "keyword", false},
-		{"arrowhead after label", "flowchart TD\n  A -->|yes|> B\n", "'>'", false},
-		{"missing end", "flowchart TD\n  subgraph one\n  A --> B\n", "'end'", false},
-		{"brackets in a label", "flowchart TD\n  A[Call f(x)] --> B\n", "quoted a label", false},
-		{"deactivate an inactive participant", "sequenceDiagram\n  Alice->>Bob: hi\n  deactivate Bob\n", "deactivate", false},
-		{"zero-width space", "flowchart TD\n  A\u200b --> B\n", "invisible", false},
+		{"fence", "```mermaid\nflowchart TD\n  A --> B\n```", "", true, ""},
+		{"slack code block", "Here:\n```flowchart TD\n  A --> B```", "", true, ""},
+		{"smart quotes", "flowchart TD\n  A[\u201cCall f(x)\u201d] --> B\n", "typographic quotes", false, ""},
+		{"keyword case", "sequencediagram\n  Alice->>Bob: hi\n", "keyword", false, ""},
+		{"arrowhead after label", "flowchart TD\n  A -->|yes|> B\n", "'>'", false, ""},
+		{"missing end", "flowchart TD\n  subgraph one\n  A --> B\n", "'end'", false, ""},
+		{"brackets in a label", "flowchart TD\n  A[Call f(x)] --> B\n", "quoted a label", false, ""},
+		{"deactivate an inactive participant", "sequenceDiagram\n  Alice->>Bob: hi\n  deactivate Bob\n", "deactivate", false, ""},
+		{"zero-width space", "flowchart TD\n  A\u200b --> B\n", "invisible", false, ""},
+		{"brackets in an edge label", "flowchart TD\n  A -->|ownerRef <br/> (root only)| B\n", "quoted an edge label", false, "ownerRef\n(root only)"},
+		{"semicolons in messages", "sequenceDiagram\n  A->>B: check; then retry\n  Note over A: one; two\n  B-->>A: ok\n", "#59;", false, "check; then retry"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := r.Mermaid(testCtx(t), tc.src)
@@ -303,6 +306,16 @@ func TestMermaidFixes(t *testing.T) {
 			}
 			if len(res.Elements) == 0 || res.Image {
 				t.Errorf("%d elements, image %v; want shapes", len(res.Elements), res.Image)
+			}
+			shown := tc.shows == ""
+			for _, e := range elems(t, res) {
+				if strings.Contains(e.Text, "#59;") || strings.Contains(e.Text, "<br") {
+					t.Errorf("text %q shows what the repair wrote", e.Text)
+				}
+				shown = shown || e.OriginalText == tc.shows
+			}
+			if !shown {
+				t.Errorf("no text reads %q", tc.shows)
 			}
 		})
 	}

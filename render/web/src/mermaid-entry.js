@@ -15,7 +15,7 @@ import { parseMermaidToExcalidraw } from "@excalidraw/mermaid-to-excalidraw";
 import mermaid from "mermaid";
 import { convertToExcalidrawElements, exportToCanvas, FONT_FAMILY, restoreElements } from "@excalidraw/excalidraw";
 import { extract, parseError, repair } from "./mermaid-repair.js";
-import { cleanSkeleton, fitLabels, flowchartArrows, mount, stateRoutes, takeSvg, uniqueIds } from "./mermaid-layout.js";
+import { centreTexts, cleanSkeleton, fitLabels, flowchartArrows, mount, selfMessageTexts, stateRoutes, takeSvg, uniqueIds } from "./mermaid-layout.js";
 
 window.EXCALIDRAW_ASSET_PATH = location.origin + "/";
 
@@ -57,12 +57,16 @@ const loadFonts = async (text) => {
 
 // routesOf reads the routes of the arrows from Mermaid's SVG (flowcharts get their arrows rebuilt
 // from Mermaid's edges on the way).
+// For sequence diagrams it moves the labels of self-messages out to where Mermaid writes them
+// (texts: the centres to apply after conversion).
 const routesOf = async (skeleton, text, type, svg) => {
-  if (!svg || !/^(flowchart|graph|state)/i.test(type)) return {};
+  if (!svg || !/^(flowchart|graph|state|sequence)/i.test(type)) return { routes: {}, texts: {} };
   const { root, remove } = mount(svg);
   try {
-    if (!root) return {};
-    return /^state/i.test(type) ? await stateRoutes(skeleton, text, root) : await flowchartArrows(skeleton, text, root, FONT_SIZE);
+    if (!root) return { routes: {}, texts: {} };
+    if (type === "sequence") return { routes: {}, texts: selfMessageTexts(skeleton, root) };
+    const routes = /^state/i.test(type) ? await stateRoutes(skeleton, text, root) : await flowchartArrows(skeleton, text, root, FONT_SIZE);
+    return { routes, texts: {} };
   } finally {
     remove();
   }
@@ -109,7 +113,8 @@ const convert = async (src) => {
   let routes;
   try {
     cleanSkeleton(out.elements);
-    routes = await routesOf(out.elements, text, type, svg);
+    const read = await routesOf(out.elements, text, type, svg);
+    routes = read.routes;
     uniqueIds(out.elements);
     fitLabels(out.elements);
     // Mermaid's node ids (A, B, …) are kept: they are the names the model and the user know.
@@ -117,6 +122,7 @@ const convert = async (src) => {
     // Loaded the way the editor loads a file, so labels are wrapped as it wraps them (an arrow's
     // to 70% of its width: Mermaid may give a message less).
     elements = restoreElements(elements, null, { refreshDimensions: true, repairBindings: true });
+    centreTexts(elements, read.texts);
   } catch (e) {
     return { error: { code: "convert", message: String((e && e.message) || e), source: text, fixes } };
   }

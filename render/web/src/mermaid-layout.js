@@ -24,7 +24,11 @@ const decoder = document.createElement("textarea");
 // entities are decoded, and spaces around line breaks go.
 export const cleanText = (raw) => {
   let link = null;
-  let s = String(raw ?? "").replace(RE_BR, "\n").replace(/\\n/g, "\n");
+  let s = String(raw ?? "");
+  // Mermaid's own entities (#quot;, #59;, #9829;), which mermaid-to-excalidraw decodes in
+  // flowcharts only.
+  if (/#\w+;|\uFB02\u00B0/.test(s)) s = entityCodesToText(s);
+  s = s.replace(RE_BR, "\n").replace(/\\n/g, "\n");
   s = s.replace(RE_LINK, (m, attrs, inner) => {
     const h = RE_HREF.exec(attrs);
     if (h && link == null) link = (h[1] ?? h[2] ?? h[3]).trim();
@@ -329,6 +333,53 @@ export const stateRoutes = async (skeleton, text, root) => {
     if (a) routes[a.id] = r;
   }
   return routes;
+};
+
+// ---- sequence diagrams ------------------------------------------------------------------------
+
+// selfMessageTexts takes the label off each message to its own lifeline and makes it a free text
+// where Mermaid writes it, centred over the lifeline above the loop: as an arrow's label it would
+// sit on the loop's far side, covering the lifeline, and be wrapped to the loop's width. It
+// returns the centre of each new text by id, to be applied once Excalidraw has measured them.
+// mermaid-to-excalidraw's k-th arrow is the k-th message line of Mermaid's SVG.
+export const selfMessageTexts = (skeleton, root) => {
+  const lines = Array.from(root.querySelectorAll('[class*="messageLine"]'));
+  const arrows = skeleton.filter((e) => e.type === "arrow");
+  const centres = {};
+  if (lines.length !== arrows.length) return centres;
+  arrows.forEach((a, k) => {
+    const line = lines[k];
+    if (line.tagName.toLowerCase() !== "path" || !a.label || !a.label.text) return;
+    // The message's text lines are the messageText elements just before its line.
+    const texts = [];
+    for (let n = line.previousElementSibling; n && n.classList.contains("messageText"); n = n.previousElementSibling) texts.push(n);
+    if (!texts.length) return;
+    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    for (const t of texts) {
+      const b = t.getBBox();
+      const m = toRoot(t, root);
+      const p = m.transformPoint(new DOMPoint(b.x, b.y));
+      const q = m.transformPoint(new DOMPoint(b.x + b.width, b.y + b.height));
+      x0 = Math.min(x0, p.x); y0 = Math.min(y0, p.y); x1 = Math.max(x1, q.x); y1 = Math.max(y1, q.y);
+    }
+    if (!Number.isFinite(x0) || x1 <= x0) return;
+    const id = `message-text-${k + 1}`;
+    skeleton.push({ type: "text", id, x: x0, y: y0, text: a.label.text, fontSize: a.label.fontSize || 16, textAlign: "center" });
+    centres[id] = [(x0 + x1) / 2, (y0 + y1) / 2];
+    delete a.label;
+  });
+  return centres;
+};
+
+// centreTexts moves converted texts so that their centres are where centres says.
+export const centreTexts = (elements, centres) => {
+  for (const e of elements) {
+    const c = e.type === "text" && centres[e.id];
+    if (c) {
+      e.x = c[0] - e.width / 2;
+      e.y = c[1] - e.height / 2;
+    }
+  }
 };
 
 // ---- shapes that fit their labels --------------------------------------------------------------

@@ -207,6 +207,22 @@ const quoteNode = (line, at) => {
   return null;
 };
 
+// `-->|ownerRef (root only)|`: brackets in an edge label between pipes end it early unless it is
+// quoted.
+const quoteEdgeLabels = (line) =>
+  line.replace(/\|([^|"\n]*[()[\]{}][^|"\n]*)\|/g, (m, label) => (pairedBrackets(label) ? `|"${label}"|` : m));
+// `A->>B: check; then retry`: a ';' ends a sequence diagram's statement, so the rest of the
+// message is read as a statement of its own. Mermaid writes a semicolon in text as #59;.
+const SEQ_TEXT = /^(\s*(?:[^:\n]*?(?:->>|-->>|->|-->|-x|--x|-\)|--\)|<<->>|<<-->>)[^:\n]*|note\s[^:\n]*):)(.*)$/i;
+const semicolonsInMessages = (text) =>
+  text
+    .split("\n")
+    .map((l) => {
+      const m = SEQ_TEXT.exec(l);
+      return m && m[2].includes(";") ? m[1] + m[2].replace(/;/g, "#59;") : l;
+    })
+    .join("\n");
+
 // A keyword in the wrong case (`sequencediagram`, `Flowchart TD`) on the first line.
 const keywordCase = (text) =>
   text.replace(/^(\s*(?:%%[^\n]*\n\s*)*)([A-Za-z][\w-]*)/, (m, pre, word) => {
@@ -249,9 +265,13 @@ const candidates = (text, err) => {
   if (err.line != null) {
     for (const i of [err.line - 1, err.line - 2, err.line]) {
       add(`removed stray characters after a shape on line ${i + 1}`, withLine(lines, i, stripAfterShape));
-      if (isFlowchart(text)) add(`quoted a label on line ${i + 1}`, withLine(lines, i, quoteLabels));
+      if (isFlowchart(text)) {
+        add(`quoted a label on line ${i + 1}`, withLine(lines, i, quoteLabels));
+        add(`quoted an edge label on line ${i + 1}`, withLine(lines, i, quoteEdgeLabels));
+      }
     }
   }
+  if (/^\s*sequenceDiagram\b/m.test(text)) add("wrote the ';' inside messages as #59;", semicolonsInMessages(text));
   add("removed a '>' typed after an edge label", dropHeadAfterLabel(text));
   add("moved a class's <<annotation>> to a line of its own", annotationLine(text));
   add("added the missing 'end' of a block", appendEnds(text));
