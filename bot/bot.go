@@ -60,11 +60,24 @@ type DrawRequest struct {
 	Prompt string
 	// Scene is the thread's current scene, decoded once after the thread loaded, for the drawer
 	// to change in place; nil for a new thread.
-	Scene    *scene.Scene
-	Memory   []byte // the agent's memory of the thread; nil for a new thread
-	Model    string // the thread's model setting; "" for the default
+	Scene  *scene.Scene
+	Memory []byte // the agent's memory of the thread; nil for a new thread
+	Model  string // the thread's model setting; "" for the default
+	// Images are pictures the user sent (a whiteboard photo, a screenshot) to be redrawn as a
+	// diagram, already checked and scaled by package picture.
+	Images   []Image
 	Progress func(Progress)
 }
+
+// Image is one picture for the drawer, as the model gets it.
+type Image struct {
+	Data          []byte // PNG or JPEG
+	Width, Height int
+}
+
+// ErrCannotSee is returned (wrapped) by a Drawer whose model cannot read pictures; its message
+// names the models that can.
+var ErrCannotSee = errors.New("the model cannot read pictures")
 
 // Progress is reported after each step of a run, for the status line.
 type Progress struct {
@@ -123,6 +136,8 @@ type Options struct {
 	RunTimeout        time.Duration // one run, drawing and rendering (4 min)
 	MaxImportBytes    int64         // largest file accepted as an import (20 MB)
 	MaxSceneBytes     int           // largest scene inside an import (5 MB)
+	MaxImageBytes     int64         // largest picture sent to be redrawn (20 MB)
+	ImageSide         int           // longest side of a picture as the model gets it (1024 px)
 	MaxElements       int           // elements of an imported scene (500: the agent's own limit)
 	MaxTextLength     int           // characters of one text element in an import (5000)
 	HistoryListed     int           // revisions shown by history (10)
@@ -164,6 +179,7 @@ func (o Options) withDefaults() Options {
 	def(&o.MaxTextLength, 5000)
 	def(&o.HistoryListed, 10)
 	def(&o.MaxConcurrentSends, 8)
+	def(&o.ImageSide, 1024)
 	dur := func(v *time.Duration, d time.Duration) {
 		if *v <= 0 {
 			*v = d
@@ -182,6 +198,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxImportBytes <= 0 {
 		o.MaxImportBytes = 20 << 20
+	}
+	if o.MaxImageBytes <= 0 {
+		o.MaxImageBytes = 20 << 20
 	}
 	if o.Owner == "" {
 		o.Owner = NewOwner()

@@ -122,6 +122,7 @@ func (r *recorder) count(key ThreadKey) int {
 type fakeDrawer struct {
 	mu      sync.Mutex
 	prompts []string
+	images  [][]Image
 	err     error
 	block   chan struct{} // when set, Draw waits on it
 }
@@ -129,6 +130,7 @@ type fakeDrawer struct {
 func (d *fakeDrawer) Draw(ctx context.Context, req DrawRequest) (DrawResult, error) {
 	d.mu.Lock()
 	d.prompts = append(d.prompts, req.Prompt)
+	d.images = append(d.images, req.Images)
 	err, block := d.err, d.block
 	d.mu.Unlock()
 	if block != nil {
@@ -404,9 +406,9 @@ func TestImport(t *testing.T) {
 		want       string
 	}{
 		{"broken json", "bad.excalidraw", []byte(`{"type":"excalidraw","elements":`), "not a diagram I can open"},
-		{"wrong kind", "notes.txt", []byte("hello"), "neither"},
-		{"telegram photo", "photo.jpg", []byte("\xff\xd8\xff"), "send its PNG as a file"},
-		{"png without scene", "pic.png", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\x00IEND\xaeB`\x82"), "no Excalidraw scene"},
+		{"wrong kind", "notes.txt", []byte("hello"), "none of these"},
+		{"truncated photo", "photo.jpg", []byte("\xff\xd8\xff"), "photo.jpg: "},
+		{"broken png", "pic.png", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\x00IEND\xaeB`\x82"), "pic.png: "},
 	}
 	for _, tt := range tests {
 		h.say(thread, "", att(tt.file, tt.data))

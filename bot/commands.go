@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/excalibot/excalibot/internal/clip"
+	"github.com/excalibot/excalibot/picture"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 )
@@ -148,19 +149,48 @@ func ago(d time.Duration) string {
 	return plural(int(d/(24*time.Hour)), "day") + " ago"
 }
 
-// importFile reads the first usable attachment: a .excalidraw (JSON) file, or a PNG with a scene
-// embedded. The scene is checked and normalised by the scene package, so what is saved is a valid
-// document whatever was uploaded.
-func (b *Bot) importFile(ctx context.Context, files []Attachment) ([]byte, error) {
+// upload is what an attachment turned out to be: a diagram to import (doc) or a picture to redraw.
+type upload struct {
+	doc     []byte
+	picture *Image
+}
+
+// readUpload reads the first attachment: a .excalidraw (JSON) file or a PNG with a scene
+// embedded is imported; any other picture (a photo of a whiteboard, a screenshot) is checked,
+// scaled and handed to the model to redraw. What a file is, is told by its bytes, not its name.
+func (b *Bot) readUpload(ctx context.Context, files []Attachment) (upload, error) {
 	f := files[0]
 	ext := strings.ToLower(path.Ext(f.Name))
-	isPNG := ext == ".png" || f.MIME == "image/png"
-	isJSON := ext == ".excalidraw" || ext == ".json" || strings.Contains(f.MIME, "json")
-	if strings.HasPrefix(f.MIME, "image/") && !isPNG {
-		return nil, fmt.Errorf("%s is a compressed picture, which carries no diagram. To continue from a diagram, send its PNG as a file (not as a photo) or its .excalidraw file.", f.Name)
+	isImage := strings.HasPrefix(f.MIME, "image/") || ext == ".png" || ext == ".jpg" || ext == ".jpeg" || ext == ".webp"
+	if !isImage {
+		doc, err := b.importFile(ctx, f)
+		return upload{doc: doc}, err
 	}
-	if !isPNG && !isJSON {
-		return nil, fmt.Errorf("I can import a .excalidraw file or a PNG exported from Excalidraw with the scene embedded; %q is neither.", f.Name)
+	max := max(b.opt.MaxImportBytes, b.opt.MaxImageBytes)
+	if f.Size > max {
+		return upload{}, fmt.Errorf("%s is %s; I take pictures up to %s.", f.Name, size(f.Size), size(max))
+	}
+	data, err := f.Fetch(ctx, max)
+	if err != nil {
+		return upload{}, fmt.Errorf("I could not download %s (%v).", f.Name, err)
+	}
+	if picture.HasScene(data) {
+		doc, err := b.importData(f.Name, data)
+		return upload{doc: doc}, err
+	}
+	pic, err := picture.Prepare(data, picture.Limits{MaxBytes: b.opt.MaxImageBytes, LongSide: b.opt.ImageSide})
+	if err != nil {
+		return upload{}, fmt.Errorf("%s: %v.", f.Name, strings.TrimSuffix(err.Error(), "."))
+	}
+	return upload{picture: &Image{Data: pic.Data, Width: pic.Width, Height: pic.Height}}, nil
+}
+
+// importFile reads a .excalidraw (JSON) file. The scene is checked and normalised by the scene
+// package, so what is saved is a valid document whatever was uploaded.
+func (b *Bot) importFile(ctx context.Context, f Attachment) ([]byte, error) {
+	ext := strings.ToLower(path.Ext(f.Name))
+	if ext != ".excalidraw" && ext != ".json" && !strings.Contains(f.MIME, "json") {
+		return nil, fmt.Errorf("I can import a .excalidraw file, a PNG exported from Excalidraw with the scene embedded, or redraw a picture (PNG, JPEG, WebP); %q is none of these.", f.Name)
 	}
 	if f.Size > b.opt.MaxImportBytes {
 		return nil, fmt.Errorf("%s is %s; I import files up to %s.", f.Name, size(f.Size), size(b.opt.MaxImportBytes))
@@ -169,30 +199,34 @@ func (b *Bot) importFile(ctx context.Context, files []Attachment) ([]byte, error
 	if err != nil {
 		return nil, fmt.Errorf("I could not download %s (%v).", f.Name, err)
 	}
+	return b.importData(f.Name, data)
+}
+
+// importData opens a downloaded .excalidraw file or Excalidraw PNG as a scene to save.
+func (b *Bot) importData(name string, data []byte) ([]byte, error) {
 	if int64(len(data)) > b.opt.MaxImportBytes { // the declared size may be missing or wrong
-		return nil, fmt.Errorf("%s is more than %s; I import files up to %s.", f.Name, size(b.opt.MaxImportBytes), size(b.opt.MaxImportBytes))
+		return nil, fmt.Errorf("%s is more than %s; I import files up to %s.", name, size(b.opt.MaxImportBytes), size(b.opt.MaxImportBytes))
 	}
 	if scene.IsPNG(data) {
+		var err error
 		data, err = scene.EmbeddedScene(data, b.opt.MaxSceneBytes)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v.", f.Name, strings.TrimSuffix(err.Error(), "."))
+			return nil, fmt.Errorf("%s: %v.", name, strings.TrimSuffix(err.Error(), "."))
 		}
-	} else if isPNG {
-		return nil, fmt.Errorf("%s is not a PNG file.", f.Name)
 	}
 	if len(data) > b.opt.MaxSceneBytes {
-		return nil, fmt.Errorf("the scene in %s is %s; I keep scenes up to %s.", f.Name, size(int64(len(data))), size(int64(b.opt.MaxSceneBytes)))
+		return nil, fmt.Errorf("the scene in %s is %s; I keep scenes up to %s.", name, size(int64(len(data))), size(int64(b.opt.MaxSceneBytes)))
 	}
 	sc, err := scene.Decode(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s is not a diagram I can open: %v.", f.Name, strings.TrimSuffix(err.Error(), "."))
+		return nil, fmt.Errorf("%s is not a diagram I can open: %v.", name, strings.TrimSuffix(err.Error(), "."))
 	}
 	if err := b.checkImport(sc); err != nil {
-		return nil, fmt.Errorf("%s: %v", f.Name, err)
+		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	doc, err := sc.Encode()
 	if err != nil {
-		return nil, fmt.Errorf("%s: could not be saved again: %v", f.Name, err)
+		return nil, fmt.Errorf("%s: could not be saved again: %v", name, err)
 	}
 	return doc, nil
 }

@@ -51,14 +51,20 @@ func FuzzImport(f *testing.F) {
 		}
 		err := fuzzbound.Within(fuzzBudget, "import", func() error {
 			att := Attachment{Name: name, Size: int64(len(data)), Fetch: func(context.Context, int64) ([]byte, error) { return data, nil }}
-			doc, err := b.importFile(context.Background(), []Attachment{att})
+			up, err := b.readUpload(context.Background(), []Attachment{att})
 			if err != nil {
 				if err.Error() == "" {
 					return fmt.Errorf("refusal without a message")
 				}
 				return nil
 			}
-			sc, err := scene.Decode(doc)
+			if p := up.picture; p != nil { // a picture without a scene goes to the model, scaled
+				if max(p.Width, p.Height) > b.opt.ImageSide || len(p.Data) == 0 {
+					return fmt.Errorf("picture for the model is %dx%d (%d bytes), over the side of %d", p.Width, p.Height, len(p.Data), b.opt.ImageSide)
+				}
+				return nil
+			}
+			sc, err := scene.Decode(up.doc)
 			if err != nil {
 				return fmt.Errorf("imported document does not decode: %v", err)
 			}

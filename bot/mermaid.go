@@ -89,6 +89,10 @@ func drawFailure(err error) string {
 	if errors.As(err, &me) {
 		return mermaidReply(me)
 	}
+	if errors.Is(err, ErrCannotSee) {
+		return "I cannot redraw this picture: " + strings.TrimSuffix(err.Error(), ".") +
+			". Whoever runs me can set EXCALIBOT_VISION_MODEL to one of them. Nothing in the diagram changed."
+	}
 	return friendly("drawing", err)
 }
 

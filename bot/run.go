@@ -224,23 +224,31 @@ func (b *Bot) drawing(ctx context.Context, t *turn, jobs []job, prompts []string
 		return storeFail("loading this thread's diagram", err)
 	}
 	summary := ""
+	var images []Image
 	if files := jobs[0].msg.Files; len(files) > 0 {
-		status.update("importing " + files[0].Name + "…")
-		doc, err := b.importFile(ctx, files)
+		status.update("reading " + files[0].Name + "…")
+		up, err := b.readUpload(ctx, files)
 		if err != nil {
 			return failed(store.RunFailed, err.Error(), err.Error()+" Nothing in the diagram changed.")
 		}
-		save := store.SaveRequest{Key: key, Base: th.Rev, Scene: doc, Author: store.AuthorImport, Reason: "imported " + files[0].Name}
-		if len(prompts) == 0 { // an import alone: its revision is the run's
-			next := predicted(th, doc, th.Memory)
-			status.update("rendering…")
-			return outcome{state: store.RunDone, detail: "imported " + files[0].Name, save: &save,
-				reply: b.postReply(ctx, next, fmt.Sprintf("Imported %s as revision %d.", files[0].Name, next.Rev))}
+		if up.picture != nil {
+			images = []Image{*up.picture}
+			if len(prompts) == 0 {
+				prompts = []string{""} // the agent asks for the picture to be redrawn
+			}
+		} else {
+			save := store.SaveRequest{Key: key, Base: th.Rev, Scene: up.doc, Author: store.AuthorImport, Reason: "imported " + files[0].Name}
+			if len(prompts) == 0 { // an import alone: its revision is the run's
+				next := predicted(th, up.doc, th.Memory)
+				status.update("rendering…")
+				return outcome{state: store.RunDone, detail: "imported " + files[0].Name, save: &save,
+					reply: b.postReply(ctx, next, fmt.Sprintf("Imported %s as revision %d.", files[0].Name, next.Rev))}
+			}
+			if th, err = b.store.Save(ctx, save); err != nil {
+				return storeFail("saving the imported diagram", err)
+			}
+			summary = fmt.Sprintf("Imported %s as revision %d.", files[0].Name, th.Rev)
 		}
-		if th, err = b.store.Save(ctx, save); err != nil {
-			return storeFail("saving the imported diagram", err)
-		}
-		summary = fmt.Sprintf("Imported %s as revision %d.", files[0].Name, th.Rev)
 	}
 
 	prompt := prompts[0]
@@ -259,7 +267,7 @@ func (b *Bot) drawing(ctx context.Context, t *turn, jobs []job, prompts []string
 	}
 	status.update("drawing…")
 	res, err := b.drawerFor(prompts).Draw(ctx, DrawRequest{
-		Prompt: prompt, Scene: current, Memory: th.Memory, Model: th.Settings.Model,
+		Prompt: prompt, Scene: current, Memory: th.Memory, Model: th.Settings.Model, Images: images,
 		Progress: func(p Progress) { status.update(progressLine(p)) },
 	})
 	if err != nil {
@@ -304,8 +312,8 @@ func predicted(th *store.Thread, doc, memory []byte) *store.Thread {
 	return &next
 }
 
-// picture is a rendering under way in its own goroutine; wait collects it.
-type picture struct {
+// rendering is a rendering under way in its own goroutine; wait collects it.
+type rendering struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	png    []byte
@@ -313,9 +321,9 @@ type picture struct {
 }
 
 // startRender renders sc in the background.
-func (b *Bot) startRender(ctx context.Context, sc *scene.Scene, doc []byte, dark bool) *picture {
+func (b *Bot) startRender(ctx context.Context, sc *scene.Scene, doc []byte, dark bool) *rendering {
 	ctx, cancel := context.WithCancel(ctx)
-	p := &picture{cancel: cancel, done: make(chan struct{})}
+	p := &rendering{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
 		start := b.opt.Now()
@@ -325,7 +333,7 @@ func (b *Bot) startRender(ctx context.Context, sc *scene.Scene, doc []byte, dark
 	return p
 }
 
-func (p *picture) wait() ([]byte, error) {
+func (p *rendering) wait() ([]byte, error) {
 	<-p.done
 	p.cancel()
 	return p.png, p.err
@@ -341,7 +349,7 @@ func (b *Bot) postReply(ctx context.Context, th *store.Thread, text string) Repl
 		err = errors.New("there is no diagram to render")
 	}
 	if err != nil {
-		p := &picture{cancel: func() {}, done: make(chan struct{}), err: err}
+		p := &rendering{cancel: func() {}, done: make(chan struct{}), err: err}
 		close(p.done)
 		return b.withPicture(ctx, th, text, p)
 	}
@@ -380,7 +388,7 @@ func encodeScene(sc *scene.Scene) ([]byte, error) {
 
 // withPicture is the reply of th with the picture pic renders of it; the editor links are made
 // meanwhile.
-func (b *Bot) withPicture(ctx context.Context, th *store.Thread, text string, pic *picture) Reply {
+func (b *Bot) withPicture(ctx context.Context, th *store.Thread, text string, pic *rendering) Reply {
 	r := Reply{Text: text, Files: []File{sceneFile(th.Scene)}}
 	if links := b.links; links != nil {
 		if edit, view, err := links.ThreadLinks(ctx, th); err != nil {

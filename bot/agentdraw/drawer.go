@@ -5,6 +5,7 @@ package agentdraw
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 
 	"github.com/excalibot/excalibot/agent"
@@ -47,7 +48,7 @@ func (d Drawer) Draw(ctx context.Context, req bot.DrawRequest) (bot.DrawResult, 
 		set.SetMermaid(d.Mermaid)
 	}
 	step := 0
-	res, err := d.Agent.Run(ctx, agent.SetRequest(set, req.Prompt, mem, func(s agent.Step) {
+	areq := agent.SetRequest(set, req.Prompt, mem, func(s agent.Step) {
 		if d.Observer != nil {
 			switch s.Kind {
 			case agent.StepModel:
@@ -70,10 +71,18 @@ func (d Drawer) Draw(ctx context.Context, req bot.DrawRequest) (bot.DrawResult, 
 			}
 		}
 		req.Progress(p)
-	}))
+	})
+	for _, im := range req.Images {
+		areq.Images = append(areq.Images, agent.Image{Data: im.Data, Width: im.Width, Height: im.Height})
+	}
+	res, err := d.Agent.Run(ctx, areq)
 	if err != nil {
 		if d.Observer != nil {
 			d.Observer.Failed("model")
+		}
+		if errors.Is(err, agent.ErrNoVision) {
+			// The bot knows no agent: it recognises this one by its own sentinel.
+			return bot.DrawResult{}, cannotSee{err}
 		}
 		return bot.DrawResult{}, err
 	}
@@ -84,3 +93,10 @@ func (d Drawer) Draw(ctx context.Context, req bot.DrawRequest) (bot.DrawResult, 
 	// Whether it changed, the tools said as they ran; the bot encodes the scene once, to save it.
 	return bot.DrawResult{Scene: set.Scene(), Memory: memory, Summary: res.Summary, Changed: res.Changed}, nil
 }
+
+// cannotSee is the agent's refusal of pictures, in its own words, known to the bot as
+// bot.ErrCannotSee.
+type cannotSee struct{ err error }
+
+func (e cannotSee) Error() string   { return e.err.Error() }
+func (e cannotSee) Unwrap() []error { return []error{bot.ErrCannotSee, e.err} }

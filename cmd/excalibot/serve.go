@@ -103,6 +103,8 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 		ChatRatePerMinute: cfg.ChatRatePerMinute,
 		RunTimeout:        cfg.RunTimeout + cfg.RenderTimeout + 30*time.Second,
 		MaxSceneBytes:     cfg.MaxSceneSize,
+		MaxImageBytes:     int64(cfg.MaxImageSize),
+		ImageSide:         cfg.ImageSize,
 		MaxElements:       cfg.MaxElements,
 		Owner:             owner,
 		LeaseTTL:          cfg.LeaseTTL,
