@@ -90,7 +90,7 @@ func decodeEdge(o *object, lim Limits) edgeArgs {
 
 // createGraph draws a whole diagram from structure and lays it out.
 func (s *Set) createGraph(w *scene.Scene, o *object) (string, error) {
-	dir := graph.TopDown
+	var dir graph.Direction // none given: graph.Draw picks the one that fits
 	if d, ok := o.enum("direction", graphDirs, graphDirAlias); ok {
 		dir = graph.Direction(d)
 	}
@@ -136,8 +136,16 @@ func (s *Set) createGraph(w *scene.Scene, o *object) (string, error) {
 	if len(res.Dropped) > 0 {
 		note = fmt.Sprintf("groups without nodes were not drawn: %s.\n", strings.Join(res.Dropped, ", "))
 	}
-	return fmt.Sprintf("graph laid out %s: %d nodes, %d edges, %d groups, %d edge crossings.\n", res.Direction, res.Nodes, res.Edges, res.Groups, res.Crossings) +
+	return fmt.Sprintf("graph laid out %s%s: %d nodes, %d edges, %d groups, %d edge crossings.\n", res.Direction, arrangementText(res.Arrangement), res.Nodes, res.Edges, res.Groups, res.Crossings) +
 		note + createdText(w, res.IDs, s.lim), nil
+}
+
+// arrangementText is how a layout was fitted to the screen, for a result's first line.
+func arrangementText(a string) string {
+	if a == "" {
+		return ""
+	}
+	return " (" + a + ", to fit the screen)"
 }
 
 func (s *Set) graphOptions() graph.Options {

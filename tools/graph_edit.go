@@ -201,6 +201,6 @@ func (s *Set) relayoutGraph(w *scene.Scene, o *object) (string, error) {
 	if err != nil {
 		return "", graphRefusal(err)
 	}
-	return fmt.Sprintf("laid out %s again: %d nodes, %d edges, %d groups; %d edge crossings.", res.Direction, res.Nodes, res.Edges, res.Groups, res.Crossings) +
+	return fmt.Sprintf("laid out %s%s again: %d nodes, %d edges, %d groups; %d edge crossings.", res.Direction, arrangementText(res.Arrangement), res.Nodes, res.Edges, res.Groups, res.Crossings) +
 		warningsAbout(w, res.IDs), nil
 }

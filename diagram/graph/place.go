@@ -29,6 +29,9 @@ func obstacles(w *scene.Scene, skip map[string]bool, own map[string]bool) []scen
 	return out
 }
 
+// arrowClearance is the least room kept between a newly placed node and an arrow it is not on.
+const arrowClearance = 10.0
+
 func hits(r scene.Rect, obs []scene.Rect) bool {
 	for _, o := range obs {
 		if r.X < o.X+o.Width && o.X < r.X+r.Width && r.Y < o.Y+o.Height && o.Y < r.Y+r.Height {
@@ -73,7 +76,8 @@ func freeSpot(want scene.Point, width, height float64, dir layout.Direction, ok 
 
 // spotTest says whether a new node may go at r: clear of every obstacle and, for a node going into
 // a group, such that the group (and each group around it) grown to hold it touches nothing outside.
-// Arrows to the neighbours already placed must not pass through other nodes either.
+// Arrows to the neighbours already placed must not pass through other nodes either, and no
+// arrow drawn already may pass under the node.
 func spotTest(w *scene.Scene, id, groupID string, skip map[string]bool, placed []string) func(scene.Rect) bool {
 	var chain []string // the group and the groups around it, innermost first
 	own := map[string]bool{}
@@ -95,7 +99,24 @@ func spotTest(w *scene.Scene, id, groupID string, skip map[string]bool, placed [
 			ends = append(ends, e.Center())
 		}
 	}
+	// Arrows already drawn between other nodes must not run under the new node (or its label).
+	var lines [][]scene.Point
+	w.Each(func(e *scene.Element) bool {
+		if e.Type == scene.Arrow && !(e.StartBinding != nil && e.StartBinding.ElementID == id) && !(e.EndBinding != nil && e.EndBinding.ElementID == id) {
+			lines = append(lines, e.AbsPoints())
+		}
+		return true
+	})
 	clearLines := func(r scene.Rect) bool {
+		box := scene.NewElement(scene.Rectangle)
+		box.X, box.Y, box.Width, box.Height = r.X-arrowClearance, r.Y-arrowClearance, r.Width+2*arrowClearance, r.Height+2*arrowClearance
+		for _, l := range lines {
+			for k := 1; k < len(l); k++ {
+				if scene.SegmentIntersects(box, l[k-1], l[k]) {
+					return false
+				}
+			}
+		}
 		c := scene.Point{X: r.X + r.Width/2, Y: r.Y + r.Height/2}
 		for i, end := range ends {
 			for _, n := range nodes {
@@ -160,7 +181,7 @@ func placeNew(ctx context.Context, w *scene.Scene, fresh []string, dir layout.Di
 		return nil
 	}
 	g := readGraph(w, nil)
-	_, r, err := layoutOf(ctx, w, g, dir)
+	_, r, err := layoutOf(ctx, w, g, dir, layout.Fit{})
 	if err != nil {
 		return err
 	}
