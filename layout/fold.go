@@ -257,16 +257,11 @@ func (p *plan) fold(r ranks, starts []int) *plan {
 				if n.cluster < 0 {
 					n.cluster = bandCluster[nodeBand[u]]
 				}
-			} else if nodePos[u] == nodePos[v] {
-				// On the flat edge from one band to the next: dot would put a label node beside
-				// the bands, so the edge goes whole and its label half-way, in the gap.
-				n.gone = true
-				for k := range q.edges {
-					if q.edges[k].edge == n.ref {
-						q.edges[k].gone = true
-					}
-				}
-				q.edges = append(q.edges, pedge{from: u, to: v, minlen: 2, weight: 1, edge: n.ref})
+			} else {
+				// Between two bands dot would put a label node beside the bands, far from both:
+				// the edge goes whole and its label half-way along it (in the gap between
+				// neighbouring bands).
+				q.wholeEdge(n.ref, false)
 			}
 		}
 	}

@@ -75,12 +75,27 @@ func (p *plan) orderGroups() {
 		}
 		return false
 	}
+	set := map[pair]bool{}
 	for _, o := range orders {
 		if reaches(o.b, o.a) {
 			continue
 		}
 		after[o.a] = append(after[o.a], o.b)
+		set[pair{o.a, o.b}] = true
 		p.addGate(o.a, o.b)
+	}
+	// Edges against an order set (a reply, a feedback loop) rank nothing: dot would otherwise
+	// break the cycle they close with the gate, maybe at the gate.
+	for i, e := range p.g.Edges {
+		u, v := p.realIndex(e.From), p.realIndex(e.To)
+		cu, cv := p.nodes[u].cluster, p.nodes[v].cluster
+		if cu == cv {
+			continue
+		}
+		common := p.commonCluster(cu, cv)
+		if a, b := under(u, common), under(v, common); a >= 0 && b >= 0 && set[pair{b, a}] {
+			p.wholeEdge(i, true)
+		}
 	}
 }
 

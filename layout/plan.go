@@ -34,6 +34,7 @@ type pedge struct {
 	minlen   int // in half-ranks
 	weight   int // 0: the edge does not pull its ends together
 	invis    bool
+	free     bool // does not rank its ends (dot's constraint=false): an edge against the groups' order
 	edge     int  // the Graph edge this is (a half of), -1 for a helper
 	part     int  // 0 the whole edge, 1 tail → label, 2 label → head
 	back     bool // written to dot head first; the route is read backwards
@@ -93,6 +94,28 @@ func (p *plan) blockOf(i int) int {
 		return b
 	}
 	return i
+}
+
+// wholeEdge lays edge i out as one dot edge, its label (if any) put half-way along its route
+// afterwards instead of being a node on its way: for edges dot does not rank by, or between the
+// bands of a fold.
+func (p *plan) wholeEdge(i int, free bool) {
+	if l := p.label[i]; l >= 0 && !p.nodes[l].gone {
+		p.nodes[l].gone = true
+		for k := range p.edges {
+			if p.edges[k].edge == i {
+				p.edges[k].gone = true
+			}
+		}
+		e := p.g.Edges[i]
+		p.edges = append(p.edges, pedge{from: p.realIndex(e.From), to: p.realIndex(e.To), minlen: 2, weight: 1, edge: i, free: free})
+		return
+	}
+	for k := range p.edges {
+		if p.edges[k].edge == i && !p.edges[k].gone {
+			p.edges[k].free = free
+		}
+	}
 }
 
 // labelPad is the room kept around an edge label, so that its arrow shows on both sides of it
@@ -281,6 +304,9 @@ func (p *plan) source() string {
 		if e.invis {
 			b.WriteString(", style=invis")
 		}
+		if e.free {
+			b.WriteString(", constraint=false")
+		}
 		b.WriteString("];\n")
 	}
 	b.WriteString("}\n")
@@ -463,6 +489,7 @@ func (p *plan) result(pl placed) Result {
 		}
 		res.Routes[e.edge] = curvePoints(pl.splines[k])
 	}
+	ends := map[int][2]Point{} // per labelled edge routed through its label: where its route starts and ends
 	for i, l := range p.label {
 		if l >= 0 && p.nodes[l].gone {
 			// A label between two bands sits half-way along its flat edge, in the gap.
@@ -491,8 +518,12 @@ func (p *plan) result(pl placed) Result {
 		at := Point{c.X + c.Width/2, c.Y + c.Height/2}
 		res.Labels[i] = at
 		res.Routes[i] = throughLabel(first, at, second)
+		if len(first) > 0 && len(second) > 0 {
+			ends[i] = [2]Point{first[0], second[len(second)-1]}
+		}
 	}
 	p.expandBlocks(pl, &res)
+	p.centreLabels(pl, &res, ends)
 	return res
 }
 

@@ -2,6 +2,10 @@ package layout
 
 import "math"
 
+// maxSpread is the most spread multiplies a gap by: wider gaps leave empty space the routes wander
+// through.
+const maxSpread = 1.6
+
 // spread is the plan with more room between nodes across the layers (or between the layers),
 // when a little more of it brings a picture slightly too narrow (or too flat) within the aspect;
 // nil when the picture is too far off for that.
@@ -28,14 +32,14 @@ func (p *plan) spread(c candidate, r ranks, f Fit) (*plan, float64, float64) {
 			return nil, 0, 0
 		}
 		add := (along/target - across) / float64(n-1)
-		q.g.NodeSep = math.Min(3*p.g.NodeSep, p.g.NodeSep+add)
+		q.g.NodeSep = math.Min(maxSpread*p.g.NodeSep, p.g.NodeSep+add)
 		across += float64(n-1) * (q.g.NodeSep - p.g.NodeSep)
 	} else {
 		if across/along > 1.6*f.MaxAspect || len(r.lo) < 2 {
 			return nil, 0, 0
 		}
 		add := (across/target - along) / float64(len(r.lo)-1)
-		q.g.RankSep = math.Min(3*p.g.RankSep, p.g.RankSep+add)
+		q.g.RankSep = math.Min(maxSpread*p.g.RankSep, p.g.RankSep+add)
 		along += float64(len(r.lo)-1) * (q.g.RankSep - p.g.RankSep)
 	}
 	q.arrangement = join(p.arrangement, "spread out")

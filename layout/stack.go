@@ -142,10 +142,20 @@ func (p *plan) expandBlocks(pl placed, res *Result) {
 		par := pl.nodes[b.parent]
 		pc := Point{par.X + par.Width/2, par.Y + par.Height/2}
 		lr := p.dir == LeftRight
-		run := br.Y
-		if lr {
-			run = br.X
+		// dot centres a block on its layer; its leaves start at the layer's top (left), level
+		// with the leaves of the blocks beside it in its group.
+		start, size := p.along(br)
+		for i, n := range pl.nodes {
+			if s, l := p.along(n); pl.laid[i] && p.nodes[i].cluster == p.nodes[b.node].cluster && math.Abs(s+l/2-(start+size/2)) < 1 {
+				start = math.Min(start, s)
+			}
 		}
+		if lr {
+			br.X = start
+		} else {
+			br.Y = start
+		}
+		run := start
 		for k, l := range b.leaves {
 			n := p.nodes[l]
 			var r Rect

@@ -21,7 +21,10 @@ type fitCase struct {
 	Name   string `json:"name"`
 	Kind   string `json:"kind"`
 	Source string `json:"source"`
-	Steps  []struct {
+	// SideBySide says the diagram's top-level groups must not share any x: they follow each
+	// other left to right.
+	SideBySide bool `json:"sideBySide"`
+	Steps      []struct {
 		Tool string          `json:"tool"`
 		Args json.RawMessage `json:"args"`
 	} `json:"steps"`
@@ -245,16 +248,108 @@ func TestGraphFit(t *testing.T) {
 			f := measureFit(t, sc)
 			rows = append(rows, fmt.Sprintf("%-18s %s", c.Name, f))
 			t.Log(f)
-			moved := 0
+			if math.Max(f.width, f.height) > 1000+40 && f.aspect > 2.6 {
+				t.Errorf("aspect %.2f, want at most about %.1f", f.aspect, graph.MaxAspect)
+			}
+			if f.minTextPx < graph.MinTextPx {
+				t.Errorf("text %.1f px high at %.0f px wide, want ≥ %.0f", f.minTextPx, shownWidth, graph.MinTextPx)
+			}
+			if f.offEdge > 2 || f.posMin < 0.15 {
+				t.Errorf("labels %.1f px off their arrows, the nearest %.2f of the way from an end; want on them, near the middle", f.offEdge, f.posMin)
+			}
+			if f.labelOnNode+f.labelOnLabel+f.nodeOverlaps+f.throughNodes+f.detours+f.unbound > 0 {
+				t.Errorf("want no labels on nodes or labels, overlaps, arrows through nodes, detours or loose arrows: %s", f)
+			}
+			if _, faults := groupFaults(sc); len(faults) > 0 {
+				t.Errorf("group faults: %v", faults)
+			}
+			if c.SideBySide {
+				if stacked := stackedGroups(sc); len(stacked) > 0 {
+					t.Errorf("groups stacked: %v", stacked)
+				}
+			}
 			for _, e := range sc.Elements() {
 				if p, ok := before[e.ID]; ok && graph.IsNode(e.Type) && !graph.IsBox(&e) && (p.X != e.X || p.Y != e.Y) {
-					moved++
 					t.Errorf("%s moved from %v,%v to %v,%v by add_to_graph", e.ID, p.X, p.Y, e.X, e.Y)
 				}
 			}
-			_ = moved
+			if len(before) > 0 {
+				if far := farFromNeighbours(sc, before); len(far) > 0 {
+					t.Errorf("new nodes far from what they connect to: %v", far)
+				}
+			}
 		})
 	}
 	sort.Strings(rows)
 	t.Logf("\n%s", strings.Join(rows, "\n"))
+	golden(t, filepath.Join("testdata", "graph-fit", "figures.golden"), []byte(strings.Join(rows, "\n")+"\n"))
+}
+
+// stackedGroups lists the pairs of top-level groups (frames, outermost boxes) that share some x.
+func stackedGroups(sc *scene.Scene) []string {
+	var tops []scene.Element
+	for _, e := range sc.Elements() {
+		if e.Type == scene.Frame || graph.IsBox(&e) && graph.Read(sc).Parent(e.ID) == "" && len(e.GroupIDs) <= 1 && e.FrameID == "" {
+			tops = append(tops, e)
+		}
+	}
+	var out []string
+	for i, a := range tops {
+		for _, b := range tops[i+1:] {
+			if a.X < b.X+b.Width && b.X < a.X+a.Width {
+				out = append(out, a.ID+"/"+b.ID)
+			}
+		}
+	}
+	return out
+}
+
+// farFromNeighbours lists the nodes added since before that lie further from every node they are
+// joined to, and from those nodes' other neighbours (a new leaf ends a stacked column), than three
+// times the median gap along the diagram's old edges (border to border).
+func farFromNeighbours(sc *scene.Scene, before map[string]scene.Point) []string {
+	gap := func(a, b scene.Rect) float64 {
+		dx := math.Max(0, math.Max(a.X-(b.X+b.Width), b.X-(a.X+a.Width)))
+		dy := math.Max(0, math.Max(a.Y-(b.Y+b.Height), b.Y-(a.Y+a.Height)))
+		return math.Hypot(dx, dy)
+	}
+	nb := map[string][]string{}
+	var oldGaps []float64
+	for _, e := range sc.Elements() {
+		if e.Type != scene.Arrow || e.StartBinding == nil || e.EndBinding == nil {
+			continue
+		}
+		a, b := e.StartBinding.ElementID, e.EndBinding.ElementID
+		nb[a], nb[b] = append(nb[a], b), append(nb[b], a)
+		_, oa := before[a]
+		_, ob := before[b]
+		if oa && ob {
+			ea, _ := sc.Get(a)
+			eb, _ := sc.Get(b)
+			oldGaps = append(oldGaps, gap(ea.Bounds(), eb.Bounds()))
+		}
+	}
+	sort.Float64s(oldGaps)
+	near := 3 * oldGaps[len(oldGaps)/2]
+	var out []string
+	for id := range nb {
+		if _, old := before[id]; old {
+			continue
+		}
+		n, _ := sc.Get(id)
+		best := math.Inf(1)
+		for _, m := range nb[id] {
+			for _, k := range append([]string{m}, nb[m]...) {
+				if k != id {
+					e, _ := sc.Get(k)
+					best = math.Min(best, gap(n.Bounds(), e.Bounds()))
+				}
+			}
+		}
+		if best > near {
+			out = append(out, fmt.Sprintf("%s %.0f px (near is %.0f)", id, best, near))
+		}
+	}
+	sort.Strings(out)
+	return out
 }

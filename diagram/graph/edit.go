@@ -270,10 +270,10 @@ func settleInGroup(w *scene.Scene, id, group string) error {
 			}
 		}
 		dir := readGraph(w, nil).direction(w)
-		p, found := freeSpot(want, n.Width, n.Height, dir, ok)
+		p, found := freeSpot(want, n.Width, n.Height, dir, false, ok)
 		if !found && group != "" {
 			var err error
-			if p, err = makeRoom(w, id, group, string(dir), want); err != nil {
+			if p, err = makeRoom(w, id, group, string(dir), false, want); err != nil {
 				return err
 			}
 			found = true
