@@ -23,7 +23,8 @@ const (
 	preferTurned = 0.95
 	preferStack  = 0.97
 	preferFold   = 0.92
-	maxRuns      = 4 // layouts tried beyond the plain one (and the turned one)
+	maxRuns      = 4  // layouts tried beyond the plain one (and the turned one)
+	bigGraph     = 40 // nodes from which only half as many are tried: each run costs more
 )
 
 type candidate struct {
@@ -154,7 +155,7 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 		return a.estimate > b.estimate
 	})
 	for i, o := range opts {
-		if i >= maxRuns {
+		if i >= maxRuns || len(g.Nodes) > bigGraph && i >= maxRuns/2 {
 			break
 		}
 		c, ok, err := runCandidate(ctx, o.p, o.prefer)
