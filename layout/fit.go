@@ -16,6 +16,9 @@ import (
 // picture fits in it.
 const screen = 1600.0
 
+
+
+
 // Preferences between arrangements that fit about as well: the plain layout first, then the
 // other direction, stacked leaves, and a snake.
 const (
@@ -173,27 +176,40 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 }
 
 // choose picks, of the candidates that fit, the least changed one (the best scored of those
-// about as little changed); when none fits, the best scored.
+// about as little changed) — unless it scores far worse than the best candidate, as a huge graph
+// folded to a legal width but three times taller does; then, and when none fits, the best scored.
 func choose(cands []candidate, f Fit) candidate {
-	best := cands[0]
-	bestFits := f.fits(best.w, best.h)
-	for _, c := range cands[1:] {
-		cf := f.fits(c.w, c.h)
-		switch {
-		case cf && !bestFits:
-		case cf != bestFits:
-			continue
-		case cf && math.Abs(c.prefer-best.prefer) > 0.005:
-			if c.prefer < best.prefer {
-				continue
-			}
-		case c.score(f) <= best.score(f):
+	var best, fitting *candidate
+	for i := range cands {
+		c := &cands[i]
+		if best == nil || c.score(f) > best.score(f) {
+			best = c
+		}
+		if !f.fits(c.w, c.h) {
 			continue
 		}
-		best, bestFits = c, cf
+		if fitting == nil || c.prefer > fitting.prefer+0.005 || math.Abs(c.prefer-fitting.prefer) <= 0.005 && c.score(f) > fitting.score(f) {
+			fitting = c
+		}
 	}
-	return best
+	if fitting != nil && fitting.score(f) >= worthFitting*best.score(f) {
+		return *fitting
+	}
+	// Nothing fits well: a rearrangement must be clearly better than the plain layout to be worth
+	// its strangeness.
+	if base := &cands[0]; best != base && best.score(f) < worthChange*base.score(f) {
+		return *base
+	}
+	return *best
 }
+
+// worthChange is how much better than the plain layout's score a rearrangement that does not fit
+// must be to be chosen.
+const worthChange = 1.25
+
+// worthFitting is the least share of the best score a candidate that fits must reach to be
+// chosen over it.
+const worthFitting = 0.5
 
 // longestBand is the length along the layers of the longest band of a fold at starts.
 func longestBand(r ranks, starts []int) float64 {

@@ -44,8 +44,9 @@ type lineSpot struct {
 // lineEnd is where a node of size w×h continues the lines the siblings stand in: columns (or
 // rows) of siblings whose centres share an x (a y), at least one of two or more. The node goes at
 // the end of the shortest line (the last of those), one step on from its last sibling, the step
-// being the one between two siblings of a line; a row may also grow at its start. None when the
-// siblings stand in no such lines. ok is false when the
+// being the one between two siblings of a line; a column grows away from its anchor, or
+// downwards beside it; a row, and a column beside its anchor, may also grow at their start. None
+// when the siblings stand in no such lines. ok is false when the
 // siblings stand in no such lines.
 func lineEnd(w *scene.Scene, anchor string, sibs []string, width, height float64) []lineSpot {
 	if len(sibs) < 2 {
@@ -81,11 +82,19 @@ func lineEnd(w *scene.Scene, anchor string, sibs []string, width, height float64
 		if len(lines) > 1 && !column {
 			continue // rows side by side are columns read the other way
 		}
+		// A column grows downwards, or upwards when it hangs above its anchor; a row to the right.
+		up := true
+		for _, c := range cs {
+			up = up && c.Y < ac.Y
+		}
 		along := func(s string) float64 {
-			if column {
-				return math.Abs(cs[s].Y - ac.Y)
+			if column && up {
+				return -cs[s].Y
 			}
-			return cs[s].X // a row grows to the right
+			if column {
+				return cs[s].Y
+			}
+			return cs[s].X
 		}
 		var step scene.Point
 		for _, l := range lines {
@@ -115,8 +124,9 @@ func lineEnd(w *scene.Scene, anchor string, sibs []string, width, height float64
 		}
 		end := cs[best[len(best)-1]]
 		spots := []lineSpot{{scene.Point{X: end.X + step.X - width/2, Y: end.Y + step.Y - height/2}, best}}
-		if !column { // a row may grow at its left end too
-			first := cs[best[0]]
+		// A row, or a column beside its anchor (a layer of a left-right graph), may grow at its
+		// start too; a stacked column hangs from its bus at the start.
+		if first := cs[best[0]]; !column || !isBelow(cs, ac) && !up {
 			spots = append(spots, lineSpot{scene.Point{X: first.X - step.X - width/2, Y: first.Y - step.Y - height/2}, []string{best[0]}})
 		}
 		return spots
@@ -133,6 +143,16 @@ func isBus(w *scene.Scene, g sceneGraph, a, b string) bool {
 		}
 	}
 	return false
+}
+
+// isBelow reports whether every point lies below y of the anchor's centre.
+func isBelow(cs map[string]scene.Point, ac scene.Point) bool {
+	for _, c := range cs {
+		if c.Y <= ac.Y {
+			return false
+		}
+	}
+	return true
 }
 
 // followRoute gives the arrow between anchor and id the route of the arrow between anchor and
