@@ -16,9 +16,6 @@ import (
 // picture fits in it.
 const screen = 1600.0
 
-
-
-
 // Preferences between arrangements that fit about as well: the plain layout first, then the
 // other direction, stacked leaves, and a snake.
 const (
