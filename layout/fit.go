@@ -16,12 +16,14 @@ import (
 // picture fits in it.
 const screen = 1600.0
 
-// Preferences between arrangements that fit about as well: the plain layout first, then the
-// other direction, stacked leaves, and a snake.
+// Preferences between arrangements that fit: the plain layout first, then the plain layout
+// spread out, stacked leaves, the other direction, and a snake (each edge between its bands but
+// the wrapping one lowers a snake further). Arrangements of the other direction multiply in its
+// preference.
 const (
 	preferSpread = 0.99
-	preferTurned = 0.95
 	preferStack  = 0.97
+	preferTurned = 0.95
 	preferFold   = 0.92
 	maxRuns      = 4  // layouts tried beyond the plain one (and the turned one)
 	bigGraph     = 40 // nodes from which only half as many are tried: each run costs more
