@@ -2,6 +2,7 @@ package layout
 
 import (
 	"context"
+	"errors"
 	"math"
 	"sort"
 )
@@ -89,8 +90,8 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if !ok {
-		panic("layout: a plan without bands is out of order")
+	if !ok { // a plain plan has no bands to be out of order
+		return Result{}, errors.New("lay out: the plain layout came out of order")
 	}
 	f := g.Fit
 	if f.MaxAspect <= 0 || f.fits(base.w, base.h) {
