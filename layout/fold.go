@@ -184,7 +184,7 @@ func (p *plan) wrapMargin(r ranks, starts []int) float64 {
 }
 
 // wrapArrow is how much of an arrow shows on each side of a label between two bands.
-const wrapArrow = 28.0
+const wrapArrow = 40.0
 
 // fold is the plan cut into bands at starts, laid out as a snake: band b's layers run forwards
 // for even b and backwards for odd b, each band starting level with the end of the one before.

@@ -1,8 +1,9 @@
 // Package layout places the nodes of a directed graph in layers (top-down or left-right) with
 // Graphviz dot, so that the agent's model gives structure and never coordinates.
 //
-// Edge labels are laid out as nodes on their edge's way (every edge spans two half-ranks, as
-// dagre does), so a label sits on its edge, clear of nodes and of other labels. A graph given a
+// Edge labels are laid out as nodes on their edge's way (in a graph with labels every edge spans
+// two ranks, the label's node on the one between, as dagre does), so a label sits on its edge,
+// clear of nodes and of other labels. A graph given a
 // Fit is rearranged when its plain layout would not fit a chat screen: turned to the other
 // direction, its long chains wrapped into a snake of rows or columns, or the leaves of wide
 // fan-outs stacked in columns (fit.go).

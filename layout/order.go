@@ -137,7 +137,8 @@ func (p *plan) addGate(a, b int) {
 		p.edges = append(p.edges, pedge{from: i, to: gate, minlen: 1, weight: 0, invis: true, edge: -1})
 	}
 	for _, i := range ends(b, false) {
-		p.edges = append(p.edges, pedge{from: gate, to: i, minlen: 1, weight: 0, invis: true, edge: -1})
+		// With an edge spanning one rank the gate shares the second group's first rank.
+		p.edges = append(p.edges, pedge{from: gate, to: i, minlen: p.span - 1, weight: 0, invis: true, edge: -1})
 	}
 }
 

@@ -105,7 +105,7 @@ func (p *plan) stack(rows int) *plan {
 				w, h = along, across
 			}
 			q.nodes = append(q.nodes, pnode{kind: blockNode, w: w, h: h, cluster: q.nodes[b.leaves[0]].cluster, ref: len(q.blocks)})
-			q.edges = append(q.edges, pedge{from: parent, to: b.node, minlen: 2, weight: 1, edge: -1})
+			q.edges = append(q.edges, pedge{from: parent, to: b.node, minlen: q.span, weight: 1, edge: -1})
 			q.blocks = append(q.blocks, b)
 		}
 		for _, e := range edges {
