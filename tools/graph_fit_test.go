@@ -229,14 +229,21 @@ func TestGraphFit(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			s := New(newTestScene(), DefaultLimits())
 			before := map[string]scene.Point{}
+			var laid string // how the first call laid the graph out
 			for i, st := range c.Steps {
 				if st.Tool == AddToGraph {
 					for _, e := range s.Scene().Elements() {
 						before[e.ID] = scene.Point{X: e.X, Y: e.Y}
 					}
 				}
-				if r := s.Call(context.Background(), st.Tool, st.Args); r.IsError {
+				r := s.Call(context.Background(), st.Tool, st.Args)
+				if r.IsError {
 					t.Fatalf("step %d %s refused:\n%s", i, st.Tool, r.Text)
+				}
+				if i == 0 { // "graph laid out LR (wrapped into 3 rows, to fit the screen): …"
+					laid, _, _ = strings.Cut(r.Text, ":")
+					laid = strings.TrimPrefix(strings.TrimSuffix(laid, ", to fit the screen)"), "graph laid out ")
+					laid = strings.Replace(laid, " (", ", ", 1)
 				}
 			}
 			sc := s.Scene()
@@ -246,7 +253,7 @@ func TestGraphFit(t *testing.T) {
 				}
 			}
 			f := measureFit(t, sc)
-			rows = append(rows, fmt.Sprintf("%-18s %s", c.Name, f))
+			rows = append(rows, fmt.Sprintf("%-18s %-40s %s", c.Name, laid, f))
 			t.Log(f)
 			if math.Max(f.width, f.height) > 1000+40 && f.aspect > 2.6 {
 				t.Errorf("aspect %.2f, want at most about %.1f", f.aspect, graph.MaxAspect)
