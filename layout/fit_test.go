@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -340,6 +341,74 @@ func TestFitDeterministic(t *testing.T) {
 	for id, n := range a.Nodes {
 		if b.Nodes[id] != n {
 			t.Errorf("%s: %v then %v", id, n, b.Nodes[id])
+		}
+	}
+}
+
+// TestFitRandomGraphs: random graphs of 3–50 nodes with nested clusters, labelled edges, chains
+// and fan-outs, fitted in both directions, with and without Turn: every node placed, none
+// overlapping, every member inside its cluster, every label its route's middle point.
+func TestFitRandomGraphs(t *testing.T) {
+	for seed := range 30 {
+		r := rand.New(rand.NewPCG(uint64(seed), 9))
+		n := 3 + r.IntN(40)
+		g := randomGraph(n, min(n-1+r.IntN(n/2+1), n*(n-1)/2), uint64(seed))
+		if seed%2 == 0 {
+			g.Direction = LeftRight
+		}
+		nc := r.IntN(4)
+		for c := range nc {
+			cl := Cluster{ID: fmt.Sprintf("c%d", c), TitleHeight: 30}
+			if c > 0 && r.IntN(3) == 0 {
+				cl.Parent = fmt.Sprintf("c%d", r.IntN(c))
+			}
+			g.Clusters = append(g.Clusters, cl)
+		}
+		for i := range g.Nodes {
+			if nc > 0 && r.IntN(3) > 0 {
+				g.Nodes[i].Cluster = fmt.Sprintf("c%d", r.IntN(nc))
+			}
+		}
+		for i := range g.Edges {
+			if r.IntN(3) == 0 {
+				g.Edges[i].LabelWidth, g.Edges[i].LabelHeight = 40+float64(r.IntN(80)), 25
+			}
+		}
+		// a chain tail and a fan-out
+		for k := range r.IntN(10) {
+			id := fmt.Sprintf("t%d", k)
+			g.Nodes = append(g.Nodes, Node{ID: id, Width: 160, Height: 80})
+			from := g.Nodes[r.IntN(len(g.Nodes)-1)].ID
+			g.Edges = append(g.Edges, Edge{From: from, To: id})
+		}
+		g.Fit = Fit{MaxAspect: 2.5, MaxWidth: 2800, Small: 1000, Turn: seed%3 == 0}
+		res, err := Layout(context.Background(), g)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if len(res.Nodes) != len(g.Nodes) {
+			t.Fatalf("seed %d: %d of %d nodes", seed, len(res.Nodes), len(g.Nodes))
+		}
+		for i, a := range g.Nodes {
+			for _, b := range g.Nodes[i+1:] {
+				if overlaps(res.Nodes[a.ID], res.Nodes[b.ID]) {
+					t.Errorf("seed %d (%s): %s overlaps %s", seed, res.Arrangement, a.ID, b.ID)
+				}
+			}
+		}
+		for _, nd := range g.Nodes {
+			if nd.Cluster == "" {
+				continue
+			}
+			c, b := res.Clusters[nd.Cluster], res.Nodes[nd.ID]
+			if b.X < c.X || b.Y < c.Y || b.X+b.Width > c.X+c.Width || b.Y+b.Height > c.Y+c.Height {
+				t.Errorf("seed %d (%s): %s %v outside its cluster %s %v", seed, res.Arrangement, nd.ID, b, nd.Cluster, c)
+			}
+		}
+		for i, e := range g.Edges {
+			if e.LabelWidth > 0 && (len(res.Routes[i])%2 != 1 || res.Routes[i][len(res.Routes[i])/2] != res.Labels[i]) {
+				t.Errorf("seed %d (%s): label of edge %d not the middle of %v", seed, res.Arrangement, i, res.Routes[i])
+			}
 		}
 	}
 }
