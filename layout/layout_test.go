@@ -20,7 +20,7 @@ func randomGraph(n, m int, seed uint64) Graph {
 	for i := 1; i < n && len(g.Edges) < m; i++ {
 		j := r.IntN(i)
 		seen[[2]int{j, i}] = true
-		g.Edges = append(g.Edges, Edge{g.Nodes[j].ID, g.Nodes[i].ID})
+		g.Edges = append(g.Edges, Edge{From: g.Nodes[j].ID, To: g.Nodes[i].ID})
 	}
 	for len(g.Edges) < m {
 		a, b := r.IntN(n), r.IntN(n)
@@ -28,7 +28,7 @@ func randomGraph(n, m int, seed uint64) Graph {
 			continue
 		}
 		seen[[2]int{a, b}] = true
-		g.Edges = append(g.Edges, Edge{g.Nodes[a].ID, g.Nodes[b].ID})
+		g.Edges = append(g.Edges, Edge{From: g.Nodes[a].ID, To: g.Nodes[b].ID})
 	}
 	return g
 }
@@ -43,8 +43,8 @@ func TestLayoutPlacesWithoutOverlap(t *testing.T) {
 		name string
 		g    Graph
 	}{
-		{"chain TB", Graph{Direction: TopDown, Nodes: []Node{{"a", 160, 80, ""}, {"b", 160, 80, ""}, {"c", 160, 80, ""}}, Edges: []Edge{{"a", "b"}, {"b", "c"}}}},
-		{"chain LR", Graph{Direction: LeftRight, Nodes: []Node{{"a", 160, 80, ""}, {"b", 160, 80, ""}}, Edges: []Edge{{"a", "b"}}}},
+		{"chain TB", Graph{Direction: TopDown, Nodes: []Node{{"a", 160, 80, ""}, {"b", 160, 80, ""}, {"c", 160, 80, ""}}, Edges: []Edge{{From: "a", To: "b"}, {From: "b", To: "c"}}}},
+		{"chain LR", Graph{Direction: LeftRight, Nodes: []Node{{"a", 160, 80, ""}, {"b", 160, 80, ""}}, Edges: []Edge{{From: "a", To: "b"}}}},
 		{"random 10", randomGraph(10, 12, 1)},
 		{"random 30", randomGraph(30, 45, 2)},
 		{"random 60", randomGraph(60, 100, 3)},
@@ -86,7 +86,7 @@ func TestLayoutPlacesWithoutOverlap(t *testing.T) {
 func TestLayoutClusters(t *testing.T) {
 	g := Graph{Direction: TopDown,
 		Nodes:    []Node{{"web", 160, 80, "front"}, {"api", 160, 80, "back"}, {"db", 160, 80, "back"}, {"user", 140, 70, ""}},
-		Edges:    []Edge{{"user", "web"}, {"web", "api"}, {"api", "db"}},
+		Edges:    []Edge{{From: "user", To: "web"}, {From: "web", To: "api"}, {From: "api", To: "db"}},
 		Clusters: []Cluster{{"front", 30, ""}, {"back", 30, ""}},
 	}
 	r, err := Layout(context.Background(), g)
@@ -120,7 +120,7 @@ func TestLayoutNestedClusters(t *testing.T) {
 		g := Graph{Direction: dir,
 			Nodes: []Node{{"lb", 160, 80, "cloud"}, {"api", 160, 80, "svc"}, {"auth", 160, 80, "svc"}, {"db", 160, 80, "data"},
 				{"cache", 140, 70, "data"}, {"user", 140, 70, ""}, {"mon", 160, 80, "svc"}},
-			Edges:    []Edge{{"user", "lb"}, {"lb", "api"}, {"api", "auth"}, {"api", "db"}, {"api", "cache"}},
+			Edges:    []Edge{{From: "user", To: "lb"}, {From: "lb", To: "api"}, {From: "api", To: "auth"}, {From: "api", To: "db"}, {From: "api", To: "cache"}},
 			Clusters: []Cluster{{"cloud", 30, ""}, {"svc", 30, "cloud"}, {"data", 30, "cloud"}},
 		}
 		r, err := Layout(context.Background(), g)
@@ -188,7 +188,7 @@ func TestLayoutRefusesBadGraphs(t *testing.T) {
 		{"direction", Graph{Direction: "XY"}},
 		{"duplicate", Graph{Direction: TopDown, Nodes: []Node{{"a", 1, 1, ""}, {"a", 1, 1, ""}}}},
 		{"size", Graph{Direction: TopDown, Nodes: []Node{{"a", 0, 1, ""}}}},
-		{"edge", Graph{Direction: TopDown, Nodes: []Node{{"a", 1, 1, ""}}, Edges: []Edge{{"a", "b"}}}},
+		{"edge", Graph{Direction: TopDown, Nodes: []Node{{"a", 1, 1, ""}}, Edges: []Edge{{From: "a", To: "b"}}}},
 		{"cluster", Graph{Direction: TopDown, Nodes: []Node{{"a", 1, 1, "x"}}}},
 		{"parent", Graph{Direction: TopDown, Nodes: []Node{{"a", 1, 1, "x"}}, Clusters: []Cluster{{"x", 30, "y"}}}},
 		{"parent cycle", Graph{Direction: TopDown, Nodes: []Node{{"a", 1, 1, "x"}}, Clusters: []Cluster{{"x", 30, "y"}, {"y", 30, "x"}}}},
@@ -281,7 +281,7 @@ func TestMindMap(t *testing.T) {
 	g := Graph{Direction: MindMap, Nodes: []Node{{"root", 160, 80, ""}, {"a", 120, 60, ""}, {"b", 120, 60, ""}, {"c", 120, 60, ""}, {"d", 120, 60, ""},
 		{"a1", 100, 50, ""}, {"a2", 100, 50, ""}, {"b1", 100, 50, ""}, {"c1", 100, 50, ""}}}
 	for _, e := range [][2]string{{"root", "a"}, {"root", "b"}, {"root", "c"}, {"root", "d"}, {"a", "a1"}, {"a", "a2"}, {"b", "b1"}, {"c", "c1"}} {
-		g.Edges = append(g.Edges, Edge{e[0], e[1]})
+		g.Edges = append(g.Edges, Edge{From: e[0], To: e[1]})
 	}
 	r, err := Layout(context.Background(), g)
 	if err != nil {

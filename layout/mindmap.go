@@ -79,7 +79,8 @@ func mindMap(ctx context.Context, g Graph) (Result, error) {
 		}
 		return h, idx
 	}
-	res := Result{Nodes: map[string]Rect{}, Clusters: map[string]Rect{}, Routes: make([][]Point, len(g.Edges))}
+	res := Result{Nodes: map[string]Rect{}, Clusters: map[string]Rect{}, Routes: make([][]Point, len(g.Edges)),
+		Labels: make([]Point, len(g.Edges)), Sharp: make([]bool, len(g.Edges)), Direction: MindMap}
 	var rootAt Point
 	for _, s := range []int{1, -1} {
 		h, idx := half(s)
@@ -113,6 +114,9 @@ func mindMap(ctx context.Context, g Graph) (Result, error) {
 			for _, b := range r.Routes[j] {
 				res.Routes[i] = append(res.Routes[i], place(b))
 			}
+			if g.Edges[i].LabelWidth > 0 && g.Edges[i].LabelHeight > 0 {
+				res.Labels[i] = place(r.Labels[j])
+			}
 		}
 	}
 	// Shift everything to non-negative coordinates.
@@ -128,6 +132,10 @@ func mindMap(ctx context.Context, g Graph) (Result, error) {
 		for j := range res.Routes[i] {
 			res.Routes[i][j].X -= minX
 			res.Routes[i][j].Y -= minY
+		}
+		if g.Edges[i].LabelWidth > 0 && g.Edges[i].LabelHeight > 0 {
+			res.Labels[i].X -= minX
+			res.Labels[i].Y -= minY
 		}
 	}
 	res.Crossings = countCrossings(g, res)

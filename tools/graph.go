@@ -91,7 +91,7 @@ func decodeEdge(o *object, lim Limits) edgeArgs {
 
 // createGraph draws a whole diagram from structure and lays it out.
 func (s *Set) createGraph(w *scene.Scene, o *object) (string, error) {
-	dir := graph.TopDown
+	var dir graph.Direction // none given: graph.Draw picks the one that fits
 	if d, ok := o.enum("direction", graphDirs, graphDirAlias); ok {
 		dir = graph.Direction(d)
 	}
@@ -137,13 +137,21 @@ func (s *Set) createGraph(w *scene.Scene, o *object) (string, error) {
 	if len(res.Dropped) > 0 {
 		note = fmt.Sprintf("groups without nodes were not drawn: %s.\n", strings.Join(res.Dropped, ", "))
 	}
-	return fmt.Sprintf("graph laid out %s: %s, %s.\n", res.Direction, graphCounts(res.Nodes, res.Edges, res.Groups), plural.Count(res.Crossings, "edge crossing", "")) +
+	return fmt.Sprintf("graph laid out %s%s: %s, %s.\n", res.Direction, arrangementText(res.Arrangement), graphCounts(res.Nodes, res.Edges, res.Groups), plural.Count(res.Crossings, "edge crossing", "")) +
 		note + createdText(w, res.IDs, s.lim), nil
 }
 
 // graphCounts is "3 nodes, 1 edge, 0 groups".
 func graphCounts(nodes, edges, groups int) string {
 	return plural.Count(nodes, "node", "") + ", " + plural.Count(edges, "edge", "") + ", " + plural.Count(groups, "group", "")
+}
+
+// arrangementText is how a layout was fitted to the screen, for a result's first line.
+func arrangementText(a string) string {
+	if a == "" {
+		return ""
+	}
+	return " (" + a + ", to fit the screen)"
 }
 
 func (s *Set) graphOptions() graph.Options {

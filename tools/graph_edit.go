@@ -202,6 +202,6 @@ func (s *Set) relayoutGraph(w *scene.Scene, o *object) (string, error) {
 	if err != nil {
 		return "", graphRefusal(err)
 	}
-	return fmt.Sprintf("laid out %s again: %s; %s.", res.Direction, graphCounts(res.Nodes, res.Edges, res.Groups), plural.Count(res.Crossings, "edge crossing", "")) +
+	return fmt.Sprintf("laid out %s%s again: %s; %s.", res.Direction, arrangementText(res.Arrangement), graphCounts(res.Nodes, res.Edges, res.Groups), plural.Count(res.Crossings, "edge crossing", "")) +
 		warningsAbout(w, res.IDs), nil
 }

@@ -29,10 +29,13 @@ const (
 
 // Graph is a diagram to draw.
 type Graph struct {
-	Nodes     []Node
-	Edges     []Edge
-	Groups    []Group
-	Direction Direction // TopDown when empty
+	Nodes  []Node
+	Edges  []Edge
+	Groups []Group
+	// Direction is the way the layers run. Empty lets Draw choose: top-down, or left-right when
+	// that fits the screen better. A direction given is kept; a graph too long for the screen in
+	// it is wrapped (its layers snake in rows or columns that keep the direction).
+	Direction Direction
 }
 
 // Node is one box.
@@ -84,11 +87,14 @@ type Options struct {
 type Result struct {
 	IDs       []string // the new elements (groups, nodes, edges), labels not counted
 	Direction Direction
-	Nodes     int
-	Edges     int
-	Groups    int      // the groups laid out, the canvas's groups around the new nodes included
-	Crossings int      // of edges in the layout
-	Dropped   []string // groups of the graph that held no node and were not drawn
+	// Arrangement says how the layout was fitted to the screen ("wrapped into 3 rows", "turned
+	// LR", "leaves stacked in columns of up to 4"); "" for dot's plain layered layout.
+	Arrangement string
+	Nodes       int
+	Edges       int
+	Groups      int      // the groups laid out, the canvas's groups around the new nodes included
+	Crossings   int      // of edges in the layout
+	Dropped     []string // groups of the graph that held no node and were not drawn
 }
 
 func (o Options) withDefaults() Options {
@@ -153,9 +159,9 @@ func Draw(ctx context.Context, w *scene.Scene, gr Graph, opt Options) (Result, e
 	if len(gr.Nodes) == 0 {
 		return Result{}, fmt.Errorf("a graph needs at least one node")
 	}
-	dir := gr.Direction
+	dir, turn := gr.Direction, false
 	if dir == "" {
-		dir = TopDown
+		dir, turn = TopDown, true // no direction asked for: the one that fits best
 	}
 	nodes, edges, groups := internal(gr.Nodes, gr.Edges, gr.Groups)
 	at := diagram.Beside(w) // beside what is already there, never on top of it
@@ -168,7 +174,11 @@ func Draw(ctx context.Context, w *scene.Scene, gr Graph, opt Options) (Result, e
 		only[n.id] = true
 	}
 	g := readGraph(w, only)
-	lg, r, err := layoutOf(ctx, w, g, dir)
+	fit := fitFor(w, g, turn && dir != MindMap)
+	if dir == MindMap {
+		fit = layout.Fit{}
+	}
+	lg, r, err := layoutOf(ctx, w, g, dir, fit)
 	if err != nil {
 		return Result{}, err
 	}
@@ -182,7 +192,7 @@ func Draw(ctx context.Context, w *scene.Scene, gr Graph, opt Options) (Result, e
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{IDs: ids, Direction: dir, Nodes: len(nodes), Edges: len(edges), Groups: len(g.frames), Crossings: r.Crossings, Dropped: dropped}, nil
+	return Result{IDs: ids, Direction: r.Direction, Arrangement: r.Arrangement, Nodes: len(nodes), Edges: len(edges), Groups: len(g.frames), Crossings: r.Crossings, Dropped: dropped}, nil
 }
 
 // Add adds nodes and edges to the diagram on w. Nodes already there stay where they are (a

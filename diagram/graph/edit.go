@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/excalibot/excalibot/diagram"
+	"github.com/excalibot/excalibot/layout"
 	"github.com/excalibot/excalibot/scene"
 )
 
@@ -93,7 +94,11 @@ func Relayout(ctx context.Context, w *scene.Scene, dir Direction) (Result, error
 		return Result{}, &LockedError{IDs: locked}
 	}
 	box := graphBounds(w, g)
-	lg, r, err := layoutOf(ctx, w, g, dir)
+	fit := fitFor(w, g, false)
+	if dir == MindMap {
+		fit = layout.Fit{}
+	}
+	lg, r, err := layoutOf(ctx, w, g, dir, fit)
 	if err != nil {
 		return Result{}, err
 	}
@@ -103,7 +108,7 @@ func Relayout(ctx context.Context, w *scene.Scene, dir Direction) (Result, error
 	if err := routeEdges(w, edgeIDs(g), r, box.X, box.Y); err != nil {
 		return Result{}, err
 	}
-	return Result{IDs: g.nodes, Direction: dir, Nodes: len(g.nodes), Edges: len(g.edges), Groups: len(g.frames), Crossings: r.Crossings}, nil
+	return Result{IDs: g.nodes, Direction: r.Direction, Arrangement: r.Arrangement, Nodes: len(g.nodes), Edges: len(g.edges), Groups: len(g.frames), Crossings: r.Crossings}, nil
 }
 
 // Reshape changes a node's shape. The scene refuses to change an element's type (Excalidraw
@@ -245,7 +250,15 @@ func MoveToGroup(w *scene.Scene, id, group string, opt Options) error {
 // other members when it joined a group, out of the boxes it left when it joined none.
 func settleInGroup(w *scene.Scene, id, group string) error {
 	n, _ := w.Get(id)
-	ok := spotTest(w, id, group, map[string]bool{id: true}, nil)
+	var neighbours []string // its arrows must not cross other nodes where it goes
+	for _, e := range readGraph(w, nil).edges {
+		if e.from == id {
+			neighbours = append(neighbours, e.to)
+		} else if e.to == id {
+			neighbours = append(neighbours, e.from)
+		}
+	}
+	ok := spotTest(w, id, group, map[string]bool{id: true}, neighbours)
 	if !ok(n.Bounds()) {
 		want := scene.Point{X: n.X, Y: n.Y}
 		if group != "" {
@@ -257,10 +270,10 @@ func settleInGroup(w *scene.Scene, id, group string) error {
 			}
 		}
 		dir := readGraph(w, nil).direction(w)
-		p, found := freeSpot(want, n.Width, n.Height, dir, ok)
+		p, found := freeSpot(want, n.Width, n.Height, dir, false, ok)
 		if !found && group != "" {
 			var err error
-			if p, err = makeRoom(w, id, group, string(dir), want); err != nil {
+			if p, err = makeRoom(w, id, group, string(dir), false, want); err != nil {
 				return err
 			}
 			found = true

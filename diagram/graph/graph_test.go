@@ -3,9 +3,12 @@ package graph
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 
+	"github.com/excalibot/excalibot/diagram"
 	"github.com/excalibot/excalibot/scene"
 )
 
@@ -227,5 +230,47 @@ func TestRelayoutRefusals(t *testing.T) {
 	}
 	if err := Reshape(sc, "api", scene.Ellipse); !errors.As(err, &locked) {
 		t.Errorf("reshape of a locked node: err = %v, want a LockedError", err)
+	}
+}
+
+// pipeline is a chain of n stages, the third edge labelled.
+func pipeline(n int, dir Direction) Graph {
+	g := Graph{Direction: dir}
+	for i := range n {
+		g.Nodes = append(g.Nodes, Node{ID: fmt.Sprintf("s%d", i), Label: fmt.Sprintf("Stage %d", i)})
+		if i > 0 {
+			e := Edge{From: fmt.Sprintf("s%d", i-1), To: fmt.Sprintf("s%d", i)}
+			if i == 3 {
+				e.Label = "on merge"
+			}
+			g.Edges = append(g.Edges, e)
+		}
+	}
+	return g
+}
+
+// TestDrawFitsTheScreen: a pipeline of 12 stages comes out within MaxAspect, wrapped when its
+// direction was asked for (the direction kept), and every edge label sits on its arrow's middle
+// point, where Excalidraw puts it.
+func TestDrawFitsTheScreen(t *testing.T) {
+	for _, dir := range []Direction{LeftRight, TopDown, ""} {
+		sc := scene.New()
+		res, err := Draw(context.Background(), sc, pipeline(12, dir), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		box, _ := diagram.Bounds(sc, nil)
+		if a := math.Max(box.Width/box.Height, box.Height/box.Width); a > MaxAspect+0.1 {
+			t.Errorf("%q: %s %q is %gx%g, want within %g:1", dir, res.Direction, res.Arrangement, box.Width, box.Height, MaxAspect)
+		}
+		if dir != "" && (res.Direction != dir || !strings.Contains(res.Arrangement, "wrapped")) {
+			t.Errorf("%q: laid out %s %q, want %s kept and wrapped", dir, res.Direction, res.Arrangement, dir)
+		}
+		a := get(t, sc, "e-s2-s3")
+		pts := a.AbsPoints()
+		l := get(t, sc, a.Label())
+		if len(pts)%2 != 1 || math.Hypot(l.Center().X-pts[len(pts)/2].X, l.Center().Y-pts[len(pts)/2].Y) > 0.5 {
+			t.Errorf("%q: label at %v, arrow points %v: want the label on the middle point", dir, l.Center(), pts)
+		}
 	}
 }

@@ -424,58 +424,79 @@ func addGroups(w *scene.Scene, groups []groupArgs, parents map[string]string) ([
 	return ids, nil
 }
 
-// makeRoom opens a band of space along a group's bottom (top-down) or right edge (left-right)
+// makeRoom opens a band of space along a group's bottom (top-down) or right edge (left-right),
+// or its top or left edge when back says the layers run the other way there (a snake's odd rows),
 // for a node that fits nowhere in it: everything beyond the edge moves away by the node's size
 // plus a gap, and the groups the edge runs through (the node's group and the groups around it)
 // grow by as much. Relative positions are kept, a person's edits included. It returns where the
 // node goes: inside the group, in the new band, as near to near as the band allows.
-func makeRoom(w *scene.Scene, node, group string, dir string, near scene.Point) (scene.Point, error) {
+func makeRoom(w *scene.Scene, node, group string, dir string, back bool, near scene.Point) (scene.Point, error) {
 	n, _ := w.Get(node)
 	g, _ := w.Get(group)
 	lr := dir == "LR"
-	edge, size := g.Y+g.Height, n.Height+diagram.Gap
+	size := n.Height + diagram.Gap
 	if lr {
-		edge, size = g.X+g.Width, n.Width+diagram.Gap
+		size = n.Width + diagram.Gap
+	}
+	span := func(b scene.Rect) (float64, float64) {
+		if lr {
+			return b.X, b.X + b.Width
+		}
+		return b.Y, b.Y + b.Height
+	}
+	gStart, gEnd := span(g.Bounds())
+	edge := gEnd
+	if back {
+		edge = gStart
 	}
 	var move, grow []string
 	w.Each(func(e *scene.Element) bool {
 		if e.ID == node || e.ContainerID != "" || e.Type == scene.Arrow && e.StartBinding != nil && e.EndBinding != nil {
 			return true // labels and bound arrows follow their elements
 		}
-		b := e.Bounds()
-		start, end := b.Y, b.Y+b.Height
-		if lr {
-			start, end = b.X, b.X+b.Width
-		}
+		start, end := span(e.Bounds())
+		group := e.Type == scene.Frame || IsBox(e)
 		switch {
-		case start >= edge-0.5:
+		case !back && start >= edge-0.5, back && end <= edge+0.5:
 			move = append(move, e.ID)
-		case (e.Type == scene.Frame || IsBox(e)) && end >= edge-0.5:
+		case group && !back && end >= edge-0.5, group && back && start <= edge+0.5:
 			grow = append(grow, e.ID)
 		}
 		return true
 	})
-	dx, dy := 0.0, size
+	shift := size
+	if back {
+		shift = -size
+	}
+	dx, dy := 0.0, shift
 	if lr {
-		dx, dy = size, 0
+		dx, dy = shift, 0
 	}
 	if err := w.MoveBy(move, dx, dy); err != nil {
 		return scene.Point{}, fmt.Errorf("make room in %q: %w", group, err)
 	}
 	for _, id := range grow {
 		if err := w.Update(id, func(e *scene.Element) error {
-			e.Width += dx
-			e.Height += dy
+			if back { // grown at its near side: its corner moves
+				e.X, e.Y = e.X+dx, e.Y+dy
+				e.Width, e.Height = e.Width-dx, e.Height-dy
+			} else {
+				e.Width, e.Height = e.Width+dx, e.Height+dy
+			}
 			return nil
 		}); err != nil {
 			return scene.Point{}, fmt.Errorf("make room in %q: %w", group, err)
 		}
 	}
-	// The node's corner: half a gap into the band, across it as near to near as the group allows
-	// (the band is empty across the whole group).
+	// The node's corner: in the band, next to what the group held, across it as near to near as
+	// the group allows (the band is empty across the whole group).
 	clamp := func(v, lo, hi float64) float64 { return math.Max(lo, math.Min(v, math.Max(lo, hi))) }
-	if lr {
-		return scene.Point{X: edge - groupMargin + diagram.Gap/2, Y: clamp(near.Y, g.Y+FrameTitle+groupMargin, g.Y+g.Height-groupMargin-n.Height)}, nil
+	at := edge - groupMargin + diagram.Gap/2
+	if back {
+		at = edge - (size - diagram.Gap) // the node's far side at the old edge
 	}
-	return scene.Point{X: clamp(near.X, g.X+groupMargin, g.X+g.Width-groupMargin-n.Width), Y: edge - groupMargin + diagram.Gap/2}, nil
+	if lr {
+		return scene.Point{X: at, Y: clamp(near.Y, g.Y+FrameTitle+groupMargin, g.Y+g.Height-groupMargin-n.Height)}, nil
+	}
+	return scene.Point{X: clamp(near.X, g.X+groupMargin, g.X+g.Width-groupMargin-n.Width), Y: at}, nil
 }

@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 
 	"github.com/excalibot/excalibot/diagram"
@@ -29,6 +30,9 @@ func obstacles(w *scene.Scene, skip map[string]bool, own map[string]bool) []scen
 	return out
 }
 
+// arrowClearance is the least room kept between a newly placed node and an arrow it is not on.
+const arrowClearance = 10.0
+
 func hits(r scene.Rect, obs []scene.Rect) bool {
 	for _, o := range obs {
 		if r.X < o.X+o.Width && o.X < r.X+r.Width && r.Y < o.Y+o.Height && o.Y < r.Y+r.Height {
@@ -39,11 +43,15 @@ func hits(r scene.Rect, obs []scene.Rect) bool {
 }
 
 // freeSpot returns the top-left corner nearest to want (searching across the layers first, then
-// along them) where a w×h box is acceptable to ok.
-func freeSpot(want scene.Point, width, height float64, dir layout.Direction, ok func(scene.Rect) bool) (scene.Point, bool) {
+// along them, in the way the layers run there: back says they run right to left, or upwards, as in
+// the odd rows of a snake) where a w×h box is acceptable to ok.
+func freeSpot(want scene.Point, width, height float64, dir layout.Direction, back bool, ok func(scene.Rect) bool) (scene.Point, bool) {
 	stepA, stepB := width+diagram.Gap, height+diagram.Gap // across the layers, along them
 	if dir == layout.LeftRight {
 		stepA, stepB = height+diagram.Gap, width+diagram.Gap
+	}
+	if back {
+		stepB = -stepB
 	}
 	try := func(i, j int) (scene.Point, bool) {
 		p := want
@@ -73,7 +81,8 @@ func freeSpot(want scene.Point, width, height float64, dir layout.Direction, ok 
 
 // spotTest says whether a new node may go at r: clear of every obstacle and, for a node going into
 // a group, such that the group (and each group around it) grown to hold it touches nothing outside.
-// Arrows to the neighbours already placed must not pass through other nodes either.
+// Arrows to the neighbours already placed must not pass through other nodes either, and no
+// arrow drawn already may pass under the node.
 func spotTest(w *scene.Scene, id, groupID string, skip map[string]bool, placed []string) func(scene.Rect) bool {
 	var chain []string // the group and the groups around it, innermost first
 	own := map[string]bool{}
@@ -95,7 +104,24 @@ func spotTest(w *scene.Scene, id, groupID string, skip map[string]bool, placed [
 			ends = append(ends, e.Center())
 		}
 	}
+	// Arrows already drawn between other nodes must not run under the new node (or its label).
+	var lines [][]scene.Point
+	w.Each(func(e *scene.Element) bool {
+		if e.Type == scene.Arrow && !(e.StartBinding != nil && e.StartBinding.ElementID == id) && !(e.EndBinding != nil && e.EndBinding.ElementID == id) {
+			lines = append(lines, e.AbsPoints())
+		}
+		return true
+	})
 	clearLines := func(r scene.Rect) bool {
+		box := scene.NewElement(scene.Rectangle)
+		box.X, box.Y, box.Width, box.Height = r.X-arrowClearance, r.Y-arrowClearance, r.Width+2*arrowClearance, r.Height+2*arrowClearance
+		for _, l := range lines {
+			for k := 1; k < len(l); k++ {
+				if scene.SegmentIntersects(box, l[k-1], l[k]) {
+					return false
+				}
+			}
+		}
 		c := scene.Point{X: r.X + r.Width/2, Y: r.Y + r.Height/2}
 		for i, end := range ends {
 			for _, n := range nodes {
@@ -160,7 +186,7 @@ func placeNew(ctx context.Context, w *scene.Scene, fresh []string, dir layout.Di
 		return nil
 	}
 	g := readGraph(w, nil)
-	_, r, err := layoutOf(ctx, w, g, dir)
+	_, r, err := layoutOf(ctx, w, g, dir, layout.Fit{})
 	if err != nil {
 		return err
 	}
@@ -180,11 +206,13 @@ func placeNew(ctx context.Context, w *scene.Scene, fresh []string, dir layout.Di
 		e, _ := w.Get(id)
 		ln := r.Nodes[id]
 		var want scene.Point
+		back := false // the layers run backwards around the anchor (a mirrored diagram, a snake's odd row)
 		switch {
 		case anchor != "":
 			a, _ := w.Get(anchor)
 			la := r.Nodes[anchor]
 			fx, fy := flips(w, r, anchor, neighbours[anchor], pending)
+			back = dir == layout.LeftRight && fx || dir != layout.LeftRight && fy
 			// The offset is between top-left corners; mirrored, it is between the far corners.
 			dx, dy := ln.X-la.X, ln.Y-la.Y
 			if fx {
@@ -205,16 +233,46 @@ func placeNew(ctx context.Context, w *scene.Scene, fresh []string, dir layout.Di
 		for p := range pending {
 			skip[p] = true
 		}
-		var placed []string
-		for _, n := range neighbours[id] {
-			if !pending[n] {
-				placed = append(placed, n)
+		placedExcept := func(except string) []string {
+			var placed []string
+			for _, n := range neighbours[id] {
+				if !pending[n] && n != except {
+					placed = append(placed, n)
+				}
+			}
+			return placed
+		}
+		// The end of a line of its siblings first, keeping the line's own spacing (closer than
+		// diagram.Gap); an arrow along a bus runs beside the line, not straight to its anchor.
+		p, found := want, false
+		var follow string // the sibling whose bus the new arrow takes
+		if anchor != "" {
+			for _, sp := range lineEnd(w, anchor, siblings(g, anchor, id, pending), e.Width, e.Height) {
+				last := sp.line[len(sp.line)-1]
+				bus := isBus(w, g, anchor, last)
+				inLine := maps.Clone(skip)
+				for _, s := range sp.line {
+					inLine[s] = true
+				}
+				except := ""
+				if bus {
+					except = anchor
+				}
+				if spotTest(w, id, groupOf(w, &e), inLine, placedExcept(except))(scene.Rect{X: sp.at.X, Y: sp.at.Y, Width: e.Width, Height: e.Height}) {
+					p, found = sp.at, true
+					if bus {
+						follow = last
+					}
+					break
+				}
 			}
 		}
-		p, found := freeSpot(want, e.Width, e.Height, dir, spotTest(w, id, groupOf(w, &e), skip, placed))
+		if !found {
+			p, found = freeSpot(want, e.Width, e.Height, dir, back, spotTest(w, id, groupOf(w, &e), skip, placedExcept("")))
+		}
 		if gr := groupOf(w, &e); !found && gr != "" && !emptyGroup(mustElem(w, gr)) {
 			// No spot where the group can grow around the node: open a band in the group for it.
-			if p, err = makeRoom(w, id, gr, string(dir), want); err != nil {
+			if p, err = makeRoom(w, id, gr, string(dir), back, want); err != nil {
 				return err
 			}
 		} else if !found {
@@ -226,6 +284,11 @@ func placeNew(ctx context.Context, w *scene.Scene, fresh []string, dir layout.Di
 			return fmt.Errorf("place node %q: %w", id, err)
 		}
 		delete(pending, id)
+		if follow != "" {
+			if err := followRoute(w, g, anchor, id, follow); err != nil {
+				return err
+			}
+		}
 		if gr := groupOf(w, &e); gr != "" {
 			if err := fitGroup(w, gr, pending); err != nil {
 				return err

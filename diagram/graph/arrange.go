@@ -1,0 +1,222 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/excalibot/excalibot/layout"
+	"github.com/excalibot/excalibot/scene"
+)
+
+// How a whole diagram is fitted to the screen it is shown on: a chat client scales the picture to
+// its width, so a strip of 10:1 has text too small to read. Draw and Relayout give the layout
+// these bounds; Add does not rearrange what is there.
+const (
+	// MaxAspect is the most a drawn graph's longer side may be of its shorter side.
+	MaxAspect = 2.5
+	// ShownWidth and MinTextPx: text must be at least MinTextPx high when the picture is shown
+	// ShownWidth px wide, which bounds the picture's width by its smallest font.
+	ShownWidth = 1600.0
+	MinTextPx  = 9.0
+	// SmallPicture is the longer side (px) up to which a drawing is left as laid out: it reads on
+	// a phone whatever its shape.
+	SmallPicture = 1000.0
+	// pictureMargin is the renderer's padding on each side of the drawing.
+	pictureMargin = 20.0
+)
+
+// fitFor is the fit of a layout of g: MaxAspect, the widest the picture may be for its smallest
+// text, and whether the direction may turn (only when the caller did not ask for one).
+func fitFor(w *scene.Scene, g sceneGraph, turn bool) layout.Fit {
+	smallest := math.Inf(1)
+	look := func(id string) {
+		if l, ok := w.Get(id); ok && l.Type == scene.Text && l.FontSize > 0 {
+			smallest = math.Min(smallest, l.FontSize)
+		}
+	}
+	for _, id := range g.nodes {
+		e, _ := w.Get(id)
+		look(e.Label())
+	}
+	for _, ed := range g.edges {
+		e, _ := w.Get(ed.id)
+		look(e.Label())
+	}
+	for _, f := range g.frames {
+		look(TitleOf(w, f))
+	}
+	f := layout.Fit{MaxAspect: MaxAspect, Small: SmallPicture, Turn: turn}
+	if !math.IsInf(smallest, 1) {
+		f.MaxWidth = ShownWidth*smallest/MinTextPx - 2*pictureMargin
+	}
+	return f
+}
+
+// layoutOf runs the layout over the scene's graph with the nodes' current sizes and the edges'
+// labels, fitted to fit (the zero Fit for dot's plain layout).
+func layoutOf(ctx context.Context, w *scene.Scene, g sceneGraph, dir layout.Direction, fit layout.Fit) (layout.Graph, layout.Result, error) {
+	lg := layout.Graph{Direction: dir, Fit: fit}
+	for _, f := range g.frames {
+		lg.Clusters = append(lg.Clusters, layout.Cluster{ID: f, TitleHeight: FrameTitle, Parent: g.parent[f]})
+	}
+	for _, id := range g.nodes {
+		e, _ := w.Get(id)
+		lg.Nodes = append(lg.Nodes, layout.Node{ID: id, Width: e.Width, Height: e.Height, Cluster: g.frame[id]})
+	}
+	for _, e := range g.edges {
+		le := layout.Edge{From: e.from, To: e.to}
+		a, _ := w.Get(e.id)
+		if l, ok := w.Get(a.Label()); ok && a.Label() != "" && l.Text != "" {
+			le.LabelWidth, le.LabelHeight = l.Width, l.Height
+		}
+		lg.Edges = append(lg.Edges, le)
+	}
+	r, err := layout.Layout(ctx, lg)
+	if errors.Is(err, layout.ErrInvalid) && dir == layout.MindMap && len(lg.Clusters) > 0 {
+		return lg, r, errors.New("direction mindmap: a mind map has no groups; drop the groups or use TB or LR")
+	}
+	if err != nil {
+		return lg, r, fmt.Errorf("layout: %w", err)
+	}
+	return lg, r, nil
+}
+
+// applyLayout moves every node, group and edge of g to where r puts them, shifted by (ox, oy).
+// Frames move first: moving a frame drags its children, and the boxes and nodes then go to their
+// places. A frame's title is drawn above it, a box's inside its top strip.
+func applyLayout(w *scene.Scene, lg layout.Graph, r layout.Result, ox, oy float64) error {
+	for _, c := range lg.Clusters {
+		rc := r.Clusters[c.ID]
+		if e, _ := w.Get(c.ID); e.Type != scene.Frame {
+			continue
+		}
+		if err := w.Update(c.ID, func(e *scene.Element) error {
+			e.X, e.Y = rc.X+ox, rc.Y+oy+FrameTitle
+			e.Width, e.Height = rc.Width, rc.Height-FrameTitle
+			return nil
+		}); err != nil {
+			return fmt.Errorf("place frame %q: %w", c.ID, err)
+		}
+	}
+	for _, c := range lg.Clusters {
+		if e, _ := w.Get(c.ID); e.Type == scene.Frame {
+			continue
+		}
+		rc := r.Clusters[c.ID]
+		if err := placeBox(w, c.ID, scene.Rect{X: rc.X + ox, Y: rc.Y + oy, Width: rc.Width, Height: rc.Height}); err != nil {
+			return err
+		}
+	}
+	for _, n := range lg.Nodes {
+		e, _ := w.Get(n.ID)
+		rn := r.Nodes[n.ID]
+		if err := w.MoveBy([]string{n.ID}, rn.X+ox-e.X, rn.Y+oy-e.Y); err != nil {
+			return fmt.Errorf("place node %q: %w", n.ID, err)
+		}
+	}
+	return nil
+}
+
+// routeEdges gives each laid-out edge the points of its route, so an edge that skips a layer goes
+// around the nodes between instead of through them, and a label sits where the layout made room
+// for it: a labelled route has its label's centre as its middle point, where Excalidraw centres
+// an arrow's label. The scene puts the ends on the borders. The curve Excalidraw draws through
+// the points can cut a node's corner that dot's spline avoided; then the straight line (through
+// the label's place) is taken instead when it passes fewer nodes. Routes are shifted by (ox, oy)
+// like the nodes (applyLayout); a bus of stacked leaves is drawn with sharp corners.
+func routeEdges(w *scene.Scene, ids []string, r layout.Result, ox, oy float64) error {
+	var nodes []scene.Element
+	w.Each(func(e *scene.Element) bool {
+		if IsNode(e.Type) && !IsBox(e) {
+			nodes = append(nodes, *e)
+		}
+		return true
+	})
+	shift := func(ps []layout.Point) []layout.Point {
+		out := make([]layout.Point, len(ps))
+		for k, b := range ps {
+			out[k] = layout.Point{X: b.X + ox, Y: b.Y + oy}
+		}
+		return out
+	}
+	for i, id := range ids {
+		if i >= len(r.Routes) {
+			break
+		}
+		bends := shift(r.Routes[i])
+		sharp := i < len(r.Sharp) && r.Sharp[i]
+		if err := w.Update(id, func(e *scene.Element) error {
+			setBends(w, e, bends)
+			if sharp {
+				e.Roundness = nil
+			} else if e.Roundness == nil {
+				e.Roundness = &scene.Roundness{Type: scene.RoundnessProportional}
+			}
+			return nil
+		}); err != nil {
+			return fmt.Errorf("route edge %q: %w", id, err)
+		}
+		a, _ := w.Get(id)
+		labelled := a.Label() != "" && len(bends)%2 == 1
+		if len(bends) == 0 || sharp || labelled && len(bends) == 1 {
+			continue
+		}
+		hit := nodesHit(a, nodes)
+		if hit == 0 {
+			continue
+		}
+		var straight []layout.Point
+		if labelled {
+			straight = bends[len(bends)/2 : len(bends)/2+1] // keep the label's place
+		}
+		if err := w.Update(id, func(e *scene.Element) error {
+			setBends(w, e, straight)
+			return nil
+		}); err != nil {
+			return fmt.Errorf("route edge %q: %w", id, err)
+		}
+		if s, _ := w.Get(id); nodesHit(s, nodes) >= hit {
+			if err := w.Update(id, func(e *scene.Element) error {
+				setBends(w, e, bends)
+				return nil
+			}); err != nil {
+				return fmt.Errorf("route edge %q: %w", id, err)
+			}
+		}
+	}
+	return nil
+}
+
+// nodesHit counts the nodes an arrow's polyline passes through, other than its own ends.
+func nodesHit(a scene.Element, nodes []scene.Element) int {
+	pts := a.AbsPoints()
+	n := 0
+	for _, nd := range nodes {
+		if a.StartBinding != nil && nd.ID == a.StartBinding.ElementID || a.EndBinding != nil && nd.ID == a.EndBinding.ElementID {
+			continue
+		}
+		for k := 1; k < len(pts); k++ {
+			if scene.SegmentIntersects(nd, pts[k-1], pts[k]) {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+// setBends sets an arrow's points to its start centre, the bends and its end centre; the scene then
+// moves the two ends onto the borders, aimed at the neighbouring bend.
+func setBends(w *scene.Scene, e *scene.Element, bends []layout.Point) {
+	s, _ := w.Get(e.StartBinding.ElementID)
+	t, _ := w.Get(e.EndBinding.ElementID)
+	cs, ct := s.Center(), t.Center()
+	e.X, e.Y = cs.X, cs.Y
+	e.Points = []scene.Point{{}}
+	for _, b := range bends {
+		e.Points = append(e.Points, scene.Point{X: b.X - cs.X, Y: b.Y - cs.Y})
+	}
+	e.Points = append(e.Points, scene.Point{X: ct.X - cs.X, Y: ct.Y - cs.Y})
+}

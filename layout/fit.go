@@ -1,0 +1,262 @@
+package layout
+
+import (
+	"context"
+	"errors"
+	"math"
+	"sort"
+)
+
+// Fitting: dot's plain layout of a long chain, a wide org chart or a broad architecture is a strip
+// that a chat client shrinks until its text cannot be read. When Graph.Fit is set and the plain
+// layout exceeds it, the other arrangements are tried — the other direction (when Fit.Turn
+// allows it), the leaves of wide fan-outs stacked, the layers wrapped into a snake — sized from
+// the plain layout so that only the likeliest few are laid out, and the one that fits best wins.
+
+// screen is the side of the square a picture is scored in: a score is the scale at which the
+// picture fits in it.
+const screen = 1600.0
+
+// Preferences between arrangements that fit: the plain layout first, then the plain layout
+// spread out, stacked leaves, the other direction, and a snake (each edge between its bands but
+// the wrapping one lowers a snake further). Arrangements of the other direction multiply in its
+// preference.
+const (
+	preferSpread = 0.99
+	preferStack  = 0.97
+	preferTurned = 0.95
+	preferFold   = 0.92
+	maxRuns      = 4  // layouts tried beyond the plain one (and the turned one)
+	bigGraph     = 40 // nodes from which only half as many are tried: each run costs more
+)
+
+type candidate struct {
+	p      *plan
+	pl     placed
+	prefer float64
+	w, h   float64
+}
+
+func (f Fit) fits(w, h float64) bool {
+	if math.Max(w, h) <= f.Small {
+		return true
+	}
+	return math.Max(w/h, h/w) <= f.MaxAspect+1e-9 && (f.MaxWidth <= 0 || w <= f.MaxWidth)
+}
+
+// score is the scale at which a picture w×h fits the screen square, lowered steeply for an aspect
+// beyond MaxAspect and for a width beyond MaxWidth.
+func (f Fit) score(w, h float64) float64 {
+	if w <= 0 || h <= 0 {
+		return 0
+	}
+	s := math.Min(screen/w, screen/h)
+	if a := math.Max(w/h, h/w); a > f.MaxAspect {
+		s *= (f.MaxAspect / a) * (f.MaxAspect / a)
+	}
+	if f.MaxWidth > 0 && w > f.MaxWidth {
+		s *= f.MaxWidth / w
+	}
+	return s
+}
+
+func (c candidate) score(f Fit) float64 { return f.score(c.w, c.h) * c.prefer }
+
+func runCandidate(ctx context.Context, p *plan, prefer float64) (candidate, bool, error) {
+	pl, err := runDot(ctx, p)
+	if err != nil {
+		return candidate{}, false, err
+	}
+	if !p.orientBands(&pl) {
+		// dot orders the bands' clusters by its own lights; declared the other way round they
+		// often come out in order.
+		q := p.clone()
+		q.reverseBands = !p.reverseBands
+		if pl, err = runDot(ctx, q); err != nil {
+			return candidate{}, false, err
+		}
+		if !q.orientBands(&pl) {
+			return candidate{}, false, nil
+		}
+		p = q
+	}
+	b := pl.bounds()
+	return candidate{p: p, pl: pl, prefer: prefer, w: b.Width, h: b.Height}, true, nil
+}
+
+// fit lays g out, rearranged to g.Fit when the plain layout exceeds it.
+func fit(ctx context.Context, g Graph) (Result, error) {
+	base, ok, err := runCandidate(ctx, newPlan(g, g.Direction), 1)
+	if err != nil {
+		return Result{}, err
+	}
+	if !ok { // a plain plan has no bands to be out of order
+		return Result{}, errors.New("lay out: the plain layout came out of order")
+	}
+	f := g.Fit
+	if f.MaxAspect <= 0 || f.fits(base.w, base.h) {
+		return finish(base), nil
+	}
+	cands := []candidate{base}
+	starts := []candidate{base}
+	if f.Turn {
+		other := TopDown
+		if g.Direction == TopDown {
+			other = LeftRight
+		}
+		turned, ok, err := runCandidate(ctx, newPlan(g, other), preferTurned)
+		if err != nil {
+			return Result{}, err
+		}
+		if ok {
+			turned.p.arrangement = "turned " + string(other)
+			cands = append(cands, turned)
+			starts = append(starts, turned)
+		}
+	}
+	// The other arrangements of each direction, scored on sizes estimated from its plain layout.
+	type option struct {
+		p        *plan
+		prefer   float64
+		estimate float64
+		fits     bool // estimated to
+	}
+	var opts []option
+	for _, s := range starts {
+		r := s.p.ranksOf(s.pl)
+		for _, rows := range []int{2, 3, 4, 5, 6, 8} {
+			if q := s.p.stack(rows); q != nil {
+				w, h := s.p.stackEstimate(s.pl, r, q)
+				opts = append(opts, option{q, s.prefer * preferStack, f.score(w, h) * s.prefer * preferStack, f.fits(w, h)})
+			}
+		}
+		if q, w, h := s.p.spread(s, r, f); q != nil {
+			opts = append(opts, option{q, s.prefer * preferSpread, f.score(w, h) * s.prefer * preferSpread, f.fits(w, h)})
+		}
+		longest := r.hi[len(r.hi)-1] - r.lo[0]
+		for n := 2; n <= len(r.lo) && n <= 12; n++ {
+			cut := s.p.cuts(s.pl, r, n)
+			// One band more must make the longest band shorter (cuts only go between groups).
+			if l := longestBand(r, cut); cut != nil && l < 0.95*longest {
+				longest = l
+				w, h := s.p.foldEstimate(r, cut)
+				// Every edge between bands beyond the one that wraps makes the snake harder to follow.
+				prefer := s.prefer * preferFold * math.Pow(preferFold, float64(s.p.crossingCuts(r, cut)-(n-1)))
+				opts = append(opts, option{s.p.fold(r, cut), prefer, f.score(w, h) * prefer, f.fits(w, h)})
+			}
+		}
+	}
+	// Those estimated to fit first, the least changed of them first; then the rest by estimate.
+	sort.SliceStable(opts, func(i, j int) bool {
+		a, b := opts[i], opts[j]
+		if a.fits != b.fits {
+			return a.fits
+		}
+		if a.fits && math.Abs(a.prefer-b.prefer) > 0.005 {
+			return a.prefer > b.prefer
+		}
+		return a.estimate > b.estimate
+	})
+	for i, o := range opts {
+		if i >= maxRuns || len(g.Nodes) > bigGraph && i >= maxRuns/2 {
+			break
+		}
+		c, ok, err := runCandidate(ctx, o.p, o.prefer)
+		if err != nil {
+			return Result{}, err
+		}
+		if ok {
+			cands = append(cands, c)
+			if f.fits(c.w, c.h) {
+				break
+			}
+		}
+	}
+	return finish(choose(cands, f)), nil
+}
+
+// choose picks, of the candidates that fit, the least changed one (the best scored of those
+// about as little changed) — unless it scores far worse than the best candidate, as a huge graph
+// folded to a legal width but three times taller does; then, and when none fits, the best scored.
+func choose(cands []candidate, f Fit) candidate {
+	var best, fitting *candidate
+	for i := range cands {
+		c := &cands[i]
+		if best == nil || c.score(f) > best.score(f) {
+			best = c
+		}
+		if !f.fits(c.w, c.h) {
+			continue
+		}
+		if fitting == nil || c.prefer > fitting.prefer+0.005 || math.Abs(c.prefer-fitting.prefer) <= 0.005 && c.score(f) > fitting.score(f) {
+			fitting = c
+		}
+	}
+	if fitting != nil && fitting.score(f) >= worthFitting*best.score(f) {
+		return *fitting
+	}
+	// Nothing fits well: a rearrangement must be clearly better than the plain layout to be worth
+	// its strangeness.
+	if base := &cands[0]; best != base && best.score(f) < worthChange*base.score(f) {
+		return *base
+	}
+	return *best
+}
+
+// worthChange is how much better than the plain layout's score a rearrangement that does not fit
+// must be to be chosen.
+const worthChange = 1.25
+
+// worthFitting is the least share of the best score a candidate that fits must reach to be
+// chosen over it.
+const worthFitting = 0.5
+
+// longestBand is the length along the layers of the longest band of a fold at starts.
+func longestBand(r ranks, starts []int) float64 {
+	var l float64
+	for b, s := range starts {
+		e := len(r.lo) - 1
+		if b+1 < len(starts) {
+			e = starts[b+1] - 1
+		}
+		l = math.Max(l, r.hi[e]-r.lo[s])
+	}
+	return l
+}
+
+func finish(c candidate) Result { return c.p.result(c.pl) }
+
+// stackEstimate is the size of the picture with q's stacks, from p's plain layout: the layers
+// holding leaves get as broad as their remaining nodes and the blocks, and as deep as the deepest
+// block.
+func (p *plan) stackEstimate(pl placed, r ranks, q *plan) (width, height float64) {
+	layers := len(r.lo)
+	removed := make([]float64, layers) // breadth taken out of each layer
+	added := make([]float64, layers)   // breadth of the blocks put in
+	deeper := make([]float64, layers)  // how much deeper the layer gets
+	for _, b := range q.blocks {
+		k := r.of[b.leaves[0]]
+		if k < 0 {
+			continue
+		}
+		for _, l := range b.leaves {
+			_, ac := p.across(pl.nodes[l])
+			removed[k] += ac + p.g.NodeSep
+		}
+		bn := q.nodes[b.node]
+		_, ac := q.across(Rect{0, 0, bn.w, bn.h})
+		_, al := q.along(Rect{0, 0, bn.w, bn.h})
+		added[k] += ac + p.g.NodeSep
+		deeper[k] = math.Max(deeper[k], al-(r.hi[k]-r.lo[k]))
+	}
+	var along, across float64
+	for k := range layers {
+		across = math.Max(across, r.aHi[k]-r.aLo[k]-removed[k]+added[k])
+		along += deeper[k]
+	}
+	b := pl.bounds()
+	if p.dir == LeftRight {
+		return b.Width + along, across
+	}
+	return across, b.Height + along
+}

@@ -1,0 +1,414 @@
+package layout
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+var screenFit = Fit{MaxAspect: 2.5, MaxWidth: 3500, Small: 1000}
+
+// chain is n nodes of 170×80 in a line, labelled edges where label says so.
+func chain(n int, dir Direction, label func(i int) bool) Graph {
+	g := Graph{Direction: dir}
+	for i := range n {
+		g.Nodes = append(g.Nodes, Node{ID: fmt.Sprintf("s%d", i), Width: 170, Height: 80})
+		if i > 0 {
+			e := Edge{From: fmt.Sprintf("s%d", i-1), To: fmt.Sprintf("s%d", i)}
+			if label != nil && label(i) {
+				e.LabelWidth, e.LabelHeight = 70, 25
+			}
+			g.Edges = append(g.Edges, e)
+		}
+	}
+	return g
+}
+
+// extent is the box around the result's nodes and clusters.
+func extent(r Result) Rect {
+	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	add := func(b Rect) {
+		minX, minY = math.Min(minX, b.X), math.Min(minY, b.Y)
+		maxX, maxY = math.Max(maxX, b.X+b.Width), math.Max(maxY, b.Y+b.Height)
+	}
+	for _, n := range r.Nodes {
+		add(n)
+	}
+	for _, c := range r.Clusters {
+		add(c)
+	}
+	return Rect{minX, minY, maxX - minX, maxY - minY}
+}
+
+func aspect(b Rect) float64 { return math.Max(b.Width/b.Height, b.Height/b.Width) }
+
+func centreOf(r Rect) Point { return Point{r.X + r.Width/2, r.Y + r.Height/2} }
+
+// noOverlaps fails the test for overlapping nodes, or labels on nodes or on each other.
+func noOverlaps(t *testing.T, g Graph, r Result) {
+	t.Helper()
+	var boxes []Rect
+	var names []string
+	for _, n := range g.Nodes {
+		boxes, names = append(boxes, r.Nodes[n.ID]), append(names, n.ID)
+	}
+	for i, e := range g.Edges {
+		if e.LabelWidth > 0 {
+			l := r.Labels[i]
+			boxes = append(boxes, Rect{l.X - e.LabelWidth/2, l.Y - e.LabelHeight/2, e.LabelWidth, e.LabelHeight})
+			names = append(names, fmt.Sprintf("label of %s→%s", e.From, e.To))
+		}
+	}
+	for i := range boxes {
+		for j := i + 1; j < len(boxes); j++ {
+			if overlaps(boxes[i], boxes[j]) {
+				t.Errorf("%s %v overlaps %s %v", names[i], boxes[i], names[j], boxes[j])
+			}
+		}
+	}
+}
+
+// TestLabelsOnTheirEdges: every label is its route's middle point, between its edge's ends, clear
+// of nodes and other labels, also where six labelled edges meet one node.
+func TestLabelsOnTheirEdges(t *testing.T) {
+	fanIn := Graph{Direction: TopDown, Nodes: []Node{{ID: "hub", Width: 170, Height: 80}}}
+	for i := range 6 {
+		id := fmt.Sprintf("src%d", i)
+		fanIn.Nodes = append(fanIn.Nodes, Node{ID: id, Width: 160 + float64(20*i), Height: 80})
+		fanIn.Edges = append(fanIn.Edges, Edge{From: id, To: "hub", LabelWidth: 60 + float64(10*i), LabelHeight: 25})
+	}
+	for _, tc := range []struct {
+		name string
+		g    Graph
+	}{
+		{"fan-in TB", fanIn},
+		{"fan-in LR", func() Graph { g := fanIn; g.Direction = LeftRight; return g }()},
+		{"chain LR", chain(5, LeftRight, func(i int) bool { return i%2 == 1 })},
+		{"cycle", Graph{Direction: TopDown, Nodes: []Node{{ID: "a", Width: 160, Height: 80}, {ID: "b", Width: 160, Height: 80}, {ID: "c", Width: 160, Height: 80}},
+			Edges: []Edge{{From: "a", To: "b", LabelWidth: 50, LabelHeight: 25}, {From: "b", To: "c", LabelWidth: 50, LabelHeight: 25}, {From: "c", To: "a", LabelWidth: 80, LabelHeight: 25}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Layout(context.Background(), tc.g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, e := range tc.g.Edges {
+				if e.LabelWidth == 0 {
+					continue
+				}
+				route := r.Routes[i]
+				if len(route)%2 != 1 || route[len(route)/2] != r.Labels[i] {
+					t.Errorf("%s→%s: route %v has not its label %v as its middle point", e.From, e.To, route, r.Labels[i])
+					continue
+				}
+				// Between the ends: the label's centre is nearer to each end than the ends are apart.
+				a, b := centreOf(r.Nodes[e.From]), centreOf(r.Nodes[e.To])
+				if d := dist(a, b); dist(a, r.Labels[i]) > d || dist(b, r.Labels[i]) > d {
+					t.Errorf("%s→%s: label at %v is not between %v and %v", e.From, e.To, r.Labels[i], a, b)
+				}
+			}
+			noOverlaps(t, tc.g, r)
+		})
+	}
+}
+
+// TestFitWrapsLongChains: a 12-stage pipeline left to right is wrapped into rows that snake (the
+// first row left to right, the next right to left), within the aspect, every edge joining
+// neighbours; the direction stays.
+func TestFitWrapsLongChains(t *testing.T) {
+	for _, dir := range []Direction{LeftRight, TopDown} {
+		g := chain(12, dir, func(i int) bool { return i == 5 })
+		g.Fit = screenFit
+		r, err := Layout(context.Background(), g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := extent(r)
+		if r.Direction != dir || !strings.Contains(r.Arrangement, "wrapped") || aspect(b) > 2.5 {
+			t.Fatalf("%s: laid out %s %q, %gx%g; want %s wrapped within 2.5:1", dir, r.Direction, r.Arrangement, b.Width, b.Height, dir)
+		}
+		noOverlaps(t, g, r)
+		// Each edge is short: its ends are neighbours in a row, or one above the other at a turn.
+		for _, e := range g.Edges {
+			a, c := r.Nodes[e.From], r.Nodes[e.To]
+			gapX := math.Max(c.X-(a.X+a.Width), a.X-(c.X+c.Width))
+			gapY := math.Max(c.Y-(a.Y+a.Height), a.Y-(c.Y+c.Height))
+			if math.Max(gapX, gapY) > 250 || gapX > 0 && gapY > 0 {
+				t.Errorf("%s: %s %v and %s %v are not neighbours", dir, e.From, a, e.To, c)
+			}
+		}
+		// The first band runs forwards from the corner.
+		s0, s1 := r.Nodes["s0"], r.Nodes["s1"]
+		if dir == LeftRight && !(s1.X > s0.X && math.Abs(s1.Y-s0.Y) < 1) || dir == TopDown && !(s1.Y > s0.Y && math.Abs(s1.X-s0.X) < 1) {
+			t.Errorf("%s: s0 %v, s1 %v: want the first band to run %s", dir, s0, s1, dir)
+		}
+		t.Logf("%s: %s, %.0fx%.0f", dir, r.Arrangement, b.Width, b.Height)
+	}
+}
+
+// TestFitTurnsOnlyWhenAllowed: a long chain asked for top-down stays top-down (wrapped into
+// columns); left free, it may turn.
+func TestFitTurnsOnlyWhenAllowed(t *testing.T) {
+	g := chain(9, TopDown, nil)
+	g.Fit = screenFit
+	r, err := Layout(context.Background(), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Direction != TopDown || strings.Contains(r.Arrangement, "turned") {
+		t.Errorf("laid out %s %q without Turn; want TB kept", r.Direction, r.Arrangement)
+	}
+	g.Fit.Turn = true
+	r, err = Layout(context.Background(), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := extent(r); aspect(b) > 2.5 {
+		t.Errorf("with Turn: %s %q, %gx%g: want within 2.5:1", r.Direction, r.Arrangement, b.Width, b.Height)
+	}
+}
+
+// TestFitLeavesSmallAndFittingGraphs: a strip of three boxes and a graph within the bounds are
+// dot's plain layout.
+func TestFitLeavesSmallAndFittingGraphs(t *testing.T) {
+	for _, g := range []Graph{chain(3, LeftRight, nil), randomGraph(10, 12, 1)} {
+		plain, err := Layout(context.Background(), g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Fit = screenFit
+		g.Fit.Turn = true
+		r, err := Layout(context.Background(), g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Arrangement != "" || r.Direction != g.Direction {
+			t.Errorf("%d nodes: arranged %q %s, want the plain layout", len(g.Nodes), r.Arrangement, r.Direction)
+		}
+		for id, n := range plain.Nodes {
+			if r.Nodes[id] != n {
+				t.Errorf("%s at %v, plain %v", id, r.Nodes[id], n)
+			}
+		}
+	}
+}
+
+// TestFitStacksWideFanOuts: a manager with twelve reports, and an org chart of 3 levels and 20
+// people, have their leaves stacked in columns hanging from a bus: within the aspect, the leaves of
+// one column one above the other, each routed along the bus with sharp corners.
+func TestFitStacksWideFanOuts(t *testing.T) {
+	wide := Graph{Direction: TopDown, Nodes: []Node{{ID: "head", Width: 180, Height: 80}}, Fit: screenFit}
+	for i := range 12 {
+		id := fmt.Sprintf("r%d", i)
+		wide.Nodes = append(wide.Nodes, Node{ID: id, Width: 170, Height: 80})
+		wide.Edges = append(wide.Edges, Edge{From: "head", To: id})
+	}
+	org := Graph{Direction: TopDown, Nodes: []Node{{ID: "ceo", Width: 180, Height: 80}}, Fit: screenFit}
+	for v, reports := range []int{5, 4, 3, 3} {
+		vp := fmt.Sprintf("vp%d", v)
+		org.Nodes = append(org.Nodes, Node{ID: vp, Width: 180, Height: 80})
+		org.Edges = append(org.Edges, Edge{From: "ceo", To: vp})
+		for k := range reports {
+			id := fmt.Sprintf("%s-%d", vp, k)
+			org.Nodes = append(org.Nodes, Node{ID: id, Width: 160, Height: 80})
+			org.Edges = append(org.Edges, Edge{From: vp, To: id})
+		}
+	}
+	for name, g := range map[string]Graph{"wide": wide, "org": org} {
+		r, err := Layout(context.Background(), g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := extent(r)
+		if !strings.Contains(r.Arrangement, "stacked") || aspect(b) > 2.5 {
+			t.Fatalf("%s: %q %gx%g, want leaves stacked within 2.5:1", name, r.Arrangement, b.Width, b.Height)
+		}
+		noOverlaps(t, g, r)
+		for i, e := range g.Edges {
+			if !r.Sharp[i] {
+				continue
+			}
+			p, l := r.Nodes[e.From], r.Nodes[e.To]
+			route := r.Routes[i]
+			last := route[len(route)-1]
+			// The bus comes down beside the leaf and turns into its side, below its parent.
+			if math.Abs(last.Y-(l.Y+l.Height/2)) > 0.5 || last.X >= l.X || l.Y <= p.Y+p.Height {
+				t.Errorf("%s: %s→%s route %v does not end along the bus into %v", name, e.From, e.To, route, l)
+			}
+			for k := 1; k < len(route); k++ {
+				if route[k].X != route[k-1].X && route[k].Y != route[k-1].Y {
+					t.Errorf("%s: %s→%s route %v has a slanted segment", name, e.From, e.To, route)
+				}
+			}
+		}
+		t.Logf("%s: %s, %.0fx%.0f", name, r.Arrangement, b.Width, b.Height)
+	}
+}
+
+// TestGroupsFollowTheirFlow: in a left-right architecture of four groups fed one from the next,
+// each group lies wholly right of the one it is fed from; a feedback edge does not undo it.
+func TestGroupsFollowTheirFlow(t *testing.T) {
+	g := Graph{Direction: LeftRight, Clusters: []Cluster{{ID: "clients", TitleHeight: 30}, {ID: "edge", TitleHeight: 30}, {ID: "svc", TitleHeight: 30}, {ID: "data", TitleHeight: 30}}}
+	add := func(id, c string) { g.Nodes = append(g.Nodes, Node{ID: id, Width: 160, Height: 80, Cluster: c}) }
+	add("web", "clients")
+	add("mobile", "clients")
+	add("lb", "edge")
+	add("api", "svc")
+	add("auth", "svc")
+	add("worker", "svc")
+	add("db", "data")
+	add("cache", "data")
+	add("queue", "data")
+	for _, e := range [][2]string{{"web", "lb"}, {"mobile", "lb"}, {"lb", "api"}, {"api", "auth"}, {"api", "db"}, {"api", "cache"}, {"api", "queue"}, {"queue", "worker"}, {"worker", "db"}} {
+		g.Edges = append(g.Edges, Edge{From: e[0], To: e[1]})
+	}
+	r, err := Layout(context.Background(), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	order := []string{"clients", "edge", "svc", "data"}
+	for i := 1; i < len(order); i++ {
+		a, b := r.Clusters[order[i-1]], r.Clusters[order[i]]
+		if b.X < a.X+a.Width {
+			t.Errorf("%s %v is not right of %s %v", order[i], b, order[i-1], a)
+		}
+	}
+}
+
+// TestFitKeepsGroupsWhole: a wrapped pipeline of groups cuts between groups, never through one.
+func TestFitKeepsGroupsWhole(t *testing.T) {
+	g := chain(12, LeftRight, nil)
+	for i := range g.Nodes {
+		c := fmt.Sprintf("stage%d", i/3)
+		g.Nodes[i].Cluster = c
+		if i%3 == 0 {
+			g.Clusters = append(g.Clusters, Cluster{ID: c, TitleHeight: 30})
+		}
+	}
+	g.Fit = screenFit
+	r, err := Layout(context.Background(), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(r.Arrangement, "wrapped") {
+		t.Fatalf("arranged %q, want wrapped", r.Arrangement)
+	}
+	for _, n := range g.Nodes {
+		c, b := r.Clusters[n.Cluster], r.Nodes[n.ID]
+		if b.X < c.X || b.Y < c.Y+30 || b.X+b.Width > c.X+c.Width || b.Y+b.Height > c.Y+c.Height {
+			t.Errorf("%s %v not inside its group %s %v below the title", n.ID, b, n.Cluster, c)
+		}
+	}
+	for i, a := range g.Clusters {
+		for _, b := range g.Clusters[i+1:] {
+			if overlaps(r.Clusters[a.ID], r.Clusters[b.ID]) {
+				t.Errorf("groups %s and %s overlap", a.ID, b.ID)
+			}
+		}
+	}
+}
+
+func TestFitRefusesBadBounds(t *testing.T) {
+	for _, f := range []Fit{{MaxAspect: -1}, {MaxAspect: 0.5}, {MaxAspect: 2, MaxWidth: math.NaN()}, {MaxAspect: 2, Small: math.Inf(1)}} {
+		g := chain(2, TopDown, nil)
+		g.Fit = f
+		if _, err := Layout(context.Background(), g); !errors.Is(err, ErrInvalid) {
+			t.Errorf("fit %+v: err = %v, want ErrInvalid", f, err)
+		}
+	}
+	g := chain(2, TopDown, nil)
+	g.Edges[0].LabelWidth = -3
+	if _, err := Layout(context.Background(), g); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "label") {
+		t.Errorf("negative label: err = %v, want ErrInvalid naming the label", err)
+	}
+}
+
+func TestFitDeterministic(t *testing.T) {
+	g := chain(14, LeftRight, func(i int) bool { return i%3 == 0 })
+	g.Fit = screenFit
+	a, err := Layout(context.Background(), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Layout(context.Background(), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, n := range a.Nodes {
+		if b.Nodes[id] != n {
+			t.Errorf("%s: %v then %v", id, n, b.Nodes[id])
+		}
+	}
+}
+
+// TestFitRandomGraphs: random graphs of 3–50 nodes with nested clusters, labelled edges, chains
+// and fan-outs, fitted in both directions, with and without Turn: every node placed, none
+// overlapping, every member inside its cluster, every label its route's middle point.
+func TestFitRandomGraphs(t *testing.T) {
+	for seed := range 30 {
+		r := rand.New(rand.NewPCG(uint64(seed), 9))
+		n := 3 + r.IntN(40)
+		g := randomGraph(n, min(n-1+r.IntN(n/2+1), n*(n-1)/2), uint64(seed))
+		if seed%2 == 0 {
+			g.Direction = LeftRight
+		}
+		nc := r.IntN(4)
+		for c := range nc {
+			cl := Cluster{ID: fmt.Sprintf("c%d", c), TitleHeight: 30}
+			if c > 0 && r.IntN(3) == 0 {
+				cl.Parent = fmt.Sprintf("c%d", r.IntN(c))
+			}
+			g.Clusters = append(g.Clusters, cl)
+		}
+		for i := range g.Nodes {
+			if nc > 0 && r.IntN(3) > 0 {
+				g.Nodes[i].Cluster = fmt.Sprintf("c%d", r.IntN(nc))
+			}
+		}
+		for i := range g.Edges {
+			if r.IntN(3) == 0 {
+				g.Edges[i].LabelWidth, g.Edges[i].LabelHeight = 40+float64(r.IntN(80)), 25
+			}
+		}
+		// a chain tail and a fan-out
+		for k := range r.IntN(10) {
+			id := fmt.Sprintf("t%d", k)
+			g.Nodes = append(g.Nodes, Node{ID: id, Width: 160, Height: 80})
+			from := g.Nodes[r.IntN(len(g.Nodes)-1)].ID
+			g.Edges = append(g.Edges, Edge{From: from, To: id})
+		}
+		g.Fit = Fit{MaxAspect: 2.5, MaxWidth: 2800, Small: 1000, Turn: seed%3 == 0}
+		res, err := Layout(context.Background(), g)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if len(res.Nodes) != len(g.Nodes) {
+			t.Fatalf("seed %d: %d of %d nodes", seed, len(res.Nodes), len(g.Nodes))
+		}
+		for i, a := range g.Nodes {
+			for _, b := range g.Nodes[i+1:] {
+				if overlaps(res.Nodes[a.ID], res.Nodes[b.ID]) {
+					t.Errorf("seed %d (%s): %s overlaps %s", seed, res.Arrangement, a.ID, b.ID)
+				}
+			}
+		}
+		for _, nd := range g.Nodes {
+			if nd.Cluster == "" {
+				continue
+			}
+			c, b := res.Clusters[nd.Cluster], res.Nodes[nd.ID]
+			if b.X < c.X || b.Y < c.Y || b.X+b.Width > c.X+c.Width || b.Y+b.Height > c.Y+c.Height {
+				t.Errorf("seed %d (%s): %s %v outside its cluster %s %v", seed, res.Arrangement, nd.ID, b, nd.Cluster, c)
+			}
+		}
+		for i, e := range g.Edges {
+			if e.LabelWidth > 0 && (len(res.Routes[i])%2 != 1 || res.Routes[i][len(res.Routes[i])/2] != res.Labels[i]) {
+				t.Errorf("seed %d (%s): label of edge %d not the middle of %v", seed, res.Arrangement, i, res.Routes[i])
+			}
+		}
+	}
+}

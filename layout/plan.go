@@ -1,0 +1,617 @@
+package layout
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// A plan is the graph as dot is given it: the caller's nodes, plus a node for every edge label
+// (on the edge's way), invisible gates that order groups, and blocks that stand for stacked
+// leaves; edges (spanning two ranks when some edge has a label: a labelled edge is two halves
+// through its label's node),
+// clusters (the caller's, and the bands of a wrapped layout) and rank constraints.
+
+type nodeKind int
+
+const (
+	realNode  nodeKind = iota
+	labelNode          // an edge's label, on the edge's way
+	gateNode           // an invisible point that puts one group after another
+	blockNode          // a column (or row) of stacked leaves, expanded after layout
+)
+
+type pnode struct {
+	kind    nodeKind
+	w, h    float64
+	cluster int  // plan cluster index, -1 for none
+	ref     int  // realNode: index in Graph.Nodes; labelNode: edge index; blockNode: index in plan.blocks
+	gone    bool // not laid out: a leaf stacked in a block, or a gate dropped by a fold
+}
+
+type pedge struct {
+	from, to int // plan node indexes, in the edge's own direction
+	minlen   int // in dot ranks
+	weight   int // 0: the edge does not pull its ends together
+	invis    bool
+	free     bool // does not rank its ends (dot's constraint=false): an edge against the groups' order
+	edge     int  // the Graph edge this is (a half of), -1 for a helper
+	part     int  // 0 the whole edge, 1 tail → label, 2 label → head
+	back     bool // written to dot head first; the route is read backwards
+	gone     bool
+}
+
+type pcluster struct {
+	id     string // the caller's cluster id; "" for a band
+	parent int    // -1 for none
+	title  float64
+}
+
+type plan struct {
+	g        Graph
+	dir      Direction
+	nodes    []pnode
+	edges    []pedge
+	clusters []pcluster
+	same     [][]int        // sets of plan nodes on one rank
+	blocks   []block        // stack.go
+	bands    int            // the number of bands of a fold (fold.go), 0 for none
+	band     []int          // per plan cluster: the band it is, -1 for the caller's clusters
+	label    []int          // per Graph edge: its label node, -1 for none
+	ids      map[string]int // the caller's node ids → plan nodes (realIndex)
+	nodeBand []int          // per plan node: its band in a fold, -1 for none
+	inBlock  map[int]int    // a stacked leaf → its block's plan node
+	// reverseBands declares the bands' clusters last first (see fold).
+	reverseBands bool
+	// margin is the margin of a band's cluster (fold).
+	margin float64
+	// span is how many dot ranks an edge spans: 2 when some edge has a label (its label's node
+	// takes the rank between), else 1 (dot's own layout of a graph without labels, whose crossing
+	// reduction does better without the extra ranks).
+	span int
+	// arrangement names how the plan changes dot's plain layout ("" for not at all).
+	arrangement string
+}
+
+// clone is a copy of p that can be changed without changing p.
+func (p *plan) clone() *plan {
+	q := *p
+	q.nodes = append([]pnode(nil), p.nodes...)
+	q.edges = append([]pedge(nil), p.edges...)
+	q.clusters = append([]pcluster(nil), p.clusters...)
+	q.band = append([]int(nil), p.band...)
+	q.same = make([][]int, len(p.same))
+	for i, s := range p.same {
+		q.same[i] = append([]int(nil), s...)
+	}
+	q.blocks = append([]block(nil), p.blocks...)
+	q.inBlock = make(map[int]int, len(p.inBlock))
+	for k, v := range p.inBlock {
+		q.inBlock[k] = v
+	}
+	return &q
+}
+
+// blockOf is the block a stacked leaf is in, or the node itself.
+func (p *plan) blockOf(i int) int {
+	if b, ok := p.inBlock[i]; ok {
+		return b
+	}
+	return i
+}
+
+// wholeEdge lays edge i out as one dot edge, its label (if any) put half-way along its route
+// afterwards instead of being a node on its way: for edges dot does not rank by, or between the
+// bands of a fold.
+func (p *plan) wholeEdge(i int, free bool) {
+	if l := p.label[i]; l >= 0 && !p.nodes[l].gone {
+		p.nodes[l].gone = true
+		for k := range p.edges {
+			if p.edges[k].edge == i {
+				p.edges[k].gone = true
+			}
+		}
+		e := p.g.Edges[i]
+		p.edges = append(p.edges, pedge{from: p.realIndex(e.From), to: p.realIndex(e.To), minlen: p.span, weight: 1, edge: i, free: free})
+		return
+	}
+	for k := range p.edges {
+		if p.edges[k].edge == i && !p.edges[k].gone {
+			p.edges[k].free = free
+		}
+	}
+}
+
+// labelPad is the room kept around an edge label, so that its arrow shows on both sides of it
+// and neighbouring labels keep apart.
+const labelPad = 8.0
+
+// newPlan is the plain plan of g in direction dir.
+func newPlan(g Graph, dir Direction) *plan {
+	p := &plan{g: g, dir: dir}
+	clusterIndex := make(map[string]int, len(g.Clusters))
+	for i, c := range g.Clusters {
+		clusterIndex[c.ID] = i
+	}
+	for _, c := range g.Clusters {
+		parent := -1
+		if c.Parent != "" {
+			parent = clusterIndex[c.Parent]
+		}
+		p.clusters = append(p.clusters, pcluster{id: c.ID, parent: parent, title: c.TitleHeight})
+		p.band = append(p.band, -1)
+	}
+	nodeIndex := make(map[string]int, len(g.Nodes))
+	for i, n := range g.Nodes {
+		nodeIndex[n.ID] = i
+		ci := -1
+		if n.Cluster != "" {
+			ci = clusterIndex[n.Cluster]
+		}
+		p.nodes = append(p.nodes, pnode{kind: realNode, w: n.Width, h: n.Height, cluster: ci, ref: i})
+	}
+	p.label = make([]int, len(g.Edges))
+	p.span = 1
+	for _, e := range g.Edges {
+		if e.LabelWidth > 0 && e.LabelHeight > 0 && e.From != e.To {
+			p.span = 2
+		}
+	}
+	for i, e := range g.Edges {
+		u, v := nodeIndex[e.From], nodeIndex[e.To]
+		p.label[i] = -1
+		if e.LabelWidth <= 0 || e.LabelHeight <= 0 || u == v {
+			p.edges = append(p.edges, pedge{from: u, to: v, minlen: p.span, weight: 1, edge: i})
+			continue
+		}
+		l := len(p.nodes)
+		p.label[i] = l
+		p.nodes = append(p.nodes, pnode{kind: labelNode, w: e.LabelWidth + 2*labelPad, h: e.LabelHeight + labelPad,
+			cluster: p.commonCluster(p.nodes[u].cluster, p.nodes[v].cluster), ref: i})
+		p.edges = append(p.edges, pedge{from: u, to: l, minlen: 1, weight: 1, edge: i, part: 1},
+			pedge{from: l, to: v, minlen: 1, weight: 1, edge: i, part: 2})
+	}
+	p.anchorLoners()
+	p.orderGroups()
+	return p
+}
+
+// anchorLoners puts each node without edges in a cluster on the rank of the cluster's first
+// connected node: alone it would sit on the first rank and stretch its group over every rank
+// down to its other members.
+func (p *plan) anchorLoners() {
+	degree := make([]int, len(p.nodes))
+	for _, e := range p.edges {
+		degree[e.from]++
+		degree[e.to]++
+	}
+	for ci := range p.clusters {
+		anchor := -1
+		var loners []int
+		for i, n := range p.nodes {
+			if n.kind != realNode || n.cluster != ci {
+				continue
+			}
+			if degree[i] > 0 && anchor < 0 {
+				anchor = i
+			} else if degree[i] == 0 {
+				loners = append(loners, i)
+			}
+		}
+		if anchor >= 0 && len(loners) > 0 {
+			p.same = append(p.same, append([]int{anchor}, loners...))
+		}
+	}
+}
+
+// commonCluster is the innermost cluster holding both a and b (-1 for none).
+func (p *plan) commonCluster(a, b int) int {
+	up := map[int]bool{}
+	for c := a; c >= 0; c = p.clusters[c].parent {
+		up[c] = true
+	}
+	for c := b; c >= 0; c = p.clusters[c].parent {
+		if up[c] {
+			return c
+		}
+	}
+	return -1
+}
+
+// clusterPath is the cluster c and the clusters around it, innermost first.
+func (p *plan) clusterPath(c int) []int {
+	var out []int
+	for ; c >= 0; c = p.clusters[c].parent {
+		out = append(out, c)
+	}
+	return out
+}
+
+// source writes the plan as DOT. Nodes are named p<index>, clusters cluster_<index> and edges
+// carry their plan index in xi, so no caller's ID needs quoting rules; sizes are fixed so dot's
+// estimate of label text plays no part. Crossing reduction gets four times dot's default effort
+// (mclimit): it finds fewer crossings among labels' nodes, at little cost at these sizes.
+func (p *plan) source() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "digraph G {\nrankdir=%s; nodesep=%s; ranksep=%s; splines=spline; newrank=true; mclimit=4;\n",
+		p.dir, inch(p.g.NodeSep), inch(p.g.RankSep/float64(p.span)))
+	b.WriteString("node [shape=box, fixedsize=true, label=\"\"];\nedge [arrowhead=none];\n")
+	inside := make([][]int, len(p.clusters))
+	var top []int
+	for ci, c := range p.clusters {
+		if c.parent >= 0 {
+			inside[c.parent] = append(inside[c.parent], ci)
+		} else {
+			top = append(top, ci)
+		}
+	}
+	members := make([][]int, len(p.clusters))
+	var loose []int
+	for i, n := range p.nodes {
+		switch {
+		case n.gone:
+		case n.cluster >= 0:
+			members[n.cluster] = append(members[n.cluster], i)
+		default:
+			loose = append(loose, i)
+		}
+	}
+	writeNode := func(i int) {
+		n := p.nodes[i]
+		w, h := n.w, n.h
+		if n.kind == gateNode {
+			w, h = 1, 1
+		}
+		fmt.Fprintf(&b, "p%d [width=%s, height=%s];\n", i, inch(w), inch(h))
+	}
+	var writeCluster func(ci int)
+	writeCluster = func(ci int) {
+		c := p.clusters[ci]
+		if c.id == "" { // a band: invisible, its margin the gap between bands
+			fmt.Fprintf(&b, "subgraph cluster_%d {\nmargin=%s; label=\"\"; style=invis;\n", ci, num(p.margin))
+		} else {
+			// The title strip is reserved as a label of that height; dot puts it on top in TB and LR.
+			fmt.Fprintf(&b, "subgraph cluster_%d {\nmargin=20; labelloc=t; label=\" \"; fontsize=%s;\n", ci, num(c.title*0.75))
+		}
+		for _, i := range members[ci] {
+			writeNode(i)
+		}
+		for _, k := range inside[ci] {
+			writeCluster(k)
+		}
+		b.WriteString("}\n")
+	}
+	if p.reverseBands {
+		for i, j := 0, len(top)-1; i < j; i, j = i+1, j-1 {
+			top[i], top[j] = top[j], top[i]
+		}
+	}
+	for _, ci := range top {
+		writeCluster(ci)
+	}
+	for _, i := range loose {
+		writeNode(i)
+	}
+	for _, set := range p.same {
+		var live []string
+		for _, i := range set {
+			if !p.nodes[i].gone {
+				live = append(live, "p"+strconv.Itoa(i))
+			}
+		}
+		if len(live) > 1 {
+			fmt.Fprintf(&b, "{rank=same; %s;}\n", strings.Join(live, "; "))
+		}
+	}
+	for k, e := range p.edges {
+		if e.gone || p.nodes[e.from].gone || p.nodes[e.to].gone {
+			continue
+		}
+		from, to := e.from, e.to
+		if e.back {
+			from, to = to, from
+		}
+		fmt.Fprintf(&b, "p%d -> p%d [minlen=%d, weight=%d, xi=%d", from, to, e.minlen, e.weight, k)
+		if e.invis {
+			b.WriteString(", style=invis")
+		}
+		if e.free {
+			b.WriteString(", constraint=false")
+		}
+		b.WriteString("];\n")
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+func inch(px float64) string { return num(px / pt) }
+
+func num(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
+
+// dotJSON is the part of `dot -Tjson` output read here.
+type dotJSON struct {
+	BB      string `json:"bb"`
+	Objects []struct {
+		Name string `json:"name"`
+		BB   string `json:"bb"`
+		Pos  string `json:"pos"`
+	} `json:"objects"`
+	Edges []struct {
+		Pos string `json:"pos"`
+		XI  string `json:"xi"`
+	} `json:"edges"`
+}
+
+// placed is a plan as dot laid it out, in px with y down.
+type placed struct {
+	nodes    []Rect    // per plan node (zero for nodes not laid out)
+	clusters []Rect    // per plan cluster
+	splines  [][]Point // per plan edge: the Bézier control points, in the edge's own direction
+	laid     []bool    // per plan node: laid out
+}
+
+// bounds is the box around every laid-out node and cluster.
+func (pl placed) bounds() Rect {
+	var r Rect
+	first := true
+	add := func(b Rect) {
+		if first {
+			r, first = b, false
+			return
+		}
+		x0, y0 := min(r.X, b.X), min(r.Y, b.Y)
+		x1, y1 := max(r.X+r.Width, b.X+b.Width), max(r.Y+r.Height, b.Y+b.Height)
+		r = Rect{x0, y0, x1 - x0, y1 - y0}
+	}
+	for i, n := range pl.nodes {
+		if pl.laid[i] {
+			add(n)
+		}
+	}
+	for _, c := range pl.clusters {
+		if c.Width > 0 || c.Height > 0 {
+			add(c)
+		}
+	}
+	return r
+}
+
+func (p *plan) read(data []byte) (placed, error) {
+	var out dotJSON
+	if err := jsonUnmarshal(data, &out); err != nil {
+		return placed{}, err
+	}
+	bb, err := floats(out.BB, 4)
+	if err != nil {
+		return placed{}, fmt.Errorf("graph bb: %w", err)
+	}
+	top := bb[3]
+	flip := func(x, y float64) Point { return Point{X: x - bb[0], Y: top - y} }
+	pl := placed{nodes: make([]Rect, len(p.nodes)), clusters: make([]Rect, len(p.clusters)),
+		splines: make([][]Point, len(p.edges)), laid: make([]bool, len(p.nodes))}
+	for _, o := range out.Objects {
+		switch {
+		case strings.HasPrefix(o.Name, "cluster_"):
+			i, err := strconv.Atoi(strings.TrimPrefix(o.Name, "cluster_"))
+			if err != nil || i < 0 || i >= len(p.clusters) {
+				return placed{}, fmt.Errorf("unexpected cluster %q", o.Name)
+			}
+			c, err := floats(o.BB, 4)
+			if err != nil {
+				return placed{}, fmt.Errorf("cluster %q bb: %w", o.Name, err)
+			}
+			a, z := flip(c[0], c[3]), flip(c[2], c[1])
+			pl.clusters[i] = Rect{a.X, a.Y, z.X - a.X, z.Y - a.Y}
+		case strings.HasPrefix(o.Name, "p"):
+			i, err := strconv.Atoi(o.Name[1:])
+			if err != nil || i < 0 || i >= len(p.nodes) {
+				return placed{}, fmt.Errorf("unexpected node %q", o.Name)
+			}
+			c, err := floats(o.Pos, 2)
+			if err != nil {
+				return placed{}, fmt.Errorf("node %q pos: %w", o.Name, err)
+			}
+			n := p.nodes[i]
+			q := flip(c[0], c[1])
+			pl.nodes[i] = Rect{q.X - n.w/2, q.Y - n.h/2, n.w, n.h}
+			pl.laid[i] = true
+		}
+	}
+	for i, n := range p.nodes {
+		if !n.gone && !pl.laid[i] {
+			return placed{}, fmt.Errorf("dot did not place node p%d", i)
+		}
+	}
+	for _, e := range out.Edges {
+		k, err := strconv.Atoi(e.XI)
+		if err != nil || k < 0 || k >= len(p.edges) {
+			continue // an edge dot made (none are expected)
+		}
+		pts := controlPoints(e.Pos, flip)
+		if p.edges[k].back {
+			for i, j := 0, len(pts)-1; i < j; i, j = i+1, j-1 {
+				pts[i], pts[j] = pts[j], pts[i]
+			}
+		}
+		pl.splines[k] = pts
+	}
+	return pl, nil
+}
+
+// controlPoints reads an edge's spline "x,y x,y …" (cubic Bézier control points, 3n+1 of them;
+// arrowhead ends "e,…"/"s,…" skipped); nil when it is not one.
+func controlPoints(pos string, flip func(x, y float64) Point) []Point {
+	var pts []Point
+	for _, f := range strings.Fields(pos) {
+		if strings.HasPrefix(f, "e,") || strings.HasPrefix(f, "s,") {
+			continue
+		}
+		c, err := floats(f, 2)
+		if err != nil {
+			return nil
+		}
+		pts = append(pts, flip(c[0], c[1]))
+	}
+	if len(pts) < 4 || (len(pts)-1)%3 != 0 {
+		return nil
+	}
+	return pts
+}
+
+// curvePoints keeps the points a spline passes through between its ends: each segment's middle
+// and the joints between segments. A drawing that curves through them follows dot's route around
+// the nodes in between. A spline of one segment, a gentle curve, gives none: it is drawn straight.
+func curvePoints(pts []Point) []Point {
+	if len(pts) <= 4 {
+		return nil
+	}
+	var out []Point
+	for i := 0; i+3 < len(pts); i += 3 {
+		p0, p1, p2, p3 := pts[i], pts[i+1], pts[i+2], pts[i+3]
+		// B(1/2) = (p0 + 3 p1 + 3 p2 + p3) / 8
+		out = append(out, Point{(p0.X + 3*p1.X + 3*p2.X + p3.X) / 8, (p0.Y + 3*p1.Y + 3*p2.Y + p3.Y) / 8})
+		if i+3 < len(pts)-1 {
+			out = append(out, p3)
+		}
+	}
+	return out
+}
+
+// result turns a laid-out plan into the caller's terms: the real nodes, the caller's clusters, a
+// route and label centre per edge, stacked leaves put in their places.
+func (p *plan) result(pl placed) Result {
+	g := p.g
+	res := Result{Nodes: make(map[string]Rect, len(g.Nodes)), Clusters: make(map[string]Rect, len(g.Clusters)),
+		Routes: make([][]Point, len(g.Edges)), Labels: make([]Point, len(g.Edges)), Sharp: make([]bool, len(g.Edges)),
+		Direction: p.dir, Arrangement: p.arrangement}
+	for i, n := range p.nodes {
+		if n.kind == realNode && pl.laid[i] {
+			res.Nodes[g.Nodes[n.ref].ID] = pl.nodes[i]
+		}
+	}
+	for ci, c := range p.clusters {
+		if c.id != "" {
+			res.Clusters[c.id] = pl.clusters[ci]
+		}
+	}
+	for k, e := range p.edges {
+		if e.gone || e.edge < 0 || e.part != 0 {
+			continue
+		}
+		res.Routes[e.edge] = curvePoints(pl.splines[k])
+	}
+	ends := map[int][2]Point{} // per labelled edge routed through its label: where its route starts and ends
+	for i, l := range p.label {
+		if l >= 0 && p.nodes[l].gone {
+			// A label between two bands sits half-way along its flat edge, in the gap.
+			for k, e := range p.edges {
+				if e.edge == i && e.part == 0 && !e.gone && len(pl.splines[k]) >= 4 {
+					at := splineMiddle(pl.splines[k])
+					res.Labels[i], res.Routes[i] = at, []Point{at}
+				}
+			}
+			continue
+		}
+		if l < 0 || !pl.laid[l] {
+			continue
+		}
+		var first, second []Point
+		for k, e := range p.edges {
+			switch {
+			case e.edge != i || e.gone:
+			case e.part == 1:
+				first = pl.splines[k]
+			case e.part == 2:
+				second = pl.splines[k]
+			}
+		}
+		c := pl.nodes[l]
+		at := Point{c.X + c.Width/2, c.Y + c.Height/2}
+		res.Labels[i] = at
+		res.Routes[i] = throughLabel(first, at, second)
+		if len(first) > 0 && len(second) > 0 {
+			ends[i] = [2]Point{first[0], second[len(second)-1]}
+		}
+	}
+	p.expandBlocks(pl, &res)
+	p.centreLabels(pl, &res, ends)
+	return res
+}
+
+// throughLabel joins the two halves of a labelled edge at its label: the points of each half,
+// the shorter half given more points on its longest stretches until both have as many, so the
+// label's centre is the route's middle point.
+func throughLabel(first []Point, at Point, second []Point) []Point {
+	a, b := curvePoints(first), curvePoints(second)
+	aEnd, bEnd := at, at
+	if len(first) > 0 {
+		aEnd = first[0]
+	}
+	if len(second) > 0 {
+		bEnd = second[len(second)-1]
+	}
+	// a runs from the tail's end to the label, b from the label to the head's end.
+	lineA := append(append([]Point{aEnd}, a...), at)
+	lineB := append(append([]Point{at}, b...), bEnd)
+	for len(lineA) < len(lineB) {
+		lineA = splitLongest(lineA)
+	}
+	for len(lineB) < len(lineA) {
+		lineB = splitLongest(lineB)
+	}
+	out := append([]Point(nil), lineA[1:len(lineA)-1]...)
+	out = append(out, at)
+	return append(out, lineB[1:len(lineB)-1]...)
+}
+
+// splineMiddle is the point half-way along a spline's segments (the middle segment's middle).
+func splineMiddle(pts []Point) Point {
+	n := (len(pts) - 1) / 3
+	i := 3 * (n / 2)
+	if n%2 == 0 {
+		return pts[i] // the joint between the two middle segments
+	}
+	p0, p1, p2, p3 := pts[i], pts[i+1], pts[i+2], pts[i+3]
+	return Point{(p0.X + 3*p1.X + 3*p2.X + p3.X) / 8, (p0.Y + 3*p1.Y + 3*p2.Y + p3.Y) / 8}
+}
+
+// splitLongest adds the middle of a polyline's longest segment.
+func splitLongest(line []Point) []Point {
+	best, bestLen := 0, -1.0
+	for i := 1; i < len(line); i++ {
+		if d := dist(line[i-1], line[i]); d > bestLen {
+			best, bestLen = i, d
+		}
+	}
+	mid := Point{(line[best-1].X + line[best].X) / 2, (line[best-1].Y + line[best].Y) / 2}
+	out := append([]Point(nil), line[:best]...)
+	out = append(out, mid)
+	return append(out, line[best:]...)
+}
+
+// sortedKeys is the keys of m in increasing order.
+func sortedKeys(m map[int]bool) []int {
+	out := make([]int, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Ints(out)
+	return out
+}
+
+func floats(s string, n int) ([]float64, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) != n {
+		return nil, fmt.Errorf("%q: want %d numbers", s, n)
+	}
+	out := make([]float64, n)
+	for i, p := range parts {
+		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q: %w", s, err)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
