@@ -168,7 +168,7 @@ func (b *Bot) readUpload(ctx context.Context, files []Attachment) (upload, error
 	}
 	max := max(b.opt.MaxImportBytes, b.opt.MaxImageBytes)
 	if f.Size > max {
-		return upload{}, fmt.Errorf("%s is %s; I take pictures up to %s.", f.Name, size(f.Size), size(max))
+		return upload{}, fmt.Errorf("%s is %s; I take pictures up to %s.", f.Name, scene.ByteSize(f.Size), scene.ByteSize(max))
 	}
 	data, err := f.Fetch(ctx, max)
 	if err != nil {
@@ -193,7 +193,7 @@ func (b *Bot) importFile(ctx context.Context, f Attachment) ([]byte, error) {
 		return nil, fmt.Errorf("I can import a .excalidraw file, a PNG exported from Excalidraw with the scene embedded, or redraw a picture (PNG, JPEG, WebP); %q is none of these.", f.Name)
 	}
 	if f.Size > b.opt.MaxImportBytes {
-		return nil, fmt.Errorf("%s is %s; I import files up to %s.", f.Name, size(f.Size), size(b.opt.MaxImportBytes))
+		return nil, fmt.Errorf("%s is %s; I import files up to %s.", f.Name, scene.ByteSize(f.Size), scene.ByteSize(b.opt.MaxImportBytes))
 	}
 	data, err := f.Fetch(ctx, b.opt.MaxImportBytes)
 	if err != nil {
@@ -205,7 +205,7 @@ func (b *Bot) importFile(ctx context.Context, f Attachment) ([]byte, error) {
 // importData opens a downloaded .excalidraw file or Excalidraw PNG as a scene to save.
 func (b *Bot) importData(name string, data []byte) ([]byte, error) {
 	if int64(len(data)) > b.opt.MaxImportBytes { // the declared size may be missing or wrong
-		return nil, fmt.Errorf("%s is more than %s; I import files up to %s.", name, size(b.opt.MaxImportBytes), size(b.opt.MaxImportBytes))
+		return nil, fmt.Errorf("%s is more than %s; I import files up to %s.", name, scene.ByteSize(b.opt.MaxImportBytes), scene.ByteSize(b.opt.MaxImportBytes))
 	}
 	if scene.IsPNG(data) {
 		var err error
@@ -215,7 +215,7 @@ func (b *Bot) importData(name string, data []byte) ([]byte, error) {
 		}
 	}
 	if len(data) > b.opt.MaxSceneBytes {
-		return nil, fmt.Errorf("the scene in %s is %s; I keep scenes up to %s.", name, size(int64(len(data))), size(int64(b.opt.MaxSceneBytes)))
+		return nil, fmt.Errorf("the scene in %s is %s; I keep scenes up to %s.", name, scene.ByteSize(int64(len(data))), scene.ByteSize(int64(b.opt.MaxSceneBytes)))
 	}
 	sc, err := scene.Decode(data)
 	if err != nil {
@@ -250,12 +250,3 @@ func (b *Bot) checkImport(sc *scene.Scene) error {
 	return nil
 }
 
-func size(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%d KB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}

@@ -130,7 +130,7 @@ func Prepare(data []byte, lim Limits) (Picture, error) {
 		return Picture{}, refuse(ErrFormat, "the file is empty")
 	}
 	if int64(len(data)) > lim.MaxBytes {
-		return Picture{}, refuse(ErrTooLarge, "the file is %s; I read pictures of up to %s", size(int64(len(data))), size(lim.MaxBytes))
+		return Picture{}, refuse(ErrTooLarge, "the file is %s; I read pictures of up to %s", scene.ByteSize(int64(len(data))), scene.ByteSize(lim.MaxBytes))
 	}
 	c, err := sniff(data)
 	if err != nil {
@@ -193,7 +193,7 @@ func checkSize(cfg image.Config, lim Limits) error {
 	}
 	if need := w * h * int64(bytesPerPixel(cfg)); need > lim.MaxDecoded {
 		return refuse(ErrTooLarge, "the picture would take %s of memory to read (%d×%d pixels of %d bytes each); I read pictures that take up to %s",
-			size(need), w, h, bytesPerPixel(cfg), size(lim.MaxDecoded))
+			scene.ByteSize(need), w, h, bytesPerPixel(cfg), scene.ByteSize(lim.MaxDecoded))
 	}
 	return nil
 }
@@ -213,15 +213,6 @@ func unreadable(c codec, part string, err error) error {
 	return refuse(ErrUnreadable, "the %s's %s cannot be read (%s)", c.title, part, msg)
 }
 
-func size(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%d KB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
 
 func mega(px int64) string {
 	if px >= 10_000_000 {

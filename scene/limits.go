@@ -66,7 +66,7 @@ type OverCapError struct {
 func (e *OverCapError) Error() string {
 	switch e.Cap {
 	case CapBytes:
-		return fmt.Sprintf("the diagram is %s, over the %s limit", byteSize(e.Got), byteSize(e.Max))
+		return fmt.Sprintf("the diagram is %s, over the %s limit", ByteSize(int64(e.Got)), ByteSize(int64(e.Max)))
 	case CapElements:
 		return fmt.Sprintf("the diagram has %d elements, over the limit of %d", e.Got, e.Max)
 	case CapDeleted:
@@ -75,7 +75,8 @@ func (e *OverCapError) Error() string {
 	return fmt.Sprintf("the text of element %q is %d characters long, over the limit of %d", e.ID, e.Got, e.Max)
 }
 
-func byteSize(n int) string {
+// ByteSize writes a size as people read it: "3.4 MB", "120 KB", "512 bytes".
+func ByteSize(n int64) string {
 	switch {
 	case n >= 1<<20:
 		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
