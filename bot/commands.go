@@ -249,4 +249,3 @@ func (b *Bot) checkImport(sc *scene.Scene) error {
 	}
 	return nil
 }
-

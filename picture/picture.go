@@ -213,7 +213,6 @@ func unreadable(c codec, part string, err error) error {
 	return refuse(ErrUnreadable, "the %s's %s cannot be read (%s)", c.title, part, msg)
 }
 
-
 func mega(px int64) string {
 	if px >= 10_000_000 {
 		return fmt.Sprintf("%d", (px+500_000)/1_000_000)
