@@ -29,6 +29,8 @@ type Message struct {
 	// ToolCallID and ToolName tie a tool message to the call it answers.
 	ToolCallID string
 	ToolName   string
+	// Images are the pictures a user message carries (PNG or JPEG bytes, see Image).
+	Images [][]byte
 }
 
 // ToolCall is one tool invocation requested by the model.
@@ -152,6 +154,17 @@ type Request struct {
 	Scene SceneView
 	// OnStep is called synchronously for every step as it happens. Optional.
 	OnStep func(Step)
+	// Images are pictures sent with the request (a whiteboard photo, a screenshot): the run
+	// goes to a model that can read them (Config.VisionModel, or the model itself) and asks it to
+	// redraw what they show. Optional.
+	Images []Image
+}
+
+// Image is a picture for the model, already checked and scaled (package picture does it).
+type Image struct {
+	Data   []byte // PNG or JPEG
+	Width  int
+	Height int
 }
 
 // SceneView is what a run reads of the scene its tools edit: its elements, for what a person

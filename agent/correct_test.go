@@ -174,6 +174,8 @@ func TestChangeSummary(t *testing.T) {
 		{"recoloured", before, []ElementState{build, red, arrow}, "Recoloured Deploy; 2 boxes, 1 arrow."},
 		{"renamed", before, []ElementState{renamed, deploy, arrow}, "Renamed Build to Compile; 2 boxes, 1 arrow."},
 		{"removed", before, []ElementState{build}, "Removed Deploy; 1 box."},
+		{"connected", []ElementState{build, deploy}, before, "Connected 1 more arrow; 2 boxes, 1 arrow."},
+		{"arrow removed", before, []ElementState{build, deploy}, "Removed 1 arrow; 2 boxes."},
 		{"unchanged", before, before, ""},
 	}
 	for _, tt := range tests {

@@ -124,7 +124,7 @@ func TestEndToEndWarningsLeft(t *testing.T) {
 	if res.Finished || len(res.Warnings) == 0 {
 		t.Fatalf("finished %v warnings %q: overlapping boxes must leave a warning", res.Finished, res.Warnings)
 	}
-	if !strings.HasPrefix(res.Summary, "Perfect diagram. ") || !strings.Contains(res.Summary, "problem(s) remain in the drawing: r1 overlaps r2") {
+	if !strings.HasPrefix(res.Summary, "Perfect diagram. ") || !strings.Contains(res.Summary, "1 problem remains in the drawing: r1 overlaps r2") {
 		t.Errorf("summary %q", res.Summary)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/excalibot/excalibot/internal/clip"
+	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/tools"
 )
 
@@ -30,6 +31,10 @@ type Config struct {
 	Now func() time.Time
 	// Protocol is how the model is asked to draw (default ProtocolAuto; see plan_run.go).
 	Protocol Protocol
+	// VisionModel names the model of the same server that runs requests carrying pictures
+	// (Request.Images); requests without pictures keep the Agent's model. Empty: the Agent's model
+	// reads the pictures itself, if it can (see vision.go).
+	VisionModel string
 }
 
 // CoreTools are the tools offered by default: enough to draw, check, fix and finish. The graph
@@ -59,16 +64,24 @@ func offered(all []tools.Spec, everything bool) []tools.Spec {
 	return out
 }
 
-// Agent runs requests against one model. It holds no per-thread state and is safe for concurrent
-// runs if its Model is.
+// Agent runs requests against one model, and those that carry pictures against its vision model
+// when Config names one. It holds no per-thread state and is safe for concurrent runs if its
+// models are.
 type Agent struct {
+	main   *seat
+	vision *seat // nil: pictures go to main
+	cfg    Config
+	log    *slog.Logger
+}
+
+// seat is one model the Agent runs, with what it learnt about that model across runs.
+type seat struct {
 	model Model
-	cfg   Config
-	log   *slog.Logger
 	plan  planState
 }
 
-// New returns an Agent over model.
+// New returns an Agent over model. With Config.VisionModel set, model must be a ModelSwitcher
+// (*Ollama is) for runs with pictures to reach the vision model; otherwise they fail saying so.
 func New(model Model, cfg Config, log *slog.Logger) *Agent {
 	cfg.Limits = cfg.Limits.withDefaults()
 	if cfg.ContextTokens <= 0 {
@@ -83,7 +96,13 @@ func New(model Model, cfg Config, log *slog.Logger) *Agent {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Agent{model: model, cfg: cfg, log: log.With("component", "agent")}
+	a := &Agent{main: &seat{model: model}, cfg: cfg, log: log.With("component", "agent")}
+	if name := strings.TrimSpace(cfg.VisionModel); name != "" && name != modelName(model) {
+		if sw, ok := model.(ModelSwitcher); ok {
+			a.vision = &seat{model: sw.ForModel(name)}
+		}
+	}
+	return a
 }
 
 // nudgeText is sent once when the model repeats a failing call unchanged.
@@ -95,6 +114,7 @@ const badCallText = "Your last tool call could not be read. Call the tool again 
 // run is the state of one Run.
 type run struct {
 	a         *Agent
+	model     Model // the model this run asks (see Agent.Run)
 	req       Request
 	res       Result
 	specs     map[string]tools.Spec
@@ -119,14 +139,37 @@ type run struct {
 // Run carries out one request. It returns a Result in every case; the error is non-nil only when
 // the model failed (see Model) or ctx ended, and then Result.Reason is StopError and the scene may
 // be partly changed: the caller decides whether to keep it. Limits end a run without an error.
+//
+// A request with Images runs on the vision model (Config.VisionModel, else the model itself) once
+// it is known to read pictures; one that cannot fails with a *NoVisionError (ErrNoVision).
 func (a *Agent) Run(ctx context.Context, req Request) (Result, error) {
 	if req.Tools == nil {
 		return Result{}, errors.New("agent run: no tools")
 	}
-	if res, handled, err := a.byProtocol(ctx, req); handled {
-		return res, err
+	s := a.main
+	if len(req.Images) > 0 {
+		var err error
+		if s, err = a.seeing(ctx); err != nil {
+			return Result{Reason: StopError, Memory: req.Memory}, err
+		}
+		if strings.TrimSpace(req.Prompt) == "" {
+			req.Prompt = pictureRequest
+		}
 	}
-	r := &run{a: a, req: req, start: a.cfg.Now(), specs: map[string]tools.Spec{}, corrected: map[string]bool{}}
+	res, err := a.byProtocol(ctx, s, req)
+	if errors.Is(err, ErrNoVision) {
+		var nv *NoVisionError
+		if !errors.As(err, &nv) { // the server refused the pictures: say which models can read them
+			err = a.noVision(ctx, s, err)
+		}
+	}
+	return res, err
+}
+
+// runTools is the tool loop: the model calls tools turn by turn until it is done or a limit ends
+// the run.
+func (a *Agent) runTools(ctx context.Context, s *seat, req Request) (Result, error) {
+	r := &run{a: a, model: s.model, req: req, start: a.cfg.Now(), specs: map[string]tools.Spec{}, corrected: map[string]bool{}}
 	all := req.Tools.Specs()
 	for _, s := range all {
 		r.specs[s.Name] = s
@@ -243,10 +286,9 @@ func (r *run) opening(ctx context.Context) ([]Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	msgs := []Message{{Role: RoleSystem, Content: SystemPrompt()}}
+	msgs := []Message{{Role: RoleSystem, Content: withPictures(SystemPrompt(), len(r.req.Images))}}
 	msgs = append(msgs, r.req.Memory.History(r.a.cfg.MemoryTokens)...)
-	msgs = append(msgs, Message{Role: RoleUser, Content: requestMessage(r.req.Prompt, sceneText, changes)})
-	return msgs, nil
+	return append(msgs, r.requestMessage(sceneText, changes)), nil
 }
 
 // startScene records the scene the run starts from (what "changed" and the summary are measured
@@ -269,7 +311,7 @@ func (r *run) startScene(ctx context.Context) (sceneText, changes string, err er
 // ask sends one request bounded by the per-request limit and records it as a step.
 func (r *run) ask(ctx context.Context, turn int, msgs []Message, specs []tools.Spec) (Reply, error) {
 	reply, d, err := r.a.timedRequest(ctx, turn, &r.res, func(ctx context.Context) (Reply, error) {
-		return r.a.model.Chat(ctx, msgs, specs)
+		return r.model.Chat(ctx, msgs, specs)
 	})
 	if err != nil {
 		return reply, err
@@ -417,7 +459,7 @@ func (r *run) finish(reason StopReason) Result {
 	res.Duration = r.a.cfg.Now().Sub(r.start)
 	mem := r.req.Memory
 	if reason != StopError {
-		mem = mem.Add(Exchange{Request: clip.Runes(r.req.Prompt, 1000), Summary: res.Summary, At: r.start})
+		mem = mem.Add(Exchange{Request: clip.Runes(rememberedRequest(r.req), 1000), Summary: res.Summary, At: r.start})
 		if r.req.Scene != nil {
 			mem.Scene, mem.HasScene = res.State, true
 		}
@@ -430,8 +472,8 @@ func (r *run) finish(reason StopReason) Result {
 }
 
 var stopSentences = map[StopReason]string{
-	StopTurnLimit:       "Stopped before finishing: it reached the limit of %d model turns.",
-	StopToolCallLimit:   "Stopped before finishing: it reached the limit of %d tool calls.",
+	StopTurnLimit:       "Stopped before finishing: it reached the limit of %s.",
+	StopToolCallLimit:   "Stopped before finishing: it reached the limit of %s.",
 	StopWallTime:        "Stopped before finishing: it ran out of time (%s).",
 	StopRepeatedFailure: "Stopped before finishing: the model kept repeating a call that failed.",
 	StopUnreadableCalls: "Stopped before finishing: the model kept writing tool calls that Ollama could not read.",
@@ -468,9 +510,9 @@ func (r *run) summary(reason StopReason, warnings []string, change string) strin
 		var s string
 		switch reason {
 		case StopTurnLimit:
-			s = fmt.Sprintf(stopSentences[reason], l.Turns)
+			s = fmt.Sprintf(stopSentences[reason], plural.Count(l.Turns, "model turn", ""))
 		case StopToolCallLimit:
-			s = fmt.Sprintf(stopSentences[reason], l.ToolCalls)
+			s = fmt.Sprintf(stopSentences[reason], plural.Count(l.ToolCalls, "tool call", ""))
 		case StopWallTime:
 			s = fmt.Sprintf(stopSentences[reason], l.Wall)
 		default:
@@ -481,11 +523,12 @@ func (r *run) summary(reason StopReason, warnings []string, change string) strin
 		case change != "":
 			parts = append(parts, "So far: "+change)
 		case r.res.ToolCalls > 0:
-			parts = append(parts, fmt.Sprintf("The diagram may be incomplete (%d tool calls made).", r.res.ToolCalls))
+			parts = append(parts, fmt.Sprintf("The diagram may be incomplete (%s made).", plural.Count(r.res.ToolCalls, "tool call", "")))
 		}
 	}
 	if n := len(warnings); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d problem(s) remain in the drawing: %s.", n, clip.Runes(strings.Join(warnings, "; "), 200)))
+		parts = append(parts, fmt.Sprintf("%s %s in the drawing: %s.", plural.Count(n, "problem", ""), plural.Word(n, "remains", "remain"),
+			clip.Runes(strings.Join(warnings, "; "), 200)))
 	}
 	return strings.Join(parts, " ")
 }

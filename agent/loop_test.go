@@ -241,6 +241,20 @@ func TestToolCallLimit(t *testing.T) {
 	}
 }
 
+// TestToolCallLimitOfOne: the stop sentence counts in the singular too.
+func TestToolCallLimitOfOne(t *testing.T) {
+	_, srv := newFakeOllama(t, calls(call("get_scene", `{}`), call("get_scene", `{}`)))
+	res, err := runOn(t, newAgent(t, srv.URL, Limits{ToolCalls: 1}), newBoard(), "x", Memory{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"reached the limit of 1 tool call.", "(1 tool call made)"} {
+		if res.Reason != StopToolCallLimit || !strings.Contains(res.Summary, want) {
+			t.Errorf("reason %s, summary %q: want %q", res.Reason, res.Summary, want)
+		}
+	}
+}
+
 func TestRepeatedFailureNudgesThenStops(t *testing.T) {
 	bad := call("update_element", `{"id":"nope","text":"X"}`)
 	f, srv := newFakeOllama(t, calls(bad), calls(bad), calls(bad), calls(bad))
@@ -440,11 +454,21 @@ func TestLintWarningsMakeSummaryHonest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Finished || !strings.Contains(res.Summary, "1 problem(s) remain in the drawing: shapes a and b overlap") {
+	if res.Finished || !strings.Contains(res.Summary, "1 problem remains in the drawing: shapes a and b overlap") {
 		t.Errorf("finished %v summary %q", res.Finished, res.Summary)
 	}
 	if len(res.Warnings) != 1 {
 		t.Errorf("warnings %v", res.Warnings)
+	}
+
+	_, srv = newFakeOllama(t, calls(call("done", `{"summary":"All good."}`)))
+	b.lint = []string{"shapes a and b overlap", "c is outside its frame"}
+	res, err = newAgent(t, srv.URL, Limits{}).Run(context.Background(), Request{Prompt: "and now?", Tools: b, Scene: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Summary, "2 problems remain in the drawing") {
+		t.Errorf("two warnings: summary %q", res.Summary)
 	}
 }
 

@@ -98,7 +98,7 @@ func (m Memory) History(budget int) []Message {
 func estimateTokens(s string) int { return (len(s) + 3) / 4 }
 
 func messageTokens(m Message) int {
-	n := 4 + estimateTokens(m.Content)
+	n := 4 + estimateTokens(m.Content) + imageTokens*len(m.Images)
 	for _, c := range m.ToolCalls {
 		n += 8 + estimateTokens(c.Name) + (len(c.Args)+3)/4
 	}

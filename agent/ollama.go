@@ -34,6 +34,12 @@ var (
 	ErrBadToolCall = errors.New("model wrote a tool call Ollama could not parse")
 )
 
+// noVisionSign is in what Ollama answers (HTTP 500) when pictures reach a model that has no
+// vision data: "Failed to create new sequence: failed to process inputs: this model is missing
+// data required for image input". A model of a text-only architecture ignores pictures instead,
+// which is why a run asks /api/show before it sends any.
+const noVisionSign = "missing data required for image input"
+
 // ToolModels are models known to call tools through Ollama; named in the error for a model without.
 const ToolModels = "qwen3, qwen2.5, llama3.1, llama3.2, mistral-nemo, mistral-small3.2, gpt-oss:20b"
 
@@ -280,6 +286,9 @@ func APITools(specs []tools.Spec) (api.Tools, error) {
 
 func toAPIMessage(m Message) api.Message {
 	am := api.Message{Role: m.Role, Content: m.Content, ToolName: m.ToolName, ToolCallID: m.ToolCallID}
+	for _, img := range m.Images {
+		am.Images = append(am.Images, api.ImageData(img)) // base64 on the wire
+	}
 	for i, tc := range m.ToolCalls {
 		args := api.NewToolCallFunctionArguments()
 		if len(tc.Args) > 0 {
@@ -324,6 +333,9 @@ func (o *Ollama) explain(ctx context.Context, err error) error {
 		case se.StatusCode >= 500 && isBadCall(msg):
 			return &actionable{kind: ErrBadToolCall, msg: fmt.Sprintf(
 				"model %s wrote a tool call that Ollama could not read (%s)", o.cfg.Model, se.ErrorMessage), cause: err}
+		case strings.Contains(msg, noVisionSign):
+			return &actionable{kind: ErrNoVision, msg: fmt.Sprintf(
+				"%s cannot read pictures (Ollama: %s)", o.cfg.Model, se.ErrorMessage), cause: err}
 		case strings.Contains(msg, "does not support tools"):
 			return &actionable{kind: ErrNoToolSupport, msg: fmt.Sprintf(
 				"model %s cannot call tools; use a model that can, e.g. %s", o.cfg.Model, ToolModels), cause: err}

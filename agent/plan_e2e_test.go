@@ -152,7 +152,7 @@ func TestPlanEndToEnd(t *testing.T) {
 	if len(reqs) != 3 || len(reqs[0].Tools) == 0 || len(reqs[1].Format) == 0 || len(reqs[2].Format) == 0 {
 		t.Errorf("old server: %d requests, want a refused tools request, then one plan per run", len(reqs))
 	}
-	if !a.plan.noTools.Load() {
+	if !a.main.plan.noTools.Load() {
 		t.Error("the agent did not remember that the model has no tools")
 	}
 	table = append(table, fmt.Sprintf("%-10s %-6s %3d %3d   (no capabilities reported: the first run's refused tools request included)",

@@ -24,55 +24,46 @@ type planState struct {
 	logOnce sync.Once
 }
 
-type toolsOnlyKey struct{}
-
-// byProtocol runs req with the protocol of the Agent's Config when that is not the tool loop;
-// handled is false when the caller should run the tool loop itself.
-func (a *Agent) byProtocol(ctx context.Context, req Request) (res Result, handled bool, err error) {
-	if ctx.Value(toolsOnlyKey{}) != nil {
-		return Result{}, false, nil
-	}
+// byProtocol runs req on seat s with the protocol of the Agent's Config: in auto, tools unless
+// the model reports none or the server refuses them.
+func (a *Agent) byProtocol(ctx context.Context, s *seat, req Request) (Result, error) {
 	switch a.cfg.Protocol {
 	case ProtocolTools:
-		return Result{}, false, nil
+		return a.runTools(ctx, s, req)
 	case ProtocolPlan:
-		res, err := a.runPlan(ctx, req)
-		return res, true, err
+		return a.runPlan(ctx, s, req)
 	case ProtocolAuto, "":
 	default:
-		return Result{}, true, fmt.Errorf("agent run: protocol %q is not one of auto, tools, plan", a.cfg.Protocol)
+		return Result{}, fmt.Errorf("agent run: protocol %q is not one of auto, tools, plan", a.cfg.Protocol)
 	}
-	_, canPlan := a.model.(Formatter)
-	if !canPlan {
-		return Result{}, false, nil
+	if _, canPlan := s.model.(Formatter); !canPlan {
+		return a.runTools(ctx, s, req)
 	}
-	if a.plan.noTools.Load() {
-		res, err := a.runPlan(ctx, req)
-		return res, true, err
+	if s.plan.noTools.Load() {
+		return a.runPlan(ctx, s, req)
 	}
-	if d, ok := a.model.(Describer); ok {
+	if d, ok := s.model.(Describer); ok {
 		info, err := d.Describe(ctx)
 		switch {
 		case err != nil:
 			a.log.Debug("describe model; assuming it calls tools", "err", err)
 		case info.Known() && !info.Has(CapTools):
-			a.switchToPlans("the model reports no tool capability", info.Capabilities)
-			res, err := a.runPlan(ctx, req)
-			return res, true, err
+			a.switchToPlans(s, "the model reports no tool capability", info.Capabilities)
+			return a.runPlan(ctx, s, req)
 		}
 	}
-	res, err = a.Run(context.WithValue(ctx, toolsOnlyKey{}, true), req)
+	res, err := a.runTools(ctx, s, req)
 	if errors.Is(err, ErrNoToolSupport) {
-		a.switchToPlans("the server refused tools for the model", nil)
-		res, err = a.runPlan(ctx, req)
+		a.switchToPlans(s, "the server refused tools for the model", nil)
+		res, err = a.runPlan(ctx, s, req)
 	}
-	return res, true, err
+	return res, err
 }
 
-func (a *Agent) switchToPlans(why string, caps []string) {
-	a.plan.noTools.Store(true)
-	a.plan.logOnce.Do(func() {
-		a.log.Info("model cannot call tools; drawing with typed plans", "why", why, "capabilities", caps)
+func (a *Agent) switchToPlans(s *seat, why string, caps []string) {
+	s.plan.noTools.Store(true)
+	s.plan.logOnce.Do(func() {
+		a.log.Info("model cannot call tools; drawing with typed plans", "model", modelName(s.model), "why", why, "capabilities", caps)
 	})
 }
 
@@ -94,12 +85,12 @@ const (
 
 // runPlan draws req with one structured-output request for a plan, one retry that says what was
 // wrong, then a fallback without the schema that also takes Mermaid.
-func (a *Agent) runPlan(ctx context.Context, req Request) (Result, error) {
-	f, ok := a.model.(Formatter)
+func (a *Agent) runPlan(ctx context.Context, s *seat, req Request) (Result, error) {
+	f, ok := s.model.(Formatter)
 	if !ok {
 		return Result{}, errors.New("agent run: the plan protocol needs a model that can answer in a JSON format (Ollama's structured outputs); use protocol tools with this model")
 	}
-	r := &run{a: a, req: req, start: a.cfg.Now(), specs: map[string]tools.Spec{}}
+	r := &run{a: a, model: s.model, req: req, start: a.cfg.Now(), specs: map[string]tools.Spec{}}
 	for _, s := range req.Tools.Specs() {
 		r.specs[s.Name] = s
 	}
@@ -183,9 +174,9 @@ func (p *planRun) opening(ctx context.Context) ([]Message, error) {
 	if !p.ix.content {
 		sceneText = "scene: empty" // without get_scene's advice on which tool to start with
 	}
-	msgs := []Message{{Role: RoleSystem, Content: PlanPrompt()}}
+	msgs := []Message{{Role: RoleSystem, Content: withPictures(PlanPrompt(), len(p.req.Images))}}
 	msgs = append(msgs, p.req.Memory.History(p.a.cfg.MemoryTokens)...)
-	return append(msgs, Message{Role: RoleUser, Content: requestMessage(p.req.Prompt, sceneText, changes)}), nil
+	return append(msgs, p.requestMessage(sceneText, changes)), nil
 }
 
 // ask sends one plan request (format nil: a free answer), bounded by the per-request limit.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/excalibot/excalibot/internal/clip"
+	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/scene"
 )
 
@@ -114,8 +115,8 @@ func DiffScenes(before, now []ElementState) string {
 	}
 	if len(lines) > maxDiffLines {
 		more := len(lines) - maxDiffLines
-		lines = append(lines[:maxDiffLines], fmt.Sprintf("… and %d more changes (%d added, %d removed, %d moved or resized, %d relabelled in all)",
-			more, added, removed, moved, relabelled))
+		lines = append(lines[:maxDiffLines], fmt.Sprintf("… and %s (%d added, %d removed, %d moved or resized, %d relabelled in all)",
+			plural.Count(more, "more change", ""), added, removed, moved, relabelled))
 	}
 	return "- " + strings.Join(lines, "\n- ")
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -112,4 +113,51 @@ func (o *Ollama) explainShow(ctx context.Context, err error) error {
 		return fmt.Errorf("ollama show: server answered %d: %s", se.StatusCode, se.ErrorMessage)
 	}
 	return fmt.Errorf("ollama show: %w", err)
+}
+
+var (
+	_ ModelSwitcher = (*Ollama)(nil)
+	_ ModelLister   = (*Ollama)(nil)
+)
+
+// ForModel is a client for another model of the same server, with the same settings and HTTP
+// client; what Describe learns is kept per model.
+func (o *Ollama) ForModel(name string) Model {
+	cfg := o.cfg
+	cfg.Model = name
+	return &Ollama{cfg: cfg, base: o.base, client: o.client, log: o.log.With("model", name)}
+}
+
+// maxListed bounds the models ModelsWith asks /api/show about: a server with more is listed
+// in part, which is enough to name a few that can.
+const maxListed = 32
+
+// ModelsWith names the models pulled into the server (GET /api/tags) whose /api/show reports
+// capability, in the server's order. A model that cannot be described is left out.
+func (o *Ollama) ModelsWith(ctx context.Context, capability string) ([]string, error) {
+	list, err := o.client.List(ctx)
+	if err != nil {
+		return nil, o.explainShow(ctx, err)
+	}
+	var out []string
+	for i, m := range list.Models {
+		if i == maxListed {
+			break
+		}
+		name := m.Name
+		if name == "" {
+			name = m.Model
+		}
+		resp, err := o.client.Show(ctx, &api.ShowRequest{Model: name})
+		if err != nil {
+			if ctx.Err() != nil {
+				return out, o.explainShow(ctx, err)
+			}
+			continue
+		}
+		if slices.Contains(infoFrom(name, resp).Capabilities, capability) {
+			out = append(out, name)
+		}
+	}
+	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/excalibot/excalibot/internal/clip"
+	"github.com/excalibot/excalibot/internal/plural"
 )
 
 // changeSummary says in a person's words what a run changed, from the scenes before and after it:
@@ -74,9 +75,9 @@ func changeSummary(before, after []ElementState) string {
 		if len(parts) == 0 {
 			switch {
 			case newArrows > 0:
-				parts = append(parts, "Connected "+count(newArrows, "more arrow", "more arrows"))
+				parts = append(parts, "Connected "+plural.Count(newArrows, "more arrow", ""))
 			case goneArrows > 0:
-				parts = append(parts, "Removed "+count(goneArrows, "arrow", "arrows"))
+				parts = append(parts, "Removed "+plural.Count(goneArrows, "arrow", ""))
 			}
 		}
 	}
@@ -173,18 +174,11 @@ func tally(els []ElementState) string {
 		one, several string
 	}{{boxes, "box", "boxes"}, {arrows, "arrow", "arrows"}, {groups, "group", "groups"}, {texts, "text", "texts"}, {other, "other element", "other elements"}} {
 		if c.n > 0 {
-			out = append(out, count(c.n, c.one, c.several))
+			out = append(out, plural.Count(c.n, c.one, c.several))
 		}
 	}
 	if len(out) == 0 {
 		return "the diagram is empty"
 	}
 	return strings.Join(out, ", ")
-}
-
-func count(n int, one, several string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, several)
 }

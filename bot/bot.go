@@ -2,9 +2,13 @@ package bot
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -24,16 +28,24 @@ type Store interface {
 	SetSettings(ctx context.Context, key store.ThreadKey, s store.Settings) error
 	SetMemory(ctx context.Context, key store.ThreadKey, memory []byte) error
 	RevokeLinks(ctx context.Context, key store.ThreadKey, kind store.LinkKind) (int, error)
-	ClaimEvents(ctx context.Context, eventIDs ...string) (bool, error)
+
+	// The inbox, the thread leases and the runs.
+	Accept(ctx context.Context, req store.AcceptRequest) (store.Accepted, error)
+	ClaimThreads(ctx context.Context, req store.ClaimRequest) ([]store.Claim, error)
+	Pending(ctx context.Context, key store.ThreadKey, limit int) ([]store.InboxMessage, error)
+	ReleaseIdle(ctx context.Context, key store.ThreadKey, owner string) (bool, error)
 	ReleaseLease(ctx context.Context, key store.ThreadKey, owner string) error
-	ReleaseOwner(ctx context.Context, owner string) (int, error)
+	RenewLeases(ctx context.Context, owner string, ttl time.Duration) (int, error)
 	StartRun(ctx context.Context, req store.StartRunRequest) (store.Run, error)
 	FinishRun(ctx context.Context, req store.FinishRunRequest) (store.Run, *store.Thread, error)
-	RecoverRuns(ctx context.Context) ([]store.Run, error)
+	RecoverRuns(ctx context.Context, req store.RecoverRequest) ([]store.Run, error)
 	SetRunSign(ctx context.Context, id int64, sign string) error
-	// SingleProcess true means no other process works on this database: the thread's queue
-	// already keeps its runs apart, and leases are skipped.
-	SingleProcess() bool
+
+	// The outbox.
+	Enqueue(ctx context.Context, items ...store.Outgoing) ([]int64, error)
+	ClaimOutbox(ctx context.Context, req store.ClaimOutboxRequest) ([]store.OutboxItem, error)
+	RecordPosted(ctx context.Context, id int64, owner, part string) error
+	SettleOutbox(ctx context.Context, s store.Settle) error
 }
 
 // Drawer runs the drawing agent on a thread's scene.
@@ -105,18 +117,33 @@ func (noObserver) Failed(string)                         {}
 // Options are the core's limits and identity. Zero fields take defaults.
 type Options struct {
 	MaxMessageLength  int           // characters per message (4000)
-	MaxConcurrentRuns int           // threads working at once (4)
-	UserRatePerMinute float64       // drawing requests per user (6)
-	ChatRatePerMinute float64       // drawing requests per chat (20)
+	MaxConcurrentRuns int           // threads this process works on at once (4)
+	UserRatePerMinute float64       // drawing requests per user (6), counted by each process
+	ChatRatePerMinute float64       // drawing requests per chat (20), counted by each process
 	RunTimeout        time.Duration // one run, drawing and rendering (4 min)
 	MaxImportBytes    int64         // largest file accepted as an import (20 MB)
 	MaxSceneBytes     int           // largest scene inside an import (5 MB)
 	MaxElements       int           // elements of an imported scene (500: the agent's own limit)
 	MaxTextLength     int           // characters of one text element in an import (5000)
 	HistoryListed     int           // revisions shown by history (10)
-	// Owner names this process for leases and runs; stable across restarts of the same replica
-	// (default: "excalibot"), so that a restarted process can recover its own interrupted runs.
+	// Owner names this process in leases, runs and outbox claims; it must differ between
+	// processes sharing a database (default: NewOwner()).
 	Owner string
+	// LeaseTTL is how long a thread's lease (and an outbox claim) lasts without a heartbeat; the
+	// heartbeat renews it every third of that. A replica that dies loses its threads to the others
+	// this long after its last heartbeat (30 s).
+	LeaseTTL time.Duration
+	// PollInterval is how often the store is asked for threads and replies that wait, besides the
+	// wake-ups of this process's own messages (1 s).
+	PollInterval time.Duration
+	// ReplyGiveUp is how long a reply that cannot be posted is retried, with backoff up to 5
+	// minutes between attempts, before it is given up and kept as dead (24 h).
+	ReplyGiveUp time.Duration
+	// RetryBase is the wait before a failed reply's second attempt; it doubles with each failure
+	// up to 5 minutes (2 s). A platform's retry_after replaces it.
+	RetryBase time.Duration
+	// MaxConcurrentSends is how many threads' replies are posted at once (8).
+	MaxConcurrentSends int
 	// NotifyEdits posts a note into the thread when its diagram was saved in the browser.
 	NotifyEdits bool
 	// Observer receives metrics; nil means none.
@@ -136,20 +163,28 @@ func (o Options) withDefaults() Options {
 	def(&o.MaxElements, 500)
 	def(&o.MaxTextLength, 5000)
 	def(&o.HistoryListed, 10)
+	def(&o.MaxConcurrentSends, 8)
+	dur := func(v *time.Duration, d time.Duration) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	dur(&o.RunTimeout, 4*time.Minute)
+	dur(&o.LeaseTTL, 30*time.Second)
+	dur(&o.PollInterval, time.Second)
+	dur(&o.ReplyGiveUp, 24*time.Hour)
+	dur(&o.RetryBase, 2*time.Second)
 	if o.UserRatePerMinute <= 0 {
 		o.UserRatePerMinute = 6
 	}
 	if o.ChatRatePerMinute <= 0 {
 		o.ChatRatePerMinute = 20
 	}
-	if o.RunTimeout <= 0 {
-		o.RunTimeout = 4 * time.Minute
-	}
 	if o.MaxImportBytes <= 0 {
 		o.MaxImportBytes = 20 << 20
 	}
 	if o.Owner == "" {
-		o.Owner = "excalibot"
+		o.Owner = NewOwner()
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -158,6 +193,19 @@ func (o Options) withDefaults() Options {
 		o.Observer = noObserver{}
 	}
 	return o
+}
+
+// NewOwner names this process for a store shared with other processes: the host name, the
+// process id and a random suffix, so two processes never share a name, on one host or across a
+// restart.
+func NewOwner() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "excalibot"
+	}
+	var r [4]byte
+	_, _ = rand.Read(r[:]) // never fails (crypto/rand)
+	return fmt.Sprintf("%s:%d:%s", host, os.Getpid(), hex.EncodeToString(r[:]))
 }
 
 // Bot is the conversation core shared by every platform.
@@ -169,36 +217,44 @@ type Bot struct {
 	opt    Options
 	log    *slog.Logger
 
-	queue     *Queue
 	userLimit *ratelimit.Limiter
 	chatLimit *ratelimit.Limiter
 
 	mu       sync.Mutex
 	adapters map[string]Adapter // by platform, for messages without an incoming message
 	mermaid  MermaidDrawer      // draws Mermaid messages without the model; nil: the agent does (mermaid.go)
+	admitted map[string]string  // first event id → refusal ("" admitted) of a message not kept yet (intake.go)
+
+	w workers
 }
 
 var _ Handler = (*Bot)(nil)
 
-// New returns the core. links may be nil (replies then carry no editor link).
+// New returns the core. links may be nil (replies then carry no editor link). Its workers start
+// with Start (or the first message).
 func New(st Store, d Drawer, r Renderer, links Links, opt Options, log *slog.Logger) *Bot {
 	opt = opt.withDefaults()
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Bot{
+	b := &Bot{
 		store: st, drawer: d, render: r, links: links, opt: opt,
 		log:       log.With("component", "bot"),
-		queue:     NewQueue(opt.MaxConcurrentRuns),
 		userLimit: ratelimit.New(opt.UserRatePerMinute, 3, opt.Now),
 		chatLimit: ratelimit.New(opt.ChatRatePerMinute, 5, opt.Now),
 		adapters:  map[string]Adapter{},
+		admitted:  map[string]string{},
 	}
+	b.w.init()
+	return b
 }
 
-// Register tells the core about an adapter so it can post into its threads unprompted (after a
-// restart, or when the diagram was edited in the browser). cmd registers each adapter once, as it
-// starts it.
+// Owner is the name this process holds leases and claims under.
+func (b *Bot) Owner() string { return b.opt.Owner }
+
+// Register tells the core about an adapter: the core then works on that platform's threads (its
+// own messages, and those another replica kept) and posts its replies. cmd registers each adapter
+// once, before Start.
 func (b *Bot) Register(a Adapter) {
 	b.mu.Lock()
 	b.adapters[a.Platform()] = a
@@ -211,145 +267,22 @@ func (b *Bot) adapter(platform string) Adapter {
 	return b.adapters[platform]
 }
 
-// Recover tells every thread whose run was cut short by a crash or restart that it can retry.
-// Call it once at start, after registering the adapters.
-func (b *Bot) Recover(ctx context.Context) error {
-	// This replica restarted, so leases under its own name belong to a dead process.
-	if _, err := b.store.ReleaseOwner(ctx, b.opt.Owner); err != nil {
-		return fmt.Errorf("release leases of the previous process: %w", err)
+// platforms are the platforms this process can answer, for its claims.
+func (b *Bot) platforms() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]string, 0, len(b.adapters))
+	for p := range b.adapters {
+		out = append(out, p)
 	}
-	runs, err := b.store.RecoverRuns(ctx)
-	if err != nil {
-		return fmt.Errorf("recover interrupted runs: %w", err)
-	}
-	told := map[string]bool{}
-	for _, r := range runs {
-		key := r.Key
-		a := b.adapter(key.Platform)
-		if a == nil {
-			b.log.Warn("interrupted run on a platform that is not running", "thread", key.String())
-			continue
-		}
-		// The dead process's "working…" signs would otherwise stay in the thread for good.
-		if c, ok := a.(SignClearer); ok && r.Sign != "" {
-			if err := c.ClearSign(ctx, key, r.Sign); err != nil {
-				b.log.Warn("take down the working signs of an interrupted run", "thread", key.String(), "err", err)
-			}
-		}
-		if told[key.String()] {
-			continue
-		}
-		told[key.String()] = true
-		msg := "I was restarted while working on your last request, so it was not finished. Nothing in the diagram changed; please send it again."
-		if err := a.Send(ctx, key, Reply{Text: msg, Error: true}); err != nil {
-			b.log.Warn("tell thread about interrupted run", "thread", key.String(), "err", err)
-		}
-	}
-	return nil
+	slices.Sort(out)
+	return out
 }
 
-// Close stops taking messages and lets running work finish until ctx ends; threads whose work was
-// cut short are told to retry.
-func (b *Bot) Close(ctx context.Context) {
-	interrupted := b.queue.Close(ctx)
-	// ctx is over by now when anything was interrupted: the notices get a short budget of their own.
-	notify, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	for _, key := range interrupted {
-		if a := b.adapter(key.Platform); a != nil {
-			_ = a.Send(notify, key, Reply{Error: true,
-				Text: "I'm restarting and could not finish your request. Nothing in the diagram changed; please send it again in a minute."})
-		}
-	}
-}
-
-// QueueDepth reports waiting messages and active threads, for metrics.
-func (b *Bot) QueueDepth() (waiting, active int) { return b.queue.Depth() }
-
-// job is one message waiting in its thread's queue.
-type job struct {
-	a   Adapter
-	msg Message
-	cmd Command
-}
-
-// Handle takes one incoming message. It returns quickly: checks and refusals happen here, the work
-// is queued behind the thread's earlier messages.
-func (b *Bot) Handle(ctx context.Context, a Adapter, msg Message) {
-	log := b.log.With("thread", msg.Key.String(), "event", msg.EventID)
-	if dup, err := b.seen(ctx, msg); err != nil {
-		log.Warn("event dedup failed; handling the message anyway", "err", err)
-	} else if dup {
-		log.Info("redelivered event ignored")
-		return
-	}
-	if n := len([]rune(msg.Text)); n > b.opt.MaxMessageLength {
-		b.refuse(ctx, a, msg, fmt.Sprintf("That message is %d characters long; I take at most %d. Please shorten it.", n, b.opt.MaxMessageLength))
-		return
-	}
-	cmd := ParseCommand(msg.Text)
-	if len(msg.Files) > 0 && cmd.Kind == CmdHelp && cmd.Err == "" {
-		cmd = Command{Kind: CmdDraw} // a file with no text is an import
-	}
-	if cmd.Kind == CmdDraw {
-		if ok, wait := b.userLimit.Allow(msg.Key.Platform + ":" + msg.User); !ok {
-			b.refuse(ctx, a, msg, fmt.Sprintf("You're sending requests faster than I can draw. Please try again in %s.", wait))
-			return
-		}
-		if ok, wait := b.chatLimit.Allow(msg.Key.Platform + ":" + msg.Key.Workspace + ":" + msg.Key.Channel); !ok {
-			b.refuse(ctx, a, msg, fmt.Sprintf("This chat has sent many requests in a short time. Please try again in %s.", wait))
-			return
-		}
-	}
-	_, err := Submit(b.queue, msg.Key, job{a: a, msg: msg, cmd: cmd}, b.work)
-	if err != nil {
-		b.refuse(ctx, a, msg, "I'm restarting right now. Please send that again in a minute.")
-	}
-}
-
-// seen claims the message's event id and (channel, message id) in one commit; either seen before
-// means a redelivery.
-func (b *Bot) seen(ctx context.Context, msg Message) (bool, error) {
-	ids := make([]string, 0, 2)
-	if msg.EventID != "" {
-		ids = append(ids, msg.Key.Platform+":event:"+msg.EventID)
-	}
-	if msg.ID != "" {
-		ids = append(ids, msg.Key.Platform+":msg:"+msg.Key.Workspace+":"+msg.Key.Channel+":"+msg.ID)
-	}
-	if len(ids) == 0 {
-		return false, nil
-	}
-	fresh, err := b.store.ClaimEvents(ctx, ids...)
-	if err != nil {
-		return false, err
-	}
-	return !fresh, nil
-}
-
-func (b *Bot) refuse(ctx context.Context, a Adapter, msg Message, text string) {
-	if err := a.Send(ctx, msg.Key, Reply{Text: text, Error: true}); err != nil {
-		b.log.Warn("send refusal", "thread", msg.Key.String(), "err", err)
-	}
-}
-
-// work runs one turn of a thread: commands in order, consecutive drawing requests merged.
-func (b *Bot) work(ctx context.Context, batch Batch[job]) {
-	items := batch.Items
-	for i := 0; i < len(items); {
-		j := items[i]
-		if j.cmd.Kind != CmdDraw {
-			b.command(ctx, j)
-			i++
-			continue
-		}
-		k := i + 1
-		for k < len(items) && items[k].cmd.Kind == CmdDraw && len(items[k].msg.Files) == 0 {
-			k++
-		}
-		b.draw(ctx, items[i:k])
-		i = k
-	}
+// local reports whether a's threads live in this process only.
+func local(a Adapter) bool {
+	l, ok := a.(LocalAdapter)
+	return ok && l.ProcessLocal()
 }
 
 // friendly turns an error from a part of the bot into a sentence for the chat.
@@ -379,8 +312,9 @@ func (b *Bot) friendlyStore(key ThreadKey, step string, err error) string {
 	return fmt.Sprintf("Sorry, my database did not answer while %s. Nothing in the diagram changed; please send it again in a minute (if this keeps happening, tell whoever runs me).", step)
 }
 
-// KnownThread reports whether the bot has a diagram in the thread, so a platform can treat a
-// message there as addressed to the bot without a mention (after a restart, or on another replica).
+// KnownThread reports whether the bot is part of the thread, so a platform can treat a message
+// there as addressed to the bot without a mention (after a restart, or on another replica). A
+// thread is known from its first message on (Accept records it), not only once it has a diagram.
 func (b *Bot) KnownThread(ctx context.Context, key ThreadKey) (bool, error) {
 	_, err := b.store.Load(ctx, key)
 	if errors.Is(err, store.ErrNotFound) {
@@ -390,18 +324,18 @@ func (b *Bot) KnownThread(ctx context.Context, key ThreadKey) (bool, error) {
 }
 
 // Edited is called when a person saved the thread's diagram in the editor: the thread hears of it
-// when Options.NotifyEdits is set. The next run is told what changed by the agent's memory.
+// when Options.NotifyEdits is set, through the outbox. The next run is told what changed by the
+// agent's memory.
 func (b *Bot) Edited(ctx context.Context, key store.ThreadKey, rev int64) {
 	if !b.opt.NotifyEdits {
 		return
 	}
-	k := key
-	a := b.adapter(k.Platform)
+	a := b.adapter(key.Platform)
 	if a == nil {
 		return
 	}
 	text := fmt.Sprintf("The diagram was edited in the browser (revision %d). Reply here to continue from it.", rev)
-	if err := a.Send(ctx, k, Reply{Text: text}); err != nil {
-		b.log.Warn("tell thread about browser edit", "thread", k.String(), "err", err)
+	if err := b.enqueue(ctx, a, key, Reply{Text: text}); err != nil {
+		b.log.Warn("tell thread about browser edit", "thread", key.String(), "err", err)
 	}
 }

@@ -15,7 +15,8 @@ import (
 	"github.com/excalibot/excalibot/store/sqlite"
 )
 
-// recorder is an Adapter that keeps what the core sent, per thread.
+// recorder is an Adapter that keeps what the core sent, per thread, and serves the files of the
+// messages it was given (FileFetcher).
 type recorder struct {
 	mu      sync.Mutex
 	replies map[string][]Reply
@@ -23,10 +24,37 @@ type recorder struct {
 	working int
 	finish  int
 	sent    chan struct{}
+	files   map[string]func(ctx context.Context, max int64) ([]byte, error)
 }
 
 func newRecorder() *recorder {
-	return &recorder{replies: map[string][]Reply{}, sent: make(chan struct{}, 100)}
+	return &recorder{replies: map[string][]Reply{}, sent: make(chan struct{}, 100), files: map[string]func(context.Context, int64) ([]byte, error){}}
+}
+
+// attach gives a file a reference the recorder serves it under, as an adapter would.
+func (r *recorder) attach(files []Attachment) []Attachment {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]Attachment, len(files))
+	for i, f := range files {
+		if f.Ref == "" && f.Fetch != nil {
+			f.Ref = fmt.Sprint("file-", len(r.files)+1)
+			r.files[f.Ref] = f.Fetch
+		}
+		f.Fetch = nil // the core fetches through FetchFile, as from any adapter
+		out[i] = f
+	}
+	return out
+}
+
+func (r *recorder) FetchFile(ctx context.Context, f Attachment, max int64) ([]byte, error) {
+	r.mu.Lock()
+	fetch := r.files[f.Ref]
+	r.mu.Unlock()
+	if fetch == nil {
+		return nil, fmt.Errorf("no file %q", f.Ref)
+	}
+	return fetch(ctx, max)
 }
 
 func (r *recorder) Platform() string { return "test" }
@@ -177,7 +205,34 @@ var thread = ThreadKey{Platform: "test", Workspace: "w", Channel: "c", Thread: "
 
 func (h *harness) say(key ThreadKey, text string, files ...Attachment) {
 	h.n++
-	h.bot.Handle(context.Background(), h.rec, Message{Key: key, EventID: fmt.Sprint("ev", h.n), ID: fmt.Sprint(h.n), User: "u1", Text: text, Files: files})
+	msg := Message{Key: key, EventID: fmt.Sprint("ev", h.n), ID: fmt.Sprint(h.n), User: "u1", Text: text, Files: h.rec.attach(files)}
+	if err := h.bot.Handle(context.Background(), h.rec, msg); err != nil {
+		panic(fmt.Sprintf("Handle: %v", err))
+	}
+}
+
+// waitFor polls cond until it holds, or fails the test after 10 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// runsIn waits until n runs are in state, and returns them.
+func runsIn(t *testing.T, st *sqlite.Store, state store.RunState, n int) []store.Run {
+	t.Helper()
+	var runs []store.Run
+	waitFor(t, fmt.Sprintf("%d %s runs", n, state), func() bool {
+		var err error
+		runs, err = st.Runs(context.Background(), state)
+		return err == nil && len(runs) == n
+	})
+	return runs
 }
 
 func (h *harness) rev(t *testing.T, key ThreadKey) *store.Thread {
@@ -245,10 +300,7 @@ func TestFailedRunChangesNothing(t *testing.T) {
 	if after.Rev != before.Rev || string(after.Scene) != string(before.Scene) {
 		t.Errorf("failed run changed the thread: rev %d → %d", before.Rev, after.Rev)
 	}
-	runs, err := h.store.Runs(context.Background(), store.RunFailed)
-	if err != nil || len(runs) != 1 {
-		t.Errorf("failed runs = %v, %v; want 1", runs, err)
-	}
+	runsIn(t, h.store, store.RunFailed, 1) // once its reply is posted
 }
 
 func TestRedeliveryIsIgnored(t *testing.T) {
@@ -444,23 +496,63 @@ func TestCloseInterruptsAndRecoverTells(t *testing.T) {
 		t.Errorf("interrupted runs = %d, want 1", len(runs))
 	}
 
-	// A crash leaves a run "running"; the next start tells its thread.
-	k := thread
-	if _, err := st.AcquireLease(context.Background(), k, "excalibot", time.Hour); err != nil {
+	// A process that died leaves its run running under a lease that runs out; the next start tells
+	// the thread. A run whose owner's lease is live is another process's work, and left alone.
+	bg := context.Background()
+	other := ThreadKey{Platform: "test", Workspace: "w", Channel: "c", Thread: "2"}
+	if _, err := st.StartRun(bg, store.StartRunRequest{Key: thread, Owner: "gone", Detail: "draw", Lease: 20 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
-	run, _ := st.CreateRun(context.Background(), k, "excalibot", "draw")
-	st.SetRunState(context.Background(), run.ID, store.RunRunning, "")
-	b2 := New(st, d, fakeRenderer{}, nil, Options{}, nil)
+	live, err := st.StartRun(bg, store.StartRunRequest{Key: other, Owner: "alive", Detail: "draw", Lease: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(30 * time.Millisecond)
+	b2 := New(sharedView{st}, d, fakeRenderer{}, nil, Options{}, nil)
 	rec2 := newRecorder()
 	b2.Register(rec2)
-	if err := b2.Recover(context.Background()); err != nil {
+	if err := b2.Recover(bg); err != nil {
 		t.Fatal(err)
 	}
-	if r := rec2.last(thread); !strings.Contains(r.Text, "restarted while working") {
-		t.Errorf("after recovery the thread got %q", r.Text)
+	waitFor(t, "the notice of the interrupted run", func() bool {
+		return strings.Contains(rec2.last(thread).Text, "restarted while working")
+	})
+	b2.Close(bg)
+	if n := rec2.count(other); n != 0 {
+		t.Errorf("the thread of a live run got %d replies", n)
 	}
-	b2.Close(context.Background())
+	if runs := runsIn(t, st, store.RunRunning, 1); runs[0].ID != live.ID {
+		t.Errorf("running runs = %v, want only the live one", runs)
+	}
+}
+
+// sharedView is the SQLite store as a store shared with other processes looks to the core: the
+// leases of others may be live.
+type sharedView struct{ *sqlite.Store }
+
+func (sharedView) SingleProcess() bool { return false }
+
+// TestRestartOnSQLiteTellsAtOnce: on a store only this process can open, another owner's running
+// run is a dead process's, whatever its lease says: the start tells its thread at once, and the
+// thread's waiting message is drawn.
+func TestRestartOnSQLiteTellsAtOnce(t *testing.T) {
+	st := tempStore(t)
+	bg := context.Background()
+	if _, err := st.StartRun(bg, store.StartRunRequest{Key: thread, Owner: "previous", Detail: "draw", Lease: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	rec := newRecorder()
+	b := New(st, &fakeDrawer{}, fakeRenderer{}, nil, Options{}, nil)
+	b.Register(rec)
+	t.Cleanup(func() { b.Close(bg) })
+	if err := b.Recover(bg); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the notice", func() bool { return strings.Contains(rec.last(thread).Text, "restarted while working") })
+	if err := b.Handle(bg, rec, Message{Key: thread, EventID: "e2", ID: "2", Text: "draw again"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the drawing", func() bool { return rec.last(thread).Image != nil })
 }
 
 func TestEditedNotice(t *testing.T) {
@@ -468,6 +560,7 @@ func TestEditedNotice(t *testing.T) {
 		h := newHarness(t, Options{NotifyEdits: notify}, nil)
 		h.bot.Register(h.rec)
 		h.bot.Edited(context.Background(), thread, 4)
+		h.bot.Close(context.Background()) // posts what was queued
 		got := h.rec.count(thread)
 		if want := map[bool]int{false: 0, true: 1}[notify]; got != want {
 			t.Errorf("NotifyEdits=%v: %d notices, want %d", notify, got, want)
@@ -527,7 +620,7 @@ func TestCrashedRunSignsComeDown(t *testing.T) {
 	}
 
 	// The process is gone without a word (its lease lapses); the next one recovers the run.
-	if _, err := st.ReleaseOwner(context.Background(), "excalibot"); err != nil {
+	if _, err := st.ReleaseOwner(context.Background(), crashed.Owner()); err != nil {
 		t.Fatal(err)
 	}
 	rec := signingRecorder{newRecorder(), make(chan string, 4)}
@@ -542,10 +635,8 @@ func TestCrashedRunSignsComeDown(t *testing.T) {
 		if want := thread.String() + "|status-e1"; got != want {
 			t.Errorf("ClearSign got %q, want %q", got, want)
 		}
-	default:
-		t.Error("Recover did not take down the crashed run's working signs")
+	case <-time.After(10 * time.Second):
+		t.Fatal("Recover did not take down the crashed run's working signs")
 	}
-	if r := rec.last(thread); !strings.Contains(r.Text, "restarted while working") {
-		t.Errorf("after recovery the thread got %q", r.Text)
-	}
+	waitFor(t, "the notice", func() bool { return strings.Contains(rec.last(thread).Text, "restarted while working") })
 }

@@ -14,32 +14,37 @@ import (
 	"github.com/excalibot/excalibot/store"
 )
 
-// command carries out everything but a drawing request.
-func (b *Bot) command(ctx context.Context, j job) {
-	a, msg, cmd := j.a, j.msg, j.cmd
-	key := msg.Key
-	send := func(r Reply) {
-		if err := a.Send(ctx, msg.Key, r); err != nil {
-			b.log.Warn("send command reply", "thread", msg.Key.String(), "err", err)
-		}
+// command carries out everything but a drawing request, as a run of its own: its reply is queued
+// with the run's end.
+func (b *Bot) command(ctx context.Context, key ThreadKey, a Adapter, j job) bool {
+	word := strings.Fields(strings.ToLower(strings.TrimSpace(j.msg.Text)) + " help")[0]
+	t, ok := b.begin(ctx, key, a, []job{j}, commandDetail+clip.Runes(word, 40))
+	if !ok {
+		return false
 	}
+	r := b.commandReply(ctx, key, j.cmd)
+	state := store.RunDone
+	if r.Error {
+		state = store.RunFailed
+	}
+	_, ok = t.end(ctx, outcome{state: state, detail: clip.Runes(r.Text, 200), reply: r})
+	return ok
+}
+
+// commandReply carries out cmd and is its reply.
+func (b *Bot) commandReply(ctx context.Context, key ThreadKey, cmd Command) Reply {
 	if cmd.Err != "" {
-		send(Reply{Text: cmd.Err + " Say help to see what I understand.", Error: true})
-		return
+		return Reply{Text: cmd.Err + " Say help to see what I understand.", Error: true}
 	}
 	if cmd.Kind == CmdHelp {
-		send(Reply{Text: HelpText})
-		return
+		return Reply{Text: HelpText}
 	}
 	th, err := b.load(ctx, key)
 	if err != nil {
-		send(Reply{Text: b.friendlyStore(msg.Key, "loading this thread's diagram", err), Error: true})
-		return
+		return Reply{Text: b.friendlyStore(key, "loading this thread's diagram", err), Error: true}
 	}
-	noDiagram := th.Rev == 0 && cmd.Kind != CmdTheme
-	if noDiagram {
-		send(Reply{Text: "There is no diagram in this thread yet. Describe one and I'll draw it."})
-		return
+	if th.Rev == 0 && cmd.Kind != CmdTheme {
+		return Reply{Text: "There is no diagram in this thread yet. Describe one and I'll draw it."}
 	}
 	switch cmd.Kind {
 	case CmdUndo, CmdRedo:
@@ -50,51 +55,47 @@ func (b *Bot) command(ctx context.Context, j job) {
 		moved, err := move(ctx, key, th.Rev)
 		switch {
 		case errors.Is(err, store.ErrNothingToUndo):
-			send(Reply{Text: "There is nothing to undo: this is the oldest revision I kept."})
+			return Reply{Text: "There is nothing to undo: this is the oldest revision I kept."}
 		case errors.Is(err, store.ErrNothingToRedo):
-			send(Reply{Text: "There is nothing to redo."})
+			return Reply{Text: "There is nothing to redo."}
 		case err != nil:
-			send(Reply{Text: b.friendlyStore(msg.Key, strings.ToLower(word[:4])+"ing", err), Error: true})
-		default:
-			b.post(ctx, a, msg.Key, moved, fmt.Sprintf("%s: back to revision %d.", word, moved.Rev))
+			return Reply{Text: b.friendlyStore(key, strings.ToLower(word[:4])+"ing", err), Error: true}
 		}
+		return b.postReply(ctx, moved, fmt.Sprintf("%s: back to revision %d.", word, moved.Rev))
 	case CmdReset:
 		_, err := b.store.Save(ctx, store.SaveRequest{Key: key, Base: th.Rev, Scene: emptyScene, Author: store.AuthorRestore, Reason: "reset", Memory: []byte{}})
 		if err != nil {
-			send(Reply{Text: b.friendlyStore(msg.Key, "starting a new diagram", err), Error: true})
-			return
+			return Reply{Text: b.friendlyStore(key, "starting a new diagram", err), Error: true}
 		}
 		if _, err := b.store.RevokeLinks(ctx, key, ""); err != nil {
-			b.log.Warn("revoke links on reset", "thread", msg.Key.String(), "err", err)
+			b.log.Warn("revoke links on reset", "thread", key.String(), "err", err)
 		}
-		send(Reply{Text: "Started a new, empty diagram; the old editor links no longer work. Say undo to bring the previous diagram back."})
+		return Reply{Text: "Started a new, empty diagram; the old editor links no longer work. Say undo to bring the previous diagram back."}
 	case CmdHistory:
 		revs, err := b.store.History(ctx, key, b.opt.HistoryListed)
 		if err != nil {
-			send(Reply{Text: b.friendlyStore(msg.Key, "reading the history", err), Error: true})
-			return
+			return Reply{Text: b.friendlyStore(key, "reading the history", err), Error: true}
 		}
-		send(Reply{Text: historyText(revs, b.opt.Now())})
+		return Reply{Text: historyText(revs, b.opt.Now())}
 	case CmdExport:
-		b.export(ctx, a, msg.Key, th, cmd.Arg)
+		return b.export(ctx, th, cmd.Arg)
 	case CmdTheme:
 		s := th.Settings
 		s.Theme = cmd.Arg
 		if err := b.store.SetSettings(ctx, key, s); err != nil {
-			send(Reply{Text: b.friendlyStore(msg.Key, "changing the theme", err), Error: true})
-			return
+			return Reply{Text: b.friendlyStore(key, "changing the theme", err), Error: true}
 		}
 		text := fmt.Sprintf("Pictures in this thread are now %s.", cmd.Arg)
 		if th.Rev == 0 {
-			send(Reply{Text: text})
-			return
+			return Reply{Text: text}
 		}
 		th.Settings = s
-		b.post(ctx, a, msg.Key, th, text)
+		return b.postReply(ctx, th, text)
 	}
+	return Reply{Text: HelpText}
 }
 
-func (b *Bot) export(ctx context.Context, a Adapter, chatKey ThreadKey, th *store.Thread, format string) {
+func (b *Bot) export(ctx context.Context, th *store.Thread, format string) Reply {
 	r := Reply{Text: fmt.Sprintf("Revision %d as %s.", th.Rev, format)}
 	switch format {
 	case "excalidraw":
@@ -106,8 +107,7 @@ func (b *Bot) export(ctx context.Context, a Adapter, chatKey ThreadKey, th *stor
 			pic, err = b.render.Render(ctx, sc, th.Scene, format, th.Settings.Theme == "dark")
 		}
 		if err != nil {
-			r = Reply{Text: friendly("rendering the "+format, err), Error: true, Files: []File{sceneFile(th.Scene)}}
-			break
+			return Reply{Text: friendly("rendering the "+format, err), Error: true, Files: []File{sceneFile(th.Scene)}}
 		}
 		mime := "image/png"
 		if format == "svg" {
@@ -115,9 +115,7 @@ func (b *Bot) export(ctx context.Context, a Adapter, chatKey ThreadKey, th *stor
 		}
 		r.Files = []File{{Name: "diagram." + format, MIME: mime, Content: pic}}
 	}
-	if err := a.Send(ctx, chatKey, r); err != nil {
-		b.log.Warn("send export", "thread", chatKey.String(), "err", err)
-	}
+	return r
 }
 
 func historyText(revs []store.Revision, now time.Time) string {

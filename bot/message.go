@@ -14,10 +14,20 @@ type ThreadKey = store.ThreadKey
 // Attachment is a file posted with a message. Content is fetched only when the core needs it
 // (an import), and never beyond max bytes.
 type Attachment struct {
-	Name  string
-	MIME  string
-	Size  int64 // as the platform reports it; 0 when unknown
+	Name string
+	MIME string
+	Size int64 // as the platform reports it; 0 when unknown
+	// Ref is the adapter's handle on the file (a file id), kept with the message in the store;
+	// the adapter's FetchFile downloads it, in whichever process answers the message.
+	Ref string
+	// Fetch downloads the file. Adapters leave it nil; the core sets it from FetchFile when it
+	// reads the message back from the store.
 	Fetch func(ctx context.Context, max int64) ([]byte, error)
+}
+
+// FileFetcher is an Adapter that can download the files its messages carry, from their Ref.
+type FileFetcher interface {
+	FetchFile(ctx context.Context, f Attachment, max int64) ([]byte, error)
 }
 
 // Message is one incoming chat message, already stripped of the bot mention. Adapters drop the
@@ -85,8 +95,26 @@ type Adapter interface {
 	Send(ctx context.Context, key ThreadKey, r Reply) error
 }
 
-// Handler is the core as adapters see it: each incoming message is handed over once, and Handle
-// returns quickly (the work is queued), so webhook handlers can answer within the platform's limit.
+// StepSender is an Adapter that posts a reply in steps (the picture, the text, each file, the
+// links) and can go on after the steps an earlier attempt posted: the core keeps what record was
+// given and hands it back as posted, so a reply is never posted twice over a retry. record must be
+// called once per step the platform accepted, in order, with the platform's id for it (one line,
+// at most 256 bytes); when it fails, SendSteps stops and returns its error.
+type StepSender interface {
+	SendSteps(ctx context.Context, key ThreadKey, r Reply, posted []string, record func(id string) error) error
+}
+
+// LocalAdapter is an Adapter whose threads live in this process's memory (the web chat's
+// sessions): their messages and replies are handled by this process only, never by a replica.
+type LocalAdapter interface {
+	ProcessLocal() bool
+}
+
+// Handler is the core as adapters see it. Handle keeps the message in the store and returns:
+// nil means it is kept (or deliberately dropped, or a redelivery), and the adapter may tell the
+// platform it arrived; an error means it was not kept, and the adapter must not acknowledge it,
+// so the platform delivers it again. It returns quickly (one commit), so webhook handlers answer
+// within the platform's limit.
 type Handler interface {
-	Handle(ctx context.Context, a Adapter, msg Message)
+	Handle(ctx context.Context, a Adapter, msg Message) error
 }

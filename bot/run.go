@@ -15,92 +15,232 @@ import (
 // emptyScene is the document of a thread after reset.
 var emptyScene = []byte(`{"type":"excalidraw","version":2,"source":"excalibot","elements":[],"appState":{"viewBackgroundColor":"#ffffff"},"files":{}}`)
 
-// draw runs one drawing turn for consecutive requests of a thread (merged into one run), after
-// importing a file the first of them carried. Nothing is saved unless the step that made it succeeded.
-//
-// On the way from message to picture the store commits three times (the claim in Handle, the run's
-// start, its revision with its end), the working signs go up beside the run, and the picture renders
-// while the revision commits and while the editor links are made.
-func (b *Bot) draw(ctx context.Context, jobs []job) {
-	last := jobs[len(jobs)-1]
-	a, msg := last.a, last.msg
-	key := msg.Key
-	log := b.log.With("thread", msg.Key.String())
-	ctx, cancel := context.WithTimeout(ctx, b.opt.RunTimeout)
-	defer cancel()
+// turn is one run of a thread: the kept messages it answers, the run recorded for them, and the
+// working signs of a drawing run.
+type turn struct {
+	b      *Bot
+	a      Adapter
+	key    ThreadKey
+	run    store.Run
+	status *statusLine // nil for commands
+}
 
-	status := b.working(ctx, a, msg)
-	defer status.finish()
-	fail := func(text string) {
-		if err := a.Send(ctx, msg.Key, Reply{Text: text, Error: true}); err != nil {
-			log.Warn("send error reply", "err", err)
-		}
+// outcome is how a run ended: its state, what the store keeps with it and the reply.
+type outcome struct {
+	state  store.RunState
+	detail string
+	save   *store.SaveRequest
+	reply  Reply
+}
+
+func failed(state store.RunState, detail, text string) outcome {
+	return outcome{state: state, detail: detail, reply: Reply{Text: text, Error: true}}
+}
+
+// begin records the run of jobs, taking their messages and renewing the thread's lease in the
+// same commit; false when the thread is no longer this process's (another owner took it over) or
+// the store failed, and then the messages stay where they are.
+func (b *Bot) begin(ctx context.Context, key ThreadKey, a Adapter, jobs []job, detail string) (*turn, bool) {
+	ids := make([]int64, len(jobs))
+	for i, j := range jobs {
+		ids[i] = j.inbox
 	}
-	storeFail := func(step string, err error) { fail(b.friendlyStore(msg.Key, step, err)) }
+	run, err := b.store.StartRun(ctx, store.StartRunRequest{Key: key, Owner: b.opt.Owner, Detail: detail,
+		Lease: b.opt.LeaseTTL, Inbox: ids})
+	switch {
+	case errors.Is(err, store.ErrLeaseHeld), errors.Is(err, store.ErrConflict):
+		b.log.Info("thread taken over by another owner; its messages are theirs", "thread", key.String(), "err", err)
+		return nil, false
+	case err != nil:
+		b.log.Warn("record a run; its messages wait for the store", "thread", key.String(), "err", err)
+		return nil, false
+	}
+	return &turn{b: b, a: a, key: key, run: run}, true
+}
 
+// end records the run's end with its revision and its reply (and, for a drawing run, the taking
+// down of its signs after the reply) in one commit; the send loop posts them. When the revision
+// conflicts, the run ends failed with a reply that says so. false means this process should stop
+// serving the thread.
+func (t *turn) end(ctx context.Context, o outcome) (*store.Thread, bool) {
+	b := t.b
+	log := b.log.With("thread", t.key.String(), "run", t.run.ID)
+	// The end is recorded even when the run's context is over (shutdown, timeout).
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	holding := false
+	for {
+		replies, err := t.replies(o.reply)
+		if err != nil {
+			log.Error("encode a reply", "err", err)
+			o, replies = failed(store.RunFailed, err.Error(), "Sorry, I could not put my reply together. Nothing in the diagram changed; you can send the request again."), nil
+			replies, _ = t.replies(o.reply)
+		}
+		if t.status != nil {
+			b.w.mu.Lock()
+			b.w.live[t.run.ID] = t.status
+			b.w.mu.Unlock()
+		}
+		if t.status != nil && !holding {
+			// Normally the send loop takes the signs down after the reply. A reply that waits
+			// long (the platform down) or is posted by another replica must not leave them up
+			// (and Telegram's chat action repeating) for hours: they come down after signHold.
+			holding = true
+			id, st := t.run.ID, t.status
+			time.AfterFunc(signHold, func() {
+				b.w.mu.Lock()
+				mine := b.w.live[id] == st
+				if mine {
+					delete(b.w.live, id)
+				}
+				b.w.mu.Unlock()
+				if mine {
+					st.finish()
+				}
+			})
+		}
+		_, th, err := b.store.FinishRun(ctx, store.FinishRunRequest{ID: t.run.ID, State: o.state,
+			Detail: clip.Runes(o.detail, 200), Save: o.save, Replies: replies, Claim: b.opt.LeaseTTL})
+		if err == nil {
+			poke(b.w.sendWake)
+			return th, true
+		}
+		if t.status != nil {
+			b.w.mu.Lock()
+			delete(b.w.live, t.run.ID)
+			b.w.mu.Unlock()
+		}
+		switch {
+		case o.save != nil && errors.Is(err, store.ErrConflict):
+			o = failed(store.RunFailed, "conflict", "The diagram was changed elsewhere (in the editor?) while I was drawing, so I did not overwrite it. Please send your request again to build on the new version.")
+			continue
+		case errors.Is(err, store.ErrBadTransition):
+			// Another owner took the thread over and told it; this run's result goes nowhere.
+			log.Warn("run ended after its thread was taken over; its result is dropped", "err", err)
+			t.finishSigns()
+			return nil, false
+		}
+		// The store failed: the thread hears of it directly, best effort, and the run is left for
+		// recovery, which then does not tell the thread again (in this process).
+		log.Error("record the end of a run", "err", err)
+		b.w.mu.Lock()
+		if len(b.w.told) > 10_000 { // a bound: recovery usually comes within a lease
+			clear(b.w.told)
+		}
+		b.w.told[t.run.ID] = true
+		b.w.mu.Unlock()
+		text := b.friendlyStore(t.key, "saving the diagram", err)
+		if o.reply.Error {
+			text = o.reply.Text
+		}
+		if serr := t.a.Send(ctx, t.key, Reply{Text: text, Error: true}); serr != nil {
+			log.Warn("send the error reply", "err", serr)
+		}
+		t.finishSigns()
+		return nil, false
+	}
+}
+
+// signHold is the longest a run's working signs stay up waiting for its reply to be posted.
+const signHold = 10 * time.Minute
+
+// replies are the outbox rows of a reply and, for a drawing run, of its signs.
+func (t *turn) replies(r Reply) ([]store.Outgoing, error) {
+	body, err := encodeReply(r)
+	if err != nil {
+		return nil, err
+	}
+	pin := ""
+	if local(t.a) {
+		pin = t.b.opt.Owner
+	}
+	out := []store.Outgoing{{Key: t.key, Kind: kindReply, Body: body, Pin: pin}}
+	if t.status != nil {
+		out = append(out, store.Outgoing{Key: t.key, Kind: kindSigns, Body: encodeSigns(t.status.sign()), Pin: pin})
+	}
+	return out, nil
+}
+
+func (t *turn) finishSigns() {
+	if t.status != nil {
+		t.status.finish()
+	}
+}
+
+// unreadable answers a kept message that could not be read back.
+func (b *Bot) unreadable(ctx context.Context, key ThreadKey, a Adapter, j job) bool {
+	b.log.Error("a kept message could not be read; its thread is told", "thread", key.String(), "inbox", j.inbox, "err", j.broken)
+	t, ok := b.begin(ctx, key, a, []job{j}, "unreadable message")
+	if !ok {
+		return false
+	}
+	_, ok = t.end(ctx, failed(store.RunFailed, j.broken.Error(),
+		"Sorry, I could not read one of your messages back from my database. Nothing in the diagram changed; please send it again."))
+	return ok
+}
+
+// draw runs one drawing turn for consecutive requests of a thread (merged into one run), after
+// importing a file the first of them carried. Nothing is saved unless the step that made it
+// succeeded.
+//
+// On the way from message to picture the store commits: the message (Handle), the thread's claim,
+// the run's start, its revision with its end and its reply, then the reply's posting. The working
+// signs go up beside the run, and the picture renders while the editor links are made.
+func (b *Bot) draw(ctx context.Context, key ThreadKey, a Adapter, jobs []job) bool {
+	msg := jobs[len(jobs)-1].msg
 	var prompts []string
 	for _, j := range jobs {
 		if t := strings.TrimSpace(j.cmd.Arg); t != "" {
 			prompts = append(prompts, t)
 		}
 	}
-	run, release, err := b.startRun(ctx, key, clip.Runes(strings.Join(prompts, " | "), 200))
-	if err != nil {
-		step := "starting the run"
-		if ctx.Err() != nil {
-			step = "waiting for this thread"
-		}
-		storeFail(step, err)
-		return
+	t, ok := b.begin(ctx, key, a, jobs, clip.Runes(strings.Join(prompts, " | "), 200))
+	if !ok {
+		return false
 	}
-	defer release()
-	status.attach(run.ID)
+	// The signs stay up until the reply is posted, which may be after this run's context ended.
+	t.status = b.working(context.WithoutCancel(ctx), a, msg)
+	t.status.attach(t.run.ID)
 	started := b.opt.Now()
-	observe := func(state store.RunState, detail string) {
-		outcome := string(state)
-		if detail == "conflict" {
-			outcome = "conflict"
-		}
-		b.opt.Observer.RunFinished(outcome, b.opt.Now().Sub(started))
+	o := b.drawing(ctx, t, jobs, prompts)
+	_, ok = t.end(ctx, o)
+	outcome := string(o.state)
+	if o.detail == "conflict" {
+		outcome = "conflict"
 	}
-	// end records a run that ends without a new revision.
-	end := func(state store.RunState, detail string) {
-		observe(state, detail)
-		done, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if _, _, err := b.store.FinishRun(done, store.FinishRunRequest{ID: run.ID, State: state, Detail: clip.Runes(detail, 200)}); err != nil {
-			log.Warn("record run state", "run", run.ID, "state", state, "err", err)
-		}
-	}
+	b.opt.Observer.RunFinished(outcome, b.opt.Now().Sub(started))
+	return ok
+}
 
+// drawing is the drawing run itself: what it saves and what it answers.
+func (b *Bot) drawing(ctx context.Context, t *turn, jobs []job, prompts []string) outcome {
+	key := t.key
+	status := t.status
+	storeFail := func(step string, err error) outcome {
+		return failed(store.RunFailed, err.Error(), b.friendlyStore(key, step, err))
+	}
 	th, err := b.load(ctx, key)
 	if err != nil {
-		end(store.RunFailed, err.Error())
-		storeFail("loading this thread's diagram", err)
-		return
+		return storeFail("loading this thread's diagram", err)
 	}
 	summary := ""
 	if files := jobs[0].msg.Files; len(files) > 0 {
 		status.update("importing " + files[0].Name + "…")
 		doc, err := b.importFile(ctx, files)
 		if err != nil {
-			end(store.RunFailed, err.Error())
-			fail(err.Error() + " Nothing in the diagram changed.")
-			return
+			return failed(store.RunFailed, err.Error(), err.Error()+" Nothing in the diagram changed.")
 		}
-		th, err = b.store.Save(ctx, store.SaveRequest{Key: key, Base: th.Rev, Scene: doc, Author: store.AuthorImport, Reason: "imported " + files[0].Name})
-		if err != nil {
-			end(store.RunFailed, err.Error())
-			storeFail("saving the imported diagram", err)
-			return
+		save := store.SaveRequest{Key: key, Base: th.Rev, Scene: doc, Author: store.AuthorImport, Reason: "imported " + files[0].Name}
+		if len(prompts) == 0 { // an import alone: its revision is the run's
+			next := predicted(th, doc, th.Memory)
+			status.update("rendering…")
+			return outcome{state: store.RunDone, detail: "imported " + files[0].Name, save: &save,
+				reply: b.postReply(ctx, next, fmt.Sprintf("Imported %s as revision %d.", files[0].Name, next.Rev))}
+		}
+		if th, err = b.store.Save(ctx, save); err != nil {
+			return storeFail("saving the imported diagram", err)
 		}
 		summary = fmt.Sprintf("Imported %s as revision %d.", files[0].Name, th.Rev)
-	}
-	if len(prompts) == 0 { // an import alone
-		status.update("rendering…")
-		b.post(ctx, a, msg.Key, th, summary)
-		end(store.RunDone, fmt.Sprintf("revision %d", th.Rev))
-		return
 	}
 
 	prompt := prompts[0]
@@ -115,9 +255,7 @@ func (b *Bot) draw(ctx context.Context, jobs []job) {
 	// The thread's scene is decoded once here and encoded once before it is saved.
 	current, err := storedScene(th)
 	if err != nil {
-		end(store.RunFailed, err.Error())
-		fail(err.Error())
-		return
+		return failed(store.RunFailed, err.Error(), err.Error())
 	}
 	status.update("drawing…")
 	res, err := b.drawerFor(prompts).Draw(ctx, DrawRequest{
@@ -129,97 +267,44 @@ func (b *Bot) draw(ctx context.Context, jobs []job) {
 		if errors.Is(err, context.Canceled) {
 			state = store.RunInterrupted
 		}
-		end(state, err.Error())
-		log.Warn("drawing failed", "err", err)
-		fail(drawFailure(err))
-		return
+		b.log.Warn("drawing failed", "thread", key.String(), "err", err)
+		return failed(state, err.Error(), drawFailure(err))
 	}
 	memory := res.Memory
 	if memory == nil {
 		memory = []byte{}
 	}
+	text := strings.TrimSpace(summary + " " + res.Summary)
 	if !res.Changed {
 		if err := b.store.SetMemory(ctx, key, memory); err != nil {
-			log.Warn("store agent memory", "err", err)
+			b.log.Warn("store agent memory", "thread", key.String(), "err", err)
 		}
-		end(store.RunDone, "no change")
-		text := strings.TrimSpace(summary + " " + res.Summary)
 		if summary != "" { // an import happened: show it
-			b.post(ctx, a, msg.Key, th, text)
-			return
+			return outcome{state: store.RunDone, detail: "no change", reply: b.postReply(ctx, th, text)}
 		}
-		if err := a.Send(ctx, msg.Key, Reply{Text: text}); err != nil {
-			log.Warn("send reply", "err", err)
-		}
-		return
+		return outcome{state: store.RunDone, detail: "no change", reply: Reply{Text: text}}
 	}
 	doc, err := encodeScene(res.Scene)
 	if err != nil {
-		end(store.RunFailed, err.Error())
-		fail(friendly("saving the diagram", err))
-		return
+		return failed(store.RunFailed, err.Error(), friendly("saving the diagram", err))
 	}
 	status.update("rendering…")
-	// The picture renders while the revision and the run's end commit together; it is posted only
-	// once that commit succeeded, so a posted picture is always a durable revision.
-	pic := b.startRender(ctx, res.Scene, doc, th.Settings.Theme == "dark")
-	saved, err := b.finishWith(ctx, run.ID, store.SaveRequest{Key: key, Base: th.Rev, Scene: doc,
-		Author: store.AuthorAgent, Reason: clip.Runes(prompts[len(prompts)-1], 200), Memory: memory})
-	if err != nil {
-		pic.discard()
-		if errors.Is(err, store.ErrConflict) {
-			end(store.RunFailed, "conflict")
-			fail("The diagram was changed elsewhere (in the editor?) while I was drawing, so I did not overwrite it. Please send your request again to build on the new version.")
-			return
-		}
-		end(store.RunFailed, err.Error())
-		storeFail("saving the diagram", err)
-		return
-	}
-	b.postPicture(ctx, a, msg.Key, saved, strings.TrimSpace(summary+" "+res.Summary), pic)
-	observe(store.RunDone, "")
+	// The reply is complete before the revision commits with it: a picture in the outbox is
+	// always of a durable revision, and a run cut short before the commit changed nothing.
+	reply := b.pictureReply(ctx, predicted(th, doc, memory), res.Scene, text)
+	return outcome{state: store.RunDone, detail: "saved a revision", reply: reply, save: &store.SaveRequest{Key: key, Base: th.Rev,
+		Scene: doc, Author: store.AuthorAgent, Reason: clip.Runes(prompts[len(prompts)-1], 200), Memory: memory}}
 }
 
-// finishWith ends run id as done together with its revision, in one commit.
-func (b *Bot) finishWith(ctx context.Context, id int64, save store.SaveRequest) (*store.Thread, error) {
-	_, th, err := b.store.FinishRun(ctx, store.FinishRunRequest{ID: id, State: store.RunDone, Detail: "saved a revision", Save: &save})
-	return th, err
+// predicted is th as it will be once a save of doc on it commits (its new revision is the next
+// number; a save that finds the thread moved fails instead).
+func predicted(th *store.Thread, doc, memory []byte) *store.Thread {
+	next := *th
+	next.Rev, next.Head, next.Scene, next.Memory = th.Head+1, th.Head+1, doc, memory
+	return &next
 }
 
-// startRun records the run as started. When other processes share the database it first waits for
-// the thread's lease (another replica may be working on it), taken in the same commit; the returned
-// release gives the lease back once the reply is out. A single process needs no lease: the thread's
-// queue already runs its work one at a time.
-func (b *Bot) startRun(ctx context.Context, key store.ThreadKey, detail string) (store.Run, func(), error) {
-	req := store.StartRunRequest{Key: key, Owner: b.opt.Owner, Detail: detail}
-	if b.store.SingleProcess() {
-		run, err := b.store.StartRun(ctx, req)
-		return run, func() {}, err
-	}
-	req.Lease = b.opt.RunTimeout + time.Minute
-	for {
-		run, err := b.store.StartRun(ctx, req)
-		if err == nil {
-			return run, func() {
-				rel, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-				defer cancel()
-				if err := b.store.ReleaseLease(rel, key, b.opt.Owner); err != nil {
-					b.log.Warn("release lease", "thread", key.String(), "err", err)
-				}
-			}, nil
-		}
-		if !errors.Is(err, store.ErrLeaseHeld) {
-			return store.Run{}, nil, err
-		}
-		select {
-		case <-ctx.Done():
-			return store.Run{}, nil, ctx.Err()
-		case <-time.After(time.Second):
-		}
-	}
-}
-
-// picture is a rendering under way in its own goroutine; wait or discard collects it.
+// picture is a rendering under way in its own goroutine; wait collects it.
 type picture struct {
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -246,14 +331,9 @@ func (p *picture) wait() ([]byte, error) {
 	return p.png, p.err
 }
 
-// discard stops a rendering whose picture will not be posted.
-func (p *picture) discard() {
-	p.cancel()
-	<-p.done
-}
-
-// post sends the thread's current scene: picture, summary, file and links.
-func (b *Bot) post(ctx context.Context, a Adapter, chatKey ThreadKey, th *store.Thread, text string) {
+// postReply is the reply that posts th, the thread at its current revision: picture, summary,
+// file and links.
+func (b *Bot) postReply(ctx context.Context, th *store.Thread, text string) Reply {
 	// A stored scene that cannot be read still goes out as its file; the reply says why there is
 	// no picture.
 	sc, err := storedScene(th)
@@ -263,10 +343,15 @@ func (b *Bot) post(ctx context.Context, a Adapter, chatKey ThreadKey, th *store.
 	if err != nil {
 		p := &picture{cancel: func() {}, done: make(chan struct{}), err: err}
 		close(p.done)
-		b.postPicture(ctx, a, chatKey, th, text, p)
-		return
+		return b.withPicture(ctx, th, text, p)
 	}
-	b.postPicture(ctx, a, chatKey, th, text, b.startRender(ctx, sc, th.Scene, th.Settings.Theme == "dark"))
+	return b.pictureReply(ctx, th, sc, text)
+}
+
+// pictureReply renders sc, the scene th holds, while the editor links are made, and is the reply
+// with both.
+func (b *Bot) pictureReply(ctx context.Context, th *store.Thread, sc *scene.Scene, text string) Reply {
+	return b.withPicture(ctx, th, text, b.startRender(ctx, sc, th.Scene, th.Settings.Theme == "dark"))
 }
 
 // storedScene decodes a thread's stored scene (nil for a thread without one yet).
@@ -293,28 +378,27 @@ func encodeScene(sc *scene.Scene) ([]byte, error) {
 	return doc, nil
 }
 
-// postPicture sends th with the picture pic renders of it; the editor links are made meanwhile.
-func (b *Bot) postPicture(ctx context.Context, a Adapter, chatKey ThreadKey, th *store.Thread, text string, pic *picture) {
+// withPicture is the reply of th with the picture pic renders of it; the editor links are made
+// meanwhile.
+func (b *Bot) withPicture(ctx context.Context, th *store.Thread, text string, pic *picture) Reply {
 	r := Reply{Text: text, Files: []File{sceneFile(th.Scene)}}
 	if links := b.links; links != nil {
 		if edit, view, err := links.ThreadLinks(ctx, th); err != nil {
-			b.log.Warn("make editor links", "thread", chatKey.String(), "err", err)
+			b.log.Warn("make editor links", "thread", th.Key.String(), "err", err)
 		} else {
 			r.EditURL, r.ViewURL = edit, view
 		}
 	}
 	png, err := pic.wait()
 	if err != nil {
-		b.log.Warn("render failed", "thread", chatKey.String(), "rev", th.Rev, "err", err)
+		b.log.Warn("render failed", "thread", th.Key.String(), "rev", th.Rev, "err", err)
 		// The drawing is saved; only its picture is missing, and "export png" renders it again.
 		r.Text = strings.TrimSpace(r.Text + "\n\n" + "I could not render the picture (" + strings.TrimSpace(err.Error()) +
 			"). The diagram is saved and the .excalidraw file is attached (it opens in Excalidraw); send \"export png\" to try the picture again.")
 	} else {
 		r.Image = &File{Name: "diagram.png", MIME: "image/png", Content: png}
 	}
-	if err := a.Send(ctx, chatKey, r); err != nil {
-		b.log.Warn("send reply", "thread", chatKey.String(), "err", err)
-	}
+	return r
 }
 
 func sceneFile(doc []byte) File {

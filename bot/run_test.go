@@ -3,7 +3,6 @@ package bot
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -14,10 +13,9 @@ import (
 	"github.com/excalibot/excalibot/store/sqlite"
 )
 
-// countingStore records the store's writes in order; each is one transaction.
+// countingStore records the store's transactions that write, in order.
 type countingStore struct {
 	*sqlite.Store
-	single bool
 
 	mu     sync.Mutex
 	writes []string
@@ -35,8 +33,6 @@ func (c *countingStore) took() []string {
 	return slices.Clone(c.writes)
 }
 
-func (c *countingStore) SingleProcess() bool { return c.single }
-
 func (c *countingStore) Save(ctx context.Context, req store.SaveRequest) (*store.Thread, error) {
 	c.add("Save")
 	return c.Store.Save(ctx, req)
@@ -47,9 +43,18 @@ func (c *countingStore) SetMemory(ctx context.Context, key store.ThreadKey, memo
 	return c.Store.SetMemory(ctx, key, memory)
 }
 
-func (c *countingStore) ClaimEvents(ctx context.Context, ids ...string) (bool, error) {
-	c.add("ClaimEvents")
-	return c.Store.ClaimEvents(ctx, ids...)
+func (c *countingStore) Accept(ctx context.Context, req store.AcceptRequest) (store.Accepted, error) {
+	c.add("Accept")
+	return c.Store.Accept(ctx, req)
+}
+
+// ClaimThreads writes only when it claims a thread.
+func (c *countingStore) ClaimThreads(ctx context.Context, req store.ClaimRequest) ([]store.Claim, error) {
+	cs, err := c.Store.ClaimThreads(ctx, req)
+	if len(cs) > 0 {
+		c.add("ClaimThreads")
+	}
+	return cs, err
 }
 
 func (c *countingStore) StartRun(ctx context.Context, req store.StartRunRequest) (store.Run, error) {
@@ -62,47 +67,55 @@ func (c *countingStore) FinishRun(ctx context.Context, req store.FinishRunReques
 	return c.Store.FinishRun(ctx, req)
 }
 
+func (c *countingStore) RecordPosted(ctx context.Context, id int64, owner, part string) error {
+	c.add("RecordPosted")
+	return c.Store.RecordPosted(ctx, id, owner, part)
+}
+
+func (c *countingStore) SettleOutbox(ctx context.Context, st store.Settle) error {
+	c.add("SettleOutbox")
+	return c.Store.SettleOutbox(ctx, st)
+}
+
+func (c *countingStore) ReleaseIdle(ctx context.Context, key store.ThreadKey, owner string) (bool, error) {
+	c.add("ReleaseIdle")
+	return c.Store.ReleaseIdle(ctx, key, owner)
+}
+
 func (c *countingStore) ReleaseLease(ctx context.Context, key store.ThreadKey, owner string) error {
 	c.add("ReleaseLease")
 	return c.Store.ReleaseLease(ctx, key, owner)
 }
 
-// TestRequestCommits: a drawing request that makes a revision costs three commits on a store only
-// this process uses, and one more (the lease's release) on a store shared by replicas.
+// TestRequestCommits: the store writes of a drawing request that makes a revision, from the
+// message to the posted picture: the message kept, the thread claimed, the run started, its
+// revision and reply with its end, the reply posted, the signs taken down, the thread let go. The
+// outbox claim writes nothing: the run's end holds its replies for this process already.
 func TestRequestCommits(t *testing.T) {
-	tests := []struct {
-		single bool
-		want   []string
-	}{
-		{true, []string{"ClaimEvents", "StartRun", "FinishRun"}},
-		{false, []string{"ClaimEvents", "StartRun", "FinishRun", "ReleaseLease"}},
+	st := tempStore(t)
+	cs := &countingStore{Store: st}
+	rec := newRecorder()
+	b := New(cs, &fakeDrawer{}, fakeRenderer{}, nil, Options{}, nil)
+	if err := b.Handle(context.Background(), rec, Message{Key: thread, EventID: "e1", ID: "1", Text: "draw a box"}); err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range tests {
-		st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "bot.db"), store.Options{}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cs := &countingStore{Store: st, single: tt.single}
-		rec := newRecorder()
-		b := New(cs, &fakeDrawer{}, fakeRenderer{}, nil, Options{}, nil)
-		b.Handle(context.Background(), rec, Message{Key: thread, EventID: "e1", ID: "1", Text: "draw a box"})
-		rec.wait(t, 1)
-		b.Close(context.Background()) // the run's last steps after the reply are done too
-		if got := cs.took(); !slices.Equal(got, tt.want) {
-			t.Errorf("single process %v: writes %v, want %v", tt.single, got, tt.want)
-		}
-		th, err := st.Load(context.Background(), thread)
-		if err != nil || th.Rev != 1 {
-			t.Errorf("single process %v: thread %+v, %v; want revision 1", tt.single, th, err)
-		}
-		runs, err := st.Runs(context.Background(), store.RunDone)
-		if err != nil || len(runs) != 1 {
-			t.Errorf("single process %v: done runs %v, %v; want 1", tt.single, runs, err)
-		}
-		if _, err := st.AcquireLease(context.Background(), thread, "other", time.Minute); err != nil {
-			t.Errorf("single process %v: lease left behind: %v", tt.single, err)
-		}
-		st.Close()
+	rec.wait(t, 1)
+	b.Close(context.Background()) // the run's last steps after the reply are done too
+	got := cs.took()
+	slices.Sort(got)
+	want := []string{"Accept", "ClaimThreads", "FinishRun", "ReleaseIdle", "SettleOutbox", "SettleOutbox", "StartRun"}
+	if !slices.Equal(got, want) {
+		t.Errorf("writes %v, want %v", got, want)
+	}
+	th, err := st.Load(context.Background(), thread)
+	if err != nil || th.Rev != 1 {
+		t.Errorf("thread %+v, %v; want revision 1", th, err)
+	}
+	if runs, err := st.Runs(context.Background(), store.RunDone); err != nil || len(runs) != 1 {
+		t.Errorf("done runs %v, %v; want 1", runs, err)
+	}
+	if _, err := st.AcquireLease(context.Background(), thread, "other", time.Minute); err != nil {
+		t.Errorf("lease left behind: %v", err)
 	}
 }
 
@@ -111,7 +124,7 @@ func TestRequestCommits(t *testing.T) {
 func TestSharedStoreTakesTheLease(t *testing.T) {
 	st := tempStore(t)
 	d := &fakeDrawer{block: make(chan struct{})}
-	b := New(&countingStore{Store: st}, d, fakeRenderer{}, nil, Options{}, nil)
+	b := New(st, d, fakeRenderer{}, nil, Options{}, nil)
 	rec := newRecorder()
 	b.Handle(context.Background(), rec, Message{Key: thread, EventID: "e1", ID: "1", Text: "draw a box"})
 	for len(func() []string { d.mu.Lock(); defer d.mu.Unlock(); return d.prompts }()) == 0 {

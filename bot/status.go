@@ -21,8 +21,11 @@ type statusLine struct {
 	stop chan struct{} // closed by finish
 	done chan struct{} // closed when the goroutine has taken the signs down
 
-	mu   sync.Mutex
-	text string // latest text asked for
+	once sync.Once // finish
+
+	mu     sync.Mutex
+	text   string // latest text asked for
+	handle string // the signs' handle (SignedStatus), once they are up
 }
 
 // working starts showing that work on msg is under way; finish takes the signs down.
@@ -52,10 +55,18 @@ func (s *statusLine) update(text string) {
 	}
 }
 
-// finish takes the signs down and waits until they are. Call it exactly once, after the reply.
+// finish takes the signs down and waits until they are; after the reply (the send loop calls it
+// once the run's reply is posted). Calls after the first do nothing.
 func (s *statusLine) finish() {
-	close(s.stop)
+	s.once.Do(func() { close(s.stop) })
 	<-s.done
+}
+
+// sign is the signs' handle (SignedStatus) if they are up and named one, else "".
+func (s *statusLine) sign() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.handle
 }
 
 func (s *statusLine) show(ctx context.Context, a Adapter, msg Message) {
@@ -83,6 +94,9 @@ func (s *statusLine) show(ctx context.Context, a Adapter, msg Message) {
 	if ss, ok := st.(SignedStatus); ok {
 		if sign = ss.Sign(); sign != "" {
 			attached = s.run
+			s.mu.Lock()
+			s.handle = sign
+			s.mu.Unlock()
 		}
 	}
 	var runID int64

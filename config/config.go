@@ -31,12 +31,22 @@ type Config struct {
 	// Protocol is how the model is asked to draw: auto (tool calls when the model has them, typed
 	// plans otherwise), tools or plan. eval takes a comma-separated list to compare them.
 	Protocol string
+	// VisionModel is the model that reads pictures sent with a request (a whiteboard photo, a
+	// screenshot); requests without pictures use Model. Empty: Model reads them, if it can.
+	VisionModel  string
+	ImageSize    int // longest side in pixels of a picture as the model gets it
+	MaxImageSize int // bytes per picture sent
 
 	// Store
 	Database     string        // "sqlite:PATH" or a postgres:// URL; empty = SQLite at the default path
 	HistoryKeep  int           // revisions kept per thread
 	MaxSceneSize int           // bytes per stored scene
 	PruneAfter   time.Duration // threads untouched this long are removed; 0 = never
+	// LeaseTTL is how long a process's hold on a thread (or on a reply it posts) lasts without its
+	// heartbeat: the time after which a dead replica's work moves to another.
+	LeaseTTL     time.Duration
+	PollInterval time.Duration // how often the store is asked for work kept by other replicas
+	ReplyGiveUp  time.Duration // how long a reply that cannot be posted is retried
 
 	// Renderer
 	ChromePath    string        // Chromium binary; empty = look for chromium, chromium-browser, google-chrome
@@ -75,8 +85,8 @@ type Config struct {
 	// Limits of the conversation core
 	MaxMessageLength  int     // characters per chat message
 	MaxConcurrentRuns int     // runs in parallel across all threads
-	UserRatePerMinute float64 // drawing requests per user per minute
-	ChatRatePerMinute float64 // drawing requests per chat per minute
+	UserRatePerMinute float64 // drawing requests per user per minute, per replica
+	ChatRatePerMinute float64 // drawing requests per chat per minute, per replica
 
 	LogLevel string // debug, info, warn or error
 }
@@ -98,9 +108,14 @@ func Default() Config {
 		MaxBatch:       200,
 		MaxLabelLength: 500,
 		Protocol:       "auto",
+		ImageSize:      1024,
+		MaxImageSize:   20 << 20,
 
 		HistoryKeep:  50,
 		MaxSceneSize: 5 << 20,
+		LeaseTTL:     30 * time.Second,
+		PollInterval: time.Second,
+		ReplyGiveUp:  24 * time.Hour,
 
 		RenderTabs:    2,
 		RenderTimeout: 30 * time.Second,
@@ -187,14 +202,27 @@ func (c Config) Validate() error {
 		v    time.Duration
 	}{
 		{"model-timeout", c.ModelTimeout}, {"run-timeout", c.RunTimeout}, {"render-timeout", c.RenderTimeout},
+		{"poll-interval", c.PollInterval}, {"reply-give-up", c.ReplyGiveUp},
 	}
 	for _, d := range durations {
 		if d.v <= 0 {
 			bad(d.name, "is %s; it must be a positive duration such as 30s or 2m", d.v)
 		}
 	}
+	if c.LeaseTTL < 3*time.Second {
+		bad("lease-ttl", "is %s; it must be at least 3s (the heartbeat renews it every third of it)", c.LeaseTTL)
+	}
 	if _, err := c.Protocols(); err != nil {
 		bad("protocol", "%v", err)
+	}
+	if v := c.VisionModel; strings.ContainsAny(v, " \t,") || strings.Contains(v, "://") {
+		bad("vision-model", "is %q; it must name one Ollama model as `ollama list` shows it, e.g. qwen2.5vl:7b (the server is --ollama-host)", v)
+	}
+	if c.ImageSize < 256 || c.ImageSize > 4096 {
+		bad("image-size", "is %d; it must be from 256 to 4096 pixels (vision models read pictures at about 1024)", c.ImageSize)
+	}
+	if c.MaxImageSize < 64<<10 {
+		bad("max-image-size", "is %d bytes; it must be at least 65536 (64 KB): phone photos are several megabytes", c.MaxImageSize)
 	}
 	if c.KeepAlive < 0 {
 		bad("keep-alive", "is %s; it must be zero or positive", c.KeepAlive)

@@ -127,6 +127,12 @@ func TestBadValues(t *testing.T) {
 		{"unknown protocol", []string{"--protocol", "magic"}, nil, `--protocol (EXCALIBOT_PROTOCOL): "magic" is not a protocol; use auto`},
 		{"unknown protocol in a list", nil, []string{"EXCALIBOT_PROTOCOL=tools,plans"}, `"plans" is not a protocol`},
 		{"empty protocol list", []string{"--protocol", " , "}, nil, "--protocol (EXCALIBOT_PROTOCOL): is empty"},
+		{"vision model with a space", []string{"--vision-model", "qwen2.5vl 7b"}, nil,
+			`--vision-model (EXCALIBOT_VISION_MODEL): is "qwen2.5vl 7b"; it must name one Ollama model`},
+		{"vision model as a URL", nil, []string{"EXCALIBOT_VISION_MODEL=http://gpu:11434/qwen2.5vl"}, "the server is --ollama-host"},
+		{"image size too small", []string{"--image-size", "100"}, nil, "--image-size (EXCALIBOT_IMAGE_SIZE): is 100; it must be from 256 to 4096 pixels"},
+		{"image size not a number", nil, []string{"EXCALIBOT_IMAGE_SIZE=1024px"}, `"1024px" is not a whole number`},
+		{"image bytes too few", []string{"--max-image-size", "1000"}, nil, "--max-image-size (EXCALIBOT_MAX_IMAGE_SIZE): is 1000 bytes; it must be at least 65536"},
 		{"slack socket without app token", nil, []string{"SLACK_BOT_TOKEN=xoxb-1"}, "SLACK_APP_TOKEN"},
 		{"events without secret", []string{"--slack-mode", "events"}, []string{"SLACK_BOT_TOKEN=xoxb-1"}, "SLACK_SIGNING_SECRET"},
 	}
@@ -286,5 +292,24 @@ func TestLoadOnlyNamedFlags(t *testing.T) {
 	fs = flag.NewFlagSet("draw", flag.ContinueOnError)
 	if _, err := Load(fs, nil, nil, "modle"); err == nil || err.Error() != `no setting named "modle"` {
 		t.Errorf("unknown setting name: err %v, want no setting named \"modle\"", err)
+	}
+}
+
+func TestVisionSettings(t *testing.T) {
+	l, err := load(t, nil, []string{"EXCALIBOT_VISION_MODEL=qwen2.5vl:7b", "EXCALIBOT_IMAGE_SIZE=768"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.VisionModel != "qwen2.5vl:7b" || l.ImageSize != 768 || l.MaxImageSize != 20<<20 {
+		t.Errorf("vision model %q, image size %d, max image size %d; want qwen2.5vl:7b, 768 and the default 20 MB",
+			l.VisionModel, l.ImageSize, l.MaxImageSize)
+	}
+	var buf strings.Builder
+	l.Print(&buf)
+	if !regexp.MustCompile(`(?m)^vision-model\s+qwen2\.5vl:7b\s+env$`).MatchString(buf.String()) {
+		t.Errorf("config printout lacks the vision model:\n%s", buf.String())
+	}
+	if d := Default(); d.VisionModel != "" || d.ImageSize != 1024 {
+		t.Errorf("defaults: vision model %q, image size %d; want none and 1024", d.VisionModel, d.ImageSize)
 	}
 }

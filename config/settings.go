@@ -42,11 +42,17 @@ var settings = []setting{
 	{"max-batch", "EXCALIBOT_MAX_BATCH", "elements per batch call", false, func(c *Config) any { return &c.MaxBatch }},
 	{"max-label-length", "EXCALIBOT_MAX_LABEL_LENGTH", "characters per label", false, func(c *Config) any { return &c.MaxLabelLength }},
 	{"protocol", "EXCALIBOT_PROTOCOL", "how the model draws: auto, tools or plan (eval takes a list, e.g. tools,plan)", false, func(c *Config) any { return &c.Protocol }},
+	{"vision-model", "EXCALIBOT_VISION_MODEL", "Ollama model that reads pictures sent with a request, e.g. qwen2.5vl:7b (empty: the model itself, if it can)", false, func(c *Config) any { return &c.VisionModel }},
+	{"image-size", "EXCALIBOT_IMAGE_SIZE", "longest side in pixels of a picture as the model gets it", false, func(c *Config) any { return &c.ImageSize }},
+	{"max-image-size", "EXCALIBOT_MAX_IMAGE_SIZE", "bytes per picture sent", false, func(c *Config) any { return &c.MaxImageSize }},
 
 	{"database", "EXCALIBOT_DATABASE", "sqlite:PATH or postgres://… (empty: SQLite in the user's data directory)", true, func(c *Config) any { return &c.Database }},
 	{"history-keep", "EXCALIBOT_HISTORY_KEEP", "revisions kept per thread", false, func(c *Config) any { return &c.HistoryKeep }},
 	{"max-scene-size", "EXCALIBOT_MAX_SCENE_SIZE", "bytes per stored scene", false, func(c *Config) any { return &c.MaxSceneSize }},
 	{"prune-after", "EXCALIBOT_PRUNE_AFTER", "remove threads untouched this long (0: never)", false, func(c *Config) any { return &c.PruneAfter }},
+	{"lease-ttl", "EXCALIBOT_LEASE_TTL", "how long a replica holds a thread or a reply without its heartbeat: a dead replica's work moves on after this", false, func(c *Config) any { return &c.LeaseTTL }},
+	{"poll-interval", "EXCALIBOT_POLL_INTERVAL", "how often the store is asked for messages and replies other replicas kept", false, func(c *Config) any { return &c.PollInterval }},
+	{"reply-give-up", "EXCALIBOT_REPLY_GIVE_UP", "how long a reply that cannot be posted is retried before it is kept as dead", false, func(c *Config) any { return &c.ReplyGiveUp }},
 
 	{"chrome", "EXCALIBOT_CHROME", "Chromium binary (empty: look for chromium on PATH)", false, func(c *Config) any { return &c.ChromePath }},
 	{"render-tabs", "EXCALIBOT_RENDER_TABS", "warm browser tabs for rendering", false, func(c *Config) any { return &c.RenderTabs }},
@@ -77,9 +83,9 @@ var settings = []setting{
 	{"telegram-users", "EXCALIBOT_TELEGRAM_USERS", "allowed Telegram user ids, comma-separated (empty: all)", false, func(c *Config) any { return &c.TelegramUsers }},
 
 	{"max-message-length", "EXCALIBOT_MAX_MESSAGE_LENGTH", "characters per chat message", false, func(c *Config) any { return &c.MaxMessageLength }},
-	{"max-concurrent-runs", "EXCALIBOT_MAX_CONCURRENT_RUNS", "runs in parallel across threads", false, func(c *Config) any { return &c.MaxConcurrentRuns }},
-	{"user-rate", "EXCALIBOT_USER_RATE", "drawing requests per user per minute", false, func(c *Config) any { return &c.UserRatePerMinute }},
-	{"chat-rate", "EXCALIBOT_CHAT_RATE", "drawing requests per chat per minute", false, func(c *Config) any { return &c.ChatRatePerMinute }},
+	{"max-concurrent-runs", "EXCALIBOT_MAX_CONCURRENT_RUNS", "runs in parallel across threads, in each replica", false, func(c *Config) any { return &c.MaxConcurrentRuns }},
+	{"user-rate", "EXCALIBOT_USER_RATE", "drawing requests per user per minute, counted by each replica on its own", false, func(c *Config) any { return &c.UserRatePerMinute }},
+	{"chat-rate", "EXCALIBOT_CHAT_RATE", "drawing requests per chat per minute, counted by each replica on its own", false, func(c *Config) any { return &c.ChatRatePerMinute }},
 
 	{"log-level", "EXCALIBOT_LOG_LEVEL", "debug, info, warn or error", false, func(c *Config) any { return &c.LogLevel }},
 }

@@ -1,5 +1,8 @@
 // Package ratelimit keeps token buckets per key, for chat users and chats (the bot) and editor
 // tokens and addresses (the web server).
+//
+// The buckets live in this process's memory: each replica counts on its own, so with N replicas
+// behind one bot a key may make up to N times the configured rate.
 package ratelimit
 
 import (

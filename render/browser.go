@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
@@ -46,11 +48,39 @@ type browser struct {
 	alloc  context.CancelFunc
 }
 
+// browserEnvNames are the variables Chromium is started with, when set: where its home and
+// temporary files go (HOME, TMPDIR: profiles and, with --disable-dev-shm-usage, shared memory),
+// PATH for the launcher scripts distributions install (Debian's runs grep, findmnt, tr), the
+// locale and time zone, and what fontconfig reads to find fonts and its cache. Variables starting
+// with LC_ pass too. Nothing else does: the environment of serve holds chat tokens and the
+// database password, which a browser has no use for.
+var browserEnvNames = []string{
+	"HOME", "TMPDIR", "PATH", "LANG", "LANGUAGE", "TZ",
+	"FONTCONFIG_FILE", "FONTCONFIG_PATH", "FONTCONFIG_SYSROOT",
+	"XDG_CONFIG_HOME", "XDG_CONFIG_DIRS", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_DATA_DIRS", "XDG_RUNTIME_DIR",
+}
+
+// browserEnv keeps the variables of environ (NAME=value, as os.Environ gives them) that Chromium
+// needs, in their order.
+func browserEnv(environ []string) []string {
+	var env []string
+	for _, kv := range environ {
+		name, _, ok := strings.Cut(kv, "=")
+		if ok && (slices.Contains(browserEnvNames, name) || strings.HasPrefix(name, "LC_")) {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
 // chromeFlags turn off everything that talks to the network on its own, and make every host name
 // but loopback fail to resolve, so a stray fetch fails at once instead of leaving the machine.
+// The browser starts with browserEnv's variables only.
 func chromeFlags(path string) []chromedp.ExecAllocatorOption {
 	return append(chromedp.DefaultExecAllocatorOptions[:], // headless, no background networking, no sync
 		chromedp.ExecPath(path),
+		chromedp.NoInheritEnv,
+		chromedp.Env(browserEnv(os.Environ())...),
 		chromedp.NoSandbox, // containers and root need it; the page is ours and reaches nothing outside
 		chromedp.DisableGPU,
 		chromedp.Flag("disable-quic", true),

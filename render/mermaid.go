@@ -63,6 +63,7 @@ type mermaidReply struct {
 	Fixes    []string                   `json:"fixes"`
 	Fenced   bool                       `json:"fenced"`
 	Source   string                     `json:"source"`
+	Routes   map[string]mermaid.Route   `json:"routes"`
 	MS       float64                    `json:"ms"`
 	Error    *struct {
 		Code    string   `json:"code"`
@@ -119,6 +120,12 @@ func (r *Renderer) Mermaid(ctx context.Context, src string) (MermaidResult, erro
 	}
 	if len(rep.Elements) == 0 {
 		return MermaidResult{}, fmt.Errorf("%w: the diagram has nothing to draw", ErrMermaid)
+	}
+	if !rep.Image {
+		// The page read Mermaid's routes; the arrows are fitted to them here, in Go.
+		if rep.Elements, err = mermaid.Finish(rep.Elements, rep.Routes, rep.Type); err != nil {
+			return MermaidResult{}, fmt.Errorf("%w: %v", ErrMermaid, err)
+		}
 	}
 	r.log.Debug("converted mermaid", "type", rep.Type, "elements", len(rep.Elements), "image", rep.Image,
 		"fixes", len(rep.Fixes), "page_ms", rep.MS)

@@ -60,6 +60,10 @@ func syntaxError(message string, line *int, source string, offset int, fixes []s
 			e.LineText = lines[i]
 		}
 	}
+	if msg, hint, ok := foreignRelation(firstKeyword(source), e.LineText); ok {
+		e.Message, e.Hint = msg, hint
+		return e
+	}
 	context := e.LineText
 	if !balanced(context) || !balanced(source) {
 		context = source // an unclosed bracket further up is the likelier cause
@@ -68,10 +72,17 @@ func syntaxError(message string, line *int, source string, offset int, fixes []s
 	return e
 }
 
-// firstKeyword returns the diagram keyword of source (its first word that is not a comment).
+// firstKeyword returns the diagram keyword of source: its first word that is not in a comment or
+// a --- front matter block.
 func firstKeyword(source string) string {
-	for _, l := range strings.Split(source, "\n") {
-		l = strings.TrimSpace(l)
+	lines := strings.Split(source, "\n")
+	for i := 0; i < len(lines); i++ {
+		l := strings.TrimSpace(lines[i])
+		if l == "---" && i == 0 {
+			for i++; i < len(lines) && strings.TrimSpace(lines[i]) != "---"; i++ {
+			}
+			continue
+		}
 		if l == "" || strings.HasPrefix(l, "%%") || l == "---" {
 			continue
 		}

@@ -51,6 +51,7 @@ type elem struct {
 	ID            string `json:"id"`
 	Type          string `json:"type"`
 	Text          string `json:"text"`
+	OriginalText  string `json:"originalText"`
 	ContainerID   string `json:"containerId"`
 	BoundElements []struct {
 		ID   string `json:"id"`
@@ -89,8 +90,9 @@ var docExceptions = map[string]struct {
 
 // TestMermaidDocExamples converts every flowchart, sequence and class example of Mermaid's
 // documentation (testdata/mermaid/*.md) without error: each becomes shapes (but for the listed
-// image fallbacks), every label sits in a container that lists it, and the scene package's file
-// of it is one Excalidraw's restore() leaves as it is.
+// image fallbacks), every label sits in a container that lists it and every arrow label in the
+// middle of its arrow, off the nodes, and the scene package's file of it is one Excalidraw's
+// restore() leaves as it is.
 func TestMermaidDocExamples(t *testing.T) {
 	r := shared(t)
 	files, _ := filepath.Glob("testdata/mermaid/*.md")
@@ -117,6 +119,9 @@ func TestMermaidDocExamples(t *testing.T) {
 					t.Errorf("fixes %q, want %q", fixes, want.fix)
 				}
 				checkBound(t, elems(t, res))
+				if st := measure(melems(t, res.Elements)); st.Markup+st.OffArrow+st.LabelsOnNodes+st.LabelsOnLabels+st.FarEnds > 0 || st.MidLabels != st.Labels {
+					t.Errorf("measurements %+v: want no markup, every label on the middle half of its arrow and on no node or label, no end off its shape", st)
+				}
 				// As a scene (package scene loads it like a file), Excalidraw's restore() changes
 				// nothing: no element dropped, no binding repaired, no text moved over 1 px.
 				raw, err := json.Marshal(map[string]any{"type": "excalidraw", "version": 2, "elements": res.Elements, "files": res.Files})
@@ -225,12 +230,21 @@ func TestMermaidSyntaxErrors(t *testing.T) {
 		line      int
 		lineText  string
 		hint      string // part of the hint
+		msg       string // part of the message
 	}{
-		{"unclosed label", "flowchart TD\n  A[Start --> B\n  B --> C\n", 2, "A[Start --> B", "bracket"},
-		{"unknown type", "flowchat TD\n  A --> B\n", 0, "", "first line"},
-		{"fenced, line counted from the message", "Please draw:\n```mermaid\nsequenceDiagram\n  Alice->>Bob hello\n```\n", 4, "Alice->>Bob hello", "colon"},
-		{"empty", "```mermaid\n```", 0, "", "diagram type"},
-		{"slack code block, line counted from the message", "Here:\n```sequenceDiagram\n  Alice->>Bob hello\n  Bob->>Alice: hi```", 3, "Alice->>Bob hello", "colon"},
+		{"unclosed label", "flowchart TD\n  A[Start --> B\n  B --> C\n", 2, "A[Start --> B", "bracket", ""},
+		// Mermaid drops comment lines and front matter before parsing and counts what is left.
+		{"after comment lines", "sequenceDiagram\n%% who talks\n  Alice->>Bob: hi\n\n%% the reply\n  Bob->>Alice hello\n", 6, "Bob->>Alice hello", "colon", "':'"},
+		{"after front matter and comments", "---\ntitle: Login\n---\nsequenceDiagram\n  %% greet\n  Alice->>Bob: hi\n\n  %% answer\n  Bob->>Alice hello\n", 9, "Bob->>Alice hello", "colon", ""},
+		{"a bracket left over is not guessed", "flowchart TD\n%% a\n%% b\n  A --> B\n  B --> C[[Sub]]]\n  C --> D\n", 5, "B --> C[[Sub]]]", "", ""},
+		{"er relation in a flowchart", "flowchart TD\n  %% orders\n  A[Customer] ||--o{ B[Order]\n", 3, "A[Customer] ||--o{ B[Order]", "`erDiagram`", "`||--o{` is a relation of erDiagram, not of flowchart"},
+		{"flowchart arrow in an erDiagram", "erDiagram\n  CUSTOMER ||--o{ ORDER : places\n  ORDER --> ITEM : contains\n", 3, "ORDER --> ITEM : contains", "cardinalities", "`-->` is a relation of flowchart"},
+		{"class relation in a flowchart", "flowchart LR\n  Animal <|-- Duck\n", 2, "Animal <|-- Duck", "`classDiagram`", "`<|--` is a relation of classDiagram"},
+		{"er relation in a class diagram", "classDiagram\n  Animal ||--o{ Duck\n", 2, "Animal ||--o{ Duck", "`erDiagram`", "not of classDiagram"},
+		{"unknown type", "flowchat TD\n  A --> B\n", 0, "", "first line", ""},
+		{"fenced, line counted from the message", "Please draw:\n```mermaid\nsequenceDiagram\n  Alice->>Bob hello\n```\n", 4, "Alice->>Bob hello", "colon", ""},
+		{"empty", "```mermaid\n```", 0, "", "diagram type", ""},
+		{"slack code block, line counted from the message", "Here:\n```sequenceDiagram\n  Alice->>Bob hello\n  Bob->>Alice: hi```", 3, "Alice->>Bob hello", "colon", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := r.Mermaid(testCtx(t), tc.src)
@@ -244,6 +258,12 @@ func TestMermaidSyntaxErrors(t *testing.T) {
 			if !strings.Contains(me.Hint, tc.hint) {
 				t.Errorf("hint %q does not mention %q", me.Hint, tc.hint)
 			}
+			if !strings.Contains(me.Message, tc.msg) {
+				t.Errorf("message %q does not say %q", me.Message, tc.msg)
+			}
+			if tc.line > 0 && !strings.Contains(err.Error(), strings.TrimSpace(tc.lineText)) {
+				t.Errorf("error %q does not quote line %d", err, tc.line)
+			}
 			t.Log(err)
 		})
 	}
@@ -256,16 +276,19 @@ func TestMermaidFixes(t *testing.T) {
 	for _, tc := range []struct {
 		name, src, fix string
 		fenced         bool
+		shows          string // a text the diagram must show
 	}{
-		{"fence", "```mermaid\nflowchart TD\n  A --> B\n```", "", true},
-		{"slack code block", "Here:\n```flowchart TD\n  A --> B```", "", true},
-		{"smart quotes", "flowchart TD\n  A[\u201cCall f(x)\u201d] --> B\n", "typographic quotes", false},
-		{"keyword case", "sequencediagram\n  Alice->>Bob: hi\n", "keyword", false},
-		{"arrowhead after label", "flowchart TD\n  A -->|yes|> B\n", "'>'", false},
-		{"missing end", "flowchart TD\n  subgraph one\n  A --> B\n", "'end'", false},
-		{"brackets in a label", "flowchart TD\n  A[Call f(x)] --> B\n", "quoted a label", false},
-		{"deactivate an inactive participant", "sequenceDiagram\n  Alice->>Bob: hi\n  deactivate Bob\n", "deactivate", false},
-		{"zero-width space", "flowchart TD\n  A\u200b --> B\n", "invisible", false},
+		{"fence", "```mermaid\nflowchart TD\n  A --> B\n```", "", true, ""},
+		{"slack code block", "Here:\n```flowchart TD\n  A --> B```", "", true, ""},
+		{"smart quotes", "flowchart TD\n  A[\u201cCall f(x)\u201d] --> B\n", "typographic quotes", false, ""},
+		{"keyword case", "sequencediagram\n  Alice->>Bob: hi\n", "keyword", false, ""},
+		{"arrowhead after label", "flowchart TD\n  A -->|yes|> B\n", "'>'", false, ""},
+		{"missing end", "flowchart TD\n  subgraph one\n  A --> B\n", "'end'", false, ""},
+		{"brackets in a label", "flowchart TD\n  A[Call f(x)] --> B\n", "quoted a label", false, ""},
+		{"deactivate an inactive participant", "sequenceDiagram\n  Alice->>Bob: hi\n  deactivate Bob\n", "deactivate", false, ""},
+		{"zero-width space", "flowchart TD\n  A\u200b --> B\n", "invisible", false, ""},
+		{"brackets in an edge label", "flowchart TD\n  A -->|ownerRef <br/> (root only)| B\n", "quoted an edge label", false, "ownerRef\n(root only)"},
+		{"semicolons in messages", "sequenceDiagram\n  A->>B: check; then retry\n  Note over A: one; two\n  B-->>A: ok\n", "#59;", false, "check; then retry"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := r.Mermaid(testCtx(t), tc.src)
@@ -283,6 +306,61 @@ func TestMermaidFixes(t *testing.T) {
 			}
 			if len(res.Elements) == 0 || res.Image {
 				t.Errorf("%d elements, image %v; want shapes", len(res.Elements), res.Image)
+			}
+			shown := tc.shows == ""
+			for _, e := range elems(t, res) {
+				if strings.Contains(e.Text, "#59;") || strings.Contains(e.Text, "<br") {
+					t.Errorf("text %q shows what the repair wrote", e.Text)
+				}
+				shown = shown || e.OriginalText == tc.shows
+			}
+			if !shown {
+				t.Errorf("no text reads %q", tc.shows)
+			}
+		})
+	}
+}
+
+// TestMermaidQuoteRepairs: a flowchart label that starts with / or \ or holds brackets is put in
+// quotes, keeping its shape's own brackets, and valid shapes on the same line stay as they are.
+func TestMermaidQuoteRepairs(t *testing.T) {
+	r := shared(t)
+	for _, tc := range []struct {
+		name, src string
+		labels    map[string]string
+		types     map[string]string
+	}{
+		{"a URL path", "flowchart LR\n  A[/login] --> B[Dashboard]\n", map[string]string{"A": "/login", "B": "Dashboard"}, nil},
+		{"a Windows path", "flowchart LR\n  A[\\\\server\\share] --> B\n", map[string]string{"A": "\\\\server\\share"}, nil},
+		{"brackets in brackets", "flowchart LR\n  A[List[int]] --> B{Is x > [0]?}\n", map[string]string{"A": "List[int]", "B": "Is x > [0]?"}, map[string]string{"B": "diamond"}},
+		{"valid shapes kept beside", "flowchart LR\n  A[/login] --> B[(Users [db])] --> C((Done))\n", map[string]string{"A": "/login", "B": "Users [db]", "C": "Done"}, map[string]string{"C": "ellipse"}},
+		{"after comments", "flowchart LR\n  %% the entry\n  %% points\n  Public[/public/*<br/>open routes] --> S[Service]\n", map[string]string{"Public": "/public/*\nopen routes"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := r.Mermaid(testCtx(t), tc.src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(strings.Join(res.Fixes, "; "), "quoted a label") {
+				t.Errorf("fixes %v, want a quoted label", res.Fixes)
+			}
+			es := elems(t, res)
+			labels, types := map[string]string{}, map[string]string{}
+			for _, e := range es {
+				types[e.ID] = e.Type
+				if e.ContainerID != "" {
+					labels[e.ContainerID] = e.OriginalText
+				}
+			}
+			for id, want := range tc.labels {
+				if labels[id] != want {
+					t.Errorf("label of %s = %q, want %q", id, labels[id], want)
+				}
+			}
+			for id, want := range tc.types {
+				if types[id] != want {
+					t.Errorf("%s is a %s, want a %s", id, types[id], want)
+				}
 			}
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -116,6 +117,9 @@ type Options struct {
 	// application/vnd.excalidraw+json tEXt chunk), so dropping the PNG on excalidraw.com opens it
 	// editable; SVGs carry it in their metadata.
 	NoEmbedScene bool
+	// Title and Description, when set, go into an SVG as its <title> and <desc>, which screen
+	// readers announce and image viewers show (the picture's alt text). PNG ignores them.
+	Title, Description string
 }
 
 // pageOptions is Options as the page reads them.
@@ -394,7 +398,50 @@ func (r *Renderer) SVG(ctx context.Context, doc []byte, opts Options) ([]byte, e
 	if !bytes.Contains(svg[:min(len(svg), 512)], []byte("<svg")) {
 		return nil, fmt.Errorf("render: page returned no SVG (%d bytes)", len(svg))
 	}
-	return svg, nil
+	return withTitle(svg, opts.Title, opts.Description), nil
+}
+
+// withTitle puts <title> and <desc> first inside the root <svg> element, where SVG's
+// accessibility rules look for them, and marks the picture role="img".
+func withTitle(svg []byte, title, desc string) []byte {
+	if title == "" && desc == "" {
+		return svg
+	}
+	start := bytes.Index(svg, []byte("<svg"))
+	if start < 0 {
+		return svg
+	}
+	end := bytes.IndexByte(svg[start:], '>')
+	if end < 0 {
+		return svg
+	}
+	end += start
+	var b bytes.Buffer
+	b.Grow(len(svg) + len(title) + len(desc) + 64)
+	open := svg[start:end]
+	selfClosing := bytes.HasSuffix(open, []byte("/"))
+	open = bytes.TrimSuffix(open, []byte("/"))
+	b.Write(svg[:start])
+	b.Write(open)
+	if !bytes.Contains(open, []byte(" role=")) {
+		b.WriteString(` role="img"`)
+	}
+	b.WriteByte('>')
+	if title != "" {
+		b.WriteString("<title>")
+		xml.EscapeText(&b, []byte(title))
+		b.WriteString("</title>")
+	}
+	if desc != "" {
+		b.WriteString("<desc>")
+		xml.EscapeText(&b, []byte(desc))
+		b.WriteString("</desc>")
+	}
+	if selfClosing {
+		b.WriteString("</svg>")
+	}
+	b.Write(svg[end+1:])
+	return b.Bytes()
 }
 
 // job renders doc with the page's fn ("png" or "svg") and returns what the page posted back. The

@@ -6,8 +6,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"encoding/xml"
 	"errors"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -386,6 +388,42 @@ func TestSVG(t *testing.T) {
 		if !strings.Contains(s, want) {
 			t.Errorf("SVG lacks %q", want)
 		}
+	}
+}
+
+// TestSVGTitle checks that an SVG carries its alt text as the first children of the root element,
+// escaped, and still parses as XML.
+func TestSVGTitle(t *testing.T) {
+	r := shared(t)
+	b, err := r.SVG(testCtx(t), readFile(t, "testdata/shapes.excalidraw"),
+		Options{Title: "Shapes & <arrows>", Description: "Diagram with 2 boxes, 1 arrow. A → B."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	root := s[strings.Index(s, "<svg"):]
+	root = root[strings.IndexByte(root, '>')+1:]
+	want := "<title>Shapes &amp; &lt;arrows&gt;</title><desc>Diagram with 2 boxes, 1 arrow. A → B.</desc>"
+	if !strings.HasPrefix(root, want) {
+		t.Errorf("after the root tag:\n got  %.120s\n want %s", root, want)
+	}
+	if !strings.Contains(s[:strings.Index(s, "<title>")], `role="img"`) {
+		t.Error(`the root element is not marked role="img"`)
+	}
+	d := xml.NewDecoder(strings.NewReader(s))
+	for {
+		if _, err := d.Token(); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("SVG with a title is not well-formed XML: %v", err)
+		}
+	}
+}
+
+func TestWithTitleSelfClosing(t *testing.T) {
+	got := string(withTitle([]byte(`<?xml version="1.0"?><svg width="1"/>`), "T", ""))
+	if want := `<?xml version="1.0"?><svg width="1" role="img"><title>T</title></svg>`; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
 

@@ -55,6 +55,32 @@ func EmbeddedScene(png []byte, maxScene int) ([]byte, error) {
 	return nil, errors.New("PNG file is cut short: no IEND chunk")
 }
 
+// HasEmbeddedScene reports whether png carries an Excalidraw scene where EmbeddedScene looks for
+// one (the first tEXt chunk, under Excalidraw's keyword), without inflating it: such a picture is
+// a diagram to import, not a photo to read.
+func HasEmbeddedScene(png []byte) bool {
+	if !IsPNG(png) {
+		return false
+	}
+	rest := png[len(pngSignature):]
+	for len(rest) >= 12 {
+		n := binary.BigEndian.Uint32(rest[:4])
+		typ := string(rest[4:8])
+		if uint64(n)+12 > uint64(len(rest)) {
+			return false
+		}
+		switch typ {
+		case "tEXt":
+			keyword, _, _ := bytes.Cut(rest[8:8+n], []byte{0})
+			return string(keyword) == pngKeyword
+		case "IEND":
+			return false
+		}
+		rest = rest[12+n:]
+	}
+	return false
+}
+
 // decodePNGText unwraps the envelope of Excalidraw's encode() (data/encode.ts).
 func decodePNGText(text string, maxScene int) ([]byte, error) {
 	var env struct {

@@ -130,3 +130,25 @@ func mustEmbedDoc(t *testing.T, p, doc []byte) []byte {
 	}
 	return out
 }
+
+func TestHasEmbeddedScene(t *testing.T) {
+	plain := tinyPNG(t)
+	tests := []struct {
+		name string
+		in   []byte
+		want bool
+	}{
+		{"not a png", []byte("GIF89a..."), false},
+		{"a picture without a scene", plain, false},
+		{"a scene", mustEmbed(t, plain), true},
+		{"legacy plain JSON", withChunk(t, plain, "tEXt", append([]byte(pngKeyword+"\x00"), `{"type":"excalidraw"}`...)), true},
+		{"a bomb still counts: the import refuses it", mustEmbedDoc(t, plain, []byte(`{"pad":"`+strings.Repeat("x", 100_000)+`"}`)), true},
+		{"scene hidden by an earlier text chunk", withChunk(t, mustEmbed(t, plain), "tEXt", []byte("Comment\x00hello")), false},
+		{"scene chunk cut short", mustEmbed(t, plain)[:60], false},
+	}
+	for _, tt := range tests {
+		if got := HasEmbeddedScene(tt.in); got != tt.want {
+			t.Errorf("%s: HasEmbeddedScene = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -21,6 +21,8 @@ targets=(
 	"./agent FuzzParseTextCalls"
 	"./scene FuzzDecode"
 	"./scene FuzzEmbeddedScene"
+	"./scene FuzzLimitsCheck"
+	"./picture FuzzPrepare"
 	"./bot FuzzImport"
 	"./bot/slack FuzzEventsHandler"
 	"./bot/slack FuzzSocketEnvelope"

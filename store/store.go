@@ -17,8 +17,9 @@ import (
 // Store is the bot's persistent state. All methods may be called concurrently, from several processes
 // sharing one database. Every method that takes a ThreadKey validates it first.
 type Store interface {
-	// Load returns the thread with the scene at its current revision (nil Scene at revision 0).
-	// ErrNotFound if the thread was never created or was pruned.
+	// Load returns the thread with the scene at its current revision (nil Scene at revision 0: a
+	// thread is created by its first message, before any revision). ErrNotFound if the thread was
+	// never created or was pruned.
 	Load(ctx context.Context, key ThreadKey) (*Thread, error)
 	// Save stores a new revision if the thread's current revision is still req.Base (0 creates the
 	// thread). ErrConflict if it moved on, ErrTooLarge if the scene or memory is above the limit.
@@ -62,6 +63,55 @@ type Store interface {
 	// same message, so a later redelivery is still caught by the one seen before).
 	ClaimEvents(ctx context.Context, eventIDs ...string) (bool, error)
 
+	// Accept records one incoming message in one transaction: it claims req.EventIDs (as
+	// ClaimEvents does), makes the thread known (its row is created with the first message),
+	// queues req.Body in the thread's inbox and req.Replies in its outbox. Fresh is false for a
+	// redelivery, and then nothing is recorded. Once it returns, the message is kept: call it
+	// before the platform is told the message arrived.
+	Accept(ctx context.Context, req AcceptRequest) (Accepted, error)
+	// ClaimThreads gives req.Owner the leases of up to req.Limit threads of req.Platforms that
+	// have pending inbox messages (pinned to nobody or to the owner) and whose lease is free or
+	// expired, the thread with the oldest pending message first. A lease of the owner's own that
+	// lapsed is not taken back (its work may still be under way there): another owner takes it. Threads another claimer is
+	// claiming at the same moment are skipped, not waited for. Runs another owner left unfinished
+	// on a claimed thread are interrupted in the same transaction, with their messages, and the
+	// replies req.Notice makes for them are queued.
+	ClaimThreads(ctx context.Context, req ClaimRequest) ([]Claim, error)
+	// Pending lists a thread's pending inbox messages in the order received, at most limit (all
+	// when limit <= 0).
+	Pending(ctx context.Context, key ThreadKey, limit int) ([]InboxMessage, error)
+	// Inbox lists a thread's messages in the given states (every state when none), in the order
+	// received.
+	Inbox(ctx context.Context, key ThreadKey, states ...InboxState) ([]InboxMessage, error)
+	// ReleaseIdle ends owner's lease on the thread unless messages are pending there, in one
+	// statement, and reports whether it did.
+	ReleaseIdle(ctx context.Context, key ThreadKey, owner string) (bool, error)
+	// RenewLeases extends every unexpired lease and outbox claim of owner to ttl from now (the
+	// owner's heartbeat) and reports how many leases it renewed. An expired one stays expired: it
+	// may have been taken over.
+	RenewLeases(ctx context.Context, owner string, ttl time.Duration) (int, error)
+
+	// Enqueue adds items to the outbox, each after what its thread is owed already.
+	Enqueue(ctx context.Context, items ...Outgoing) ([]int64, error)
+	// ClaimOutbox gives req.Owner, for req.TTL, the rows it may post now: of up to req.Limit
+	// threads of req.Platforms, every pending row that is due and is not claimed by someone else,
+	// from the thread's first pending row on (a thread's rows are posted in order, so a row
+	// waiting for its next attempt holds back the ones behind it). Rows the owner holds already
+	// are returned again. A thread's rows come together, in id order.
+	ClaimOutbox(ctx context.Context, req ClaimOutboxRequest) ([]OutboxItem, error)
+	// RecordPosted appends the platform's id of one part of row id that was posted, so a later
+	// attempt goes on after it. ErrLeaseHeld when owner's claim on the row has lapsed.
+	RecordPosted(ctx context.Context, id int64, owner, part string) error
+	// SettleOutbox ends an attempt on a claimed row. Sent: the row is done (the last failed
+	// attempt's error stays unless s.Error replaces it), and a run whose
+	// replies are all sent takes its final state. Dead: the row is kept with its error and no
+	// longer holds its thread back; its run fails. Pending: the row waits until Due, and the
+	// owner's claims on the rows behind it in its thread are released. ErrLeaseHeld when the claim
+	// has lapsed.
+	SettleOutbox(ctx context.Context, s Settle) error
+	// Outbox lists a thread's rows in the given states (every state when none), in id order.
+	Outbox(ctx context.Context, key ThreadKey, states ...OutboxState) ([]OutboxItem, error)
+
 	// AcquireLease gives owner the thread's lease for ttl, or renews it when owner already holds it.
 	// ErrLeaseHeld (as *LeaseHeldError) while another owner's lease has not expired.
 	AcquireLease(ctx context.Context, key ThreadKey, owner string, ttl time.Duration) (Lease, error)
@@ -76,14 +126,17 @@ type Store interface {
 	// StartRun records a run of req.Key by req.Owner that starts at once, in state running. With
 	// req.Lease > 0 it first acquires (or renews) the owner's lease on the thread for that long, in
 	// the same transaction: ErrLeaseHeld (as *LeaseHeldError) while another owner holds it, and then
-	// no run is recorded.
+	// no run is recorded. The inbox messages req.Inbox are taken by the run in the same transaction;
+	// ErrConflict when one of them is not a pending message of the thread (and then nothing is).
 	StartRun(ctx context.Context, req StartRunRequest) (Run, error)
 	// FinishRun moves run req.ID to a final state in one transaction with its revision req.Save,
 	// when not nil (checked as Save checks it). When either part fails nothing changes: the run
 	// keeps its state and no revision is made. Errors: those of SetRunState and Save, ErrInvalid
 	// for a state that is not final or a Save of another thread. The thread is returned when
 	// req.Save is set. The run's lease, if any, is kept: the caller releases it once the result is
-	// delivered.
+	// delivered. The messages the run took are done with it (interrupted, for an interrupted run).
+	// With req.Replies the run waits in state replying until its replies are sent (SettleOutbox),
+	// then takes req.State.
 	FinishRun(ctx context.Context, req FinishRunRequest) (Run, *Thread, error)
 	// SetRunState moves a run to a new state. ErrNotFound for an unknown run, ErrBadTransition when
 	// the run already finished (done, failed, interrupted) or the move goes backwards.
@@ -92,8 +145,10 @@ type Store interface {
 	// RecoverRuns to hand back if the process dies before the run ends. ErrNotFound for an unknown run.
 	SetRunSign(ctx context.Context, id int64, sign string) error
 	// RecoverRuns marks as interrupted every queued or running run whose owner no longer holds a live
-	// lease on its thread (the process died) and returns them, so the bot can tell those threads.
-	RecoverRuns(ctx context.Context) ([]Run, error)
+	// lease on its thread (the process died, or its lease ran out and it is presumed dead), with the
+	// messages the run took, queues the replies req.Notice makes for each, and returns the runs.
+	// A run whose owner's lease is live is never touched.
+	RecoverRuns(ctx context.Context, req RecoverRequest) ([]Run, error)
 	// Runs lists runs in the given states (all states when none), oldest first.
 	Runs(ctx context.Context, states ...RunState) ([]Run, error)
 
@@ -106,9 +161,10 @@ type Store interface {
 	// recorded, or pruned).
 	MessageThread(ctx context.Context, platform, chat, msgID string) (string, error)
 
-	// Prune deletes threads not updated since before (with their revisions and links), finished runs
-	// older than before, message→thread entries recorded before before, expired events and expired
-	// leases.
+	// Prune deletes threads not updated since before (with their revisions and links) that have no
+	// pending message or reply, finished runs older than before, finished inbox messages and outbox
+	// rows older than before, message→thread entries recorded before before, expired events and
+	// expired leases.
 	Prune(ctx context.Context, before time.Time) (PruneStats, error)
 	// SingleProcess reports whether this process is the only one that can use the database
 	// (SQLite: the process that opened the file holds a lock on it). Then no other process can work
@@ -266,10 +322,12 @@ type Lease struct {
 type RunState string
 
 // Run states. Queued → running → done | failed; queued or running → interrupted (by RecoverRuns or
-// by the bot on shutdown).
+// by the bot on shutdown). A run finished with replies is replying until they are sent, and then
+// takes the final state it was finished with.
 const (
 	RunQueued      RunState = "queued"
 	RunRunning     RunState = "running"
+	RunReplying    RunState = "replying"
 	RunDone        RunState = "done"
 	RunFailed      RunState = "failed"
 	RunInterrupted RunState = "interrupted"
@@ -281,7 +339,7 @@ func (s RunState) Final() bool { return s == RunDone || s == RunFailed || s == R
 // Valid reports whether s is one of the run states.
 func (s RunState) Valid() bool {
 	switch s {
-	case RunQueued, RunRunning, RunDone, RunFailed, RunInterrupted:
+	case RunQueued, RunRunning, RunReplying, RunDone, RunFailed, RunInterrupted:
 		return true
 	}
 	return false
@@ -309,6 +367,8 @@ type StartRunRequest struct {
 	// Lease, when positive, is how long the owner's lease on the thread is taken or renewed for,
 	// in the same transaction as the run.
 	Lease time.Duration
+	// Inbox are the pending messages of the thread the run answers.
+	Inbox []int64
 }
 
 // FinishRunRequest is the end of a run and what is stored with it.
@@ -318,12 +378,19 @@ type FinishRunRequest struct {
 	Detail string
 	// Save, when not nil, is the run's new revision; its Key must be the run's thread.
 	Save *SaveRequest
+	// Replies are queued in the outbox with the run's end; their Key must be the run's thread.
+	Replies []Outgoing
+	// Claim, when positive, gives the run's owner the claim on its replies for that long (renewed
+	// by RenewLeases), so its own sender posts them, and takes down the signs it put up, unless it
+	// dies first.
+	Claim time.Duration
 }
 
 // PruneStats says what Prune deleted.
 type PruneStats struct {
 	Threads, Revisions, Runs, Events, Leases int
 	Messages                                 int // message→thread entries (SetMessageThread)
+	Inbox, Outbox                            int // finished inbox messages and outbox rows
 }
 
 // Options tune a store; zero fields take the defaults below.

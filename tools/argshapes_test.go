@@ -199,7 +199,7 @@ func TestToolArgShapes(t *testing.T) {
 	runCases(t, []toolCase{
 		// Lists and objects as JSON-encoded strings.
 		{name: "graph nodes as a string", tool: "create_graph", args: `{"nodes": "[{\"id\":\"a\",\"label\":\"A\"},{\"id\":\"b\",\"label\":\"B\"}]", "edges": "[{\"from\":\"a\",\"to\":\"b\"}]"}`,
-			want: []string{"2 nodes, 1 edges", "created 3: a, b, e-a-b"}},
+			want: []string{"2 nodes, 1 edge", "created 3: a, b, e-a-b"}},
 		{name: "elements as a string", tool: "batch_create_elements", args: `{"elements": "[{\"id\":\"r1\",\"type\":\"rectangle\",\"x\":0,\"y\":0,\"text\":\"API\"}]"}`,
 			want: []string{"created 1: r1"}, check: wantLen(2)},
 		{name: "ids as a string", setup: withOrg, tool: "delete_elements", args: `{"ids": "[\"cto\",\"cfo\"]"}`,
@@ -209,7 +209,7 @@ func TestToolArgShapes(t *testing.T) {
 		{name: "points as a string", tool: "create_element", args: `{"id":"l1","type":"line","x":0,"y":0,"points":"[[0,0],[200,0]]"}`,
 			want: []string{"created 1: l1"}},
 		{name: "messages as a string", tool: "create_sequence", args: `{"messages": "[{\"from\":\"a\",\"to\":\"b\",\"label\":\"hi\"}]"}`,
-			want: []string{"2 actors, 1 messages"}},
+			want: []string{"2 actors, 1 message"}},
 		{name: "the whole arguments as a string", setup: withOrg, tool: "delete_elements", args: `"{\"ids\":[\"cto\"]}"`,
 			want: []string{"deleted cto"}},
 		{name: "remove nodes as a string", setup: withGraph, tool: "remove_from_graph", args: `{"nodes": "[\"db\"]"}`,

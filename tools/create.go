@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/excalibot/excalibot/diagram"
+	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/scene"
 )
 
@@ -371,7 +372,7 @@ func createdText(w *scene.Scene, ids []string, lim Limits) string {
 	if len(ids) > len(shown) {
 		fmt.Fprintf(&b, ", … (%d more)", len(ids)-len(shown))
 	}
-	fmt.Fprintf(&b, ". The canvas has %d elements (limit %d).", w.Len(), lim.MaxElements)
+	fmt.Fprintf(&b, ". The canvas has %s (limit %d).", plural.Count(w.Len(), "element", ""), lim.MaxElements)
 	b.WriteString(warningsAbout(w, ids))
 	return b.String()
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/excalibot/excalibot/diagram"
 	"github.com/excalibot/excalibot/diagram/graph"
+	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/scene"
 )
 
@@ -136,7 +137,7 @@ func (s *Set) createGraph(w *scene.Scene, o *object) (string, error) {
 	if len(res.Dropped) > 0 {
 		note = fmt.Sprintf("groups without nodes were not drawn: %s.\n", strings.Join(res.Dropped, ", "))
 	}
-	return fmt.Sprintf("graph laid out %s%s: %d nodes, %d edges, %d groups, %d edge crossings.\n", res.Direction, arrangementText(res.Arrangement), res.Nodes, res.Edges, res.Groups, res.Crossings) +
+	return fmt.Sprintf("graph laid out %s%s: %s, %s.\n", res.Direction, arrangementText(res.Arrangement), graphCounts(res.Nodes, res.Edges, res.Groups), plural.Count(res.Crossings, "edge crossing", "")) +
 		note + createdText(w, res.IDs, s.lim), nil
 }
 
@@ -146,6 +147,11 @@ func arrangementText(a string) string {
 		return ""
 	}
 	return " (" + a + ", to fit the screen)"
+}
+
+// graphCounts is "3 nodes, 1 edge, 0 groups".
+func graphCounts(nodes, edges, groups int) string {
+	return plural.Count(nodes, "node", "") + ", " + plural.Count(edges, "edge", "") + ", " + plural.Count(groups, "group", "")
 }
 
 func (s *Set) graphOptions() graph.Options {

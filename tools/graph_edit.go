@@ -7,6 +7,7 @@ import (
 
 	"github.com/excalibot/excalibot/diagram"
 	"github.com/excalibot/excalibot/diagram/graph"
+	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/scene"
 )
 
@@ -184,7 +185,7 @@ func (s *Set) removeFromGraph(w *scene.Scene, o *object) (string, error) {
 	if err != nil {
 		return "", graphRefusal(err)
 	}
-	return fmt.Sprintf("removed %d elements: %s. The canvas has %d elements.", len(gone), strings.Join(gone, ", "), w.Len()), nil
+	return fmt.Sprintf("removed %s: %s. The canvas has %s.", plural.Count(len(gone), "element", ""), strings.Join(gone, ", "), plural.Count(w.Len(), "element", "")), nil
 }
 
 // relayoutGraph lays the whole diagram out again, keeping its top-left corner.
@@ -201,6 +202,6 @@ func (s *Set) relayoutGraph(w *scene.Scene, o *object) (string, error) {
 	if err != nil {
 		return "", graphRefusal(err)
 	}
-	return fmt.Sprintf("laid out %s%s again: %d nodes, %d edges, %d groups; %d edge crossings.", res.Direction, arrangementText(res.Arrangement), res.Nodes, res.Edges, res.Groups, res.Crossings) +
+	return fmt.Sprintf("laid out %s%s again: %s; %s.", res.Direction, arrangementText(res.Arrangement), graphCounts(res.Nodes, res.Edges, res.Groups), plural.Count(res.Crossings, "edge crossing", "")) +
 		warningsAbout(w, res.IDs), nil
 }

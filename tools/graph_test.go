@@ -54,7 +54,7 @@ func checks(fs ...func(*testing.T, *scene.Scene)) func(*testing.T, *scene.Scene)
 func TestCreateGraph(t *testing.T) {
 	runCases(t, []toolCase{
 		{name: "small graph with a group", tool: "create_graph", args: smallGraph,
-			want: []string{"graph laid out TB: 3 nodes, 2 edges, 1 groups, 0 edge crossings", "created"},
+			want: []string{"graph laid out TB: 3 nodes, 2 edges, 1 group, 0 edge crossings", "created"},
 			check: checks(cleanGraph, func(t *testing.T, sc *scene.Scene) {
 				web, api, db := get(t, sc, "web"), get(t, sc, "api"), get(t, sc, "db")
 				if !(web.Y < api.Y && api.Y < db.Y) {
@@ -305,7 +305,7 @@ func TestRemoveFromGraph(t *testing.T) {
 func TestRelayoutGraph(t *testing.T) {
 	runCases(t, []toolCase{
 		{name: "turn left-right", setup: withGraph, tool: "relayout_graph", args: `{"direction":"LR"}`,
-			want: []string{"laid out LR again: 3 nodes, 2 edges, 1 groups"},
+			want: []string{"laid out LR again: 3 nodes, 2 edges, 1 group"},
 			check: checks(cleanGraph, func(t *testing.T, sc *scene.Scene) {
 				web, api := get(t, sc, "web"), get(t, sc, "api")
 				if !(web.X+web.Width < api.X) {
@@ -429,7 +429,7 @@ func TestCreateSequence(t *testing.T) {
 			})},
 		{name: "declared actors by label", tool: "create_sequence",
 			args: `{"actors":[{"id":"u","label":"User"},{"id":"s","label":"Server"}],"messages":[{"from":"User","to":"s","label":"hi"}]}`,
-			want: []string{"2 actors, 1 messages"}},
+			want: []string{"2 actors, 1 message"}},
 		{name: "unknown actor", tool: "create_sequence", args: `{"actors":[{"id":"u","label":"User"}],"messages":[{"from":"u","to":"db"}]}`, wantErr: true,
 			want: []string{`messages[0].to: no actor "db"; actors: u ("User")`}},
 		{name: "no messages", tool: "create_sequence", args: `{"actors":[]}`, wantErr: true, want: []string{"messages: missing"}},

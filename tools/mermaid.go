@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/excalibot/excalibot/diagram/mermaid"
+	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/scene"
 )
 
@@ -47,7 +48,7 @@ func (s *Set) createFromMermaid(sc *scene.Scene, o *object) (string, error) {
 		return "", refuse("%v", err)
 	}
 	if n := next.Len(); n > s.lim.MaxElements {
-		return "", refuse("the diagram has %d elements and the canvas would hold %d, over the limit of %d; draw a smaller diagram", len(d.Elements), n, s.lim.MaxElements)
+		return "", refuse("the diagram has %s and the canvas would hold %d, over the limit of %d; draw a smaller diagram", plural.Count(len(d.Elements), "element", ""), n, s.lim.MaxElements)
 	}
 	if replace && sc.Len() > 0 {
 		s.saveSnapshot(beforeMermaid, sc)

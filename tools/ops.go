@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/scene"
 )
 
@@ -83,7 +84,7 @@ func (s *Set) deleteElements(w *scene.Scene, o *object) (string, error) {
 	if len(also) > 0 {
 		msg += fmt.Sprintf("; also deleted the arrows attached to them: %s", strings.Join(also, ", "))
 	}
-	return msg + fmt.Sprintf(". The canvas has %d elements.", w.Len()), nil
+	return msg + ". The canvas has " + plural.Count(w.Len(), "element", "") + ".", nil
 }
 
 func (s *Set) lockElements(w *scene.Scene, o *object) (string, error) {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/scene"
 )
 
@@ -332,7 +333,7 @@ func describeScene(sc *scene.Scene, lim Limits) string {
 		return "scene: empty (limit " + strconv.Itoa(lim.MaxElements) + " elements). Start with read_diagram_guide, then batch_create_elements.\n"
 	}
 	var head strings.Builder
-	fmt.Fprintf(&head, "scene: %d elements (limit %d)", len(v.elems), lim.MaxElements)
+	fmt.Fprintf(&head, "scene: %s (limit %d)", plural.Count(len(v.elems), "element", ""), lim.MaxElements)
 	if bb, ok := sc.Bounds(); ok {
 		fmt.Fprintf(&head, ", bbox %s,%s %sx%s", num(bb.X), num(bb.Y), num(bb.Width), num(bb.Height))
 	}
@@ -446,15 +447,15 @@ func (v *view) chooseShown(sc *scene.Scene, ents []entry, shown []bool, room, bu
 	}
 	types := make([]string, 0, len(counts))
 	for t, n := range counts {
-		types = append(types, fmt.Sprintf("%d %s", n, t))
+		types = append(types, plural.Count(n, t, ""))
 	}
 	sort.Strings(types)
 	var b strings.Builder
-	fmt.Fprintf(&b, "truncated: the scene is larger than the %d-byte view; not shown: %d elements far from the centre", budget, hidden)
+	fmt.Fprintf(&b, "truncated: the scene is larger than the %d-byte view; not shown: %s far from the centre", budget, plural.Count(hidden, "element", ""))
 	if hidden > 0 {
 		fmt.Fprintf(&b, " (%s) within %s,%s %sx%s", strings.Join(types, ", "), num(box.X), num(box.Y), num(box.Width), num(box.Height))
 	}
-	fmt.Fprintf(&b, ", and %d connections.\n", hiddenConn)
+	fmt.Fprintf(&b, ", and %s.\n", plural.Count(hiddenConn, "connection", ""))
 	if hidden > 0 {
 		fmt.Fprintf(&b, "To see them call query_elements with {\"area\":{\"x\":%s,\"y\":%s,\"width\":%s,\"height\":%s}} or {\"ids\":[%s]}.\n",
 			num(box.X), num(box.Y), num(box.Width), num(box.Height), strings.Join(ids, ","))

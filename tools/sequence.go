@@ -7,6 +7,7 @@ import (
 
 	"github.com/excalibot/excalibot/diagram"
 	"github.com/excalibot/excalibot/diagram/sequence"
+	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/scene"
 )
 
@@ -251,8 +252,9 @@ func (s *Set) createSequence(w *scene.Scene, o *object) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("sequence drawn: %d actors, %d messages, %d notes, %d blocks, %d activations.\n",
-		res.Actors, res.Messages, res.Notes, res.Blocks, res.Activations) + createdText(w, res.IDs, s.lim), nil
+	return fmt.Sprintf("sequence drawn: %s, %s, %s, %s, %s.\n",
+		plural.Count(res.Actors, "actor", ""), plural.Count(res.Messages, "message", ""), plural.Count(res.Notes, "note", ""),
+		plural.Count(res.Blocks, "block", ""), plural.Count(res.Activations, "activation", "")) + createdText(w, res.IDs, s.lim), nil
 }
 
 // toSteps gives the resolved steps to diagram/sequence, every actor by its id.

@@ -217,11 +217,11 @@ func TestSequenceRefusals(t *testing.T) {
 		{name: "bad step inside a block", tool: "create_sequence", args: `{"messages":[{"block":"opt","messages":[{"from":"a"}]}]}`, wantErr: true,
 			want: []string{`messages[0].messages[0]: give from and to`}},
 		{name: "field slip", tool: "create_sequence", args: `{"messages":[{"from":"a","to":"b","text":"hi"}]}`,
-			want: []string{"1 messages", `Ignored unknown field messages[0].text (did you mean "label"?).`}},
+			want: []string{"1 message", `Ignored unknown field messages[0].text (did you mean "label"?).`}},
 		{name: "note on an unknown actor", tool: "create_sequence", args: `{"actors":[{"id":"a","label":"A"},{"id":"b","label":"B"}],"messages":[{"from":"a","to":"b"},{"note":"x","over":"c"}]}`, wantErr: true,
 			want: []string{`messages[1]: no actor "c"; actors: a ("A"), b ("B")`}},
 		{name: "note over two actors in one string", tool: "create_sequence", args: `{"messages":[{"from":"a","to":"b"},{"from":"b","to":"c"},{"note":"both","over":"a, c"}]}`,
-			want: []string{"3 actors, 2 messages, 1 notes"}, check: func(t *testing.T, sc *scene.Scene) {
+			want: []string{"3 actors, 2 messages, 1 note"}, check: func(t *testing.T, sc *scene.Scene) {
 				n := noteAt(sc, "both")
 				if a, c := get(t, sc, "life-a"), get(t, sc, "life-c"); !(n.X < a.X && n.X+n.Width > c.X) {
 					t.Errorf("note %v does not span lifelines a (%v) and c (%v)", n.Bounds(), a.X, c.X)
@@ -230,6 +230,6 @@ func TestSequenceRefusals(t *testing.T) {
 		{name: "actor slip in a note", tool: "create_sequence", args: `{"messages":[{"from":"a","to":"b"},{"note":"x","actor":"a"}]}`, wantErr: true,
 			want: []string{`messages[1].actor: unknown field (did you mean "over"?)`}},
 		{name: "par with branches", tool: "create_sequence", args: `{"messages":[{"block":"par","label":"to all","messages":[{"from":"hub","to":"a","label":"ping"}],"else":[{"label":"and","messages":[{"from":"hub","to":"b","label":"ping"}]}]}]}`,
-			want: []string{"3 actors, 2 messages, 0 notes, 1 blocks"}},
+			want: []string{"3 actors, 2 messages, 0 notes, 1 block"}},
 	})
 }

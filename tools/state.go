@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/scene"
 )
 
@@ -31,7 +32,7 @@ func (s *Set) snapshotScene(sc *scene.Scene, o *object) (string, error) {
 		return "", o.p
 	}
 	s.saveSnapshot(name, sc)
-	return fmt.Sprintf("saved snapshot %q (%d elements). Snapshots: %s", name, sc.Len(), strings.Join(s.order, ", ")), nil
+	return fmt.Sprintf("saved snapshot %q (%s). Snapshots: %s", name, plural.Count(sc.Len(), "element", ""), strings.Join(s.order, ", ")), nil
 }
 
 // saveSnapshot stores a clone under name, replacing an older one of the same name and evicting the
@@ -69,7 +70,7 @@ func (s *Set) restoreSnapshot(_ *scene.Scene, o *object) (string, error) {
 	}
 	// The snapshot stays available: restore a clone so later edits do not reach it.
 	s.sc = snap.Clone()
-	return fmt.Sprintf("restored snapshot %q: the canvas has %d elements again.", name, s.sc.Len()), nil
+	return fmt.Sprintf("restored snapshot %q: the canvas has %s again.", name, plural.Count(s.sc.Len(), "element", "")), nil
 }
 
 func (s *Set) clearCanvas(sc *scene.Scene, _ *object) (string, error) {
@@ -81,7 +82,7 @@ func (s *Set) clearCanvas(sc *scene.Scene, _ *object) (string, error) {
 	c := sc.Clone()
 	c.Clear()
 	s.sc = c
-	return fmt.Sprintf("cleared %d elements. To undo: restore_snapshot {\"name\":%q}.", n, beforeClear), nil
+	return fmt.Sprintf("cleared %s. To undo: restore_snapshot {\"name\":%q}.", plural.Count(n, "element", ""), beforeClear), nil
 }
 
 func (s *Set) setViewport(w *scene.Scene, o *object) (string, error) {

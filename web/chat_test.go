@@ -25,6 +25,7 @@ var chatScreenshot = flag.String("chat-screenshot", "", "write a screenshot of t
 
 type chatEnv struct {
 	st   *sqlite.Store
+	srv  *Server
 	ts   *httptest.Server
 	core *bot.Bot
 }
@@ -57,7 +58,7 @@ func newChatEnv(t *testing.T, gate chan struct{}, r ...Renderer) *chatEnv {
 		ts.Close()
 		core.Close(context.Background())
 	})
-	return &chatEnv{st: st, ts: ts, core: core}
+	return &chatEnv{st: st, srv: srv, ts: ts, core: core}
 }
 
 func TestBrowserChat(t *testing.T) {

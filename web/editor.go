@@ -158,6 +158,12 @@ func (s *Server) putScene(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, saveReply{Error: "could not read the request: " + err.Error()})
 		return
 	}
+	// Counted before decoding: a few MB of bare elements decode to hundreds of MB.
+	if err := s.opt.Limits.Check(body); err != nil {
+		s.metrics.editorSaves.WithLabelValues("too_large").Inc()
+		writeJSON(w, http.StatusRequestEntityTooLarge, saveReply{Error: overCapAdvice(err)})
+		return
+	}
 	sc, err := scene.Decode(body)
 	if err != nil {
 		writeJSON(w, http.StatusBadRequest, saveReply{Error: err.Error()})
@@ -194,6 +200,23 @@ func (s *Server) putScene(w http.ResponseWriter, r *http.Request) {
 		s.notify.Edited(r.Context(), link.Key, th.Rev)
 	}
 	writeJSON(w, http.StatusOK, saveReply{Rev: th.Rev})
+}
+
+// overCapAdvice turns a scene.Limits refusal into the sentence the editor shows: the cap, and
+// what to do about it. Nothing was saved.
+func overCapAdvice(err error) string {
+	var over *scene.OverCapError
+	if !errors.As(err, &over) {
+		return err.Error()
+	}
+	advice := "remove some elements or images"
+	switch over.Cap {
+	case scene.CapElements:
+		advice = "split it, or remove some elements"
+	case scene.CapText:
+		advice = "shorten that text"
+	}
+	return fmt.Sprintf("Not saved: %v. To save, %s and save again.", err, advice)
 }
 
 // fail answers 404 for dead links and 500 for everything else, logging the cause but never the token.

@@ -80,7 +80,7 @@ type env struct {
 var testKey = store.ThreadKey{Platform: "test", Workspace: "w", Channel: "c", Thread: "t1"}
 
 // newEnv starts the server over a real SQLite store with one thread at revision 1 and its links.
-func newEnv(t *testing.T, opt Options) *env {
+func newEnv(t testing.TB, opt Options) *env {
 	t.Helper()
 	ctx := context.Background()
 	clk := &clock{t: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)}
@@ -142,7 +142,7 @@ func sampleScene(t testing.TB) []byte {
 	return doc
 }
 
-func (e *env) rev(t *testing.T) *store.Thread {
+func (e *env) rev(t testing.TB) *store.Thread {
 	t.Helper()
 	th, err := e.st.Load(context.Background(), e.key)
 	if err != nil {

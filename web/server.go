@@ -1,6 +1,6 @@
 // Package web is excalibot's HTTP side: the editable link (a hosted Excalidraw editor whose saves
-// become the thread's next revision), downloads, health and metrics, and the mount point for the
-// chat platforms' webhooks.
+// become the thread's next revision), downloads, the home page, health and metrics, and the mount
+// point for the chat platforms' webhooks.
 package web
 
 import (
@@ -41,8 +41,12 @@ type Notifier interface {
 type Options struct {
 	// MaxBody bounds a request body (default 6 MB: a 5 MB scene plus JSON overhead).
 	MaxBody int64
+	// Limits bound an editor save's bytes, elements and texts, checked before it is decoded; they
+	// are the ones imports have (zero fields take scene's defaults).
+	Limits scene.Limits
 	// TokenRate and AddrRate are requests per minute per link token and per client address
-	// (defaults 120 and 300).
+	// (defaults 120 and 300), counted by this process alone: behind a load balancer over N
+	// replicas, up to N times as many get through.
 	TokenRate, AddrRate float64
 	// HandlerTimeout bounds every handler but streams (default 60 s: a render may take a while).
 	HandlerTimeout time.Duration
@@ -65,6 +69,7 @@ func (o Options) withDefaults() Options {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	o.Limits = o.Limits.WithDefaults()
 	return o
 }
 
@@ -143,6 +148,7 @@ func (s *Server) HandleBrowser(pattern string, h http.Handler, stream bool) {
 func (s *Server) Handler() http.Handler { return s.headers(s.mux) }
 
 func (s *Server) routes() {
+	s.mux.Handle("GET /{$}", s.limited(http.HandlerFunc(s.home)))
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
 	s.mux.HandleFunc("GET /readyz", s.readyz)
 	s.mux.Handle("GET /metrics", s.metrics.Handler())
@@ -154,12 +160,10 @@ func (s *Server) routes() {
 }
 
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
-	defer cancel()
 	var failed []string
-	for _, c := range s.checks {
-		if err := c.Fn(ctx); err != nil {
-			failed = append(failed, c.Name+": "+err.Error())
+	for _, c := range s.runChecks(r.Context()) {
+		if c.Err != nil {
+			failed = append(failed, c.Name+": "+c.Err.Error())
 		}
 	}
 	if len(failed) > 0 {

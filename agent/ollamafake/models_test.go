@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"image"
+	"image/png"
 	"io"
 	"net/http"
 	"net/url"
@@ -145,11 +147,18 @@ func TestChatRefusals(t *testing.T) {
 		{"format neither", api.ChatRequest{Model: ollamafake.ToolModel, Format: json.RawMessage(`"yaml"`)},
 			500, `invalid format: "\"yaml\""; expected "json" or a valid JSON Schema object`},
 		{"not pulled", api.ChatRequest{Model: "llama9:1b"}, 404, "model 'llama9:1b' not found"},
+		{"a picture to a vision model", api.ChatRequest{Model: ollamafake.ToolLessModel, Messages: pictureMessage(tinyPNG(t))}, 0, ""},
+		{"a picture to a model without vision", api.ChatRequest{Model: ollamafake.ToolModel, Messages: pictureMessage(tinyPNG(t))},
+			500, ollamafake.NoVisionError},
+		{"bytes that are no picture", api.ChatRequest{Model: ollamafake.ToolLessModel, Messages: pictureMessage([]byte("hello"))},
+			500, "Failed to create new sequence: failed to process inputs: image: unknown format"},
 	}
 	c := apiClient(t, f)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.req.Messages = []api.Message{{Role: "user", Content: "hi"}}
+			if tt.req.Messages == nil {
+				tt.req.Messages = []api.Message{{Role: "user", Content: "hi"}}
+			}
 			var got strings.Builder
 			err := c.Chat(context.Background(), &tt.req, func(r api.ChatResponse) error {
 				got.WriteString(r.Message.Content)
@@ -202,4 +211,17 @@ func TestTags(t *testing.T) {
 	if resp.StatusCode != 400 || !strings.Contains(string(b), "missing request body") {
 		t.Errorf("empty show body: %d %s, want 400 missing request body", resp.StatusCode, b)
 	}
+}
+
+func pictureMessage(img []byte) []api.Message {
+	return []api.Message{{Role: "user", Content: "redraw this", Images: []api.ImageData{img}}}
+}
+
+func tinyPNG(t *testing.T) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, 16, 16))); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }

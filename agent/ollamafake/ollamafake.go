@@ -2,15 +2,16 @@
 // native API (POST /api/chat streaming NDJSON chunks flushed one by one, POST /api/show, HEAD /
 // for the heartbeat, GET /api/version and /api/tags), answers an unknown model with 404 as Ollama
 // does, refuses what Ollama refuses (tools to a model without the tools capability, thinking to
-// a model that cannot think, a format that is neither "json" nor a schema) with Ollama's status
-// and text, and records every chat request so tests can assert on what went on the wire.
+// a model that cannot think, a format that is neither "json" nor a schema, images for a model
+// without vision) with Ollama's status and text, and records every chat request so tests can assert on what went on the wire.
 //
 // Each pulled model has a ModelSpec (capabilities, context length, family, size): Config.Info
 // gives them, Known describes the ready models ToolModel, ToolLessModel and VisionToolModel, and
 // any other model calls tools with 40960 tokens of context.
 //
 // What the model says is decided by a Responder: a fixed script of turns (Script), a function of
-// the request (Boxes draws one box per request, as an instant model), or anything a test writes.
+// the request (Boxes draws one box per request, as an instant model; Sees reads a given Sketch in
+// the request's picture, as an instant vision model), or anything a test writes.
 // A Turn can be delayed (model latency), fail with an HTTP status, or be cut off before its done
 // chunk. Stop and Start take the whole server down and bring it back on the same address, so a
 // client sees "connection refused" as with a stopped Ollama.
@@ -234,6 +235,10 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	// The runner checks the format once the model is loaded; its error comes back as a 500.
 	if msg := checkFormat(req.Format); msg != "" {
 		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": msg})
+		return
+	}
+	if status, msg := s.checkImages(req, pulled); status != 0 {
+		writeJSON(w, status, map[string]string{"error": msg})
 		return
 	}
 	turn := Turn{Status: http.StatusInternalServerError, Error: "ollamafake: no responder set"}

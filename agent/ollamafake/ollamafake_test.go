@@ -99,3 +99,13 @@ func TestBoxes(t *testing.T) {
 		t.Errorf("second turn = %s %v, want done with the summary", call.Function.Name, call.Function.Arguments.ToMap())
 	}
 }
+
+// Sees answers only a request that carries a picture: one that lost its picture fails loudly.
+func TestSeesNeedsAPicture(t *testing.T) {
+	f := ollamafake.New(t, ollamafake.Config{Models: []string{ollamafake.VisionToolModel},
+		Responder: ollamafake.Sees(ollamafake.Sketch{Nodes: []ollamafake.SketchNode{{ID: "a", Label: "A"}}})})
+	_, err := client(t, f.URL(), ollamafake.VisionToolModel).Chat(context.Background(), user("redraw this"), nil)
+	if err == nil || !strings.Contains(err.Error(), "the request carries no picture") {
+		t.Errorf("err %v, want the fake to say the picture is missing", err)
+	}
+}

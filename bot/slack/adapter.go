@@ -70,9 +70,9 @@ type Adapter struct {
 
 	threads *threadSet // threads the bot is part of
 
-	// inbox carries parsed events from Socket Mode and EventsHandler to the dispatcher that Run
-	// owns, so neither the websocket reader nor an HTTP handler ever waits for the core.
-	inbox chan inbound
+	// inbox carries Socket Mode events to the dispatcher that runSocket owns, so the websocket
+	// reader never waits for the store; the dispatcher acks each once it is kept.
+	inbox chan socketEvent
 
 	refusedMu sync.Mutex
 	refused   map[string]time.Time // channel → last allowlist refusal posted there
@@ -163,7 +163,7 @@ func New(cfg Config, h bot.Handler, log *slog.Logger) (*Adapter, error) {
 		workspaces: allowlist(cfg.Workspaces),
 		channels:   allowlist(cfg.Channels),
 		threads:    newThreadSet(maxRememberedThreads),
-		inbox:      make(chan inbound, inboxSize),
+		inbox:      make(chan socketEvent, inboxSize),
 		selfDone:   make(chan struct{}),
 		refused:    map[string]time.Time{},
 	}, nil
@@ -180,7 +180,7 @@ func (a *Adapter) Platform() string { return Platform }
 // Run connects to Slack and hands incoming messages to the handler until ctx ends; then it
 // stops every goroutine it started and returns nil. It returns an error when the bot token is
 // refused (auth.test) or, in Socket Mode, when Slack refuses the connection for good. In events
-// mode Run must run too: it processes what EventsHandler accepted.
+// mode Run must run too: EventsHandler answers 503 until it has learned the bot's identity.
 func (a *Adapter) Run(ctx context.Context) error {
 	if !a.started.CompareAndSwap(false, true) {
 		return errors.New("slack: Run called twice")
@@ -198,15 +198,7 @@ func (a *Adapter) Run(ctx context.Context) error {
 	close(a.selfDone)
 	a.log.Info("slack connected", "mode", a.cfg.Mode, "team", id.TeamID, "bot_user", id.UserID)
 
-	// Cancel before waiting (defers run last-in first-out), or an early error return would wait
-	// for a dispatcher that only stops when the caller's ctx ends.
 	defer a.bg.Wait()
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	wg.Go(func() { a.dispatch(ctx) })
-
 	if a.cfg.Mode != ModeSocket {
 		<-ctx.Done()
 		return nil
@@ -254,12 +246,15 @@ func (a *Adapter) runSocket(ctx context.Context) error {
 	sm := socketmode.New(a.api,
 		socketmode.OptionPingInterval(a.cfg.PingInterval),
 		socketmode.OptionLog(slog.NewLogLogger(a.log.Handler(), slog.LevelDebug)))
+	// Cancel before waiting (defers run last-in first-out), or an early error return would wait
+	// for a dispatcher that only stops when ctx ends.
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errc := make(chan error, 1)
 	wg.Go(func() { errc <- sm.RunContext(ctx) })
+	wg.Go(func() { a.dispatch(ctx, sm) })
 	for {
 		select {
 		case <-ctx.Done():
@@ -275,9 +270,10 @@ func (a *Adapter) runSocket(ctx context.Context) error {
 	}
 }
 
-// onSocketEvent acks at once (Slack redelivers what is not acked within 3 s) and passes the
-// event on without waiting: a blocked reader stops answering Slack's pings and the connection
-// falls into a reconnect loop.
+// onSocketEvent passes a message event on to the dispatcher without waiting, which acks it once
+// the core has kept it (Slack redelivers what is not acked within 3 s): a blocked reader would
+// stop answering Slack's pings and the connection would fall into a reconnect loop. Other
+// envelopes are acked at once.
 func (a *Adapter) onSocketEvent(ctx context.Context, sm *socketmode.Client, evt socketmode.Event) {
 	switch evt.Type {
 	case socketmode.EventTypeConnected:
@@ -301,12 +297,12 @@ func (a *Adapter) onSocketEvent(ctx context.Context, sm *socketmode.Client, evt 
 		if in, ok := parseEventsAPI(evt.Data); ok {
 			in.retry = evt.Request.RetryAttempt
 			select {
-			case a.inbox <- in:
+			case a.inbox <- socketEvent{in: in, envelope: evt.Request.EnvelopeID}:
 			default:
 				// Far behind: leave the envelope unacked, and Slack delivers it again later.
 				a.log.Warn("slack: inbox full; event left for Slack to redeliver", "envelope", evt.Request.EnvelopeID)
-				return
 			}
+			return
 		}
 	}
 	// Button clicks (our buttons are plain links) and slash commands are acked with nothing to do.
@@ -315,17 +311,41 @@ func (a *Adapter) onSocketEvent(ctx context.Context, sm *socketmode.Client, evt 
 	}
 }
 
-// dispatch turns queued events into messages for the core, one at a time.
-func (a *Adapter) dispatch(ctx context.Context) {
+// socketEvent is a message event waiting for the dispatcher, with the envelope to ack.
+type socketEvent struct {
+	in       inbound
+	envelope string
+}
+
+// dispatch hands queued events to the core one at a time, in the order Slack sent them, and acks
+// each once it is kept (or deliberately dropped). One that could not be kept is left unacked:
+// Slack delivers it again.
+func (a *Adapter) dispatch(ctx context.Context, sm *socketmode.Client) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case in := <-a.inbox:
-			msg, ok := a.toMessage(ctx, in)
-			if ok {
-				a.handler.Handle(ctx, a, msg)
+		case ev := <-a.inbox:
+			if err := a.accept(ctx, ev.in); err != nil {
+				if ctx.Err() == nil {
+					a.log.Warn("slack: event not kept; left unacked for Slack to deliver again", "envelope", ev.envelope,
+						"event", ev.in.eventID, "err", err)
+				}
+				continue
+			}
+			if err := sm.AckCtx(ctx, ev.envelope, nil); err != nil {
+				a.log.Warn("slack ack failed", "envelope", ev.envelope, "err", err)
 			}
 		}
 	}
+}
+
+// accept decides whether in is for the bot and hands it to the core; an error means it was not
+// kept, and must not be acknowledged.
+func (a *Adapter) accept(ctx context.Context, in inbound) error {
+	msg, ok, err := a.toMessage(ctx, in)
+	if err != nil || !ok {
+		return err
+	}
+	return a.handler.Handle(ctx, a, msg)
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -374,12 +375,12 @@ func TestAttachmentFetch(t *testing.T) {
 			if f.Name != "old.excalidraw" || f.MIME != "application/json" || f.Size != int64(len(sceneJSON)) {
 				t.Errorf("attachment = %s %s %d, want old.excalidraw application/json %d", f.Name, f.MIME, f.Size, len(sceneJSON))
 			}
-			got, err := f.Fetch(e.ctx, 1<<20)
+			got, err := e.a.FetchFile(e.ctx, f, 1<<20)
 			must(t, err)
 			if !bytes.Equal(got, sceneJSON) {
 				t.Errorf("fetched %q, want %q", got, sceneJSON)
 			}
-			if _, err := f.Fetch(e.ctx, 10); !errors.Is(err, ErrTooLarge) {
+			if _, err := e.a.FetchFile(e.ctx, f, 10); !errors.Is(err, ErrTooLarge) {
 				t.Errorf("fetch beyond the limit: err = %v, want ErrTooLarge", err)
 			}
 			if n := len(e.fake.Calls("files.info")); (n > 0) != partial {
@@ -413,21 +414,48 @@ func TestLimitedBuffer(t *testing.T) {
 	}
 }
 
-func TestSocketAckBeforeWorkAndRedelivery(t *testing.T) {
+// TestSocketAckOnceKept: an envelope is acked only once the core has kept its message; one the
+// core could not keep is left unacked, Slack delivers it again, and that delivery is acked.
+func TestSocketAckOnceKept(t *testing.T) {
 	rec := newRecorder()
-	rec.block = make(chan struct{}) // the core is stuck
+	rec.block = make(chan struct{}) // the core is slow to keep it
+	var failing atomic.Bool
+	failing.Store(true)
+	rec.fail = func() error {
+		if failing.Load() {
+			return errors.New("store: database is locked")
+		}
+		return nil
+	}
 	e := start(t, ModeSocket, rec, nil)
 	p := e.fake.Post(slackfake.UserMessage{Channel: "D1", Text: "draw"})
 	env, err := e.fake.Deliver(e.ctx, p.Events[0], slackfake.DeliverOptions{})
 	must(t, err)
-	must(t, e.fake.WaitAck(e.ctx, env)) // acked although Handle has not returned
+	short, cancel := context.WithTimeout(e.ctx, 200*time.Millisecond)
+	defer cancel()
+	if err := e.fake.WaitAck(short, env); err == nil {
+		t.Fatal("acked before the core returned")
+	}
+	close(rec.block)
+	// The core fails to keep it: no ack, however long Slack waits.
+	short2, cancel2 := context.WithTimeout(e.ctx, 300*time.Millisecond)
+	defer cancel2()
+	if err := e.fake.WaitAck(short2, env); err == nil {
+		t.Fatal("acked a message the core did not keep")
+	}
+	if !strings.Contains(e.logs(), "left unacked for Slack to deliver again") {
+		t.Errorf("no log line for the unkept event:\n%s", e.logs())
+	}
+	failing.Store(false)
 	env2, err := e.fake.Deliver(e.ctx, p.Events[0], slackfake.DeliverOptions{RetryAttempt: 1, RetryReason: "timeout"})
 	must(t, err)
 	must(t, e.fake.WaitAck(e.ctx, env2))
-	close(rec.block)
+	if e.fake.Acked(env) {
+		t.Error("the first delivery was acked after all")
+	}
 	m := rec.nextText(t, "draw")
-	if raw := rec.waitRaw(t, 2); raw[1].EventID != m.EventID || raw[1].ID != m.ID {
-		t.Errorf("redelivery handed over as %+v, want the same event id %s and ts %s", raw[1], m.EventID, m.ID)
+	if m.EventID != p.Events[0].ID {
+		t.Errorf("kept event %q, want %q", m.EventID, p.Events[0].ID)
 	}
 }
 
@@ -518,8 +546,11 @@ func TestUploadFailureStillAnswers(t *testing.T) {
 	key := bot.ThreadKey{Platform: "slack", Workspace: "T0FAKE", Channel: "D1"}
 	err := e.a.Send(e.ctx, key, bot.Reply{Text: "A flow", Image: &bot.File{Name: "d.png", Content: pngBytes},
 		EditURL: "https://excalibot.example/edit/x"})
-	if err == nil || !strings.Contains(err.Error(), "missing_scope") {
-		t.Errorf("Send = %v, want the upload error for the log", err)
+	if err != nil {
+		t.Errorf("Send = %v, want nil: the reply went out with a note (the upload error is logged)", err)
+	}
+	if !strings.Contains(e.logs(), "missing_scope") {
+		t.Errorf("the log lacks the upload error:\n%s", e.logs())
 	}
 	got := threadShape(t, e.fake.Thread("D1", ""))
 	want := []string{"bot: A flow\n\n:warning: I could not attach the picture and the .excalidraw file (Slack said `missing_scope`). " +

@@ -139,7 +139,8 @@ type countingHandler struct {
 	n atomic.Int64
 }
 
-func (c *countingHandler) Handle(ctx context.Context, a bot.Adapter, m bot.Message) {
-	c.h.Handle(ctx, a, m)
+func (c *countingHandler) Handle(ctx context.Context, a bot.Adapter, m bot.Message) error {
+	err := c.h.Handle(ctx, a, m)
 	c.n.Add(1)
+	return err
 }

@@ -1,11 +1,13 @@
 package slack
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
@@ -16,9 +18,9 @@ const maxEventBody = 1 << 20
 
 // EventsHandler serves the Events API (mounted at /slack/events). It checks each request's
 // signature on the raw body with the signing secret (timestamps more than 5 minutes off are
-// refused: replays), answers url_verification, and answers everything else with 200 at once:
-// the message goes to the dispatcher that Run owns, so Slack's 3-second limit holds however
-// long the core takes. A forged or stale request gets 401 and nothing is processed.
+// refused: replays), answers url_verification, and answers a message event with 200 once the core
+// has kept it (one commit, well within Slack's 3 seconds), or 503 when it could not, so that
+// Slack delivers it again. A forged or stale request gets 401 and nothing is processed.
 func (a *Adapter) EventsHandler() http.Handler {
 	return http.HandlerFunc(a.serveEvents)
 }
@@ -94,13 +96,22 @@ func (a *Adapter) serveEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in.retry = retry
-	select {
-	case a.inbox <- in:
-		w.WriteHeader(http.StatusOK)
-	default:
-		// Full: the dispatcher is far behind, or Run is not running. Slack retries a 5xx, so
-		// the message is delayed rather than lost.
-		a.log.Warn("slack events: inbox full; asking Slack to retry", "event", in.eventID)
-		http.Error(w, "busy, retry later", http.StatusServiceUnavailable)
+	if _, ok := a.identity(); !ok {
+		// Run has not learned who the bot is yet: Slack retries a 5xx, so the message is
+		// delayed rather than lost.
+		a.log.Warn("slack events: not ready; asking Slack to retry", "event", in.eventID)
+		http.Error(w, "not ready, retry later", http.StatusServiceUnavailable)
+		return
 	}
+	ctx, cancel := context.WithTimeout(r.Context(), acceptTimeout)
+	defer cancel()
+	if err := a.accept(ctx, in); err != nil {
+		a.log.Warn("slack events: event not kept; asking Slack to retry", "event", in.eventID, "err", err)
+		http.Error(w, "not kept, retry later", http.StatusServiceUnavailable)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
 }
+
+// acceptTimeout bounds keeping one event, within Slack's 3 seconds for an answer.
+const acceptTimeout = 2500 * time.Millisecond

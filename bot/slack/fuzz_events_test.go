@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,7 +28,7 @@ const fuzzBudget = 5 * time.Second
 // fuzzAdapter is an events-mode adapter that is never Run: its Web API points at a closed port
 // (files.info fails at once), it knows its own identity, and every thread counts as known so
 // that thread replies reach toMessage's full path.
-func fuzzAdapter(tb testing.TB) *Adapter {
+func fuzzAdapter(tb testing.TB, h bot.Handler) *Adapter {
 	tb.Helper()
 	ln := httptest.NewServer(http.NotFoundHandler())
 	dead := ln.URL + "/api/"
@@ -36,7 +37,7 @@ func fuzzAdapter(tb testing.TB) *Adapter {
 		BotToken: "xoxb-fuzz", SigningSecret: "fuzz-signing-secret", Mode: ModeEvents, APIURL: dead,
 		HTTPTimeout: time.Second,
 		KnownThread: func(context.Context, bot.ThreadKey) (bool, error) { return true, nil },
-	}, nopHandler{}, slog.New(slog.DiscardHandler))
+	}, h, slog.New(slog.DiscardHandler))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func fuzzAdapter(tb testing.TB) *Adapter {
 
 type nopHandler struct{}
 
-func (nopHandler) Handle(context.Context, bot.Adapter, bot.Message) {}
+func (nopHandler) Handle(context.Context, bot.Adapter, bot.Message) error { return nil }
 
 // slackSeeds are real callbacks from the fake Slack: mentions, thread replies, DMs, files (also
 // the partial file objects), bot messages and edits.
@@ -78,14 +79,38 @@ func slackSeeds(tb testing.TB) [][]byte {
 	)
 }
 
-// FuzzEventsHandler posts arbitrary bodies, correctly signed, to the Events API handler, then
-// runs whatever reached the inbox through toMessage. The handler must answer a status in
-// {200, 400, 413, 503} without panicking, and only 200 may put something in the inbox.
+// checkHandler is the core as the fuzz targets see it: it checks every message handed over is one
+// the core can use.
+type checkHandler struct {
+	mu   sync.Mutex
+	msgs []bot.Message
+}
+
+func (c *checkHandler) Handle(_ context.Context, _ bot.Adapter, m bot.Message) error {
+	c.mu.Lock()
+	c.msgs = append(c.msgs, m)
+	c.mu.Unlock()
+	return nil
+}
+
+func (c *checkHandler) take() []bot.Message {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.msgs
+	c.msgs = nil
+	return out
+}
+
+// FuzzEventsHandler posts arbitrary bodies, correctly signed, to the Events API handler, which
+// runs them through toMessage and hands what is for the bot to the core. The handler must answer a
+// status in {200, 400, 413} without panicking, only 200 may hand a message over, and what it hands
+// over must be usable.
 func FuzzEventsHandler(f *testing.F) {
 	for _, s := range slackSeeds(f) {
 		f.Add(s)
 	}
-	a := fuzzAdapter(f)
+	c := &checkHandler{}
+	a := fuzzAdapter(f, c)
 	h := a.EventsHandler()
 	f.Fuzz(func(t *testing.T, body []byte) {
 		err := fuzzbound.Within(fuzzBudget, "events handler", func() error {
@@ -95,7 +120,7 @@ func FuzzEventsHandler(f *testing.F) {
 			req.Header.Set("X-Slack-Signature", slackfake.Sign(a.cfg.SigningSecret, now, body))
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, req)
-			got := drain(a)
+			got := c.take()
 			switch rec.Code {
 			case http.StatusOK:
 			case http.StatusBadRequest, http.StatusRequestEntityTooLarge:
@@ -108,7 +133,12 @@ func FuzzEventsHandler(f *testing.F) {
 			if len(body) > maxEventBody && rec.Code != http.StatusRequestEntityTooLarge {
 				return fmt.Errorf("a %d-byte body got %d, want 413", len(body), rec.Code)
 			}
-			return toMessages(a, got)
+			for _, m := range got {
+				if err := usable(m, len(body)); err != nil {
+					return err
+				}
+			}
+			return nil
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -127,7 +157,7 @@ func FuzzSocketEnvelope(f *testing.F) {
 	f.Add([]byte(`{"type":"hello","num_connections":1}`))
 	f.Add([]byte(`{"type":"disconnect","reason":"refresh_requested"}`))
 	f.Add([]byte(`{"type":"events_api","envelope_id":"e","payload":null}`))
-	a := fuzzAdapter(f)
+	a := fuzzAdapter(f, nopHandler{})
 	f.Fuzz(func(t *testing.T, msg []byte) {
 		err := fuzzbound.Within(fuzzBudget, "socket envelope", func() error {
 			var req socketmode.Request
@@ -150,34 +180,41 @@ func FuzzSocketEnvelope(f *testing.F) {
 	})
 }
 
-func drain(a *Adapter) []inbound {
-	var out []inbound
-	for {
-		select {
-		case in := <-a.inbox:
-			out = append(out, in)
-		default:
-			return out
-		}
-	}
-}
-
 // toMessages runs the adapter's decision on each event; a message it hands over must be one the
 // core can use: a thread key on this platform and text within what was sent.
 func toMessages(a *Adapter, ins []inbound) error {
 	for _, in := range ins {
-		m, ok := a.toMessage(context.Background(), in)
+		m, ok, err := a.toMessage(context.Background(), in)
+		if err != nil {
+			return fmt.Errorf("toMessage with every thread known: %w", err)
+		}
 		if !ok {
 			continue
 		}
-		if m.Key.Platform != Platform || m.Key.Channel != in.channel {
+		if m.Key.Channel != in.channel {
 			return fmt.Errorf("message key %+v for channel %q", m.Key, in.channel)
 		}
-		if len(m.Text) > len(in.text) {
-			return fmt.Errorf("cleaned text %q is longer than %q", m.Text, in.text)
+		if err := usable(m, len(in.text)); err != nil {
+			return err
 		}
-		if m.Text == "" && len(m.Files) == 0 {
-			return fmt.Errorf("empty message handed over: %+v", in)
+	}
+	return nil
+}
+
+// usable checks a handed-over message: on this platform, text no longer than what was sent,
+// something to work on, and files the store can keep.
+func usable(m bot.Message, sent int) error {
+	switch {
+	case m.Key.Platform != Platform:
+		return fmt.Errorf("message key %+v is not a Slack thread", m.Key)
+	case len(m.Text) > sent:
+		return fmt.Errorf("cleaned text %q is longer than the %d bytes sent", m.Text, sent)
+	case m.Text == "" && len(m.Files) == 0:
+		return fmt.Errorf("empty message handed over: %+v", m)
+	}
+	for _, f := range m.Files {
+		if f.Ref == "" {
+			return fmt.Errorf("file %q handed over without a reference", f.Name)
 		}
 	}
 	return nil

@@ -20,6 +20,7 @@ type recorder struct {
 	reply func(ctx context.Context, a bot.Adapter, m bot.Message)
 	fake  *slackfake.Server // set by start before Run, so replies may read it
 	block chan struct{}     // when set, Handle waits on it: a slow core
+	fail  func() error      // when set and it returns an error, Handle keeps nothing and returns it (a store that fails)
 
 	mu        sync.Mutex
 	raw       []bot.Message // every hand-over, duplicates included
@@ -34,9 +35,14 @@ func newRecorder() *recorder {
 	return &recorder{seen: map[string]bool{}, got: make(chan bot.Message, 64), replied: make(chan bot.Message, 64)}
 }
 
-func (r *recorder) Handle(ctx context.Context, a bot.Adapter, m bot.Message) {
+func (r *recorder) Handle(ctx context.Context, a bot.Adapter, m bot.Message) error {
 	if r.block != nil {
 		<-r.block
+	}
+	if r.fail != nil {
+		if err := r.fail(); err != nil {
+			return err
+		}
 	}
 	r.mu.Lock()
 	r.raw = append(r.raw, m)
@@ -47,7 +53,7 @@ func (r *recorder) Handle(ctx context.Context, a bot.Adapter, m bot.Message) {
 	}
 	r.mu.Unlock()
 	if dup {
-		return
+		return nil
 	}
 	r.got <- m
 	if r.reply != nil {
@@ -56,6 +62,7 @@ func (r *recorder) Handle(ctx context.Context, a bot.Adapter, m bot.Message) {
 			r.replied <- m
 		})
 	}
+	return nil
 }
 
 func (r *recorder) rawCount() int {
@@ -118,7 +125,11 @@ type env struct {
 	rec  *recorder
 	ctx  context.Context
 	stop func() // stops Run and waits for everything it started; also done at cleanup
+	log  *logBuffer
 }
+
+// logs is what the adapter logged so far.
+func (e *env) logs() string { return e.log.String() }
 
 // start runs an adapter against a fresh fake Slack until the test ends.
 func start(t testing.TB, mode string, rec *recorder, mod func(*Config)) *env {
@@ -173,7 +184,7 @@ func start(t testing.TB, mode string, rec *recorder, mod func(*Config)) *env {
 			t.Fatal(err)
 		}
 	}
-	return &env{fake: fake, a: a, rec: rec, ctx: tctx, stop: stop}
+	return &env{fake: fake, a: a, rec: rec, ctx: tctx, stop: stop, log: logs}
 }
 
 // logBuffer keeps the adapter's log, shown when a test fails. (Logging straight to t.Log races

@@ -64,7 +64,7 @@ func TestManifestCoversWhatTheAdapterUses(t *testing.T) {
 	rec := newRecorder()
 	rec.reply = func(ctx context.Context, a bot.Adapter, msg bot.Message) {
 		for _, f := range msg.Files {
-			if _, err := f.Fetch(ctx, 1<<20); err != nil {
+			if _, err := a.(bot.FileFetcher).FetchFile(ctx, f, 1<<20); err != nil {
 				t.Errorf("fetch: %v", err)
 			}
 		}

@@ -2,7 +2,9 @@ package slack
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -72,17 +74,19 @@ var acceptedSubtypes = map[string]bool{"": true, "file_share": true, "thread_bro
 
 // toMessage decides whether in is for the bot and builds the core's message. Mentions start a
 // thread on the mentioning message; messages in a thread the bot is part of need no mention;
-// every direct message is for the bot.
-func (a *Adapter) toMessage(ctx context.Context, in inbound) (bot.Message, bool) {
+// every direct message is for the bot. Every message it drops is logged with why. An error means
+// it could not tell (the store did not answer whether the bot is in the thread): the event must
+// not be acknowledged, so Slack delivers it again.
+func (a *Adapter) toMessage(ctx context.Context, in inbound) (bot.Message, bool, error) {
 	self, _ := a.identity()
 	log := a.log.With("channel", in.channel, "ts", in.ts, "event", in.eventID)
 	switch {
 	case in.botID != "" || in.user == "" || in.user == self.UserID:
 		log.Debug("slack: ignoring a bot's message", "bot_id", in.botID, "user", in.user)
-		return bot.Message{}, false
+		return bot.Message{}, false, nil
 	case !acceptedSubtypes[in.subtype] || in.edited:
 		log.Debug("slack: ignoring message subtype", "subtype", in.subtype, "edited", in.edited)
-		return bot.Message{}, false
+		return bot.Message{}, false, nil
 	}
 	team := in.teamID
 	if team == "" {
@@ -97,7 +101,7 @@ func (a *Adapter) toMessage(ctx context.Context, in inbound) (bot.Message, bool)
 		if im || mentioned {
 			a.refuse(ctx, key, in.ts, why)
 		}
-		return bot.Message{}, false
+		return bot.Message{}, false, nil
 	}
 	switch {
 	case im:
@@ -105,10 +109,18 @@ func (a *Adapter) toMessage(ctx context.Context, in inbound) (bot.Message, bool)
 	case in.threadTS == "" && mentioned:
 		key.Thread = in.ts // the mention starts a thread on itself
 	case in.threadTS == "":
-		return bot.Message{}, false // channel chatter
+		log.Debug("slack: channel message without a mention; not for the bot")
+		return bot.Message{}, false, nil
 	case mentioned:
-	case !a.knownThread(ctx, key):
-		return bot.Message{}, false // a thread the bot is not part of
+	default:
+		known, err := a.knownThread(ctx, key)
+		if err != nil {
+			return bot.Message{}, false, err
+		}
+		if !known {
+			log.Debug("slack: message in a thread the bot is not part of; not for the bot", "thread", key.String())
+			return bot.Message{}, false, nil
+		}
 	}
 	if key.Thread != "" {
 		a.threads.add(key.String())
@@ -127,30 +139,30 @@ func (a *Adapter) toMessage(ctx context.Context, in inbound) (bot.Message, bool)
 		}
 	}
 	if msg.Text == "" && len(msg.Files) == 0 {
-		log.Debug("slack: empty message ignored")
-		return bot.Message{}, false
+		log.Info("slack: message for the bot with neither text nor a file it can read; ignored", "thread", key.String())
+		return bot.Message{}, false, nil
 	}
-	return msg, true
+	return msg, true, nil
 }
 
-// knownThread reports whether the bot is part of a thread: remembered here, or, after a restart,
-// known to the store through Config.KnownThread.
-func (a *Adapter) knownThread(ctx context.Context, key bot.ThreadKey) bool {
+// knownThread reports whether the bot is part of a thread: remembered here, or known to the store
+// through Config.KnownThread (after a restart, or when another replica saw the thread start). An
+// error means the store could not say.
+func (a *Adapter) knownThread(ctx context.Context, key bot.ThreadKey) (bool, error) {
 	if a.threads.has(key.String()) {
-		return true
+		return true, nil
 	}
 	if a.cfg.KnownThread == nil {
-		return false
+		return false, nil
 	}
 	ok, err := a.cfg.KnownThread(ctx, key)
 	if err != nil {
-		a.log.Warn("slack: cannot tell whether the bot is in a thread; follow-up dropped", "thread", key.String(), "err", err)
-		return false
+		return false, fmt.Errorf("slack: tell whether the bot is in thread %s: %w", key, err)
 	}
 	if ok {
 		a.threads.add(key.String())
 	}
-	return ok
+	return ok, nil
 }
 
 func hasMention(text, userID string) bool {
@@ -224,14 +236,36 @@ func (a *Adapter) attachment(ctx context.Context, f slack.File) (bot.Attachment,
 	if name == "" {
 		name = f.Title
 	}
-	return bot.Attachment{
-		Name: name,
-		MIME: f.Mimetype,
-		Size: int64(f.Size),
-		Fetch: func(ctx context.Context, max int64) ([]byte, error) {
-			return a.fetchFile(ctx, f, max)
-		},
-	}, true
+	ref, err := json.Marshal(fileRef{ID: f.ID, Name: f.Name, URLPrivate: f.URLPrivate, URLPrivateDownload: f.URLPrivateDownload,
+		Size: f.Size, External: f.IsExternal})
+	if err != nil {
+		a.log.Warn("slack: a file of the message cannot be kept; left out", "file", f.ID, "err", err)
+		return bot.Attachment{}, false
+	}
+	return bot.Attachment{Name: name, MIME: f.Mimetype, Size: int64(f.Size), Ref: string(ref)}, true
+}
+
+// fileRef is what the store keeps of a posted file (bot.Attachment.Ref), so that any replica can
+// download it later.
+type fileRef struct {
+	ID                 string `json:"id"`
+	Name               string `json:"name,omitempty"`
+	URLPrivate         string `json:"url,omitempty"`
+	URLPrivateDownload string `json:"download,omitempty"`
+	Size               int    `json:"size,omitempty"`
+	External           bool   `json:"external,omitempty"`
+}
+
+var _ bot.FileFetcher = (*Adapter)(nil)
+
+// FetchFile implements bot.FileFetcher: it downloads a file of a message from its Ref.
+func (a *Adapter) FetchFile(ctx context.Context, at bot.Attachment, max int64) ([]byte, error) {
+	var r fileRef
+	if err := json.Unmarshal([]byte(at.Ref), &r); err != nil {
+		return nil, fmt.Errorf("slack file %s: unreadable reference: %w", at.Name, err)
+	}
+	return a.fetchFile(ctx, slack.File{ID: r.ID, Name: cmp.Or(r.Name, at.Name), URLPrivate: r.URLPrivate, URLPrivateDownload: r.URLPrivateDownload,
+		Size: r.Size, IsExternal: r.External}, max)
 }
 
 // ErrTooLarge is returned by an attachment's Fetch when the file exceeds the limit.

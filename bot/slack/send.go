@@ -153,11 +153,22 @@ func (a *Adapter) ClearSign(ctx context.Context, key bot.ThreadKey, sign string)
 	return s.Finish(ctx)
 }
 
-// Send posts a reply into the thread named by key. Files (the PNG first) are uploaded with
-// files.getUploadURLExternal and the upload URL, then shared into the thread with one
-// files.completeUploadExternal call. Without links the summary is the files' comment; with an
-// editor or view link it follows as a Block Kit message with buttons.
+var _ bot.StepSender = (*Adapter)(nil)
+
+// Send posts a reply into the thread named by key, in one go (SendSteps without a record).
 func (a *Adapter) Send(ctx context.Context, key bot.ThreadKey, r bot.Reply) error {
+	return a.SendSteps(ctx, key, r, nil, func(string) error { return nil })
+}
+
+// SendSteps implements bot.StepSender. A reply is at most two steps. Files (the PNG first) are
+// uploaded with files.getUploadURLExternal and the upload URL, then shared into the thread with
+// one files.completeUploadExternal call: recorded as "files:ID,ID…". Without links the summary is
+// the files' comment; with an editor or view link it follows as a Block Kit message with buttons,
+// recorded by its ts. When Slack refuses the files for good, the summary and the links go out with
+// a word on what is missing (recorded as "note:ts"), so the person is not left waiting; the error
+// goes to the operator's log. Errors are marked for the outbox: a rate limit with its
+// Retry-After, a refusal that will not change as permanent.
+func (a *Adapter) SendSteps(ctx context.Context, key bot.ThreadKey, r bot.Reply, posted []string, record func(string) error) error {
 	if key.Thread != "" {
 		a.threads.add(key.String())
 	}
@@ -172,31 +183,99 @@ func (a *Adapter) Send(ctx context.Context, key bot.ThreadKey, r bot.Reply) erro
 	files = append(files, r.Files...)
 	withLinks := r.EditURL != "" || r.ViewURL != ""
 
-	if len(files) == 0 {
-		if text == "" && !withLinks {
-			return errors.New("slack send: empty reply")
+	var uploaded []slack.FileSummary
+	switch {
+	case len(files) == 0 && text == "" && !withLinks:
+		return bot.Permanent(errors.New("slack send: empty reply"))
+	case len(files) == 0:
+	case len(posted) > 0 && strings.HasPrefix(posted[0], "note:"):
+		return nil // the reply went out as its text with a note
+	case len(posted) > 0:
+		uploaded = uploadedFiles(posted[0], files)
+	default:
+		up, err := a.uploadFiles(ctx, key, files, commentIf(!withLinks, text))
+		if err != nil && !isRefusal(err) {
+			return classify(err)
 		}
-		return a.postReply(ctx, key, text, r, "")
+		if err != nil {
+			note := ":warning: I could not attach the picture and the .excalidraw file"
+			if code := slackErrorCode(err); code != "" {
+				note += " (Slack said `" + code + "`)"
+			}
+			ts, perr := a.postReply(ctx, key, strings.TrimSpace(text+"\n\n"+note+"."), r, "")
+			if perr != nil {
+				return classify(errors.Join(err, perr))
+			}
+			a.log.Warn("slack: the reply's files could not be attached; its text went out with a note", "thread", key.String(), "err", err)
+			return record("note:" + ts)
+		}
+		if err := record(filesPart(up)); err != nil {
+			return err
+		}
+		uploaded = up
 	}
-
-	uploaded, err := a.uploadFiles(ctx, key, files, commentIf(!withLinks, text))
+	// The message is the reply's first step without files, its second after them (with links).
+	msgStep := 0
+	if len(files) > 0 {
+		if !withLinks {
+			return nil
+		}
+		msgStep = 1
+	}
+	if len(posted) > msgStep {
+		return nil // it went out already
+	}
+	ts, err := a.postReply(ctx, key, text, r, a.downloadLink(ctx, uploaded))
 	if err != nil {
-		// The summary and the links still reach the thread, with a word on what is missing, so
-		// the person is not left waiting; the error goes to the operator's log.
-		note := ":warning: I could not attach the picture and the .excalidraw file"
-		if code := slackErrorCode(err); code != "" {
-			note += " (Slack said `" + code + "`)"
-		}
-		text = strings.TrimSpace(text + "\n\n" + note + ".")
-		if perr := a.postReply(ctx, key, text, r, ""); perr != nil {
-			return errors.Join(err, perr)
-		}
-		return err
+		return classify(err)
 	}
-	if !withLinks {
-		return nil
+	return record(ts)
+}
+
+// filesPart is the record of an upload step: the shared files' ids.
+func filesPart(up []slack.FileSummary) string {
+	ids := make([]string, len(up))
+	for i, f := range up {
+		ids[i] = f.ID
 	}
-	return a.postReply(ctx, key, text, r, a.downloadLink(ctx, uploaded))
+	return "files:" + strings.Join(ids, ",")
+}
+
+// uploadedFiles reads a recorded upload step back, the files' names from the reply.
+func uploadedFiles(part string, files []bot.File) []slack.FileSummary {
+	ids := strings.Split(strings.TrimPrefix(part, "files:"), ",")
+	var out []slack.FileSummary
+	for i, id := range ids {
+		if id == "" || i >= len(files) {
+			continue
+		}
+		out = append(out, slack.FileSummary{ID: id, Title: files[i].Name})
+	}
+	return out
+}
+
+// transientCodes are Slack API errors that may go away when the same call is made later.
+var transientCodes = map[string]bool{"ratelimited": true, "internal_error": true, "fatal_error": true,
+	"service_unavailable": true, "request_timeout": true}
+
+// isRefusal reports whether err is Slack refusing the call for good (an API error code that
+// trying again will not change: missing_scope, not_in_channel, channel_not_found …).
+func isRefusal(err error) bool {
+	code := slackErrorCode(err)
+	return code != "" && !transientCodes[code]
+}
+
+// classify marks err for the outbox: a rate limit slack-go did not wait out carries Slack's
+// Retry-After; a refusal is permanent; anything else (the network, a 5xx) may pass.
+func classify(err error) error {
+	var rl *slack.RateLimitedError
+	switch {
+	case errors.As(err, &rl):
+		return bot.RateLimited(rl.RetryAfter, err)
+	case isRefusal(err):
+		return bot.Permanent(err)
+	}
+	return err
 }
 
 func commentIf(ok bool, text string) string {
@@ -206,8 +285,9 @@ func commentIf(ok bool, text string) string {
 	return ""
 }
 
-// postReply posts text, with a Block Kit section and link buttons when the reply has links.
-func (a *Adapter) postReply(ctx context.Context, key bot.ThreadKey, text string, r bot.Reply, download string) error {
+// postReply posts text, with a Block Kit section and link buttons when the reply has links, and
+// returns the message's ts.
+func (a *Adapter) postReply(ctx context.Context, key bot.ThreadKey, text string, r bot.Reply, download string) (string, error) {
 	opts := []slack.MsgOption{slack.MsgOptionTS(key.Thread)}
 	fallback := text
 	if fallback == "" {
@@ -222,10 +302,11 @@ func (a *Adapter) postReply(ctx context.Context, key bot.ThreadKey, text string,
 	} else {
 		opts = append(opts, slack.MsgOptionText(truncate(text, maxMessageText), false))
 	}
-	if _, _, err := a.api.PostMessageContext(ctx, key.Channel, opts...); err != nil {
-		return fmt.Errorf("slack post reply in %s: %w", key, err)
+	_, ts, err := a.api.PostMessageContext(ctx, key.Channel, opts...)
+	if err != nil {
+		return "", fmt.Errorf("slack post reply in %s: %w", key, err)
 	}
-	return nil
+	return ts, nil
 }
 
 // replyBlocks is the summary and the buttons (open in editor, view, download); nil without

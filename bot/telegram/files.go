@@ -18,15 +18,23 @@ import (
 // server lifts it, but the adapter keeps to the public one.
 const maxDownload = 20 << 20
 
-// attachment describes a posted file; its content is fetched only when the core asks.
+// attachment describes a posted file, referred to by its file_id (which stays valid for the bot);
+// its content is fetched only when the core asks (FetchFile).
 func (a *Adapter) attachment(fileID, name, mime string, size int64) bot.Attachment {
 	if name == "" {
 		name = "file"
 	}
-	return bot.Attachment{
-		Name: name, MIME: mime, Size: size,
-		Fetch: func(ctx context.Context, limit int64) ([]byte, error) { return a.fetch(ctx, fileID, name, size, limit) },
+	return bot.Attachment{Name: name, MIME: mime, Size: size, Ref: fileID}
+}
+
+var _ bot.FileFetcher = (*Adapter)(nil)
+
+// FetchFile implements bot.FileFetcher.
+func (a *Adapter) FetchFile(ctx context.Context, f bot.Attachment, limit int64) ([]byte, error) {
+	if f.Ref == "" {
+		return nil, fmt.Errorf("%s: no Telegram file id", f.Name)
 	}
+	return a.fetch(ctx, f.Ref, f.Name, f.Size, limit)
 }
 
 func megabytes(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/(1<<20)) }

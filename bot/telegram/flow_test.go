@@ -252,11 +252,11 @@ func TestDocumentAttachment(t *testing.T) {
 	if len(m.Files) != 1 || m.Files[0].Name != "flow.excalidraw" || m.Files[0].Size != int64(len(scene)) || m.Text != "continue from this" {
 		t.Fatalf("got text %q files %+v, want the caption and flow.excalidraw of %d bytes", m.Text, m.Files, len(scene))
 	}
-	data, err := m.Files[0].Fetch(t.Context(), 1<<20)
+	data, err := e.a.FetchFile(t.Context(), m.Files[0], 1<<20)
 	if err != nil || string(data) != string(scene) {
 		t.Errorf("Fetch: got %q, %v; want the file", data, err)
 	}
-	if _, err := m.Files[0].Fetch(t.Context(), 10); err == nil || !strings.Contains(err.Error(), "more than") {
+	if _, err := e.a.FetchFile(t.Context(), m.Files[0], 10); err == nil || !strings.Contains(err.Error(), "more than") {
 		t.Errorf("Fetch over the limit: got %v, want a size error", err)
 	}
 
@@ -264,7 +264,7 @@ func TestDocumentAttachment(t *testing.T) {
 	calls := len(e.fake.Calls("getFile"))
 	e.fake.Send(tgfake.Post{Chat: dmChat.ID, From: alice, Document: &tgfake.Upload{Name: "big.png", Data: []byte("x")}, DocumentSize: 25 << 20})
 	big := e.rec.next(t)
-	_, err = big.Files[0].Fetch(t.Context(), 30<<20)
+	_, err = e.a.FetchFile(t.Context(), big.Files[0], 30<<20)
 	if err == nil || !strings.Contains(err.Error(), "20 MB") {
 		t.Errorf("Fetch of 25 MB: got %v, want the 20 MB limit named", err)
 	}
@@ -392,7 +392,7 @@ func TestPhotoBecomesAttachment(t *testing.T) {
 	if len(m.Files) != 1 || m.Files[0].Name != "photo.jpg" || m.Files[0].MIME != "image/jpeg" || m.Text != "" {
 		t.Fatalf("got text %q files %+v, want the largest photo size as photo.jpg", m.Text, m.Files)
 	}
-	data, err := m.Files[0].Fetch(t.Context(), 1<<20)
+	data, err := e.a.FetchFile(t.Context(), m.Files[0], 1<<20)
 	if err != nil || len(data) != len(img) {
 		t.Errorf("Fetch: got %d bytes, %v; want %d", len(data), err, len(img))
 	}

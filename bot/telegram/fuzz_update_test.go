@@ -28,10 +28,11 @@ type collect struct {
 	msgs []bot.Message
 }
 
-func (c *collect) Handle(_ context.Context, _ bot.Adapter, m bot.Message) {
+func (c *collect) Handle(_ context.Context, _ bot.Adapter, m bot.Message) error {
 	c.mu.Lock()
 	c.msgs = append(c.msgs, m)
 	c.mu.Unlock()
+	return nil
 }
 
 func (c *collect) take() []bot.Message {

@@ -48,6 +48,9 @@ type recorder struct {
 	idle  *sync.Cond // signalled when busy drops to 0
 	reply func(ctx context.Context, a bot.Adapter, m bot.Message) error
 	got   chan struct{}
+	// fail, when set and it returns an error, makes Handle keep nothing and return it (a store
+	// that fails).
+	fail func() error
 }
 
 func newRecorder() *recorder {
@@ -56,13 +59,18 @@ func newRecorder() *recorder {
 	return r
 }
 
-func (r *recorder) Handle(ctx context.Context, a bot.Adapter, m bot.Message) {
+func (r *recorder) Handle(ctx context.Context, a bot.Adapter, m bot.Message) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.fail != nil {
+		if err := r.fail(); err != nil {
+			return err
+		}
+	}
 	r.msgs = append(r.msgs, m)
 	r.got <- struct{}{}
 	if r.reply == nil {
-		return
+		return nil
 	}
 	r.busy++
 	go func(reply func(context.Context, bot.Adapter, bot.Message) error) {
@@ -76,6 +84,7 @@ func (r *recorder) Handle(ctx context.Context, a bot.Adapter, m bot.Message) {
 			r.idle.Broadcast()
 		}
 	}(r.reply)
+	return nil
 }
 
 func (r *recorder) messages() []bot.Message {

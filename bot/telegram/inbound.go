@@ -25,25 +25,29 @@ var ourCommands = map[string]bool{
 // refuseEvery limits allowlist refusals to one per chat in this interval.
 const refuseEvery = 10 * time.Minute
 
-// handleUpdate turns one update into a bot.Message for the core, or drops it.
-func (a *Adapter) handleUpdate(ctx context.Context, u *models.Update) {
+// handleUpdate turns one update into a bot.Message for the core, or drops it (with a log line
+// saying why). An error means the core could not keep the message: the update must not be
+// acknowledged.
+func (a *Adapter) handleUpdate(ctx context.Context, u *models.Update) error {
 	me := a.me.Load()
 	m := u.Message
 	if m == nil || me == nil {
-		return
+		a.log.Debug("telegram: an update without a message, or before the bot knows itself; ignored", "update_id", u.ID)
+		return nil
 	}
 	log := a.log.With("update_id", u.ID, "chat", m.Chat.ID, "message_id", m.ID)
 	user, name, ok := sender(m, me)
 	if !ok {
 		log.Debug("telegram: ignored a message from a bot or a channel")
-		return
+		return nil
 	}
 	text, ents := m.Text, m.Entities
 	if text == "" {
 		text, ents = m.Caption, m.CaptionEntities
 	}
 	if text == "" && m.Document == nil && len(m.Photo) == 0 {
-		return // stickers, voice, service messages
+		log.Debug("telegram: a message with neither text nor a file (a sticker, voice, a service message); ignored")
+		return nil
 	}
 	key := bot.ThreadKey{Platform: Platform, Channel: strconv.FormatInt(m.Chat.ID, 10)}
 	switch m.Chat.Type {
@@ -51,16 +55,18 @@ func (a *Adapter) handleUpdate(ctx context.Context, u *models.Update) {
 		// One diagram per private chat until /new, so the thread is the chat.
 	case models.ChatTypeGroup, models.ChatTypeSupergroup:
 		if !addressed(m, ents, text, me) {
-			return
+			log.Debug("telegram: a group message not addressed to the bot; not for it")
+			return nil
 		}
 		key.Thread = a.threadOf(ctx, m, me).String()
 	default:
-		return
+		log.Debug("telegram: a message in a chat of a kind the bot does not answer", "type", m.Chat.Type)
+		return nil
 	}
 	if !a.allowed(m.Chat.ID, user) {
 		log.Info("telegram: refused a sender outside the allowlists", "user", user)
 		a.refuse(ctx, m)
-		return
+		return nil
 	}
 	msg := bot.Message{
 		Key:      key,
@@ -83,7 +89,7 @@ func (a *Adapter) handleUpdate(ctx context.Context, u *models.Update) {
 	if key.Thread != "" {
 		a.setThread(ctx, m.Chat.ID, m.ID, key.Thread)
 	}
-	a.handler.Handle(ctx, a, msg)
+	return a.handler.Handle(ctx, a, msg)
 }
 
 // sender returns who sent m, or ok=false for the bot itself, other bots and channel posts. An

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf16"
 
 	tg "github.com/go-telegram/bot"
@@ -70,32 +71,55 @@ type inlineKeyboard struct {
 	InlineKeyboard [][]urlButton `json:"inline_keyboard"`
 }
 
-// Send implements bot.Adapter: the picture with the summary as caption and the editor button,
-// then any text that did not fit, then the files as documents, all in the thread.
+var _ bot.StepSender = (*Adapter)(nil)
+
+// Send implements bot.Adapter: the whole reply at once (SendSteps without a record).
 func (a *Adapter) Send(ctx context.Context, key bot.ThreadKey, r bot.Reply) error {
-	d, err := destOf(key)
-	if err != nil {
-		return err
-	}
-	err = a.send(ctx, d, r)
-	var moved *tg.MigrateError
-	if errors.As(err, &moved) && moved.MigrateToChatID != 0 {
-		// The group became a supergroup with a new id: answer there. Its old threads go on
-		// under the old key; new messages arrive from the new chat and start new threads.
-		a.log.Info("telegram: group upgraded to a supergroup; replying in the new chat", "from", d.chat, "to", moved.MigrateToChatID)
-		d.chat = int64(moved.MigrateToChatID)
-		err = a.send(ctx, d, r)
-	}
-	return err
+	return a.SendSteps(ctx, key, r, nil, func(string) error { return nil })
 }
 
-func (a *Adapter) send(ctx context.Context, d dest, r bot.Reply) error {
+// SendSteps implements bot.StepSender: the picture with the summary as caption and the editor
+// button, then any text that did not fit, then the files as documents, all in the thread; each
+// message is a step, recorded by its message id, and a later attempt starts after the steps
+// already posted. Errors are marked for the outbox: a 429 beyond what call waits out carries
+// Telegram's retry_after, a refusal (400, 403) is permanent.
+func (a *Adapter) SendSteps(ctx context.Context, key bot.ThreadKey, r bot.Reply, posted []string, record func(string) error) error {
+	d, err := destOf(key)
+	if err != nil {
+		return bot.Permanent(err)
+	}
+	steps := a.steps(r)
+	for i := len(posted); i < len(steps); i++ {
+		id, err := steps[i](ctx, d)
+		var moved *tg.MigrateError
+		if errors.As(err, &moved) && moved.MigrateToChatID != 0 {
+			// The group became a supergroup with a new id: answer there. Its old threads go on
+			// under the old key; new messages arrive from the new chat and start new threads.
+			a.log.Info("telegram: group upgraded to a supergroup; replying in the new chat", "from", d.chat, "to", moved.MigrateToChatID)
+			d.chat = int64(moved.MigrateToChatID)
+			id, err = steps[i](ctx, d)
+		}
+		if err != nil {
+			return classify(err)
+		}
+		if err := record(strconv.Itoa(id)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// step posts one message of a reply and returns its id.
+type step func(ctx context.Context, d dest) (int, error)
+
+// steps are the messages of a reply, in order; the same reply always makes the same steps.
+func (a *Adapter) steps(r bot.Reply) []step {
+	var out []step
 	text, markup := links(r)
 	if r.Image != nil {
 		caption, rest := split(text, maxCaption)
-		if err := a.sendImage(ctx, d, *r.Image, caption, markup); err != nil {
-			return err
-		}
+		img, mk := *r.Image, markup
+		out = append(out, func(ctx context.Context, d dest) (int, error) { return a.sendImage(ctx, d, img, caption, mk) })
 		text, markup = rest, nil
 	}
 	for text != "" {
@@ -108,17 +132,29 @@ func (a *Adapter) send(ctx context.Context, d dest, r bot.Reply) error {
 		if text == "" && markup != nil {
 			mk = markup // the button goes with the last piece, where readers end up
 		}
-		if err := a.sendText(ctx, d, chunk, mk); err != nil {
-			return err
-		}
+		out = append(out, func(ctx context.Context, d dest) (int, error) { return a.sendText(ctx, d, chunk, mk) })
 	}
 	for _, f := range r.Files {
-		if err := a.sendDocument(ctx, d, f, "", nil); err != nil {
-			return err
-		}
+		out = append(out, func(ctx context.Context, d dest) (int, error) { return a.sendDocument(ctx, d, f, "", nil) })
 	}
-	return nil
+	return out
 }
+
+// classify marks a failed call's error for the outbox.
+func classify(err error) error {
+	var tmr *tg.TooManyRequestsError
+	switch {
+	case errors.As(err, &tmr):
+		return bot.RateLimited(time.Duration(max(tmr.RetryAfter, 1))*time.Second, err)
+	case errors.Is(err, tg.ErrorBadRequest), errors.Is(err, tg.ErrorForbidden), errors.Is(err, tg.ErrorNotFound),
+		errors.Is(err, tg.ErrorUnauthorized), errors.Is(err, errTooBig):
+		return bot.Permanent(err)
+	}
+	return err
+}
+
+// errTooBig is a file above what bots may send.
+var errTooBig = errors.New("file too large for Telegram")
 
 // links builds the inline keyboard from the reply's URLs. Telegram refuses a whole message whose
 // button URL has a host without a dot (http://localhost:8080), so such links go into the text.
@@ -197,7 +233,7 @@ func pngSize(b []byte) (w, h int, ok bool) {
 	return w, h, w > 0 && h > 0
 }
 
-func (a *Adapter) sendImage(ctx context.Context, d dest, img bot.File, caption string, markup any) error {
+func (a *Adapter) sendImage(ctx context.Context, d dest, img bot.File, caption string, markup any) (int, error) {
 	name := img.Name
 	if name == "" {
 		name = "diagram.png"
@@ -222,15 +258,15 @@ func (a *Adapter) sendImage(ctx context.Context, d dest, img bot.File, caption s
 		return a.sendDocument(ctx, d, img, caption, markup)
 	}
 	if err != nil {
-		return fmt.Errorf("telegram: send picture: %w", err)
+		return 0, fmt.Errorf("telegram: send picture: %w", err)
 	}
 	a.remember(ctx, d, sent)
-	return nil
+	return idOf(sent), nil
 }
 
-func (a *Adapter) sendDocument(ctx context.Context, d dest, f bot.File, caption string, markup any) error {
+func (a *Adapter) sendDocument(ctx context.Context, d dest, f bot.File, caption string, markup any) (int, error) {
 	if len(f.Content) > maxUploadBytes {
-		return fmt.Errorf("telegram: %s is %.1f MB; bots can send files up to 50 MB", f.Name, float64(len(f.Content))/(1<<20))
+		return 0, fmt.Errorf("telegram: %s is %.1f MB; bots can send files up to 50 MB: %w", f.Name, float64(len(f.Content))/(1<<20), errTooBig)
 	}
 	var sent *models.Message
 	err := a.call(ctx, "sendDocument", func(ctx context.Context) (err error) {
@@ -244,13 +280,13 @@ func (a *Adapter) sendDocument(ctx context.Context, d dest, f bot.File, caption 
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("telegram: send %s: %w", f.Name, err)
+		return 0, fmt.Errorf("telegram: send %s: %w", f.Name, err)
 	}
 	a.remember(ctx, d, sent)
-	return nil
+	return idOf(sent), nil
 }
 
-func (a *Adapter) sendText(ctx context.Context, d dest, text string, markup any) error {
+func (a *Adapter) sendText(ctx context.Context, d dest, text string, markup any) (int, error) {
 	var sent *models.Message
 	err := a.call(ctx, "sendMessage", func(ctx context.Context) (err error) {
 		sent, err = a.client.SendMessage(ctx, &tg.SendMessageParams{
@@ -261,10 +297,10 @@ func (a *Adapter) sendText(ctx context.Context, d dest, text string, markup any)
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("telegram: send message: %w", err)
+		return 0, fmt.Errorf("telegram: send message: %w", err)
 	}
 	a.remember(ctx, d, sent)
-	return nil
+	return idOf(sent), nil
 }
 
 // remember files a message the bot sent under its thread, so replies to it continue the thread.
@@ -272,4 +308,12 @@ func (a *Adapter) remember(ctx context.Context, d dest, m *models.Message) {
 	if m != nil && d.thread != "" {
 		a.setThread(ctx, d.chat, m.ID, d.thread)
 	}
+}
+
+// idOf is a sent message's id (0 when Telegram returned none).
+func idOf(m *models.Message) int {
+	if m == nil {
+		return 0
+	}
+	return m.ID
 }

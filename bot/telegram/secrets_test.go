@@ -72,7 +72,7 @@ func TestTokenNotInErrors(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			_, err = a.attachment("F", "d.excalidraw", "application/json", 10).Fetch(ctx, 1<<20)
+			_, err = a.FetchFile(ctx, a.attachment("F", "d.excalidraw", "application/json", 10), 1<<20)
 			if err == nil {
 				t.Fatal("download succeeded; the case tests nothing")
 			}
@@ -91,4 +91,4 @@ func TestTokenNotInErrors(t *testing.T) {
 
 type nopHandler struct{}
 
-func (nopHandler) Handle(context.Context, bot.Adapter, bot.Message) {}
+func (nopHandler) Handle(context.Context, bot.Adapter, bot.Message) error { return nil }

@@ -74,6 +74,7 @@ type Adapter struct {
 	cfg     Config
 	client  *tg.Bot
 	httpc   *http.Client // file downloads
+	pollc   *http.Client // getUpdates (poll.go)
 	handler bot.Handler
 	log     *slog.Logger
 	chats   map[int64]bool
@@ -167,17 +168,14 @@ func New(cfg Config, h bot.Handler, log *slog.Logger) (*Adapter, error) {
 		actionEvery: actionEvery,
 		editGap:     editGap,
 	}
-	// The client timeout must outlast both a long poll and an upload; each call also gets its
-	// own deadline from a context.
+	// The client timeout must outlast an upload; each call also gets its own deadline from a
+	// context. Updates are polled by the adapter itself (poll.go), not by the library.
 	httpc := &http.Client{Timeout: max(cfg.PollTimeout, cfg.RequestTimeout) + 10*time.Second}
+	a.pollc = &http.Client{Timeout: cfg.PollTimeout + 20*time.Second}
 	a.client, err = tg.New(cfg.Token,
 		tg.WithSkipGetMe(),
 		tg.WithServerURL(cfg.APIURL),
 		tg.WithHTTPClient(cfg.PollTimeout, httpc),
-		tg.WithAllowedUpdates(tg.AllowedUpdates{"message"}),
-		// One worker, handlers inline: updates reach the core in order; the core queues the work.
-		tg.WithNotAsyncHandlers(),
-		tg.WithDefaultHandler(func(ctx context.Context, _ *tg.Bot, u *models.Update) { a.handleUpdate(ctx, u) }),
 		tg.WithErrorsHandler(func(err error) { a.log.Warn("telegram client", "err", err) }),
 	)
 	if err != nil {
@@ -263,7 +261,7 @@ func (a *Adapter) Run(ctx context.Context) error {
 	}); err != nil && ctx.Err() == nil {
 		return fmt.Errorf("telegram: switch to polling: %w", err)
 	}
-	a.client.Start(ctx) // returns after its poller and worker stopped
+	a.poll(ctx)
 	return nil
 }
 
@@ -336,8 +334,9 @@ const maxUpdateBytes = 1 << 20
 
 // WebhookHandler receives updates in webhook mode, mounted at WebhookPath. It checks the
 // X-Telegram-Bot-Api-Secret-Token header in constant time and answers 401 to a wrong or missing
-// secret without looking at the body (the library's own handler answers 200 and only logs). While
-// Run is not serving (not started yet, or shutting down) it answers 503 so Telegram delivers the
+// secret without looking at the body (the library's own handler answers 200 and only logs). It
+// answers 200 once the core has kept the message; while Run is not serving (not started yet, or
+// shutting down), or when the core could not keep it, it answers 503 so Telegram delivers the
 // update again later.
 func (a *Adapter) WebhookHandler() http.Handler {
 	want := sha256.Sum256([]byte(a.cfg.WebhookSecret))
@@ -375,7 +374,11 @@ func (a *Adapter) WebhookHandler() http.Handler {
 			return
 		}
 		defer a.hookWG.Done()
-		a.handleUpdate(ctx, &u) // quick: the core queues the work
+		if err := a.handleUpdate(ctx, &u); err != nil { // quick: one commit
+			a.log.Warn("telegram webhook: update not kept; asking Telegram to deliver it again", "update_id", u.ID, "err", err)
+			http.Error(w, "not kept, retry later", http.StatusServiceUnavailable)
+			return
+		}
 		w.WriteHeader(http.StatusOK)
 	})
 }

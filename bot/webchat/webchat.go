@@ -164,6 +164,12 @@ func (c *Adapter) Close() { c.closeOnce.Do(func() { close(c.closed) }) }
 // Platform implements bot.Adapter.
 func (c *Adapter) Platform() string { return Platform }
 
+var _ bot.LocalAdapter = (*Adapter)(nil)
+
+// ProcessLocal implements bot.LocalAdapter: a chat page's threads live in this process's memory,
+// so their messages are worked on, and their replies posted, here only.
+func (c *Adapter) ProcessLocal() bool { return true }
+
 // Working implements bot.Adapter: the thread shows a status line until Finish.
 func (c *Adapter) Working(ctx context.Context, msg bot.Message) (bot.Status, error) {
 	c.setStatus(msg.Key, true, "working…")
@@ -469,10 +475,18 @@ func (c *Adapter) post(w http.ResponseWriter, r *http.Request) {
 	c.mu.Lock()
 	c.addMessageLocked(sid, thread, m)
 	c.mu.Unlock()
-	c.h.Handle(r.Context(), c, bot.Message{
-		Key:     bot.ThreadKey{Platform: Platform, Workspace: sid, Channel: chatChannel, Thread: thread},
-		EventID: m.ID, ID: m.ID, User: sid, UserName: "web user", Text: text, Received: now,
-	})
+	key := bot.ThreadKey{Platform: Platform, Workspace: sid, Channel: chatChannel, Thread: thread}
+	if err := c.h.Handle(r.Context(), c, bot.Message{
+		Key: key, EventID: m.ID, ID: m.ID, User: sid, UserName: "web user", Text: text, Received: now,
+	}); err != nil {
+		c.log.Warn("web chat: message not kept", "thread", key.String(), "err", err)
+		c.mu.Lock()
+		c.addMessageLocked(sid, thread, chatMessage{ID: randomID(9), From: "bot", Error: true, Time: c.now(),
+			Text: "I could not keep that message (my database did not answer); please send it again in a minute."})
+		c.mu.Unlock()
+		http.Error(w, "the message was not kept; send it again", http.StatusServiceUnavailable)
+		return
+	}
 	writeJSON(w, http.StatusAccepted, struct {
 		Message chatMessage `json:"message"`
 	}{m})

@@ -324,3 +324,32 @@ func TestChatCloseEndsStreams(t *testing.T) {
 		t.Fatal("the stream is still open after Close")
 	}
 }
+
+// refusingCore is a core whose store does not answer: it keeps nothing.
+type refusingCore struct{}
+
+func (refusingCore) Handle(context.Context, bot.Adapter, bot.Message) error {
+	return fmt.Errorf("keep the message: store: connection refused")
+}
+
+// TestChatPostNotKept: a message the core could not keep is answered 503, and the thread says so.
+func TestChatPostNotKept(t *testing.T) {
+	chat := New(refusingCore{}, Options{}, nil)
+	t.Cleanup(chat.Close)
+	mux := http.NewServeMux()
+	for _, r := range chat.Routes() {
+		mux.Handle(r.Pattern, r.Handler)
+	}
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+	ce := &chatEnv{ts: ts, chat: chat}
+	const sid = "session-0123456789"
+	res := ce.do(t, "POST", "/chat/api/threads/thread-01/messages", []byte(`{"text":"draw a box"}`), map[string]string{chatSessionHdr: sid})
+	if body := readAll(t, res); res.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("post: %d %q, want 503", res.StatusCode, body)
+	}
+	res = ce.do(t, "GET", "/chat/api/threads/thread-01", nil, map[string]string{chatSessionHdr: sid})
+	if body := readAll(t, res); !strings.Contains(body, "could not keep that message") {
+		t.Errorf("thread %s: want the notice that the message was not kept", body)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/excalibot/excalibot/agent"
+	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/tools"
 )
@@ -43,7 +44,7 @@ func cmdChat(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer k.close()
-	if err := k.checkModel(ctx); err != nil {
+	if err := k.checkModel(ctx, false); err != nil {
 		fmt.Fprintf(stderr, "excalibot chat: %v\n", err)
 		return 1
 	}
@@ -142,7 +143,7 @@ func (t *thread) doUndo() {
 	}
 	t.undo = t.undo[:len(t.undo)-1]
 	t.set, t.mem = t.k.tools(sc), r.mem
-	fmt.Fprintf(t.out, "Undone (%d elements now).\n", sc.Len())
+	fmt.Fprintf(t.out, "Undone (%s now).\n", plural.Count(sc.Len(), "element", ""))
 }
 
 func (t *thread) draw(ctx context.Context, prompt string) {

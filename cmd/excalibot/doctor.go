@@ -18,6 +18,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/excalibot/excalibot/config"
+	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/render"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
@@ -105,10 +106,8 @@ func doctor(ctx context.Context, cfg config.Config, file string, settingsErr err
 	case 0:
 		fmt.Fprintln(out, "\nevery check passed")
 		return 0
-	case 1:
-		fmt.Fprintln(out, "\n1 check failed")
 	default:
-		fmt.Fprintf(out, "\n%d checks failed\n", failed)
+		fmt.Fprintf(out, "\n%s failed\n", plural.Count(failed, "check", ""))
 	}
 	return 1
 }

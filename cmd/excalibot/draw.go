@@ -15,14 +15,17 @@ import (
 	"github.com/excalibot/excalibot/agent"
 	"github.com/excalibot/excalibot/config"
 	"github.com/excalibot/excalibot/diagram/mermaid"
+	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/render"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/tools"
 )
 
-// cmdDraw draws one diagram from a prompt and writes the PNG and the .excalidraw file:
+// cmdDraw draws one diagram from a prompt (and a picture) and writes the PNG and the .excalidraw
+// file:
 //
 //	excalibot draw "org chart: CEO, CTO, CFO" [-o diagram.png] [--model NAME] [--in start.excalidraw]
+//	excalibot draw --image whiteboard.jpg ["redraw this, add a cache"] [--vision-model NAME]
 func cmdDraw(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("draw", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -31,11 +34,14 @@ func cmdDraw(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	quiet := fs.Bool("q", false, "do not show each step")
 	verbose := fs.Bool("v", false, "log what the agent and the renderer do")
 	allTools := fs.Bool("all-tools", false, "offer the model every tool, not only the core ones (a longer prompt)")
+	image := fs.String("image", "", "a picture to redraw (PNG, JPEG or WebP: a whiteboard photo, a screenshot), sent to the vision model; a PNG exported from Excalidraw is drawn on instead")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: excalibot draw [flags] "PROMPT"
+       excalibot draw --image FILE [flags] ["PROMPT"]
 
 Asks the model (Ollama at OLLAMA_HOST) to draw PROMPT, shows each step, and writes the
-picture and the editable .excalidraw file. Flags may come before or after the prompt.
+picture and the editable .excalidraw file. With --image the model redraws the picture as a
+diagram (with PROMPT's changes, if any). Flags may come before or after the prompt.
 
 `)
 		fs.PrintDefaults()
@@ -45,9 +51,26 @@ picture and the editable .excalidraw file. Flags may come before or after the pr
 		return code
 	}
 	prompt := strings.TrimSpace(strings.Join(pos, " "))
-	if prompt == "" {
+	if prompt == "" && *image == "" {
 		fs.Usage()
 		return 2
+	}
+	var source drawPicture
+	if *image != "" {
+		var err error
+		if source, err = readPicture(*image, l.Config); err != nil {
+			fmt.Fprintf(stderr, "excalibot draw: %v; nothing was sent or written\n", err)
+			return 1
+		}
+		if source.scene != nil && *in != "" {
+			fmt.Fprintf(stderr, "excalibot draw: --in and --image %s both give the diagram to start from; give one\n", *image)
+			return 2
+		}
+		if source.scene != nil && prompt == "" {
+			fmt.Fprintf(stderr, "excalibot draw: %s carries an Excalidraw scene; say what to change in it, or open it at excalidraw.com\n", *image)
+			return 2
+		}
+		fmt.Fprintln(stdout, source.line)
 	}
 	k, err := newKit(l.Config, stderr, *verbose, *allTools)
 	if err != nil {
@@ -55,12 +78,15 @@ picture and the editable .excalidraw file. Flags may come before or after the pr
 		return 2
 	}
 	defer k.close()
-	if err := k.checkModel(ctx); err != nil {
+	if err := k.checkModel(ctx, len(source.images) > 0); err != nil {
 		fmt.Fprintf(stderr, "excalibot draw: %v\n", err)
 		return 1
 	}
 	sc := scene.New()
-	if *in != "" {
+	switch {
+	case source.scene != nil:
+		sc = source.scene
+	case *in != "":
 		if sc, err = readScene(*in); err != nil {
 			fmt.Fprintf(stderr, "excalibot draw: %v\n", err)
 			return 1
@@ -72,7 +98,13 @@ picture and the editable .excalidraw file. Flags may come before or after the pr
 	if !*quiet {
 		onStep = func(s agent.Step) { printStep(stdout, s) }
 	}
-	res, err := k.agent.Run(ctx, k.request(set, prompt, agent.Memory{}, onStep))
+	req := k.request(set, prompt, agent.Memory{}, onStep)
+	req.Images = source.images
+	res, err := k.agent.Run(ctx, req)
+	if errors.Is(err, agent.ErrNoVision) {
+		fmt.Fprintf(stderr, "excalibot draw: %v; name one with --vision-model (EXCALIBOT_VISION_MODEL)\n", err)
+		return 1
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "excalibot draw: %v\n", err)
 		return 1
@@ -164,9 +196,16 @@ func (k *kit) use(model string, proto agent.Protocol) error {
 }
 
 // checkModel asks Ollama what the model can do before the first request, so a command stops at
-// once with the sentence to act on when Ollama is down or the model not pulled.
-func (k *kit) checkModel(ctx context.Context) error {
-	_, err := checkModel(ctx, k.model, k.log)
+// once with the sentence to act on when Ollama is down or the model not pulled. A run with
+// pictures asks about the vision model when one is named, as that is the model it uses.
+func (k *kit) checkModel(ctx context.Context, pictures bool) error {
+	m := k.model
+	if pictures && k.cfg.VisionModel != "" {
+		if v, ok := m.ForModel(k.cfg.VisionModel).(*agent.Ollama); ok {
+			m = v
+		}
+	}
+	_, err := checkModel(ctx, m, k.log)
 	return err
 }
 
@@ -280,8 +319,9 @@ func printStep(w io.Writer, s agent.Step) {
 }
 
 func runFigures(r agent.Result) string {
-	return fmt.Sprintf("(%s: %d turns, %d tool calls, %d errors, %d+%d tokens, %s, model %s)", r.Reason, r.Turns,
-		r.ToolCalls, r.ToolErrors, r.PromptTokens, r.OutputTokens, r.Duration.Round(time.Millisecond), r.ModelTime.Round(time.Millisecond))
+	return fmt.Sprintf("(%s: %s, %s, %s, %d+%d tokens, %s, model %s)", r.Reason, plural.Count(r.Turns, "turn", ""),
+		plural.Count(r.ToolCalls, "tool call", ""), plural.Count(r.ToolErrors, "error", ""), r.PromptTokens, r.OutputTokens,
+		r.Duration.Round(time.Millisecond), r.ModelTime.Round(time.Millisecond))
 }
 
 // loadConfig reads the settings and the command's own flags from args, which may mix flags and

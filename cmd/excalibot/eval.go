@@ -87,7 +87,7 @@ calls per run. With more than one, pictures go in a folder per model and protoco
 				fmt.Fprintf(stderr, "excalibot eval: %v\n", err)
 				return 2
 			}
-			if err := k.checkModel(ctx); err != nil {
+			if err := k.checkModel(ctx, false); err != nil {
 				fmt.Fprintf(stderr, "excalibot eval: %v\n", err)
 				if !several {
 					return 1

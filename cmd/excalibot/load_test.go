@@ -378,8 +378,9 @@ func (r *loadRun) poll(ctx context.Context) <-chan struct{} {
 	return done
 }
 
-// waitSettled waits until every message is answered, or its thread ended with an error reply
-// and nothing new appeared there for 3 s, or ctx ends.
+// waitSettled waits until every message is answered and nothing new appeared in its thread for
+// half a second (a reply's parts, the file after the picture, are posted one after another), or
+// its thread ended with an error reply and nothing new appeared there for 3 s, or ctx ends.
 func (r *loadRun) waitSettled(ctx context.Context) {
 	type mark struct {
 		posts int
@@ -400,7 +401,7 @@ func (r *loadRun) waitSettled(ctx context.Context) {
 				last[th] = mark{n, time.Now()}
 			}
 			switch {
-			case all:
+			case all && time.Since(last[th].at) > 500*time.Millisecond:
 			case errs > 0 && time.Since(last[th].at) > 3*time.Second:
 			default:
 				settled = false

@@ -14,6 +14,7 @@ import (
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/bot/agentdraw"
 	"github.com/excalibot/excalibot/diagram/mermaid"
+	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/render"
 	"github.com/excalibot/excalibot/scene"
 )
@@ -66,7 +67,8 @@ func mermaidSummary(m mermaid.Imported) string {
 	if m.Image {
 		s = fmt.Sprintf("Excalidraw has no shapes for Mermaid %s diagrams, so this one is a picture: it cannot be edited shape by shape (flowchart, sequence, class, state and ER diagrams can).", kind)
 	} else {
-		s = fmt.Sprintf("Drew the Mermaid %s diagram: %d shapes, %d arrows. Ask me to change it, or open it in the editor.", kind, len(m.Shapes), m.Arrows)
+		s = fmt.Sprintf("Drew the Mermaid %s diagram: %s, %s. Ask me to change it, or open it in the editor.", kind,
+			plural.Count(len(m.Shapes), "shape", ""), plural.Count(m.Arrows, "arrow", ""))
 	}
 	if len(m.Fixes) > 0 {
 		s += " I fixed: " + strings.Join(m.Fixes, "; ") + "."
@@ -190,6 +192,6 @@ with @excalidraw/mermaid-to-excalidraw in headless Chromium. IN may be - for sta
 		}
 	}
 	fmt.Fprintln(stdout, info.String())
-	fmt.Fprintf(stdout, "wrote %s (%d elements)\n", *out, sc.Len())
+	fmt.Fprintf(stdout, "wrote %s (%s)\n", *out, plural.Count(sc.Len(), "element", ""))
 	return 0
 }

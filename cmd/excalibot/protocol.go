@@ -11,7 +11,8 @@ import (
 )
 
 // newAgent is the drawing agent over the Ollama model the settings name, one protocol, as serve
-// and the kit (draw, chat, eval) run it. allTools offers every tool from the first turn.
+// and the kit (draw, chat, eval) run it; requests with pictures go to the vision model when the
+// settings name one. allTools offers every tool from the first turn.
 func newAgent(cfg config.Config, allTools bool, log *slog.Logger) (*agent.Agent, *agent.Ollama, error) {
 	m, err := newModel(cfg, log)
 	if err != nil {
@@ -45,6 +46,6 @@ func oneProtocol(cfg config.Config) (agent.Protocol, error) {
 
 // agentConfig is the agent's configuration from the settings.
 func agentConfig(cfg config.Config, allTools bool, proto agent.Protocol) agent.Config {
-	return agent.Config{ContextTokens: cfg.NumCtx, AllTools: allTools, Protocol: proto, Limits: agent.Limits{
+	return agent.Config{ContextTokens: cfg.NumCtx, AllTools: allTools, Protocol: proto, VisionModel: cfg.VisionModel, Limits: agent.Limits{
 		Turns: cfg.MaxTurns, ToolCalls: cfg.MaxToolCalls, Wall: cfg.RunTimeout, Request: cfg.ModelTimeout}}
 }

@@ -73,4 +73,10 @@ func TestRenderCommand(t *testing.T) {
 	if !strings.HasPrefix(stdout.String(), "<svg") {
 		t.Errorf("svg on stdout starts with %.40q", stdout.String())
 	}
+	// The SVG says what it shows: the outline's sentence, naming the drawing's text.
+	_, desc, _ := strings.Cut(stdout.String(), "<desc>")
+	desc, _, _ = strings.Cut(desc, "</desc>")
+	if !strings.Contains(desc, "Hello") {
+		t.Errorf("svg <desc> is %q, want a sentence naming the drawing's text", desc)
+	}
 }

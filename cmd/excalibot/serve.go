@@ -86,7 +86,8 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 	metrics := web.NewMetrics()
 	drawer.Observer = metrics
 	mermaid := wireMermaid(rend, &drawer, cfg.MaxElements)
-	owner, _ := os.Hostname()
+	// Each process its own name in the store's leases and claims, even two on one host.
+	owner := bot.NewOwner()
 	// The links replies carry are made before the core and the web server, which both use them.
 	editor := links.NewEditor(st, cfg.PublicURL, cfg.LinkTTL, nil)
 	var replyLinks bot.Links = editor
@@ -103,7 +104,10 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 		RunTimeout:        cfg.RunTimeout + cfg.RenderTimeout + 30*time.Second,
 		MaxSceneBytes:     cfg.MaxSceneSize,
 		MaxElements:       cfg.MaxElements,
-		Owner:             "excalibot@" + owner,
+		Owner:             owner,
+		LeaseTTL:          cfg.LeaseTTL,
+		PollInterval:      cfg.PollInterval,
+		ReplyGiveUp:       cfg.ReplyGiveUp,
 		NotifyEdits:       cfg.NotifyEdits,
 		Observer:          metrics,
 	}, log)
@@ -112,7 +116,8 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 		core.SetMermaid(mermaid)
 	}
 
-	srvWeb := web.New(st, rend, core, metrics, web.Options{MaxBody: int64(cfg.MaxSceneSize) + 1<<20}, log)
+	srvWeb := web.New(st, rend, core, metrics, web.Options{MaxBody: int64(cfg.MaxSceneSize) + 1<<20,
+		Limits: scene.Limits{MaxBytes: cfg.MaxSceneSize, MaxElements: cfg.MaxElements}}, log)
 	srvWeb.AddCheck(web.Check{Name: "renderer", Fn: func(context.Context) error { return rend.Ready() }})
 	srvWeb.AddCheck(web.Check{Name: "store", Fn: func(ctx context.Context) error {
 		_, err := st.Load(ctx, store.ThreadKey{Platform: "probe", Workspace: "-", Thread: "-"})
@@ -165,8 +170,11 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 			errc <- fmt.Errorf("http server: %w", err)
 		}
 	}()
-	log.Info("excalibot is up", "http", "http://"+ln.Addr().String(), "chat", "http://"+ln.Addr().String()+"/chat", "model", cfg.Model, "ollama", cfg.OllamaHost)
+	log.Info("excalibot is up", "http", "http://"+ln.Addr().String(), "chat", "http://"+ln.Addr().String()+"/chat", "model", cfg.Model,
+		"ollama", cfg.OllamaHost, "owner", owner)
 
+	// The workers start: threads whose owner is gone are told, and messages kept before this
+	// start (here or by another replica) are drawn.
 	if err := core.Recover(ctx); err != nil {
 		log.Warn("could not recover interrupted runs", "err", err)
 	}
@@ -321,6 +329,7 @@ func (c *chromeRenderer) Render(ctx context.Context, sc *scene.Scene, doc []byte
 		opt.Viewport = &render.Rect{X: v.X, Y: v.Y, Width: v.Width, Height: v.Height}
 	}
 	if format == "svg" {
+		opt.Title, opt.Description = altText(sc)
 		return c.r.SVG(ctx, doc, opt)
 	}
 	return c.r.PNG(ctx, doc, opt)

@@ -112,7 +112,10 @@ type tgDelivery struct {
 	msg bot.Message
 }
 
-func (in tgInbox) Handle(_ context.Context, a bot.Adapter, msg bot.Message) { in <- tgDelivery{a, msg} }
+func (in tgInbox) Handle(_ context.Context, a bot.Adapter, msg bot.Message) error {
+	in <- tgDelivery{a, msg}
+	return nil
+}
 
 // TestTgIndexAcrossRestart drives the real Telegram adapter against the fake Bot API: a group
 // request, the bot's answer, a restart, then a reply to that answer. With the index in the store the

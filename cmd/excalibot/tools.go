@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/tools"
 )
@@ -83,7 +84,7 @@ prints each result, and writes the scene with -o. SCRIPT defaults to standard in
 			fmt.Fprintf(stderr, "excalibot tools: write scene: %v\n", err)
 			return 1
 		}
-		fmt.Fprintf(stdout, "wrote %s (%d elements)\n", *out, set.Scene().Len())
+		fmt.Fprintf(stdout, "wrote %s (%s)\n", *out, plural.Count(set.Scene().Len(), "element", ""))
 	}
 	return code
 }

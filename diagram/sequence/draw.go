@@ -17,9 +17,12 @@ const (
 	seqBarWidth = 12.0 // activation bar; a nested one is shifted right by half of it
 	seqBarPad   = 6.0  // a bar starts this far above the message that opens it
 	seqNoteMax  = 220.0
-	seqBlockPad = 14.0 // between a block's box and what it holds
-	seqLabelMin = 11 * seqFont
-	seqFootFrom = 400.0 // lifelines longer than this get the actors repeated at their foot
+	// seqNoteOffset is how far a note beside a lifeline stands off it, and how far a note over
+	// two reaches past them: half of Mermaid's actorMargin.
+	seqNoteOffset = 25.0
+	seqBlockPad   = 14.0 // between a block's box and what it holds
+	seqLabelMin   = 11 * seqFont
+	seqFootFrom   = 400.0 // lifelines longer than this get the actors repeated at their foot
 )
 
 type seqDrawing struct {
@@ -319,13 +322,21 @@ func (d *seqDrawing) planNote(st *step, y float64) (float64, span) {
 	h := math.Max(40, th+2*scene.BoundTextPadding+12)
 	lo, hi := d.centres[st.cols[0]], d.centres[st.cols[1]]
 	var x float64
+	// Where Mermaid puts notes (sequenceRenderer buildNoteModel, actorMargin 50): beside a
+	// lifeline half the margin off it, clear of two nested bars; over one actor centred and at
+	// least as wide as its box; over two from half the margin outside one lifeline to half the
+	// margin outside the other.
 	switch st.side {
 	case "left":
-		x = lo - seqBarWidth - nw
+		x = lo - seqNoteOffset - nw
 	case "right":
-		x = lo + seqBarWidth
+		x = lo + seqNoteOffset
 	default:
-		nw = math.Max(nw, hi-lo+60)
+		if st.cols[0] == st.cols[1] {
+			nw = math.Max(nw, d.widths[st.cols[0]])
+		} else {
+			nw = math.Max(nw, hi-lo+2*seqNoteOffset)
+		}
 		x = (lo+hi)/2 - nw/2
 	}
 	box := scene.Rect{X: x, Y: y + 10, Width: nw, Height: h}

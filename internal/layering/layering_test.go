@@ -28,7 +28,7 @@ type layer struct {
 // row; a new package needs one, a new import of ours needs its row to allow it.
 var layers = map[string]layer{
 	"cmd/excalibot": {imports: []string{"agent", "agent/eval", "bot", "bot/agentdraw", "bot/slack",
-		"bot/telegram", "bot/webchat", "config", "diagram/mermaid", "links", "render", "scene", "store", "store/postgres", "store/sqlite", "tools", "web"}},
+		"bot/telegram", "bot/webchat", "config", "diagram/mermaid", "diagram/outline", "internal/plural", "links", "picture", "render", "scene", "store", "store/postgres", "store/sqlite", "tools", "web"}},
 	"config": {},
 
 	"web":           {imports: []string{"bot", "internal/clip", "ratelimit", "render", "scene", "store"}, tests: []string{"bot/webchat", "links"}},
@@ -37,18 +37,21 @@ var layers = map[string]layer{
 	"bot/telegram":  {imports: []string{"bot"}},
 	"bot/webchat":   {imports: []string{"bot", "internal/clip"}, tests: []string{"links", "store"}},
 	"bot/agentdraw": {imports: []string{"agent", "bot", "diagram/mermaid", "scene", "tools"}},
-	"bot":           {imports: []string{"diagram/mermaid", "internal/clip", "ratelimit", "scene", "store"}},
+	"bot":           {imports: []string{"diagram/mermaid", "internal/clip", "internal/plural", "ratelimit", "scene", "store"}},
 	"ratelimit":     {},
 
-	"agent":      {imports: []string{"diagram", "internal/clip", "scene", "tools"}},
+	"agent":      {imports: []string{"diagram", "internal/clip", "internal/plural", "scene", "tools"}},
 	"agent/eval": {imports: []string{"agent", "tools"}},
-	"tools":      {imports: []string{"diagram", "diagram/graph", "diagram/mermaid", "diagram/sequence", "scene", "scene/fontmetrics"}},
+	"tools":      {imports: []string{"diagram", "diagram/graph", "diagram/mermaid", "diagram/sequence", "internal/plural", "scene", "scene/fontmetrics"}},
 	"render":     {imports: []string{"diagram/mermaid", "internal/clip", "scene"}},
+	"picture":    {imports: []string{"scene"}},
 
 	"diagram/graph":    {imports: []string{"diagram", "diagram/sequence", "layout", "scene"}},
 	"diagram/sequence": {imports: []string{"diagram", "scene", "scene/fontmetrics"}},
-	"diagram/mermaid":  {imports: []string{"scene"}},
+	"diagram/mermaid":  {imports: []string{"internal/plural", "scene", "scene/fontmetrics"}},
+	"diagram/measure":  {imports: []string{"scene"}},
 	"diagram":          {imports: []string{"scene"}},
+	"diagram/outline":  {imports: []string{"internal/clip", "internal/plural", "scene"}, tests: []string{"diagram/graph", "diagram/sequence"}},
 	"layout":           {},
 
 	"store":                  {},
@@ -61,7 +64,10 @@ var layers = map[string]layer{
 	"scene/fontmetrics/internal/browser": {},
 	"scene/fontmetrics/internal/gen":     {imports: []string{"scene/fontmetrics/internal/browser"}},
 
-	"internal/clip": {},
+	"internal/clip":   {},
+	"internal/plural": {},
+	// The corpus of real diagrams, converted the way the program converts them and measured.
+	"internal/corpus": {tests: []string{"diagram/measure", "diagram/mermaid", "render", "scene", "tools"}},
 
 	// Test support: fakes of outside services and helpers, imported by tests only.
 	"agent/ollamafake":    {tests: []string{"agent"}},

@@ -45,11 +45,21 @@ const (
 	estimateMark      = unitsPerEm / 4
 )
 
+// An advance in the tables is fitted, flagFitted | upm index << 16 | units
+// (a glyph of units/upms[index] em, scaled as Chromium's FreeType scales it),
+// or linear, in 1/65536 em, for what the generator could not fit.
+const flagFitted = 1 << 31
+
+// maxUPM bounds the units-per-em values of one family (the fonts Chromium
+// draws it with, fallbacks included), so a scaler lives on the stack.
+const maxUPM = 16
+
 type table struct {
+	upms   []int64              // units per em of the fitted advances
 	wide   int                  // estimate for CJK ideographs, kana, fullwidth forms
 	hangul int                  // estimate for Hangul
 	dense  []uint32             // advance by code point below denseLimit, or unmeasured
-	sparse map[rune]uint32      // measured code points at or above denseLimit
+	runs   []advRun             // measured code points at or above denseLimit, sorted
 	pairs  map[uint32]int32     // (a<<16 | b) -> correction
 	firsts [0x10000 / 64]uint64 // bit set: BMP code points that start a pair
 }
@@ -78,8 +88,8 @@ func decode(z []byte) (map[int]*table, error) {
 	if err := binary.Read(r, binary.LittleEndian, &hdr); err != nil {
 		return nil, fmt.Errorf("read header: %w", err)
 	}
-	if string(hdr.Magic[:]) != "EXFM" || hdr.Version != 3 {
-		return nil, fmt.Errorf("not a version 3 EXFM file (magic %q, version %d)", hdr.Magic[:], hdr.Version)
+	if string(hdr.Magic[:]) != "EXFM" || hdr.Version != 4 {
+		return nil, fmt.Errorf("not a version 4 EXFM file (magic %q, version %d)", hdr.Magic[:], hdr.Version)
 	}
 	out := make(map[int]*table, hdr.N)
 	for range hdr.N {
@@ -99,30 +109,52 @@ func decodeFamily(r *bytes.Reader) (int, *table, error) {
 	le := binary.LittleEndian
 	var id uint8
 	var wide, hangul uint32
-	var nRanges uint16
-	if err := errors.Join(binary.Read(r, le, &id), binary.Read(r, le, &wide), binary.Read(r, le, &hangul), binary.Read(r, le, &nRanges)); err != nil {
+	var nUPM uint8
+	if err := errors.Join(binary.Read(r, le, &id), binary.Read(r, le, &wide), binary.Read(r, le, &hangul), binary.Read(r, le, &nUPM)); err != nil {
 		return 0, nil, fmt.Errorf("read family header: %w", err)
 	}
-	t := &table{wide: int(wide), hangul: int(hangul), dense: make([]uint32, denseLimit), sparse: map[rune]uint32{}, pairs: map[uint32]int32{}}
+	if nUPM > maxUPM {
+		return 0, nil, fmt.Errorf("family %d has %d units-per-em values, at most %d", id, nUPM, maxUPM)
+	}
+	upms := make([]uint16, nUPM)
+	var nRanges uint16
+	if err := errors.Join(binary.Read(r, le, upms), binary.Read(r, le, &nRanges)); err != nil {
+		return 0, nil, fmt.Errorf("read family %d header: %w", id, err)
+	}
+	t := &table{wide: int(wide), hangul: int(hangul), dense: make([]uint32, denseLimit), pairs: map[uint32]int32{}}
+	for _, u := range upms {
+		if u == 0 {
+			return 0, nil, fmt.Errorf("family %d has a units-per-em of 0", id)
+		}
+		t.upms = append(t.upms, int64(u))
+	}
 	for i := range t.dense {
 		t.dense[i] = unmeasured
 	}
+	last := rune(-1)
 	for range nRanges {
 		var start uint32
 		var n uint16
 		if err := errors.Join(binary.Read(r, le, &start), binary.Read(r, le, &n)); err != nil {
 			return 0, nil, fmt.Errorf("read family %d range header: %w", id, err)
 		}
+		if rune(start) <= last {
+			return 0, nil, fmt.Errorf("family %d range at U+%04X is out of order", id, start)
+		}
+		last = rune(start) + rune(n) - 1
 		adv := make([]uint32, n)
 		if err := binary.Read(r, le, adv); err != nil {
 			return 0, nil, fmt.Errorf("read family %d advances at U+%04X: %w", id, start, err)
 		}
 		for i, a := range adv {
 			cp := rune(start) + rune(i)
+			if a != unmeasured && a&flagFitted != 0 && int((a>>16)&0x7FFF) >= len(t.upms) {
+				return 0, nil, fmt.Errorf("family %d: U+%04X names units-per-em %d of %d", id, cp, (a>>16)&0x7FFF, len(t.upms))
+			}
 			if cp < denseLimit {
 				t.dense[cp] = a
 			} else {
-				t.sparse[cp] = a
+				t.addRun(cp, a)
 			}
 		}
 	}
@@ -144,15 +176,13 @@ func decodeFamily(r *bytes.Reader) (int, *table, error) {
 	return int(id), t, nil
 }
 
-// tableFor maps an Excalidraw family number to its table: Helvetica (2) is
-// measured as Liberation Sans, its metric-compatible clone (what Linux
-// resolves "Helvetica" to; identical widths in Chromium), and unknown
-// numbers as Excalifont, like Excalidraw's default.
+// tableFor maps an Excalidraw family number to its table, and unknown numbers
+// to Excalifont, like Excalidraw's default. Helvetica (2) is a system font:
+// Linux resolves it to Liberation Sans, its metric-compatible clone, which
+// the generator measured under the name Helvetica, since the system's copy
+// and the one Excalidraw ships differ in the glyphs neither has (CJK boxes).
 func tableFor(family int) *table {
 	ts := tables()
-	if family == Helvetica {
-		family = LiberationSans
-	}
 	if t, ok := ts[family]; ok {
 		return t
 	}
@@ -164,20 +194,86 @@ func (t *table) measured(r rune) bool {
 	if r >= 0 && r < denseLimit {
 		return t.dense[r] != unmeasured
 	}
-	_, ok := t.sparse[r]
+	_, ok := t.runAt(r)
 	return ok
 }
 
-// advance returns the width of r alone, in units.
-func (t *table) advance(r rune) int {
+// advRun is a stretch of consecutive code points of one width: the CJK blocks
+// are tens of thousands of characters in a handful of widths (1 em for
+// ideographs, the fallback's .notdef box where no font has them), so runs keep
+// them in a few kilobytes instead of a map of every character.
+type advRun struct {
+	lo, hi rune // inclusive
+	adv    uint32
+}
+
+// addRun appends cp, which the file lists in increasing order.
+func (t *table) addRun(cp rune, adv uint32) {
+	if n := len(t.runs); n > 0 && t.runs[n-1].hi == cp-1 && t.runs[n-1].adv == adv {
+		t.runs[n-1].hi = cp
+		return
+	}
+	t.runs = append(t.runs, advRun{lo: cp, hi: cp, adv: adv})
+}
+
+// runAt returns the width of r from the runs.
+func (t *table) runAt(r rune) (uint32, bool) {
+	i := sort.Search(len(t.runs), func(i int) bool { return t.runs[i].hi >= r })
+	if i < len(t.runs) && t.runs[i].lo <= r {
+		return t.runs[i].adv, true
+	}
+	return 0, false
+}
+
+// advance returns the width of r alone: fitted, or linear in units.
+func (t *table) advance(r rune) uint32 {
 	if r >= 0 && r < denseLimit {
 		if a := t.dense[r]; a != unmeasured {
-			return int(a)
+			return a
 		}
-	} else if a, ok := t.sparse[r]; ok {
-		return int(a)
+	} else if a, ok := t.runAt(r); ok {
+		return a
 	}
-	return t.estimate(r)
+	return uint32(t.estimate(r))
+}
+
+// scaler turns fitted advances into px at one font size, as Chromium does:
+// FreeType's unhinted advance of a glyph of u font units in a font of upm
+// units per em is u × scale / 64 in 16.16 px, scale = s26 × 65536 / upm
+// rounded (FT_DivFix), s26 the size in 26.6 truncated, and HarfBuzz adds
+// the 16.16 advances. At 16 px a 1 em glyph of a 1000-unit font is
+// 16.0000305 px: 15 do not fit in 240 px, which a linear model gets wrong.
+type scaler struct {
+	scale [maxUPM]int64
+	// linear: a size FreeType cannot take (not positive, NaN, huge); the
+	// caller scales em units linearly instead, as for estimates.
+	linear bool
+	upms   []int64
+}
+
+func (t *table) scaler(size float64) scaler {
+	sc := scaler{upms: t.upms}
+	if !(size > 0 && size < 1<<20) {
+		sc.linear = true
+		return sc
+	}
+	s26 := int64(size * 64)
+	for i, u := range t.upms {
+		sc.scale[i] = (s26*65536 + u/2) / u
+	}
+	return sc
+}
+
+// px is the width of fitted advance a in 1/65536 px.
+func (sc *scaler) px(a uint32) int64 {
+	units, k := int64(a&0xFFFF), (a>>16)&0x7FFF
+	return (units*sc.scale[k] + 32) / 64
+}
+
+// em is fitted advance a in 1/65536 em, for linear scaling.
+func (sc *scaler) em(a uint32) int {
+	units, k := int64(a&0xFFFF), (a>>16)&0x7FFF
+	return int(units * unitsPerEm / sc.upms[k])
 }
 
 // kern returns the correction for a followed by b, in units.

@@ -70,10 +70,19 @@ func LineHeight(family int) float64 {
 // LineWidth returns the width in px of one line of text in family at
 // fontSize: what Excalidraw 0.18.1's getLineWidth gets from canvas
 // measureText(line).width, modelled as the sum of measured advance widths plus
-// the measured correction of each adjacent pair (kerning).
+// the measured correction of each adjacent pair (kerning). Advances are
+// scaled to fontSize the way Chromium's FreeType does it (see scaler).
 func LineWidth(family int, fontSize float64, line string) float64 {
 	t := tableFor(family)
-	units := 0
+	sc := t.scaler(fontSize)
+	return t.lineWidth(&sc, fontSize, line)
+}
+
+// lineWidth is LineWidth with the table and scaler found, for Wrap, which
+// measures many pieces of one text.
+func (t *table) lineWidth(sc *scaler, fontSize float64, line string) float64 {
+	units := 0   // linear widths: estimates, kerning, characters not fitted; 1/65536 em
+	var px int64 // fitted advances, 1/65536 px
 	prev := rune(-1)
 	for i := 0; i < len(line); {
 		if n := t.emojiLen(line[i:]); n > 0 {
@@ -89,13 +98,19 @@ func LineWidth(family int, fontSize float64, line string) float64 {
 		case '\t', '\n', '\r', '\f':
 			r = ' '
 		}
-		units += t.advance(r)
+		if a := t.advance(r); a&flagFitted != 0 && !sc.linear {
+			px += sc.px(a)
+		} else if a&flagFitted != 0 {
+			units += sc.em(a)
+		} else {
+			units += int(a)
+		}
 		if prev >= 0 {
 			units += t.kern(prev, r)
 		}
 		prev = r
 	}
-	return float64(units) * fontSize / unitsPerEm
+	return float64(px)/65536 + float64(units)*fontSize/unitsPerEm
 }
 
 // emojiSeqWidth estimates an emoji sequence (ZWJ family, flag, skin tone):

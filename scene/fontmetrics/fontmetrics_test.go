@@ -88,9 +88,12 @@ func TestLineWidth(t *testing.T) {
 		{"tab is a space", em(Nunito, "a\tb") - em(Nunito, "a b"), 0, 0},
 		{"Cascadia is monospaced", em(Cascadia, "iiii") - em(Cascadia, "WWWW"), 0, 0},
 		{"kerning makes AV narrower", em(LiberationSans, "AV") - em(LiberationSans, "A") - em(LiberationSans, "V"), -0.2, -0.01},
-		{"CJK outside Excalifont is 1 em", em(Nunito, "漢"), 1, 1},
-		{"Hangul outside Excalifont is 1 em", em(Nunito, "한"), 1, 1},
+		// No font of Nunito's has CJK and the renderer's system none: Chromium draws a box.
+		{"CJK outside Excalifont is the fallback's box", em(Nunito, "漢"), 0.36, 0.37},
+		{"Hangul outside Excalifont is the fallback's box", em(Nunito, "한"), 0.36, 0.37},
+		{"Xiaolai ideograph for Excalifont", em(Excalifont, "漢"), 0.9999, 1.0001},
 		{"Xiaolai Hangul for Excalifont", em(Excalifont, "한"), 0.9, 1},
+		{"Xiaolai halfwidth katakana", em(Excalifont, "ｱ"), 0.4999, 0.5001},
 		{"emoji", em(Excalifont, "😀"), 1.3, 1.3},
 		{"ZWJ family errs wide", em(Excalifont, "👨\u200d👩\u200d👧"), 3.5, 3.5},
 		{"flag is two regional indicators", em(Excalifont, "🇨🇿"), 2.4, 2.4},
@@ -104,9 +107,52 @@ func TestLineWidth(t *testing.T) {
 			t.Errorf("%s: got %.4f em, want within [%v, %v]", tt.name, tt.got, tt.min, tt.max)
 		}
 	}
-	// Widths scale linearly with the size, as canvas text does.
-	if a, b := LineWidth(Nunito, 13, "Пользователь"), LineWidth(Nunito, 26, "Пользователь"); !near(2*a, b) {
-		t.Errorf("width at 26px %.4f, want twice the width at 13px (%.4f)", b, a)
+	// Widths scale with the size, but in FreeType's fixed point, not linearly.
+	if a, b := LineWidth(Nunito, 13, "Пользователь"), LineWidth(Nunito, 26, "Пользователь"); math.Abs(2*a-b) > 0.01 {
+		t.Errorf("width at 26px %.4f, want about twice the width at 13px (%.4f)", b, a)
+	}
+	// Chromium's own numbers (canvas measureText): a 1 em glyph of a 1000-unit
+	// font is 16.0000305 px at 16 px and 99.9999084 px at 100 px, so 15 of
+	// them do not fit in 240 px.
+	for _, tt := range []struct {
+		size float64
+		text string
+		want float64
+	}{
+		{16, "用", 16.000030517578125}, {100, "用", 99.99990844726562}, {14.4, "用", 14.390701293945312},
+		{16, "用户在登录页面输入手机号码，系", 240.0004577636719},
+	} {
+		if got := LineWidth(Excalifont, tt.size, tt.text); math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("LineWidth(Excalifont, %v, %q) = %.9f, Chromium %.9f", tt.size, tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestScaler(t *testing.T) {
+	tb := &table{upms: []int64{1000, 2048}}
+	for _, tt := range []struct {
+		size       float64
+		units, upm uint32
+		want       int64 // 1/65536 px
+	}{
+		{16, 1000, 0, 1048578}, {100, 1000, 0, 6553594}, {20, 0, 0, 0}, {20, 1139, 1, 728960},
+	} {
+		sc := tb.scaler(tt.size)
+		if got := sc.px(flagFitted | tt.upm<<16 | tt.units); got != tt.want {
+			t.Errorf("size %v: %d/%d em = %d, want %d", tt.size, tt.units, tb.upms[tt.upm], got, tt.want)
+		}
+	}
+	// Sizes FreeType cannot take scale linearly, as before any fitting.
+	for _, tt := range []struct {
+		size float64
+		want float64
+	}{{-20, -20 * LineWidth(Excalifont, 1, "用")}, {0, 0}, {1e30, 1e30 * LineWidth(Excalifont, 1, "用")}} {
+		if got := LineWidth(Excalifont, tt.size, "用"); math.Abs(got-tt.want) > math.Abs(tt.want)*1e-3 {
+			t.Errorf("LineWidth at %v px = %v, want %v", tt.size, got, tt.want)
+		}
+	}
+	if got := LineWidth(Excalifont, math.NaN(), "用"); !math.IsNaN(got) {
+		t.Errorf("LineWidth at NaN px = %v, want NaN", got)
 	}
 }
 

@@ -26,7 +26,7 @@ func startLive(t *testing.T) *browser.Browser {
 	}
 	pkg := filepath.Join("internal", "browser")
 	if _, err := os.Stat(browser.DistDir(pkg)); err != nil {
-		t.Skipf("live Chromium check skipped: Excalidraw's npm package is not installed (cd scene/fontmetrics/%s && npm ci --ignore-scripts)", pkg)
+		t.Skipf("live Chromium check skipped: Excalidraw's npm package is not installed (cd scene/fontmetrics/%s && npm ci --ignore-scripts --legacy-peer-deps)", pkg)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
@@ -78,6 +78,8 @@ func TestLiveChromium(t *testing.T) {
 	t.Run("labels", func(t *testing.T) { liveLabels(t, b) })
 	t.Run("wrap", func(t *testing.T) { liveWrap(t, b) })
 	t.Run("excalidraw-test-cases", func(t *testing.T) { liveExcalidrawCases(t, b) })
+	t.Run("scripts", func(t *testing.T) { liveScripts(t, b) })
+	t.Run("scripts-wrap", func(t *testing.T) { liveScriptsWrap(t, b) })
 }
 
 // liveLabels re-measures random labels (not in any table or golden file) and
@@ -163,5 +165,53 @@ func liveExcalidrawCases(t *testing.T, b *browser.Browser) {
 		if got := wrapWith(c.Text, c.MaxWidth, excalidrawTestWidth); got != want[i] {
 			t.Errorf("wrap(%q, %v) = %q, 0.18.1 wrapText %q", c.Text, c.MaxWidth, got, want[i])
 		}
+	}
+}
+
+// liveScripts re-measures the sample labels of every script
+// (testdata/scripts.golden.json) in Chromium and checks LineWidth within
+// scriptTolerancePx.
+func liveScripts(t *testing.T, b *browser.Browser) {
+	cases := readGolden[scriptCase](t, "scripts.golden.json")
+	items := make([]browser.Item, len(cases))
+	for i, c := range cases {
+		items[i] = browser.Item{Font: browser.FontString(c.Family, c.Size), Text: c.Text}
+	}
+	want, err := b.MeasureMany(items)
+	if err != nil {
+		t.Fatalf("measure in Chromium: %v", err)
+	}
+	logScriptErrors(t, cases, scriptErrors(t, cases, want))
+}
+
+// liveScriptsWrap runs every golden wrap case (the script texts at the
+// widths where 1 em characters meet the limit among them) through
+// Excalidraw's wrapText in Chromium again and compares with Wrap.
+func liveScriptsWrap(t *testing.T, b *browser.Browser) {
+	cases := readGolden[wrapGoldenCase](t, "wrap.golden.json")
+	calls := make([]browser.WrapCase, len(cases))
+	for i, c := range cases {
+		calls[i] = browser.WrapCase{Text: c.Text, Font: browser.FontString(c.Family, c.Size), MaxWidth: c.MaxWidth}
+	}
+	wrapped, err := b.Wrap(calls)
+	if err != nil {
+		t.Fatalf("wrap in Chromium: %v", err)
+	}
+	same, boxes := 0, 0
+	for i, c := range cases {
+		got := Wrap(c.Family, c.Size, c.Text, c.MaxWidth)
+		switch {
+		case got == wrapped[i]:
+			same++
+		case boxBesideCommon(c.Family, c.Text):
+			boxes++
+			t.Logf("box beside punctuation: Wrap(%d, %v, %q, %v) = %q, wrapText %q", c.Family, c.Size, c.Text, c.MaxWidth, got, wrapped[i])
+		default:
+			t.Errorf("Wrap(%d, %v, %q, %v):\n got %q\nwant %q", c.Family, c.Size, c.Text, c.MaxWidth, got, wrapped[i])
+		}
+	}
+	t.Logf("wrap: %d of %d golden cases identical to Excalidraw's wrapText in this Chromium; %d differ on boxes beside punctuation", same, len(cases), boxes)
+	if boxes > len(cases)/100 {
+		t.Errorf("%d cases differ on boxes beside punctuation, want at most 1%%", boxes)
 	}
 }

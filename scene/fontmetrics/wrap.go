@@ -19,7 +19,9 @@ import (
 // unit, so two astral characters sharing a high surrogate share a width
 // within a browser session; Wrap measures each character.
 func Wrap(family int, fontSize float64, text string, maxWidth float64) string {
-	return wrapWith(text, maxWidth, func(s string) float64 { return LineWidth(family, fontSize, s) })
+	t := tableFor(family)
+	sc := t.scaler(fontSize)
+	return wrapWith(text, maxWidth, func(s string) float64 { return t.lineWidth(&sc, fontSize, s) })
 }
 
 // wrapWith is Wrap with any line-width function; tests pass Excalidraw's

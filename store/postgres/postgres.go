@@ -64,6 +64,7 @@ func Open(ctx context.Context, dsn string, opt store.Options, log *slog.Logger) 
 		Name:       "postgres",
 		Dollar:     true,
 		ForUpdate:  " FOR UPDATE",
+		SkipLocked: true,
 		Migrations: sub,
 		LockMigrations: func(ctx context.Context, tx *sql.Tx) error {
 			_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(migrationLock))

@@ -161,6 +161,10 @@ func BenchmarkStore(b *testing.B) {
 	storetest.Bench(b, func(t testing.TB) storetest.Opener { return factory(t) })
 }
 
+func BenchmarkWork(b *testing.B) {
+	storetest.BenchWork(b, func(t testing.TB) storetest.Opener { return factory(t) })
+}
+
 // TestConnectionsDropped: when the server drops every connection (a restart, a failover, an
 // administrator's pg_terminate_backend), the pooled connections are dead. The first write and the
 // first reads afterwards must still succeed, however briefly the connections sat idle: a statement

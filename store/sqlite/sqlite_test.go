@@ -64,3 +64,7 @@ func TestDurability(t *testing.T) {
 func BenchmarkStore(b *testing.B) {
 	storetest.Bench(b, func(t testing.TB) storetest.Opener { return factory(t) })
 }
+
+func BenchmarkWork(b *testing.B) {
+	storetest.BenchWork(b, func(t testing.TB) storetest.Opener { return factory(t) })
+}

@@ -168,6 +168,77 @@ func Bench(b *testing.B, f Factory) {
 	})
 }
 
+// BenchWork measures what the inbox and the outbox cost per message: one message kept, its thread
+// claimed, its run started and finished with a small reply and the signs row, the reply posted in
+// two recorded parts, both rows settled, the thread let go (nine commits and one claim of replies
+// the run held already, as in the bot for a picture posted in two steps), against writing the
+// reply to a file with fsync; and
+// an idle poll (a claim of threads and of replies with nothing to take), as every replica makes
+// every poll interval.
+func BenchWork(b *testing.B, f Factory) {
+	body := make([]byte, 2<<10)
+	b.Run("MessageCycle", func(b *testing.B) {
+		s := f(b)(b, store.Options{})
+		ctx := b.Context()
+		base := newBaseline(b, body, true)
+		plat := []string{"slack"}
+		for i := 0; b.Loop(); i++ {
+			base.sample(b)
+			key := Key(i)
+			acc, err := s.Accept(ctx, store.AcceptRequest{Key: key, EventIDs: []string{fmt.Sprint("ev", i)}, Body: body[:200]})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if cs, err := s.ClaimThreads(ctx, store.ClaimRequest{Owner: "A", TTL: time.Minute, Limit: 4, Platforms: plat}); err != nil || len(cs) != 1 {
+				b.Fatalf("ClaimThreads: %v, %v", cs, err)
+			}
+			if _, err := s.Pending(ctx, key, 50); err != nil {
+				b.Fatal(err)
+			}
+			r, err := s.StartRun(ctx, store.StartRunRequest{Key: key, Owner: "A", Lease: time.Minute, Inbox: []int64{acc.ID}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, _, err := s.FinishRun(ctx, store.FinishRunRequest{ID: r.ID, State: store.RunDone, Claim: time.Minute,
+				Replies: []store.Outgoing{{Key: key, Kind: "reply", Body: body}, {Key: key, Kind: "signs", Body: []byte("{}")}}}); err != nil {
+				b.Fatal(err)
+			}
+			rows, err := s.ClaimOutbox(ctx, store.ClaimOutboxRequest{Owner: "A", TTL: time.Minute, Limit: 8, Platforms: plat})
+			if err != nil || len(rows) != 2 {
+				b.Fatalf("ClaimOutbox: %d rows, %v", len(rows), err)
+			}
+			for _, part := range []string{"part-1", "part-2"} {
+				if err := s.RecordPosted(ctx, rows[0].ID, "A", part); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for _, o := range rows {
+				if err := s.SettleOutbox(ctx, store.Settle{ID: o.ID, Owner: "A", State: store.OutboxSent}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if ok, err := s.ReleaseIdle(ctx, key, "A"); err != nil || !ok {
+				b.Fatalf("ReleaseIdle: %v, %v", ok, err)
+			}
+		}
+		report(b, base, "msgs/s", "x-fsync-file")
+	})
+	b.Run("IdlePoll", func(b *testing.B) {
+		s := f(b)(b, store.Options{})
+		ctx := b.Context()
+		plat := []string{"slack", "telegram", "web"}
+		for b.Loop() {
+			if _, err := s.ClaimThreads(ctx, store.ClaimRequest{Owner: "A", TTL: time.Minute, Limit: 4, Platforms: plat}); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := s.ClaimOutbox(ctx, store.ClaimOutboxRequest{Owner: "A", TTL: time.Minute, Limit: 8, Platforms: plat}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "polls/s")
+	})
+}
+
 func report(b *testing.B, base *baseline, unit, ratio string) {
 	per := float64(b.Elapsed()) / float64(b.N)
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), unit)

@@ -179,7 +179,7 @@ func testRuns(t *testing.T, f Factory) {
 		t.Fatal(err)
 	}
 
-	rec, err := e.s.RecoverRuns(ctx)
+	rec, err := e.s.RecoverRuns(ctx, store.RecoverRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,11 +197,11 @@ func testRuns(t *testing.T, f Factory) {
 	if got := rec[1].Sign; got != "" {
 		t.Errorf("recovered run %d: got sign %q, want none", rec[1].ID, got)
 	}
-	if rec, _ = e.s.RecoverRuns(ctx); len(rec) != 0 {
+	if rec, _ = e.s.RecoverRuns(ctx, store.RecoverRequest{}); len(rec) != 0 {
 		t.Fatalf("second RecoverRuns: got %v, want none", ids(rec))
 	}
 	e.clock.Advance(time.Minute) // A's lease runs out: A is presumed dead
-	rec, err = e.s.RecoverRuns(ctx)
+	rec, err = e.s.RecoverRuns(ctx, store.RecoverRequest{})
 	if err != nil || !equal(ids(rec), []int64{r1.ID}) || rec[0].Detail != "step 1" {
 		t.Fatalf("RecoverRuns after A's lease expired: got %+v, %v, want run %d", rec, err, r1.ID)
 	}

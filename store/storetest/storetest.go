@@ -138,6 +138,18 @@ func Run(t *testing.T, f Factory) {
 		{"FinishRun", testFinishRun},
 		{"ConcurrentStartRuns", testConcurrentStartRuns},
 		{"CreateLinks", testCreateLinks},
+		{"Accept", testAccept},
+		{"AcceptOrder", testAcceptOrder},
+		{"ClaimThreads", testClaimThreads},
+		{"Takeover", testTakeover},
+		{"StartRunInbox", testStartRunInbox},
+		{"ConcurrentClaimThreads", testConcurrentClaimThreads},
+		{"RecoverRunsTells", testRecoverRunsTells},
+		{"RunReplies", testRunReplies},
+		{"OutboxOrder", testOutboxOrder},
+		{"OutboxClaims", testOutboxClaims},
+		{"ConcurrentOutbox", testConcurrentOutbox},
+		{"PruneWork", testPruneWork},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, f) })

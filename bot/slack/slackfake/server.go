@@ -85,6 +85,7 @@ type Server struct {
 	failures  map[string][]string // method → error codes of the next answers
 
 	sock sockets
+	gate gate // holds and outages of Web API methods (gate.go)
 }
 
 type pendingUpload struct {
@@ -167,6 +168,14 @@ func (s *Server) Fail(method, code string, n int) {
 	for range n {
 		s.failures[method] = append(s.failures[method], code)
 	}
+}
+
+// Heal drops the failures and rate limits still queued for method by Fail and RateLimit.
+func (s *Server) Heal(method string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.failures, method)
+	delete(s.limits, method)
 }
 
 // Calls returns the Web API calls of method so far (every method when method is "").
@@ -270,6 +279,9 @@ func pathExt(name string) string {
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	method := strings.TrimPrefix(r.URL.Path, "/api/")
 	_ = r.ParseForm()
+	if s.gated(w, r, method) {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	call := Call{Method: method, Form: r.Form, Status: http.StatusOK, At: time.Now()}

@@ -30,6 +30,8 @@ type sockConn struct {
 	ws   *websocket.Conn
 	wmu  sync.Mutex // gorilla allows one writer at a time
 	done chan struct{}
+	id   int  // the connection's number, in the order they were opened (see spread.go)
+	live bool // hello was sent: envelopes may follow
 }
 
 func (c *sockConn) writeJSON(v any) error {
@@ -68,6 +70,7 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 	k.mu.Lock()
 	k.all[c] = true
 	k.count++
+	c.id = k.count
 	k.wg.Add(1)
 	k.mu.Unlock()
 	defer k.wg.Done()
@@ -91,6 +94,7 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 	}
 	k.mu.Lock()
 	k.current = c
+	c.live = true
 	close(k.connected)
 	k.connected = make(chan struct{})
 	k.mu.Unlock()

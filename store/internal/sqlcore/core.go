@@ -29,6 +29,10 @@ type Dialect struct {
 	// PostgreSQL, where concurrent writers must queue on the row. SQLite needs nothing: its write
 	// transactions start with BEGIN IMMEDIATE and so already run one at a time.
 	ForUpdate string
+	// SkipLocked makes the claims of threads and replies lock the rows they take and skip rows
+	// another claimer has locked (FOR UPDATE … SKIP LOCKED, PostgreSQL), so replicas claiming at
+	// once get different work without waiting for each other. SQLite's single writer needs none.
+	SkipLocked bool
 	// Migrations holds NNNN_name.sql files, applied in order.
 	Migrations fs.FS
 	// SerialWrites makes writers of this process queue on a mutex. SQLite allows one writer at a

@@ -29,8 +29,11 @@ func (s *DB) Prune(ctx context.Context, before time.Time) (store.PruneStats, err
 	// A thread someone holds a live lease on is being worked on, however old its last change.
 	// The candidates are read (and on PostgreSQL locked) first, so a thread that gets a new revision
 	// meanwhile is either pruned whole (the writer then finds it gone) or not at all.
-	old := `SELECT id FROM threads WHERE updated < ? AND NOT EXISTS
-		(SELECT 1 FROM leases l WHERE l.tkey = threads.tkey AND l.expires > ?)` + s.d.ForUpdate
+	// A message or a reply that waits keeps its thread too.
+	old := `SELECT id FROM threads WHERE updated < ?
+		AND NOT EXISTS (SELECT 1 FROM leases l WHERE l.tkey = threads.tkey AND l.expires > ?)
+		AND NOT EXISTS (SELECT 1 FROM inbox i WHERE i.tkey = threads.tkey AND i.state IN ('pending', 'taken'))
+		AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.tkey = threads.tkey AND o.state = 'pending')` + s.d.ForUpdate
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		rows, err := s.query(ctx, tx, old, cut, now)
 		if err != nil {
@@ -80,6 +83,8 @@ func (s *DB) Prune(ctx context.Context, before time.Time) (store.PruneStats, err
 			{&st.Events, "events", `DELETE FROM events WHERE expires <= ?`, now},
 			{&st.Leases, "leases", `DELETE FROM leases WHERE expires <= ?`, now},
 			{&st.Messages, "message threads", `DELETE FROM message_threads WHERE created < ?`, cut},
+			{&st.Inbox, "inbox", `DELETE FROM inbox WHERE state IN ('done', 'interrupted') AND updated < ?`, cut},
+			{&st.Outbox, "outbox", `DELETE FROM outbox WHERE state IN ('sent', 'dead') AND updated < ?`, cut},
 		} {
 			if err := count(tx, step.n, step.what, step.q, step.arg); err != nil {
 				return err

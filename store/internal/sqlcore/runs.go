@@ -71,7 +71,10 @@ func (s *DB) StartRun(ctx context.Context, req store.StartRunRequest) (store.Run
 		}
 		var err error
 		out, err = s.insertRun(ctx, tx, req.Key, req.Owner, store.RunRunning, req.Detail)
-		return err
+		if err != nil {
+			return err
+		}
+		return s.takeMessages(ctx, tx, req.Key, out.ID, req.Inbox)
 	})
 	return out, err
 }
@@ -86,11 +89,19 @@ func (s *DB) FinishRun(ctx context.Context, req store.FinishRunRequest) (store.R
 			return store.Run{}, nil, fmt.Errorf("finish run %d: %w", req.ID, err)
 		}
 	}
+	if err := s.checkOutgoing(store.ThreadKey{}, req.Replies); err != nil {
+		return store.Run{}, nil, fmt.Errorf("finish run %d: %w", req.ID, err)
+	}
 	var run store.Run
 	var th *store.Thread
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		// The run moves first, so a failing save below must take that move back with it.
-		r, err := s.setRunState(ctx, tx, req.ID, req.State, req.Detail)
+		// The run moves first, so a failing save below must take that move back with it. A run
+		// with replies waits for them in state replying and ends as req.State once they are sent.
+		state := req.State
+		if len(req.Replies) > 0 {
+			state = store.RunReplying
+		}
+		r, err := s.setRunState(ctx, tx, req.ID, state, req.Detail)
 		if err != nil {
 			return err
 		}
@@ -104,6 +115,29 @@ func (s *DB) FinishRun(ctx context.Context, req store.FinishRunRequest) (store.R
 			}
 			th = &t
 		}
+		if len(req.Replies) > 0 {
+			if err := s.checkOutgoing(r.Key, req.Replies); err != nil {
+				return fmt.Errorf("finish run %d: %w", req.ID, err)
+			}
+			if _, err := s.exec(ctx, tx, `UPDATE runs SET outcome = ? WHERE id = ?`, string(req.State), req.ID); err != nil {
+				return fmt.Errorf("finish run %d: %w", req.ID, err)
+			}
+			owner, exp := "", int64(0)
+			if req.Claim > 0 {
+				owner, exp = r.Owner, s.now()+req.Claim.Milliseconds()
+			}
+			if _, err := s.insertOutgoing(ctx, tx, req.Replies, req.ID, owner, exp); err != nil {
+				return err
+			}
+		}
+		msgState := store.InboxDone
+		if req.State == store.RunInterrupted {
+			msgState = store.InboxInterrupted
+		}
+		if _, err := s.exec(ctx, tx, `UPDATE inbox SET state = ?, updated = ? WHERE run_id = ? AND state = 'taken'`,
+			string(msgState), s.now(), req.ID); err != nil {
+			return fmt.Errorf("finish the messages of run %d: %w", req.ID, err)
+		}
 		run = r
 		return nil
 	})
@@ -116,8 +150,9 @@ func (s *DB) FinishRun(ctx context.Context, req store.FinishRunRequest) (store.R
 // allowed says which states a run may move to from each state. Staying in a non-final state is
 // allowed so the bot can update the detail.
 var allowed = map[store.RunState][]store.RunState{
-	store.RunQueued:  {store.RunQueued, store.RunRunning, store.RunDone, store.RunFailed, store.RunInterrupted},
-	store.RunRunning: {store.RunRunning, store.RunDone, store.RunFailed, store.RunInterrupted},
+	store.RunQueued:   {store.RunQueued, store.RunRunning, store.RunReplying, store.RunDone, store.RunFailed, store.RunInterrupted},
+	store.RunRunning:  {store.RunRunning, store.RunReplying, store.RunDone, store.RunFailed, store.RunInterrupted},
+	store.RunReplying: {store.RunDone, store.RunFailed, store.RunInterrupted},
 }
 
 func canMove(from, to store.RunState) bool {
@@ -180,17 +215,23 @@ func (s *DB) SetRunSign(ctx context.Context, id int64, sign string) error {
 }
 
 // RecoverRuns implements store.Store.
-func (s *DB) RecoverRuns(ctx context.Context) ([]store.Run, error) {
-	defer s.lockWrite()()
-	now := s.now()
-	rows, err := s.query(ctx, s.db, `UPDATE runs SET state = 'interrupted', updated = ?
-		WHERE state IN ('queued', 'running') AND NOT EXISTS (SELECT 1 FROM leases l
-			WHERE l.tkey = runs.tkey AND l.owner = runs.owner AND l.expires > ?)
-		RETURNING `+runCols, now, now)
-	if err != nil {
-		return nil, fmt.Errorf("recover runs: %w", err)
-	}
-	out, err := collectRuns(rows)
+func (s *DB) RecoverRuns(ctx context.Context, req store.RecoverRequest) ([]store.Run, error) {
+	var out []store.Run
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if req.SoleOwner != "" {
+			if _, err := s.exec(ctx, tx, `DELETE FROM leases WHERE owner <> ?`, req.SoleOwner); err != nil {
+				return fmt.Errorf("end the leases of other owners: %w", err)
+			}
+			if _, err := s.exec(ctx, tx, `UPDATE outbox SET claim_owner = '', claim_expires = 0
+				WHERE state = 'pending' AND claim_owner <> '' AND claim_owner <> ?`, req.SoleOwner); err != nil {
+				return fmt.Errorf("end the outbox claims of other owners: %w", err)
+			}
+		}
+		var err error
+		out, err = s.interruptRuns(ctx, tx, `NOT EXISTS (SELECT 1 FROM leases l
+			WHERE l.tkey = runs.tkey AND l.owner = runs.owner AND l.expires > ?)`, []any{s.now()}, req.Notice)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("recover runs: %w", err)
 	}

@@ -3,7 +3,7 @@
 // the shipped program never does.
 //
 // The fonts and the dist code come from the npm package pinned in this
-// folder's package.json; run `npm ci --ignore-scripts` here first.
+// folder's package.json; run `npm ci --ignore-scripts --legacy-peer-deps` here first.
 package browser
 
 import (
@@ -61,7 +61,7 @@ func Start(ctx context.Context, o Options) (*Browser, error) {
 	}
 	dist := DistDir(o.PackageDir)
 	if _, err := os.Stat(filepath.Join(dist, "prod", "fonts")); err != nil {
-		return nil, fmt.Errorf("find Excalidraw fonts (run npm ci --ignore-scripts in %s): %w", o.PackageDir, err)
+		return nil, fmt.Errorf("find Excalidraw fonts (run npm ci --ignore-scripts --legacy-peer-deps in %s): %w", o.PackageDir, err)
 	}
 	wrapJS, err := extractWrapText(filepath.Join(dist, "dev"))
 	if err != nil {

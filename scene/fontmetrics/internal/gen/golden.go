@@ -55,6 +55,49 @@ var wrapTexts = []string{
 	"iiiiiiiiiiiiiiii", "end.", "Kafka → consumers (3 partitions)", "AVAVAVAV AVAVAV", "a\n\nb  \n  c",
 }
 
+// scriptSamples are labels as people write them in diagrams, per script, with
+// the Latin, digits and punctuation real labels mix in: scripts.golden.json
+// holds Chromium's width of each at scriptSizes in every family.
+var scriptSamples = []struct {
+	script string
+	labels []string
+}{
+	{"latin", []string{"Load balancer", "User Service", "PostgreSQL replica", "Authentication & Authorization",
+		"Kafka topic: orders.v2", "Send e-mail (async)", "Café crème — naïve façade"}},
+	{"cyrillic", []string{"Пользователь", "Сервис авторизации пользователей", "Отправить запрос на сервер",
+		"Проверка подписи токена (JWT)", "База данных «Заказы»", "Очередь сообщений RabbitMQ",
+		"Ответ 200 OK — данные профиля", "Україна: Київ, Львів", "Ещё раз? Объём: 5 ГБ"}},
+	{"greek", []string{"Διακομιστής βάσης δεδομένων", "Χρήστης", "Έλεγχος ταυτότητας", "Αίτημα πληρωμής (API)",
+		"ΒΆΣΗ ΔΕΔΟΜΈΝΩΝ", "Απάντηση: επιτυχία!"}},
+	{"chinese", []string{"用户登录", "数据库服务器连接池", "订单服务（Order Service）", "发送验证码到手机",
+		"支付网关：回调通知", "負載平衡器與快取", "消息队列 Kafka", "是否已登录？"}},
+	{"japanese", []string{"ユーザー認証サービス", "注文を確定する", "データベースに保存します。", "「在庫」を確認",
+		"ログイン画面へ戻る"}},
+	{"korean", []string{"데이터베이스 서버", "사용자 인증 서비스", "주문 생성 요청", "결제 완료!"}},
+	{"mixed", []string{"API 网关 Gateway", "Сервер API v2", "Σ = 10 €", "東京 Tokyo → Москва"}},
+}
+
+var scriptSizes = []float64{14, 16, 20, 28, 36}
+
+// scriptWrapTexts are longer texts per script, wrapped at scriptWrapSizes and
+// scriptWrapWidths into wrap.golden.json. The widths include 176, 220 and
+// 240 px, where whole numbers of 1 em CJK characters at 16 and 20 px meet the
+// limit exactly (an arrow label wraps at 11 × its font size).
+var scriptWrapTexts = []string{
+	"Пользователь отправляет запрос на сервер авторизации и получает токен",
+	"Ο χρήστης στέλνει αίτημα στον διακομιστή και λαμβάνει απάντηση",
+	"用户在登录页面输入手机号码，系统发送验证码并校验后返回访问令牌。",
+	"ユーザーはログイン画面でメールアドレスを入力し、「送信」ボタンを押します。",
+	"사용자가 로그인 화면에서 이메일을 입력하고 전송 버튼을 누릅니다.",
+	"订单服务（Order Service）调用支付网关 Payment Gateway 完成扣款",
+	"負載平衡器將請求分配到多個應用伺服器，並檢查健康狀態。",
+}
+
+var (
+	scriptWrapSizes  = []float64{16, 20}
+	scriptWrapWidths = []float64{60, 105, 150, 176, 195, 220, 240, 285, 330, 375, 420}
+)
+
 var (
 	measureSizes = []float64{16, 20, 28, 36}
 	wrapSizes    = []float64{20, 36}
@@ -65,6 +108,15 @@ var (
 type MeasureCase struct {
 	Family int     `json:"family"`
 	Size   float64 `json:"size"`
+	Text   string  `json:"text"`
+	Width  float64 `json:"width"`
+}
+
+// ScriptCase is one golden width of a sample label of a script.
+type ScriptCase struct {
+	Family int     `json:"family"`
+	Size   float64 `json:"size"`
+	Script string  `json:"script"`
 	Text   string  `json:"text"`
 	Width  float64 `json:"width"`
 }
@@ -109,6 +161,24 @@ func writeGoldens(b *browser.Browser, dir string) error {
 		}
 	}
 
+	var scases []ScriptCase
+	for _, f := range browser.Families {
+		for _, size := range scriptSizes {
+			for _, sc := range scriptSamples {
+				ws, err := b.MeasureStrings(browser.FontString(f.ID, size), sc.labels)
+				if err != nil {
+					return fmt.Errorf("measure %s %s labels at %v: %w", f.Name, sc.script, size, err)
+				}
+				for i, t := range sc.labels {
+					scases = append(scases, ScriptCase{Family: f.ID, Size: size, Script: sc.script, Text: t, Width: ws[i]})
+				}
+			}
+		}
+	}
+	if err := writeJSONLines(filepath.Join(dir, "scripts.golden.json"), scases); err != nil {
+		return err
+	}
+
 	toks, err := b.Tokens(tokenLines)
 	if err != nil {
 		return fmt.Errorf("tokenize: %w", err)
@@ -127,6 +197,16 @@ func writeGoldens(b *browser.Browser, dir string) error {
 		for _, size := range wrapSizes {
 			for _, mw := range wrapWidths {
 				for _, t := range wrapTexts {
+					wcases = append(wcases, WrapCase{Family: f.ID, Size: size, MaxWidth: mw, Text: t})
+					calls = append(calls, browser.WrapCase{Text: t, Font: browser.FontString(f.ID, size), MaxWidth: mw})
+				}
+			}
+		}
+	}
+	for _, f := range browser.Families {
+		for _, size := range scriptWrapSizes {
+			for _, mw := range scriptWrapWidths {
+				for _, t := range scriptWrapTexts {
 					wcases = append(wcases, WrapCase{Family: f.ID, Size: size, MaxWidth: mw, Text: t})
 					calls = append(calls, browser.WrapCase{Text: t, Font: browser.FontString(f.ID, size), MaxWidth: mw})
 				}

@@ -1,7 +1,7 @@
 // Command gen measures Excalidraw 0.18.1's fonts in headless Chromium and
 // writes the tables that package fontmetrics embeds, plus the golden files its
 // tests compare against. Run it with `go generate ./scene/fontmetrics` after
-// `npm ci --ignore-scripts` in scene/fontmetrics/internal/browser.
+// `npm ci --ignore-scripts --legacy-peer-deps` in scene/fontmetrics/internal/browser.
 package main
 
 import (
@@ -29,7 +29,7 @@ func main() {
 	chromium := flag.String("chromium", "/usr/bin/chromium", "Chromium binary")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	if err := run(ctx, log, *out, *pkg, *chromium); err != nil {
 		log.Error("generate font metrics", "err", err)
@@ -53,9 +53,6 @@ func run(ctx context.Context, log *slog.Logger, out, pkg, chromium string) error
 
 	var fams []familyData
 	for _, f := range browser.Families {
-		if f.ID == 2 {
-			continue // Helvetica: measured as Liberation Sans, see docs/text-metrics.md
-		}
 		font := browser.FontString(f.ID, measureSize)
 		t0 := time.Now()
 		adv, err := b.MeasureChars(font, cps)
@@ -63,16 +60,26 @@ func run(ctx context.Context, log *slog.Logger, out, pkg, chromium string) error
 		if err != nil {
 			return fmt.Errorf("measure %s characters: %w", f.Name, err)
 		}
+		var fit [][]float64
+		for _, size := range fitSizes {
+			ws, err := b.MeasureChars(browser.FontString(f.ID, size), cps)
+			if err != nil {
+				return fmt.Errorf("measure %s characters at %v px: %w", f.Name, size, err)
+			}
+			fit = append(fit, ws)
+		}
 		pairs, err := b.MeasurePairs(font, pairGroups(), minPairDelta)
 		if err != nil {
 			return fmt.Errorf("measure %s pairs: %w", f.Name, err)
 		}
-		fd := newFamilyData(f.ID, cps, adv, pairs, measureSize)
+		t1 := time.Now()
+		fd := newFamilyData(f.ID, cps, adv, fit, pairs, measureSize)
+		log.Info("fitted", "family", f.Name, "took", time.Since(t1))
 		if fd.wide, fd.hangul, err = wideEstimates(b, f); err != nil {
 			return fmt.Errorf("measure %s CJK: %w", f.Name, err)
 		}
 		fams = append(fams, fd)
-		log.Info("measured", "family", f.Name, "chars", len(cps), "pairs", len(pairs))
+		log.Info("measured", "family", f.Name, "chars", len(cps), "fitted", fd.fitted, "unitsPerEm", fd.upms, "pairs", len(pairs))
 	}
 	log.Info("tables measured", "took", time.Since(start).Round(time.Millisecond))
 	data := encode(fams)

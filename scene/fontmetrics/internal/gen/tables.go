@@ -31,12 +31,30 @@ var propVar = map[string]string{
 }
 
 // measuredRanges are the blocks measured per family: Latin (with Extended-A/B
-// and Additional for Vietnamese), Greek, Cyrillic, and the punctuation and
-// symbol blocks diagram labels use. Everything else gets an estimate.
-var measuredRanges = [][2]rune{
+// and Additional for Vietnamese), Greek, Cyrillic, the punctuation and symbol
+// blocks diagram labels use, and the BMP's Chinese, Japanese and Korean blocks
+// (cjkRanges). Everything else gets an estimate.
+var measuredRanges = slices.Concat([][2]rune{
 	{0x20, 0x7E}, {0xA0, 0x24F}, {0x370, 0x3FF}, {0x400, 0x52F}, {0x1E00, 0x1EFF},
 	{0x2000, 0x206F}, {0x20A0, 0x20CF}, {0x2100, 0x214F}, {0x2190, 0x23FF},
-	{0x2460, 0x27BF}, {0xFB00, 0xFB06},
+	{0x2460, 0x27BF}, {0xFB00, 0xFB06}, {boxProbe, boxProbe},
+}, cjkRanges)
+
+// boxProbe is a private-use character no font has: its width is that of the
+// box Chromium draws for a missing glyph, which the tests compare against.
+const boxProbe = 0xE000
+
+// cjkRanges are the BMP blocks of Chinese, Japanese and Korean text: Hangul
+// Jamo, CJK radicals to CJK Unified Ideographs (punctuation, kana, Bopomofo,
+// enclosed and compatibility forms, Extension A), Hangul syllables and their
+// extended Jamo, compatibility ideographs, vertical, compatibility and small
+// forms, halfwidth and fullwidth forms. Each family draws them in whatever
+// font Chromium falls back to (Xiaolai for Excalifont, as Excalidraw's
+// getFontFamilyFallbacks names it; the system's fallback otherwise), and
+// measuring them all records that choice glyph by glyph.
+var cjkRanges = [][2]rune{
+	{0x1100, 0x11FF}, {0x2E80, 0x9FFF}, {0xA960, 0xA97F}, {0xAC00, 0xD7FF}, {0xF900, 0xFAFF},
+	{0xFE10, 0xFE1F}, {0xFE30, 0xFE6F}, {0xFF00, 0xFFEF},
 }
 
 func inRanges(r rune, rs [][2]rune) bool {
@@ -64,6 +82,7 @@ func measuredCodePoints(emoji [][2]rune) []rune {
 			out = append(out, r)
 		}
 	}
+	slices.Sort(out) // the file lists ranges in code point order
 	return out
 }
 
@@ -86,14 +105,23 @@ func pairGroups() [][]rune {
 	return [][]rune{latin, greek, cyr}
 }
 
-// familyData is one family's tables in 1/4096 em.
+// familyData is one family's tables.
 type familyData struct {
 	id     int
-	wide   uint32 // estimate for CJK ideographs, kana and fullwidth forms
-	hangul uint32 // estimate for Hangul
+	wide   uint32 // estimate for CJK ideographs, kana and fullwidth forms, 1/65536 em
+	hangul uint32 // estimate for Hangul, 1/65536 em
+	upms   []uint16
 	ranges []advRange
 	pairs  []pair
+	fitted int // characters fitted to (units, unitsPerEm); the others are linear
 }
+
+// An advance is either fitted, flagFitted | upm index << 16 | units, or
+// linear, in 1/65536 em (below 1 << 31).
+const flagFitted = 1 << 31
+
+// maxUPM is fontmetrics' bound on the units-per-em values of one family.
+const maxUPM = 16
 
 type advRange struct {
 	start rune
@@ -112,12 +140,44 @@ const unitsPerEm = 65536
 
 func toUnits(px, size float64) float64 { return math.Round(px / size * unitsPerEm) }
 
-func newFamilyData(id int, cps []rune, adv []float64, pairs []browser.Pair, size float64) familyData {
+// newFamilyData builds a family's tables from the widths of cps at size (adv)
+// and at each of fitSizes (fit[k][i] is cps[i] at fitSizes[k]).
+func newFamilyData(id int, cps []rune, adv []float64, fit [][]float64, pairs []browser.Pair, size float64) familyData {
 	fd := familyData{id: id}
+	upmIndex := map[int64]uint32{}
+	type fitted struct {
+		units, upm int64
+		ok         bool
+	}
+	cache := map[string]fitted{} // many characters share one set of widths
+	sizes := append([]float64{size}, fitSizes...)
 	for i, r := range cps {
-		u := uint32(min(toUnits(adv[i], size), math.MaxUint32-1))
+		u := uint32(min(toUnits(adv[i], size), flagFitted-1))
+		ws := []float64{adv[i]}
+		for k := range fitSizes {
+			ws = append(ws, fit[k][i])
+		}
+		key := fmt.Sprint(ws)
+		f, seen := cache[key]
+		if !seen {
+			f.units, f.upm, f.ok = fitGlyph(sizes, ws)
+			cache[key] = f
+		}
+		if f.ok {
+			k, ok := upmIndex[f.upm]
+			if !ok && len(fd.upms) < maxUPM {
+				k = uint32(len(fd.upms))
+				upmIndex[f.upm] = k
+				fd.upms = append(fd.upms, uint16(f.upm))
+				ok = true
+			}
+			if ok {
+				u = flagFitted | k<<16 | uint32(f.units)
+				fd.fitted++
+			}
+		}
 		n := len(fd.ranges)
-		if n > 0 && fd.ranges[n-1].start+rune(len(fd.ranges[n-1].adv)) == r {
+		if n > 0 && fd.ranges[n-1].start+rune(len(fd.ranges[n-1].adv)) == r && len(fd.ranges[n-1].adv) < math.MaxUint16 {
 			fd.ranges[n-1].adv = append(fd.ranges[n-1].adv, u)
 			continue
 		}
@@ -141,20 +201,24 @@ func newFamilyData(id int, cps []rune, adv []float64, pairs []browser.Pair, size
 
 // encode writes the format fontmetrics/data.go reads, deflated:
 //
-//	"EXFM" version=3 u8, families u8, then per family:
-//	id u8, wide u32, hangul u32, ranges u16, per range (start u32, count u16, count×advance u32),
+//	"EXFM" version=4 u8, families u8, then per family:
+//	id u8, wide u32, hangul u32, upms u8, upms×unitsPerEm u16,
+//	ranges u16, per range (start u32, count u16, count×advance u32),
 //	pairs u32, per pair (a u16, b u16, delta i32), sorted by (a, b);
-//	widths in 1/65536 em.
+//	an advance is fitted (flagFitted | upm index<<16 | units) or linear
+//	(1/65536 em); estimates and pair deltas are in 1/65536 em.
 func encode(fams []familyData) []byte {
 	var raw bytes.Buffer
 	w := func(v any) { _ = binary.Write(&raw, binary.LittleEndian, v) } // bytes.Buffer never fails
 	raw.WriteString("EXFM")
-	w(uint8(3))
+	w(uint8(4))
 	w(uint8(len(fams)))
 	for _, f := range fams {
 		w(uint8(f.id))
 		w(f.wide)
 		w(f.hangul)
+		w(uint8(len(f.upms)))
+		w(f.upms)
 		w(uint16(len(f.ranges)))
 		for _, r := range f.ranges {
 			w(uint32(r.start))

@@ -1,0 +1,154 @@
+package telegram
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/bot/telegram/tgfake"
+)
+
+// waitFor polls cond until it holds, or fails the test.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// failingCore makes the recorder refuse to keep messages while down is set, as a core whose store
+// does not answer.
+func failingCore(e *env) *atomic.Bool {
+	var down atomic.Bool
+	e.rec.mu.Lock()
+	e.rec.fail = func() error {
+		if down.Load() {
+			return errors.New("store: database is locked")
+		}
+		return nil
+	}
+	e.rec.mu.Unlock()
+	return &down
+}
+
+// TestPollingConfirmsOnlyKeptUpdates: getUpdates' offset moves past an update only once the core
+// kept it: while the core cannot, the update stays unconfirmed at Telegram and nothing behind it
+// is handed over; then both are, in order, and confirmed.
+func TestPollingConfirmsOnlyKeptUpdates(t *testing.T) {
+	e := start(t, nil)
+	e.rec.silence()
+	down := failingCore(e)
+	down.Store(true)
+	one := e.fake.Send(tgfake.Post{Chat: dmChat.ID, From: alice, Text: "one"})
+	e.fake.Send(tgfake.Post{Chat: dmChat.ID, From: alice, Text: "two"})
+	time.Sleep(300 * time.Millisecond) // several polls
+	if n := len(e.rec.messages()); n != 0 {
+		t.Fatalf("%d messages kept while the core could not keep any", n)
+	}
+	if pend := e.fake.PendingUpdates(); len(pend) != 2 || pend[0].ID != one.UpdateID {
+		t.Fatalf("unconfirmed updates = %d (first %v), want both, the first first", len(pend), pend)
+	}
+	down.Store(false)
+	if got := e.rec.next(t); got.Text != "one" {
+		t.Fatalf("first kept %q, want one", got.Text)
+	}
+	if got := e.rec.next(t); got.Text != "two" {
+		t.Fatalf("second kept %q, want two", got.Text)
+	}
+	waitFor(t, "Telegram to see both updates confirmed", func() bool { return len(e.fake.PendingUpdates()) == 0 })
+	if n := len(e.rec.messages()); n != 2 {
+		t.Errorf("%d hand-overs, want 2 (each update once it was kept)", n)
+	}
+}
+
+// TestWebhookAnswers503UntilKept: an update the core could not keep is answered 503, so Telegram
+// delivers it again; the redelivery is kept and answered 200.
+func TestWebhookAnswers503UntilKept(t *testing.T) {
+	e := start(t, func(c *Config) { c.Mode = "webhook"; c.WebhookSecret = "s3cret" })
+	e.rec.silence()
+	down := failingCore(e)
+	down.Store(true)
+	sent := e.fake.Send(tgfake.Post{Chat: dmChat.ID, From: alice, Text: "draw"})
+	if sent.WebhookStatus != 503 {
+		t.Fatalf("webhook answered %d for an update the core did not keep, want 503", sent.WebhookStatus)
+	}
+	down.Store(false)
+	again := e.fake.Redeliver(sent.UpdateID)
+	if again.WebhookStatus != 200 {
+		t.Fatalf("the redelivery: %d, want 200", again.WebhookStatus)
+	}
+	if got := e.rec.next(t); got.Text != "draw" {
+		t.Errorf("kept %+v", got)
+	}
+}
+
+// TestSendStepsResume: each message of a reply is a recorded step; an attempt that failed after
+// the picture goes on with the file, and nothing is sent twice.
+func TestSendStepsResume(t *testing.T) {
+	a, fake, _ := sendOnly(t)
+	reply := bot.Reply{Text: "A flow", Image: &bot.File{Name: "diagram.png", Content: smallPNG()},
+		Files: []bot.File{{Name: "diagram.excalidraw", Content: []byte(`{"type":"excalidraw"}`)}}}
+	var posted []string
+	record := func(id string) error { posted = append(posted, id); return nil }
+	fake.Fail("sendDocument", tgfake.Failure{Code: 500})
+	err := a.SendSteps(t.Context(), dmKey, reply, nil, record)
+	if err == nil || isPermanent(err) {
+		t.Fatalf("first attempt: err = %v, want a failure worth trying again", err)
+	}
+	if len(posted) != 1 {
+		t.Fatalf("recorded %q, want the picture's message id", posted)
+	}
+	if err := a.SendSteps(t.Context(), dmKey, reply, slices.Clone(posted), record); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.SendSteps(t.Context(), dmKey, reply, slices.Clone(posted), record); err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, m := range fake.BotMessages(dmChat.ID) {
+		kinds = append(kinds, m.Kind)
+	}
+	if !slices.Equal(kinds, []string{"photo", "document"}) {
+		t.Errorf("bot messages %v, want one photo and one document", kinds)
+	}
+	if len(posted) != 2 || posted[0] == posted[1] {
+		t.Errorf("recorded %q, want two message ids", posted)
+	}
+}
+
+// TestSendErrorsForTheOutbox: a 429 longer than the adapter waits carries Telegram's
+// retry_after; a refusal is permanent; a server error is worth trying again.
+func TestSendErrorsForTheOutbox(t *testing.T) {
+	a, fake, _ := sendOnly(t)
+	none := func(string) error { return nil }
+	fake.Fail("sendMessage", tgfake.Failure{Code: 429, RetryAfter: 600})
+	err := a.SendSteps(t.Context(), dmKey, bot.Reply{Text: "x"}, nil, none)
+	var rl *bot.RateLimitError
+	if !errors.As(err, &rl) || rl.Wait != 600*time.Second {
+		t.Errorf("429 with retry_after 600: err = %v, want a RateLimitError of 10m", err)
+	}
+	fake.Fail("sendMessage", tgfake.Failure{Code: 403})
+	if err := a.SendSteps(t.Context(), dmKey, bot.Reply{Text: "x"}, nil, none); !isPermanent(err) {
+		t.Errorf("403: err = %v, want permanent", err)
+	}
+	fake.Fail("sendMessage", tgfake.Failure{Code: 502})
+	if err := a.SendSteps(t.Context(), dmKey, bot.Reply{Text: "x"}, nil, none); err == nil || isPermanent(err) {
+		t.Errorf("502: err = %v, want a failure worth trying again", err)
+	}
+	if err := a.SendSteps(t.Context(), bot.ThreadKey{Platform: Platform, Channel: "general"}, bot.Reply{Text: "x"}, nil, none); !isPermanent(err) || !strings.Contains(err.Error(), "not a number") {
+		t.Errorf("a key that names no chat: err = %v, want permanent", err)
+	}
+}
+
+func isPermanent(err error) bool {
+	var p *bot.PermanentError
+	return errors.As(err, &p)
+}

@@ -1,0 +1,327 @@
+// Package measure reads the quality of a drawn diagram off its scene: what overlaps, where edge
+// labels sit along their arrows, markup left in text, arrows that pass through shapes, crossings,
+// the picture's aspect and how large its text is once the picture is shown at a given width.
+//
+// Every function is pure: it reads a *scene.Scene and changes nothing. The numbers are meant for
+// reports and regression tests (internal/corpus runs them over real diagrams), so each one counts
+// something a person looking at the picture would call a defect.
+package measure
+
+import (
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/excalibot/excalibot/scene"
+)
+
+// Report is what Measure finds in one scene.
+type Report struct {
+	// Nodes counts shapes that are not containers (a container holds another shape, like a
+	// Mermaid subgraph or a graph group); Containers counts the others.
+	Nodes, Containers int
+	// Arrows counts arrows; Lines counts lines (sequence lifelines, dividers).
+	Arrows, Lines int
+	// Texts counts text elements, bound or free.
+	Texts int
+
+	// ShapeOverlaps counts pairs of shapes whose outlines overlap while neither holds the other:
+	// two nodes on top of each other, or a node sticking out of its subgraph.
+	ShapeOverlaps int
+	// TextOverlaps counts pairs of texts whose boxes overlap.
+	TextOverlaps int
+	// LabelsOnNodes counts arrow labels whose box covers part of a node.
+	LabelsOnNodes int
+	// Labels lists where each arrow label sits along its arrow (see LabelPlace).
+	Labels []LabelPlace
+	// Markup counts texts that still hold HTML markup or entities (`<br>`, `<a href>`, `&lt;`).
+	Markup int
+	// MarkupSamples holds the first few such texts, shortened.
+	MarkupSamples []string
+	// ArrowsThroughNodes counts arrows that pass through a node other than the ones they join.
+	ArrowsThroughNodes int
+	// Crossings counts pairs of arrows that cross each other.
+	Crossings int
+
+	// Width and Height are the drawing's extent in scene pixels.
+	Width, Height float64
+	// MinTextPx and MedianTextPx are the font sizes of the smallest and the median text, in
+	// pixels of the picture shown at Options.DisplayWidth.
+	MinTextPx, MedianTextPx float64
+}
+
+// Aspect is the drawing's width over its height (0 for an empty drawing).
+func (r Report) Aspect() float64 {
+	if r.Height <= 0 {
+		return 0
+	}
+	return r.Width / r.Height
+}
+
+// Elongation is the aspect turned to be at least 1: 3 means three times as long one way as the
+// other, whichever way.
+func (r Report) Elongation() float64 {
+	a := r.Aspect()
+	if a <= 0 {
+		return 0
+	}
+	return max(a, 1/a)
+}
+
+// LabelPlace is where one arrow's label sits.
+type LabelPlace struct {
+	Arrow string
+	// Along is the position of the label's centre projected onto the arrow's polyline, as a
+	// fraction of the polyline's length: 0 at the tail, 0.5 in the middle, 1 at the head.
+	Along float64
+	// Off is the distance in px from the label's centre to the polyline.
+	Off float64
+}
+
+// Middle reports whether the label sits on the middle part of its arrow: between 30 % and 70 %
+// of its length and not farther from the line than the label is large.
+func (p LabelPlace) Middle() bool { return p.Along >= 0.3 && p.Along <= 0.7 }
+
+// AtEnd reports whether the label sits on the first or last 15 % of its arrow, where it reads as
+// belonging to the node there.
+func (p LabelPlace) AtEnd() bool { return p.Along < 0.15 || p.Along > 0.85 }
+
+// Options say how the picture is shown.
+type Options struct {
+	// DisplayWidth is the width in pixels the whole picture is shown at (padding included);
+	// 0 means 1600.
+	DisplayWidth float64
+	// Padding is the margin in scene pixels the picture adds around the drawing on each side.
+	Padding float64
+}
+
+// Measure reads sc.
+func Measure(sc *scene.Scene, opt Options) Report {
+	if opt.DisplayWidth <= 0 {
+		opt.DisplayWidth = 1600
+	}
+	var r Report
+	els := sc.Elements()
+	byID := make(map[string]*scene.Element, len(els))
+	var shapes, arrows, texts []*scene.Element
+	for i := range els {
+		e := &els[i]
+		byID[e.ID] = e
+		switch {
+		case closed(e.Type):
+			shapes = append(shapes, e)
+		case e.Type == scene.Arrow:
+			arrows = append(arrows, e)
+			r.Arrows++
+		case e.Type == scene.Line:
+			r.Lines++
+		case e.Type == scene.Text:
+			texts = append(texts, e)
+		}
+	}
+	r.Texts = len(texts)
+	containers := containersOf(shapes)
+	var nodes []*scene.Element
+	for _, s := range shapes {
+		if containers[s.ID] {
+			r.Containers++
+		} else {
+			nodes = append(nodes, s)
+		}
+	}
+	r.Nodes = len(nodes)
+
+	r.ShapeOverlaps = shapeOverlaps(shapes)
+	r.TextOverlaps = textOverlaps(texts)
+	for _, t := range texts {
+		c := byID[t.ContainerID]
+		if c == nil || c.Type != scene.Arrow {
+			continue
+		}
+		box := inset(t.Bounds(), 1)
+		if slices.ContainsFunc(nodes, func(n *scene.Element) bool { return box.Intersects(inset(n.Bounds(), 1)) }) {
+			r.LabelsOnNodes++
+		}
+		along, off := project(c.AbsPoints(), t.Bounds().Center())
+		r.Labels = append(r.Labels, LabelPlace{Arrow: c.ID, Along: round3(along), Off: math.Round(off)})
+	}
+	for _, t := range texts {
+		if markup.MatchString(t.Text) || markup.MatchString(t.OriginalText) {
+			r.Markup++
+			if len(r.MarkupSamples) < 3 {
+				r.MarkupSamples = append(r.MarkupSamples, shorten(firstNonEmpty(t.OriginalText, t.Text), 40))
+			}
+		}
+	}
+	for _, a := range arrows {
+		if throughNode(a, nodes) {
+			r.ArrowsThroughNodes++
+		}
+	}
+	r.Crossings = crossings(arrows)
+
+	if b, ok := sc.Bounds(); ok {
+		r.Width, r.Height = math.Round(b.Width), math.Round(b.Height)
+		scale := opt.DisplayWidth / (b.Width + 2*opt.Padding)
+		r.MinTextPx, r.MedianTextPx = textSizes(texts, scale)
+	}
+	return r
+}
+
+func closed(t scene.Type) bool {
+	return t.IsShape() || t == scene.Frame || t == scene.Image
+}
+
+// containersOf returns the shapes that hold another shape inside their box: frames, subgraphs,
+// group boxes. A node drawn inside another node's box makes that one a container too, which is
+// how such a drawing reads.
+func containersOf(shapes []*scene.Element) map[string]bool {
+	out := map[string]bool{}
+	for _, a := range shapes {
+		if a.Type == scene.Frame {
+			out[a.ID] = true
+			continue
+		}
+		for _, b := range shapes {
+			if a != b && contains(a.Bounds(), b.Bounds()) && area(a.Bounds()) > area(b.Bounds()) {
+				out[a.ID] = true
+				break
+			}
+		}
+	}
+	return out
+}
+
+func shapeOverlaps(shapes []*scene.Element) int {
+	n := 0
+	for i, a := range shapes {
+		for _, b := range shapes[i+1:] {
+			ra, rb := a.Bounds(), b.Bounds()
+			if contains(ra, rb) || contains(rb, ra) {
+				continue
+			}
+			if overlapArea(ra, rb) > 1 && scene.Overlap(*a, *b) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func textOverlaps(texts []*scene.Element) int {
+	n := 0
+	for i, a := range texts {
+		for _, b := range texts[i+1:] {
+			if ix, iy := intersection(a.Bounds(), b.Bounds()); ix > 1 && iy > 1 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// markup matches HTML tags that Mermaid labels use and character entities: once on the canvas,
+// any of them is text a person reads literally.
+var markup = regexp.MustCompile(`(?i)</?(br|a|b|i|u|s|em|strong|small|big|sub|sup|span|div|p|img|font|code|pre|ul|li|hr|center)\b[^>]*>|&(lt|gt|amp|quot|apos|nbsp|#\d+|#x[0-9a-f]+);`)
+
+// throughNode reports whether arrow a passes through the inside of a node it does not join. The
+// nodes are shrunk by a few pixels first, so an arrow ending on or gliding along a border is no hit.
+func throughNode(a *scene.Element, nodes []*scene.Element) bool {
+	pts := a.AbsPoints()
+	ends := map[string]bool{}
+	if a.StartBinding != nil {
+		ends[a.StartBinding.ElementID] = true
+	}
+	if a.EndBinding != nil {
+		ends[a.EndBinding.ElementID] = true
+	}
+	const m = 4
+	for _, n := range nodes {
+		if ends[n.ID] || n.Width <= 2*m || n.Height <= 2*m {
+			continue
+		}
+		s := *n
+		s.X, s.Y, s.Width, s.Height = n.X+m, n.Y+m, n.Width-2*m, n.Height-2*m
+		// An unbound end that starts inside a node belongs to it (a sequence message leaving
+		// an activation bar), so only the inner segments' pass through counts there.
+		for i := 0; i+1 < len(pts); i++ {
+			if i == 0 && a.StartBinding == nil && scene.ContainsPoint(s, pts[0], 0) {
+				continue
+			}
+			if i+2 == len(pts) && a.EndBinding == nil && scene.ContainsPoint(s, pts[i+1], 0) {
+				continue
+			}
+			if scene.SegmentIntersects(s, pts[i], pts[i+1]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// crossings counts pairs of arrows whose polylines cross properly (touching at an end, as arrows
+// meeting at one node do, is no crossing).
+func crossings(arrows []*scene.Element) int {
+	polys := make([][]scene.Point, len(arrows))
+	for i, a := range arrows {
+		polys[i] = a.AbsPoints()
+	}
+	n := 0
+	for i := range polys {
+		for j := i + 1; j < len(polys); j++ {
+			if polylinesCross(polys[i], polys[j]) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func textSizes(texts []*scene.Element, scale float64) (minPx, medianPx float64) {
+	var sizes []float64
+	for _, t := range texts {
+		if strings.TrimSpace(t.Text) != "" && t.FontSize > 0 {
+			sizes = append(sizes, t.FontSize*scale)
+		}
+	}
+	if len(sizes) == 0 {
+		return 0, 0
+	}
+	slices.Sort(sizes)
+	return round1(sizes[0]), round1(sizes[len(sizes)/2])
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+func round1(v float64) float64 { return math.Round(v*10) / 10 }
+func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
+
+// Moved counts the nodes of before that after still has (by id) at a place more than tol px
+// away: what a follow-up edit disturbed in a picture the user had already seen.
+func Moved(before, after *scene.Scene, tol float64) int {
+	n := 0
+	before.Each(func(e *scene.Element) bool {
+		if !e.Type.IsShape() {
+			return true
+		}
+		if a, ok := after.Get(e.ID); ok && math.Hypot(a.X-e.X, a.Y-e.Y) > tol {
+			n++
+		}
+		return true
+	})
+	return n
+}

@@ -1,0 +1,105 @@
+package web
+
+import (
+	"context"
+	"html/template"
+	"net/http"
+	"time"
+)
+
+// checkResult is one readiness check's outcome.
+type checkResult struct {
+	Name string
+	Err  error
+}
+
+// runChecks runs every readiness check within five seconds, in the order they were added.
+func (s *Server) runChecks(ctx context.Context) []checkResult {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	out := make([]checkResult, len(s.checks))
+	for i, c := range s.checks {
+		out[i] = checkResult{Name: c.Name, Err: c.Fn(ctx)}
+	}
+	return out
+}
+
+// homeData is what the page at / shows.
+type homeData struct {
+	Chat   bool // the chat page is mounted on this server
+	Ready  bool
+	Checks []homeCheck
+}
+
+type homeCheck struct {
+	Name  string
+	Ready bool
+}
+
+// home serves /: what this server is, a link to the chat page, and whether each part is ready.
+// It names the parts but not their errors, which /readyz gives to whoever operates the server.
+func (s *Server) home(w http.ResponseWriter, r *http.Request) {
+	d := homeData{Ready: true, Chat: s.mounted("/chat")}
+	for _, c := range s.runChecks(r.Context()) {
+		d.Checks = append(d.Checks, homeCheck{Name: c.Name, Ready: c.Err == nil})
+		d.Ready = d.Ready && c.Err == nil
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	if err := homePage.Execute(w, d); err != nil {
+		s.log.Warn("write the home page", "err", err)
+	}
+}
+
+// mounted reports whether a GET of path reaches a route of this server (the chat page is mounted
+// by the program, not by package web).
+func (s *Server) mounted(path string) bool {
+	r, err := http.NewRequest(http.MethodGet, path, nil)
+	if err != nil {
+		return false
+	}
+	_, pattern := s.mux.Handler(r)
+	return pattern != ""
+}
+
+// homePage has no script: the CSP allows only the server's own files, and the page needs none.
+var homePage = template.Must(template.New("home").Parse(`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>excalibot</title>
+<link rel="icon" href="data:,">
+<style>
+body { margin: 0 auto; max-width: 640px; padding: 24px; font: 15px/1.5 system-ui, sans-serif; color: #1e1e1e; background: #f8f9fa; }
+h1 { font-size: 24px; margin: 0 0 8px; }
+section { background: #fff; border: 1px solid #e9ecef; border-radius: 10px; padding: 12px 16px; margin: 16px 0; }
+h2 { font-size: 16px; margin: 0 0 8px; }
+ul { margin: 0; padding-left: 20px; }
+.ok { color: #2b8a3e; } .bad { color: #c92a2a; }
+code { font-size: 14px; }
+</style>
+</head>
+<body>
+<h1>excalibot</h1>
+<p>excalibot draws diagrams in Slack and Telegram threads: someone asks for a diagram, a language
+model draws it on an Excalidraw canvas, and the bot posts the picture with a link to edit it.
+Follow-ups in the same thread change the same diagram.</p>
+<p>This is its web server. It serves the editor behind the links in the bot's replies
+(<code>/d/…</code>), their downloads{{if .Chat}}, and the bot's own <a href="/chat">chat page</a>,
+where you can ask for diagrams in the browser{{end}}.</p>
+<section id="health" aria-label="Health">
+<h2>Health: {{if .Ready}}<span class="ok">ready</span>{{else}}<span class="bad">not ready</span>{{end}}</h2>
+<ul>
+<li>web server: <span class="ok">ready</span></li>
+{{- range .Checks}}
+<li>{{.Name}}: {{if .Ready}}<span class="ok">ready</span>{{else}}<span class="bad">not ready</span>{{end}}</li>
+{{- end}}
+</ul>
+<p>Details: <a href="/readyz">/readyz</a> (why a part is not ready), <a href="/healthz">/healthz</a>,
+<a href="/metrics">/metrics</a>.</p>
+</section>
+</body>
+</html>
+`))
