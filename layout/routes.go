@@ -133,4 +133,3 @@ func splitLongest(line []Point) []Point {
 	out = append(out, mid)
 	return append(out, line[best:]...)
 }
-
