@@ -298,7 +298,7 @@ func (p *plan) fold(r ranks, starts []int) *plan {
 		}
 		u, v := q.edgeEnds(*e)
 		if q.nodes[e.from].kind == gateNode || q.nodes[e.to].kind == gateNode {
-			e.back = nodeBand[i2(e.from, e.to, q)]%2 == 1
+			e.back = nodeBand[q.gateOther(e.from, e.to)]%2 == 1
 			continue
 		}
 		u, v = q.blockOf(u), q.blockOf(v)
@@ -332,8 +332,8 @@ func (p *plan) fold(r ranks, starts []int) *plan {
 	return q
 }
 
-// i2 is the end of a gate edge that is not the gate.
-func i2(from, to int, q *plan) int {
+// gateOther is the end of a gate's edge that is not the gate (its block for a stacked leaf).
+func (q *plan) gateOther(from, to int) int {
 	if q.nodes[from].kind == gateNode {
 		return q.blockOf(to)
 	}

@@ -141,17 +141,17 @@ func (s *Set) createGraph(w *scene.Scene, o *object) (string, error) {
 		note + createdText(w, res.IDs, s.lim), nil
 }
 
-// graphCounts is "3 nodes, 1 edge, 0 groups".
-func graphCounts(nodes, edges, groups int) string {
-	return plural.Count(nodes, "node", "") + ", " + plural.Count(edges, "edge", "") + ", " + plural.Count(groups, "group", "")
-}
-
 // arrangementText is how a layout was fitted to the screen, for a result's first line.
 func arrangementText(a string) string {
 	if a == "" {
 		return ""
 	}
 	return " (" + a + ", to fit the screen)"
+}
+
+// graphCounts is "3 nodes, 1 edge, 0 groups".
+func graphCounts(nodes, edges, groups int) string {
+	return plural.Count(nodes, "node", "") + ", " + plural.Count(edges, "edge", "") + ", " + plural.Count(groups, "group", "")
 }
 
 func (s *Set) graphOptions() graph.Options {
