@@ -16,7 +16,8 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata")
 
-// corpusDir holds real .excalidraw files drawn by other people, beside the project's root.
+// corpusDir holds real .excalidraw files drawn by other people, beside the project's root (../shared
+// from the module's root); the golden test skips when it is not there, as the scene package's do.
 const corpusDir = "../../../shared/testdata/excalidraw-corpus"
 
 // TestGolden outlines real scenes (other people's drawings, and what the graph and sequence
@@ -29,7 +30,7 @@ func TestGolden(t *testing.T) {
 	var samples []sample
 	files, _ := filepath.Glob(filepath.Join(corpusDir, "*.excalidraw"))
 	if len(files) == 0 {
-		t.Fatalf("no corpus files in %s", corpusDir)
+		t.Skipf("corpus not found in %s", corpusDir)
 	}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
