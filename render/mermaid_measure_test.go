@@ -298,7 +298,39 @@ func summary(es []melem) string {
 
 var reRandomID = regexp.MustCompile(`^[A-Za-z0-9_-]{21}$`)
 
-// isRandomID reports whether an id is one of Excalidraw's generated ones (nanoid, 21 characters).
+// isRandomID reports whether an id is one of Excalidraw's generated ones (nanoid: 21 characters
+// of A-Z a-z 0-9 _ -). A Mermaid name of 21 letters ("AuthenticationService") is told apart by
+// what nanoid's ids nearly always have: a digit, '_' or '-', or many capitals among many small
+// letters. Testing for a digit alone missed about one id in forty.
 func isRandomID(id string) bool {
-	return reRandomID.MatchString(id) && strings.ContainsAny(id, "0123456789")
+	if !reRandomID.MatchString(id) {
+		return false
+	}
+	if strings.ContainsAny(id, "0123456789_-") {
+		return true
+	}
+	upper := 0
+	for _, r := range id {
+		if r >= 'A' && r <= 'Z' {
+			upper++
+		}
+	}
+	return upper >= 5 && len(id)-upper >= 5
+}
+
+func TestIsRandomID(t *testing.T) {
+	for _, c := range []struct {
+		id   string
+		want bool
+	}{
+		{"PgfXAaEZuvNJMONwFTkbj", true}, // generated, no digit
+		{"V1StGXR8_Z5jdHi6B-myT", true},
+		{"AuthenticationService", false}, // a Mermaid name of 21 letters
+		{"Клиент-bottom-4", false},
+		{"A", false},
+	} {
+		if got := isRandomID(c.id); got != c.want {
+			t.Errorf("isRandomID(%q) = %v, want %v", c.id, got, c.want)
+		}
+	}
 }
