@@ -58,6 +58,16 @@ type Reply struct {
 	EditURL string // link to the editor; empty until links exist
 	ViewURL string // view-only link; may be empty
 	Error   bool   // the request failed; Text says why and what to do next
+	// Alt describes the picture for those who cannot see it: the diagram's kind, nodes and
+	// connections in a sentence or two (Slack's alt text, Telegram's caption, the web's alt).
+	Alt string
+	// Title is the diagram's title ("Deploy pipeline"), for a platform that titles its threads;
+	// "" when the diagram has none.
+	Title string
+	// ReplyTo is the platform id of the message this reply answers (Message.ID), so a platform
+	// that quotes can reply to the request rather than to the thread's first message; "" for
+	// notices that answer nothing (a restart, an edit in the browser).
+	ReplyTo string
 }
 
 // Status is the visible sign that work on a message is under way: a reaction plus a status line
@@ -117,4 +127,33 @@ type LocalAdapter interface {
 // within the platform's limit.
 type Handler interface {
 	Handle(ctx context.Context, a Adapter, msg Message) error
+}
+
+// DiscussionReader is an Adapter that can read what was said in a thread before a message, for
+// "draw this thread": Slack asks for the thread's replies, Telegram keeps the messages it was
+// sent. The bot's own messages are left out.
+type DiscussionReader interface {
+	Discussion(ctx context.Context, msg Message, limit DiscussionLimit) (Discussion, error)
+}
+
+// DiscussionLimit bounds what a DiscussionReader returns: the latest Messages messages before
+// the request, and no more than Chars characters of them in all (the latest kept first).
+type DiscussionLimit struct {
+	Messages int
+	Chars    int
+}
+
+// Discussion is what was said before a request, oldest first.
+type Discussion struct {
+	Said []Said
+	// Note says, for the user, why there may be little to read (Telegram: the bot sees a group's
+	// messages only when its privacy mode is off); "" when there is no reason to think so.
+	Note string
+}
+
+// Said is one earlier message of a discussion.
+type Said struct {
+	Author string // display name, or the platform's user id when it has none
+	Text   string
+	At     time.Time
 }

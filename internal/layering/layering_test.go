@@ -37,7 +37,7 @@ var layers = map[string]layer{
 	"bot/telegram":  {imports: []string{"bot"}},
 	"bot/webchat":   {imports: []string{"bot", "internal/clip"}, tests: []string{"links", "store"}},
 	"bot/agentdraw": {imports: []string{"agent", "bot", "diagram/mermaid", "scene", "tools"}},
-	"bot":           {imports: []string{"diagram/mermaid", "internal/clip", "internal/plural", "picture", "ratelimit", "scene", "store"}},
+	"bot":           {imports: []string{"diagram/mermaid", "diagram/outline", "internal/clip", "internal/plural", "picture", "ratelimit", "scene", "store"}},
 	"ratelimit":     {},
 
 	"agent":      {imports: []string{"diagram", "internal/clip", "internal/plural", "scene", "tools"}},
