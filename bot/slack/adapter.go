@@ -69,6 +69,13 @@ type Adapter struct {
 	channels   map[string]bool
 
 	threads *threadSet // threads the bot is part of
+	// assistants are DM threads known to be assistant threads (their start or context change was
+	// seen, or Slack took a status there); plainDMs are DM threads where Slack refused the
+	// assistant methods; titles are "thread\ntitle" pairs already set.
+	assistants *threadSet
+	plainDMs   *threadSet
+	titles     *threadSet
+	names      *nameCache // users.info, for discussions
 
 	// inbox carries Socket Mode events to the dispatcher that runSocket owns, so the websocket
 	// reader never waits for the store; the dispatcher acks each once it is kept.
@@ -163,6 +170,10 @@ func New(cfg Config, h bot.Handler, log *slog.Logger) (*Adapter, error) {
 		workspaces: allowlist(cfg.Workspaces),
 		channels:   allowlist(cfg.Channels),
 		threads:    newThreadSet(maxRememberedThreads),
+		assistants: newThreadSet(maxRememberedThreads),
+		plainDMs:   newThreadSet(maxRememberedThreads),
+		titles:     newThreadSet(maxRememberedThreads),
+		names:      newNameCache(maxNames, nameTTL),
 		inbox:      make(chan socketEvent, inboxSize),
 		selfDone:   make(chan struct{}),
 		refused:    map[string]time.Time{},
@@ -343,6 +354,10 @@ func (a *Adapter) dispatch(ctx context.Context, sm *socketmode.Client) {
 // accept decides whether in is for the bot and hands it to the core; an error means it was not
 // kept, and must not be acknowledged.
 func (a *Adapter) accept(ctx context.Context, in inbound) error {
+	if in.assistant != notAssistant {
+		a.onAssistantThread(ctx, in)
+		return nil
+	}
 	msg, ok, err := a.toMessage(ctx, in)
 	if err != nil || !ok {
 		return err

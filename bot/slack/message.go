@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -36,7 +37,18 @@ type inbound struct {
 	threadTS string
 	files    []slack.File
 	received time.Time
+	// assistant marks an assistant_thread_started or assistant_thread_context_changed event:
+	// channel and threadTS name the assistant thread, user the person, and there is no message.
+	assistant assistantEvent
 }
+
+type assistantEvent int
+
+const (
+	notAssistant assistantEvent = iota
+	assistantStarted
+	assistantContextChanged
+)
 
 // parseEventsAPI picks the message out of an Events API callback; false for anything else.
 func parseEventsAPI(data any) (inbound, bool) {
@@ -62,6 +74,12 @@ func parseEventsAPI(data any) (inbound, bool) {
 			in.files = e.Message.Files
 			in.edited = e.Message.Edited != nil
 		}
+	case *slackevents.AssistantThreadStartedEvent:
+		in.assistant = assistantStarted
+		in.channel, in.threadTS, in.user = e.AssistantThread.ChannelID, e.AssistantThread.ThreadTimeStamp, e.AssistantThread.UserID
+	case *slackevents.AssistantThreadContextChangedEvent:
+		in.assistant = assistantContextChanged
+		in.channel, in.threadTS, in.user = e.AssistantThread.ChannelID, e.AssistantThread.ThreadTimeStamp, e.AssistantThread.UserID
 	default:
 		return inbound{}, false
 	}
@@ -345,6 +363,20 @@ func (s *threadSet) add(key string) {
 		old := s.order[0]
 		s.order = s.order[1:]
 		delete(s.set, old)
+	}
+}
+
+// forget drops key. It is rare (a thread found to be other than thought), so the linear search
+// of the order is fine.
+func (s *threadSet) forget(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.set[key]; !ok {
+		return
+	}
+	delete(s.set, key)
+	if i := slices.Index(s.order, key); i >= 0 {
+		s.order = slices.Delete(s.order, i, i+1)
 	}
 }
 

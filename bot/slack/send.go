@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -24,13 +25,20 @@ const (
 	maxButtonURL   = 3000
 )
 
-// Working adds the "eyes" reaction to msg and posts a status line in its thread. A part that
-// fails is logged and left out; the error is returned only when neither sign could be shown.
+// Working shows that work on msg has started. In an assistant thread it is Slack's native status
+// ("is drawing…"); elsewhere, or when Slack refuses that, the "eyes" reaction on msg and a status
+// line in its thread. A part that fails is logged and left out; the error is returned only when
+// neither sign could be shown.
 func (a *Adapter) Working(ctx context.Context, msg bot.Message) (bot.Status, error) {
-	st := &status{a: a, channel: msg.Key.Channel, msgTS: msg.ID}
 	if msg.Key.Thread != "" {
 		a.threads.add(msg.Key.String())
 	}
+	if a.assistantCandidate(msg.Key) {
+		if st, ok := a.assistantWorking(ctx, msg); ok {
+			return st, nil
+		}
+	}
+	st := &status{a: a, channel: msg.Key.Channel, msgTS: msg.ID}
 	var errs []error
 	if msg.ID != "" {
 		err := a.api.AddReactionContext(ctx, workingReaction, slack.NewRefToMessage(msg.Key.Channel, msg.ID))
@@ -137,8 +145,14 @@ func (s *status) Sign() string {
 }
 
 // ClearSign implements bot.SignClearer: it removes the reaction and deletes the status line of a
-// run that a dead process left behind.
+// run that a dead process left behind, or clears its assistant thread's status.
 func (a *Adapter) ClearSign(ctx context.Context, key bot.ThreadKey, sign string) error {
+	if sign == assistantSign {
+		if key.Thread == "" {
+			return fmt.Errorf("slack: an assistant status in %s, which is no thread", key)
+		}
+		return (&assistantStatus{a: a, key: key}).Finish(ctx)
+	}
 	r, st, ok := strings.Cut(sign, " ")
 	if !ok || r == "" || st == "" {
 		return fmt.Errorf("slack: %q is not a working sign", sign)
@@ -167,11 +181,24 @@ func (a *Adapter) Send(ctx context.Context, key bot.ThreadKey, r bot.Reply) erro
 // recorded by its ts. When Slack refuses the files for good, the summary and the links go out with
 // a word on what is missing (recorded as "note:ts"), so the person is not left waiting; the error
 // goes to the operator's log. Errors are marked for the outbox: a rate limit with its
-// Retry-After, a refusal that will not change as permanent.
+// Retry-After, a refusal that will not change as permanent. Every picture (the PNG, an SVG
+// export) carries Reply.Alt as its alt text; files keep the names the core gave them. In an
+// assistant thread the reply's title becomes the thread's.
 func (a *Adapter) SendSteps(ctx context.Context, key bot.ThreadKey, r bot.Reply, posted []string, record func(string) error) error {
 	if key.Thread != "" {
 		a.threads.add(key.String())
 	}
+	if err := a.sendSteps(ctx, key, r, posted, record); err != nil {
+		return err
+	}
+	// After the reply, so a title never names a diagram the thread does not show yet.
+	if r.Title != "" {
+		a.setTitle(ctx, key, r.Title)
+	}
+	return nil
+}
+
+func (a *Adapter) sendSteps(ctx context.Context, key bot.ThreadKey, r bot.Reply, posted []string, record func(string) error) error {
 	text := escapeText(r.Text)
 	if r.Error && text != "" {
 		text = ":warning: " + text
@@ -193,7 +220,7 @@ func (a *Adapter) SendSteps(ctx context.Context, key bot.ThreadKey, r bot.Reply,
 	case len(posted) > 0:
 		uploaded = uploadedFiles(posted[0], files)
 	default:
-		up, err := a.uploadFiles(ctx, key, files, commentIf(!withLinks, text))
+		up, err := a.uploadFiles(ctx, key, files, commentIf(!withLinks, text), altText(r))
 		if err != nil && !isRefusal(err) {
 			return classify(err)
 		}
@@ -345,15 +372,18 @@ func replyBlocks(text string, r bot.Reply, download string) (blocks []slack.Bloc
 }
 
 // uploadFiles uploads each file and shares them all into the thread with one completion call.
-func (a *Adapter) uploadFiles(ctx context.Context, key bot.ThreadKey, files []bot.File, comment string) ([]slack.FileSummary, error) {
+// Pictures get alt as their alt text.
+func (a *Adapter) uploadFiles(ctx context.Context, key bot.ThreadKey, files []bot.File, comment, alt string) ([]slack.FileSummary, error) {
 	var done []slack.FileSummary
 	for _, f := range files {
 		if len(f.Content) == 0 {
 			return nil, fmt.Errorf("slack upload %s: the file is empty", f.Name)
 		}
-		u, err := a.api.GetUploadURLExternalContext(ctx, slack.GetUploadURLExternalParameters{
-			FileName: f.Name, FileSize: len(f.Content),
-		})
+		p := slack.GetUploadURLExternalParameters{FileName: f.Name, FileSize: len(f.Content)}
+		if isPicture(f) {
+			p.AltTxt = alt
+		}
+		u, err := a.api.GetUploadURLExternalContext(ctx, p)
 		if err != nil {
 			return nil, fmt.Errorf("slack upload %s: files.getUploadURLExternal: %w", f.Name, err)
 		}
@@ -378,6 +408,32 @@ func (a *Adapter) uploadFiles(ctx context.Context, key bot.ThreadKey, files []bo
 		return nil, fmt.Errorf("slack upload: files.completeUploadExternal shared %d files of %d", len(res.Files), len(done))
 	}
 	return done, nil
+}
+
+// maxAltText is Slack's limit on an image's alt text (files.getUploadURLExternal refuses more
+// with alt_txt_too_large).
+const maxAltText = 1000
+
+// altText is the reply's description for its pictures, within Slack's limit. Without one the
+// title says at least what the picture is.
+func altText(r bot.Reply) string {
+	alt := strings.TrimSpace(r.Alt)
+	if alt == "" && strings.TrimSpace(r.Title) != "" {
+		alt = "Diagram: " + strings.TrimSpace(r.Title)
+	}
+	return truncate(alt, maxAltText)
+}
+
+// isPicture reports whether f is an image a person would look at (the PNG, an SVG export).
+func isPicture(f bot.File) bool {
+	if strings.HasPrefix(f.MIME, "image/") {
+		return true
+	}
+	switch strings.ToLower(path.Ext(f.Name)) {
+	case ".png", ".svg", ".jpg", ".jpeg", ".webp", ".gif":
+		return true
+	}
+	return false
 }
 
 // downloadLink is the link of the uploaded .excalidraw file (else the first file) for the

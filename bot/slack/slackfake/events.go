@@ -76,7 +76,7 @@ func (s *Server) Post(m UserMessage) Posted {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ts := s.nextTS()
-	msg := &Message{Channel: m.Channel, TS: ts, ThreadTS: m.ThreadTS, User: m.User, BotID: m.BotID, Text: m.Text}
+	msg := &Message{Channel: m.Channel, TS: ts, ThreadTS: m.ThreadTS, User: m.User, BotID: m.BotID, Subtype: m.Subtype, Text: m.Text}
 	var files []map[string]any
 	for _, u := range m.Files {
 		f := &File{ID: s.nextID("F"), Name: u.Name, Title: u.Name, MIME: u.MIME, Content: u.Content, User: m.User}

@@ -35,6 +35,10 @@ type Config struct {
 	// PingInterval is how often the websocket pings the client (default 200 ms). Slack pings
 	// every few seconds; slack-go reconnects when pings stop for its ping interval.
 	PingInterval time.Duration
+	// RepliesPage is the most messages one conversations.replies call returns, whatever limit
+	// asks (default 1000, Slack's largest page). Slack caps it far lower for some apps
+	// distributed outside its Marketplace; a small value makes a reader page.
+	RepliesPage int
 }
 
 // Message is a message in the fake workspace, the bot's or a person's.
@@ -44,6 +48,7 @@ type Message struct {
 	ThreadTS string // empty for top-level messages
 	User     string
 	BotID    string // set on the bot's messages
+	Subtype  string // e.g. "assistant_app_thread" for an assistant thread's root; "" for most
 	Text     string
 	Blocks   json.RawMessage // as posted; nil without blocks
 	Files    []File          // shared with this message
@@ -59,6 +64,8 @@ type File struct {
 	MIME    string
 	Content []byte
 	User    string
+	// Alt is the image's alt text (files.getUploadURLExternal's alt_txt); "" when none was given.
+	Alt string
 }
 
 // Call is one request to the Web API, as received.
@@ -83,6 +90,8 @@ type Server struct {
 	calls     []Call
 	limits    map[string][]int    // method → Retry-After seconds of the next 429 answers
 	failures  map[string][]string // method → error codes of the next answers
+	users     map[string]User     // users.info
+	assistant []*AssistantThread  // threads of the assistant surface (assistant.go)
 
 	sock sockets
 	gate gate // holds and outages of Web API methods (gate.go)
@@ -90,6 +99,7 @@ type Server struct {
 
 type pendingUpload struct {
 	name     string
+	alt      string
 	length   int
 	content  []byte
 	uploaded bool
@@ -120,7 +130,9 @@ func New(t testing.TB, cfg Config) *Server {
 		pending:   map[string]*pendingUpload{},
 		limits:    map[string][]int{},
 		failures:  map[string][]string{},
+		users:     map[string]User{},
 	}
+	s.users[cfg.BotUserID] = User{ID: cfg.BotUserID, Name: "excalibot", RealName: "excalibot", IsBot: true}
 	s.sock.init()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/", s.serveAPI)
@@ -256,7 +268,7 @@ func (s *Server) nextID(prefix string) string {
 // fileJSON is a file object as Slack sends it in events and in files.info.
 func (s *Server) fileJSON(f *File) map[string]any {
 	priv := s.srv.URL + "/files-pri/" + s.cfg.TeamID + "-" + f.ID + "/" + url.PathEscape(f.Name)
-	return map[string]any{
+	j := map[string]any{
 		"id": f.ID, "created": 1700000000, "timestamp": 1700000000, "name": f.Name, "title": f.Title,
 		"mimetype": f.MIME, "filetype": strings.TrimPrefix(pathExt(f.Name), "."), "pretty_type": f.MIME,
 		"user": f.User, "user_team": s.cfg.TeamID, "editable": false, "size": len(f.Content), "mode": "hosted",
@@ -265,6 +277,10 @@ func (s *Server) fileJSON(f *File) map[string]any {
 		"url_private": priv, "url_private_download": priv + "?download=1",
 		"permalink": "https://fake.slack.com/files/" + f.User + "/" + f.ID + "/" + url.PathEscape(f.Name),
 	}
+	if f.Alt != "" {
+		j["alt_txt"] = f.Alt
+	}
+	return j
 }
 
 func pathExt(name string) string {
@@ -335,16 +351,21 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 
 // apiMethods run with s.mu held; they return the response fields or a Slack error code.
 var apiMethods = map[string]func(s *Server, f url.Values) (map[string]any, string){
-	"auth.test":                    (*Server).authTest,
-	"chat.postMessage":             (*Server).postMessage,
-	"chat.update":                  (*Server).updateMessage,
-	"chat.delete":                  (*Server).deleteMessage,
-	"reactions.add":                (*Server).addReaction,
-	"reactions.remove":             (*Server).removeReaction,
-	"files.getUploadURLExternal":   (*Server).getUploadURL,
-	"files.completeUploadExternal": (*Server).completeUpload,
-	"files.info":                   (*Server).fileInfo,
-	"apps.connections.open":        (*Server).connectionsOpen,
+	"auth.test":                             (*Server).authTest,
+	"chat.postMessage":                      (*Server).postMessage,
+	"chat.update":                           (*Server).updateMessage,
+	"chat.delete":                           (*Server).deleteMessage,
+	"reactions.add":                         (*Server).addReaction,
+	"reactions.remove":                      (*Server).removeReaction,
+	"files.getUploadURLExternal":            (*Server).getUploadURL,
+	"files.completeUploadExternal":          (*Server).completeUpload,
+	"files.info":                            (*Server).fileInfo,
+	"apps.connections.open":                 (*Server).connectionsOpen,
+	"conversations.replies":                 (*Server).replies,
+	"users.info":                            (*Server).userInfo,
+	"assistant.threads.setStatus":           (*Server).setAssistantStatus,
+	"assistant.threads.setTitle":            (*Server).setAssistantTitle,
+	"assistant.threads.setSuggestedPrompts": (*Server).setSuggestedPrompts,
 }
 
 func (s *Server) authTest(url.Values) (map[string]any, string) {
@@ -393,6 +414,7 @@ func (s *Server) postMessage(f url.Values) (map[string]any, string) {
 		m.Blocks = json.RawMessage(blocks)
 	}
 	s.messages = append(s.messages, m)
+	s.botPostedIn(channel, m.ThreadTS)
 	msg := map[string]any{"type": "message", "user": m.User, "bot_id": m.BotID, "text": m.Text, "ts": m.TS, "team": s.cfg.TeamID}
 	if m.ThreadTS != "" {
 		msg["thread_ts"] = m.ThreadTS
@@ -465,6 +487,9 @@ func (s *Server) removeReaction(f url.Values) (map[string]any, string) {
 	return nil, ""
 }
 
+// maxAltText is Slack's limit on an image's alt text ("alt_txt_too_large" beyond it).
+const maxAltText = 1000
+
 func (s *Server) getUploadURL(f url.Values) (map[string]any, string) {
 	n, err := strconv.Atoi(f.Get("length"))
 	if err != nil || n <= 0 {
@@ -473,8 +498,11 @@ func (s *Server) getUploadURL(f url.Values) (map[string]any, string) {
 	if f.Get("filename") == "" {
 		return nil, "invalid_arguments"
 	}
+	if utf8.RuneCountInString(f.Get("alt_txt")) > maxAltText {
+		return nil, "alt_txt_too_large"
+	}
 	id := s.nextID("F")
-	s.pending[id] = &pendingUpload{name: f.Get("filename"), length: n}
+	s.pending[id] = &pendingUpload{name: f.Get("filename"), length: n, alt: f.Get("alt_txt")}
 	// On the API host: slack-go v0.35 refuses to send the token anywhere else.
 	return map[string]any{"upload_url": s.srv.URL + "/upload/v1/" + id, "file_id": id}, ""
 }
@@ -540,7 +568,7 @@ func (s *Server) completeUpload(f url.Values) (map[string]any, string) {
 		if title == "" {
 			title = p.name
 		}
-		file := &File{ID: item.ID, Name: p.name, Title: title, MIME: mimeOf(p.name), Content: p.content, User: s.cfg.BotUserID}
+		file := &File{ID: item.ID, Name: p.name, Title: title, MIME: mimeOf(p.name), Content: p.content, User: s.cfg.BotUserID, Alt: p.alt}
 		shared = append(shared, *file)
 		out = append(out, map[string]any{"id": file.ID, "title": file.Title})
 	}
@@ -555,6 +583,7 @@ func (s *Server) completeUpload(f url.Values) (map[string]any, string) {
 			m.Blocks = json.RawMessage(b)
 		}
 		s.messages = append(s.messages, m)
+		s.botPostedIn(channel, m.ThreadTS)
 	}
 	return map[string]any{"files": out}, ""
 }

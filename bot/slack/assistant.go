@@ -1,0 +1,212 @@
+package slack
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/excalibot/excalibot/bot"
+)
+
+// Slack's assistant surface ("Agents & AI Apps", the manifest's assistant_view): a person opens
+// the app's container and gets a thread in their direct message with the app. The adapter offers
+// suggested prompts when such a thread starts, shows the native status ("is drawing…") instead of
+// a reaction and a status line while it works there, and titles the thread after the diagram.
+
+// promptsTitle heads the suggested prompts.
+const promptsTitle = "Try one of these"
+
+// suggestedPrompts are offered when an assistant thread starts; the manifest's assistant_view
+// lists the same ones (manifest_test.go checks). Each is a request the bot draws well as it is:
+// an org chart, a flow with decisions, an architecture.
+var suggestedPrompts = []slack.AssistantThreadsPrompt{
+	{Title: "Org chart of a small company",
+		Message: "Draw an org chart: Maya Chen (CEO) leads Sam Ortiz (CTO), Priya Nair (CFO) and Leo Park (COO). " +
+			"Sam leads the Platform team and the Mobile team, Priya leads Finance, Leo leads Support and Operations."},
+	{Title: "Flow of a pull request",
+		Message: "Draw a flowchart of a pull request: opened → CI runs the tests → tests pass? If not, back to the author. " +
+			"If they pass → code review → approved? If not, back to the author; if approved → merge → deploy to staging → deploy to production."},
+	{Title: "Architecture of a web app",
+		Message: "Draw the architecture of a web app: browser → CDN → load balancer → two API servers → Postgres primary with a read replica. " +
+			"The API servers use Redis as a cache and put jobs on a queue that a worker reads."},
+}
+
+// workingStatus is the native status while a run starts; the core's steps replace it.
+const workingStatus = "is drawing…"
+
+// assistantSign is the bot.SignedStatus of the native status: it names no message, the thread
+// key says where it is.
+const assistantSign = "assistant"
+
+// onAssistantThread answers assistant_thread_started with the suggested prompts, and notes from
+// both it and assistant_thread_context_changed that the thread is an assistant thread. The
+// prompts do not depend on where the person is in Slack, so a context change offers nothing new.
+// A failure is logged and the event still acknowledged: prompts are a help, not a request.
+func (a *Adapter) onAssistantThread(ctx context.Context, in inbound) {
+	self, _ := a.identity()
+	team := in.teamID
+	if team == "" {
+		team = self.TeamID
+	}
+	key := bot.ThreadKey{Platform: Platform, Workspace: team, Channel: in.channel, Thread: in.threadTS}
+	log := a.log.With("thread", key.String(), "event", in.eventID)
+	if in.channel == "" || in.threadTS == "" {
+		log.Warn("slack: assistant thread event without its channel or thread; ignored")
+		return
+	}
+	if why := a.refusal(team, in.channel); why != "" {
+		log.Info("slack: assistant thread outside the allowlist", "why", why)
+		if in.assistant == assistantStarted {
+			a.refuse(ctx, key, in.threadTS, why)
+		}
+		return
+	}
+	a.assistants.add(key.String())
+	a.plainDMs.forget(key.String())
+	if in.assistant != assistantStarted {
+		return
+	}
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	err := a.api.SetAssistantThreadsSuggestedPromptsContext(pctx, slack.AssistantThreadsSetSuggestedPromptsParameters{
+		Title: promptsTitle, ChannelID: in.channel, ThreadTS: in.threadTS, Prompts: suggestedPrompts,
+	})
+	if err != nil {
+		log.Warn("slack: cannot offer suggested prompts"+scopeHint(err), "err", err)
+	}
+}
+
+// scopeHint tells the operator what to do about a missing scope: new scopes need the app
+// reinstalled.
+func scopeHint(err error) string {
+	if isSlackError(err, "missing_scope") {
+		return " (the app lacks a scope: update it from slack-app-manifest.yaml and reinstall it)"
+	}
+	return ""
+}
+
+// assistantCandidate reports whether key may be an assistant thread: a thread in a direct
+// message (Slack's DM ids start with D) that Slack has not refused the assistant methods for.
+func (a *Adapter) assistantCandidate(key bot.ThreadKey) bool {
+	return key.Thread != "" && strings.HasPrefix(key.Channel, "D") && !a.plainDMs.has(key.String())
+}
+
+// assistantWorking puts up the native status in an assistant thread. false means the thread is
+// not one (Slack refused the call; remembered, so the next run goes straight to the usual signs)
+// or Slack could not be reached: the caller shows the usual signs instead.
+func (a *Adapter) assistantWorking(ctx context.Context, msg bot.Message) (bot.Status, bool) {
+	key := msg.Key
+	err := a.setStatus(ctx, key, workingStatus)
+	if err != nil {
+		if isRefusal(err) && !isSlackError(err, "missing_scope") {
+			a.plainDMs.add(key.String())
+			a.assistants.forget(key.String())
+		}
+		lvl := a.log.Debug
+		if a.assistants.has(key.String()) || isSlackError(err, "missing_scope") {
+			lvl = a.log.Warn
+		}
+		lvl("slack: no assistant status here; showing the usual working signs"+scopeHint(err), "thread", key.String(), "err", err)
+		return nil, false
+	}
+	a.assistants.add(key.String())
+	return &assistantStatus{a: a, key: key, last: workingStatus}, true
+}
+
+func (a *Adapter) setStatus(ctx context.Context, key bot.ThreadKey, text string) error {
+	return a.api.SetAssistantThreadsStatusContext(ctx, slack.AssistantThreadsSetStatusParameters{
+		ChannelID: key.Channel, ThreadTS: key.Thread, Status: text,
+	})
+}
+
+// maxStatusText bounds a status; Slack shows one short line.
+const maxStatusText = 150
+
+// assistantStatus is the native status of an assistant thread.
+type assistantStatus struct {
+	a   *Adapter
+	key bot.ThreadKey
+
+	mu       sync.Mutex
+	last     string
+	lastEdit time.Time
+	finished bool
+}
+
+var _ bot.SignedStatus = (*assistantStatus)(nil)
+
+// Update shows the core's step as the status, spaced like the status line
+// (Config.StatusInterval). Slack puts the app's name before a status ("excalibot is drawing…"),
+// so a step gets an "is" in front: "is rendering…".
+func (s *assistantStatus) Update(ctx context.Context, text string) error {
+	text = strings.Join(strings.Fields(text), " ")
+	if text != "" && !strings.HasPrefix(text, "is ") {
+		text = "is " + text
+	}
+	text = truncate(text, maxStatusText)
+	s.mu.Lock()
+	if s.finished || text == "" || text == s.last || time.Since(s.lastEdit) < s.a.cfg.StatusInterval {
+		s.mu.Unlock()
+		return nil
+	}
+	s.last, s.lastEdit = text, time.Now()
+	s.mu.Unlock()
+	if err := s.a.setStatus(ctx, s.key, text); err != nil {
+		return fmt.Errorf("slack assistant status: %w", err)
+	}
+	return nil
+}
+
+// Finish clears the status. Slack clears it too once the reply is posted, and after two minutes
+// without one; clearing it here covers a run that posted nothing.
+func (s *assistantStatus) Finish(ctx context.Context) error {
+	s.mu.Lock()
+	if s.finished {
+		s.mu.Unlock()
+		return nil
+	}
+	s.finished = true
+	s.mu.Unlock()
+	if err := s.a.setStatus(ctx, s.key, ""); err != nil && !isSlackError(err, "invalid_thread_ts", "channel_not_found") {
+		return fmt.Errorf("slack clear assistant status: %w", err)
+	}
+	return nil
+}
+
+// Sign implements bot.SignedStatus.
+func (s *assistantStatus) Sign() string { return assistantSign }
+
+// maxTitle bounds a thread's title; Slack shows it in one line of the app's history.
+const maxTitle = 255
+
+// setTitle names an assistant thread after its diagram, once per title: a reply carries the
+// title every time, and the thread keeps it. A failure is logged only; the reply is posted.
+func (a *Adapter) setTitle(ctx context.Context, key bot.ThreadKey, title string) {
+	title = truncate(strings.Join(strings.Fields(title), " "), maxTitle)
+	if title == "" || !a.assistantCandidate(key) {
+		return
+	}
+	seen := key.String() + "\n" + title
+	if a.titles.has(seen) {
+		return
+	}
+	err := a.api.SetAssistantThreadsTitleContext(ctx, slack.AssistantThreadsSetTitleParameters{
+		ChannelID: key.Channel, ThreadTS: key.Thread, Title: title,
+	})
+	if err != nil {
+		lvl := a.log.Debug // most likely a DM thread that is not an assistant thread
+		if a.assistants.has(key.String()) {
+			lvl = a.log.Warn
+		}
+		lvl("slack: cannot title the assistant thread"+scopeHint(err), "thread", key.String(), "err", err)
+		if isRefusal(err) && !isSlackError(err, "missing_scope") && !a.assistants.has(key.String()) {
+			a.plainDMs.add(key.String())
+		}
+		return
+	}
+	a.titles.add(seen)
+}

@@ -1,0 +1,197 @@
+package slack
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/slack-go/slack"
+
+	"github.com/excalibot/excalibot/bot"
+)
+
+var _ bot.DiscussionReader = (*Adapter)(nil)
+
+const (
+	// defaultDiscussionMessages and defaultDiscussionChars stand in for a zero DiscussionLimit
+	// field: a reader never reads without bounds.
+	defaultDiscussionMessages = 100
+	defaultDiscussionChars    = 20_000
+	// repliesPage is the page size asked of conversations.replies (Slack recommends at most 200;
+	// it may answer with fewer).
+	repliesPage = 200
+	// maxRepliesPages bounds the pages read for one discussion: 10 000 messages at full pages.
+	maxRepliesPages = 50
+)
+
+// Discussion implements bot.DiscussionReader: what people said in msg's thread before msg, oldest
+// first, from conversations.replies (paged by its cursors). The bot's own messages, other bots'
+// and anything that is not a person's message (joins, the assistant thread's root) are left out.
+// Of the rest, the latest limit.Messages are kept, and of those the latest that fit in
+// limit.Chars characters; the oldest one kept may be cut at its start. Authors are named by their
+// display names (users.info, cached), or by their user ids when Slack does not say.
+func (a *Adapter) Discussion(ctx context.Context, msg bot.Message, limit bot.DiscussionLimit) (bot.Discussion, error) {
+	key := msg.Key
+	if limit.Messages <= 0 {
+		limit.Messages = defaultDiscussionMessages
+	}
+	if limit.Chars <= 0 {
+		limit.Chars = defaultDiscussionChars
+	}
+	switch {
+	case key.Thread == "":
+		return bot.Discussion{Note: "I read the messages of a thread: start a thread on the messages you want drawn and ask me there."}, nil
+	case key.Thread == msg.ID:
+		return bot.Discussion{Note: "This message starts its thread, so there is nothing above it to draw: ask me in the thread you want drawn."}, nil
+	}
+	self, _ := a.identity()
+
+	var kept []slack.Message // the latest limit.Messages so far, oldest first
+	cursor, last := "", ""
+	for page := 0; ; page++ {
+		if page == maxRepliesPages {
+			a.log.Warn("slack: discussion longer than the pages read; the rest is left out", "thread", key.String(), "pages", page)
+			break
+		}
+		msgs, more, next, err := a.api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{
+			ChannelID: key.Channel, Timestamp: key.Thread, Cursor: cursor, Limit: repliesPage,
+			Latest: msg.ID, Inclusive: false,
+		})
+		if err != nil {
+			return bot.Discussion{}, fmt.Errorf("slack: read thread %s (conversations.replies, page %d): %w%s", key, page+1, err, scopeHint(err))
+		}
+		for _, m := range msgs {
+			// Oldest first, each once: a parent repeated at the top of a page is dropped, and
+			// anything from the request on (Latest is exclusive, but be sure).
+			if (last != "" && !tsBefore(last, m.Timestamp)) || (msg.ID != "" && !tsBefore(m.Timestamp, msg.ID)) {
+				continue
+			}
+			last = m.Timestamp
+			if !said(m, self) {
+				continue
+			}
+			kept = append(kept, m)
+			if len(kept) > limit.Messages {
+				kept = kept[1:]
+			}
+		}
+		if !more || next == "" {
+			break
+		}
+		cursor = next
+	}
+
+	// The latest first, within the characters; names and mentions resolved last, only for those kept.
+	budget := maxNameLookups
+	var out []bot.Said
+	chars := 0
+	for i := len(kept) - 1; i >= 0; i-- {
+		m := kept[i]
+		text := a.discussionText(ctx, m, self.UserID, &budget)
+		if text == "" {
+			continue
+		}
+		n := utf8.RuneCountInString(text)
+		if chars+n > limit.Chars {
+			if room := limit.Chars - chars; room > 0 && len(out) == 0 {
+				out = append(out, bot.Said{Author: a.names.name(ctx, a, m.User, &budget), Text: "…" + lastRunes(text, room-1), At: tsTime(m.Timestamp)})
+			}
+			break
+		}
+		chars += n
+		out = append(out, bot.Said{Author: a.names.name(ctx, a, m.User, &budget), Text: text, At: tsTime(m.Timestamp)})
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return bot.Discussion{Said: out}, nil
+}
+
+// said reports whether m is a person's message: not the bot's, not another bot's, not a join or
+// the root Slack makes for an assistant thread.
+func said(m slack.Message, self identity) bool {
+	switch {
+	case m.BotID != "" || m.SubType == "bot_message" || m.User == "":
+		return false
+	case self.UserID != "" && m.User == self.UserID:
+		return false
+	case !acceptedSubtypes[m.SubType]:
+		return false
+	}
+	return true
+}
+
+// userMention matches a mention of a person in Slack's markup: <@U123> or <@U123|ana>.
+var userMention = regexp.MustCompile(`<@([UW][A-Z0-9]+)(?:\|[^>]*)?>`)
+
+// discussionText is what a person wrote, as plain text: the bot's mention removed, other
+// mentions by name, the files named when there is no text.
+func (a *Adapter) discussionText(ctx context.Context, m slack.Message, botUserID string, budget *int) string {
+	// cleanText keeps the mentions of people other than the bot as Slack wrote them.
+	text := userMention.ReplaceAllStringFunc(cleanText(m.Text, botUserID), func(tok string) string {
+		return "@" + a.names.name(ctx, a, userMention.FindStringSubmatch(tok)[1], budget)
+	})
+	if text == "" && len(m.Files) > 0 {
+		var names []string
+		for _, f := range m.Files {
+			names = append(names, cmp.Or(f.Name, f.Title, "a file"))
+		}
+		text = "(shared " + strings.Join(names, ", ") + ")"
+	}
+	return text
+}
+
+// maxNameLookups bounds the users.info calls of one discussion; names beyond it that are not
+// cached stay user ids.
+const maxNameLookups = 50
+
+// lastRunes is the last n characters of s.
+func lastRunes(s string, n int) string {
+	r := []rune(s)
+	if n <= 0 {
+		return ""
+	}
+	if len(r) <= n {
+		return s
+	}
+	return string(r[len(r)-n:])
+}
+
+// tsBefore orders Slack timestamps ("1700000000.000123") as numbers, without float rounding.
+func tsBefore(a, b string) bool {
+	ai, af, _ := strings.Cut(a, ".")
+	bi, bf, _ := strings.Cut(b, ".")
+	if len(ai) != len(bi) {
+		return len(ai) < len(bi)
+	}
+	if ai != bi {
+		return ai < bi
+	}
+	for len(af) < len(bf) {
+		af += "0"
+	}
+	for len(bf) < len(af) {
+		bf += "0"
+	}
+	return af < bf
+}
+
+// tsTime is when a Slack timestamp was made; the zero time when it is not one.
+func tsTime(ts string) time.Time {
+	sec, frac, _ := strings.Cut(ts, ".")
+	s, err := strconv.ParseInt(sec, 10, 64)
+	if err != nil {
+		return time.Time{}
+	}
+	frac = (frac + "000000")[:6]
+	us, err := strconv.ParseInt(frac, 10, 64)
+	if err != nil {
+		return time.Time{}
+	}
+	return time.Unix(s, us*1000).UTC()
+}
