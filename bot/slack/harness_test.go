@@ -134,7 +134,12 @@ func (e *env) logs() string { return e.log.String() }
 // start runs an adapter against a fresh fake Slack until the test ends.
 func start(t testing.TB, mode string, rec *recorder, mod func(*Config)) *env {
 	t.Helper()
-	fake := slackfake.New(t, slackfake.Config{})
+	return startWith(t, slackfake.New(t, slackfake.Config{}), mode, rec, mod)
+}
+
+// startWith runs an adapter against fake until the test ends.
+func startWith(t testing.TB, fake *slackfake.Server, mode string, rec *recorder, mod func(*Config)) *env {
+	t.Helper()
 	fc := fake.Config()
 	cfg := Config{
 		BotToken: fc.BotToken, AppToken: fc.AppToken, SigningSecret: fc.SigningSecret,
