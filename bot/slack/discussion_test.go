@@ -30,7 +30,9 @@ func newDiscussionEnv(t *testing.T) *discussionEnv {
 	// U3 is unknown to users.info: named by its id.
 	post := func(m slackfake.UserMessage) string { return fake.Post(m).TS }
 	root := post(slackfake.UserMessage{Channel: "C1", User: "U1", Text: "How should we ship the new service?"})
-	say := func(user, text string) { post(slackfake.UserMessage{Channel: "C1", ThreadTS: root, User: user, Text: text}) }
+	say := func(user, text string) {
+		post(slackfake.UserMessage{Channel: "C1", ThreadTS: root, User: user, Text: text})
+	}
 	say("U2", "Build, then run the tests, then deploy to staging.")
 	post(slackfake.UserMessage{Channel: "C1", ThreadTS: root, User: "U0BOT", BotID: "B0BOT", Text: "Drew a box for: ship it."})
 	say("U1", "<@U2> and a manual approval before production &amp; a rollback step.")
