@@ -27,6 +27,7 @@ var (
 // reply, Finish. It records what the thread looked like while working.
 type drawReply struct {
 	editURL string
+	title   string // the diagram's title in the reply; "" for none
 
 	mu           sync.Mutex
 	whileWorking []string // reactions on the message between Working and Finish
@@ -63,6 +64,8 @@ func (d *drawReply) run(ctx context.Context, fake *slackfake.Server, a bot.Adapt
 		Image:   &bot.File{Name: "diagram.png", MIME: "image/png", Content: pngBytes},
 		Files:   []bot.File{{Name: "diagram.excalidraw", MIME: "application/json", Content: sceneJSON}},
 		EditURL: d.editURL,
+		Title:   d.title,
+		Alt:     "Flowchart: Browser leads to API, API to Postgres.",
 	})
 	if err != nil {
 		fail("Send", err)

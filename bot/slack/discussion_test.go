@@ -17,8 +17,7 @@ import (
 // after the request. The fake pages conversations.replies three messages at a time.
 type discussionEnv struct {
 	*env
-	msg     bot.Message // the request, "draw this thread"
-	authors []string    // of the people's messages before it, in order
+	msg bot.Message // the request, "draw this thread"
 }
 
 func newDiscussionEnv(t *testing.T) *discussionEnv {
@@ -45,8 +44,7 @@ func newDiscussionEnv(t *testing.T) *discussionEnv {
 	req := post(slackfake.UserMessage{Channel: "C1", ThreadTS: root, User: "U1", Text: "<@U0BOT> draw this thread"})
 	say("U2", "written after the request")
 	return &discussionEnv{env: e,
-		msg:     bot.Message{Key: bot.ThreadKey{Platform: Platform, Workspace: "T0FAKE", Channel: "C1", Thread: root}, ID: req, User: "U1"},
-		authors: []string{"Ana", "Bruno Costa", "Ana", "U3", "Bruno Costa", "Bruno Costa"},
+		msg: bot.Message{Key: bot.ThreadKey{Platform: Platform, Workspace: "T0FAKE", Channel: "C1", Thread: root}, ID: req, User: "U1"},
 	}
 }
 

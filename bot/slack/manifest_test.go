@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
@@ -24,6 +25,12 @@ var scopeOf = map[string]string{
 	"files.getUploadURLExternal":   "files:write",
 	"files.completeUploadExternal": "files:write",
 	"files.info":                   "files:read",
+	"conversations.replies":        "channels:history", // in a public channel; groups:, im:, mpim:history elsewhere
+	"users.info":                   "users:read",
+	// Slack takes chat:write or assistant:write for the status, and means to keep chat:write.
+	"assistant.threads.setStatus":           "chat:write",
+	"assistant.threads.setSuggestedPrompts": "assistant:write",
+	"assistant.threads.setTitle":            "assistant:write",
 }
 
 // The manifest must grant every scope the adapter's calls need and subscribe to the events it
@@ -48,6 +55,13 @@ func TestManifestCoversWhatTheAdapterUses(t *testing.T) {
 			AppHome struct {
 				Messages bool `yaml:"messages_tab_enabled"`
 			} `yaml:"app_home"`
+			AssistantView *struct {
+				Description string `yaml:"assistant_description"`
+				Prompts     []struct {
+					Title   string `yaml:"title"`
+					Message string `yaml:"message"`
+				} `yaml:"suggested_prompts"`
+			} `yaml:"assistant_view"`
 		} `yaml:"features"`
 	}
 	if err := yaml.Unmarshal(raw, &m); err != nil {
@@ -60,7 +74,23 @@ func TestManifestCoversWhatTheAdapterUses(t *testing.T) {
 		t.Error("messages_tab_enabled is false; people could not write to the bot directly")
 	}
 
-	d := &drawReply{editURL: "https://excalibot.example/edit/x"}
+	if v := m.Features.AssistantView; v == nil || v.Description == "" {
+		t.Error("features.assistant_view is missing or has no assistant_description; the AI app surface is off")
+	} else {
+		var prompts []string
+		for _, p := range v.Prompts {
+			prompts = append(prompts, p.Title+": "+p.Message)
+		}
+		var want []string
+		for _, p := range suggestedPrompts {
+			want = append(want, p.Title+": "+p.Message)
+		}
+		if !slices.Equal(prompts, want) {
+			t.Errorf("the manifest's suggested prompts:\n%s\ndiffer from the adapter's:\n%s", strings.Join(prompts, "\n"), strings.Join(want, "\n"))
+		}
+	}
+
+	d := &drawReply{editURL: "https://excalibot.example/edit/x", title: "Deploy pipeline"}
 	rec := newRecorder()
 	rec.reply = func(ctx context.Context, a bot.Adapter, msg bot.Message) {
 		for _, f := range msg.Files {
@@ -68,14 +98,40 @@ func TestManifestCoversWhatTheAdapterUses(t *testing.T) {
 				t.Errorf("fetch: %v", err)
 			}
 		}
+		if msg.Key.Thread != msg.ID {
+			if _, err := a.(bot.DiscussionReader).Discussion(ctx, msg, bot.DiscussionLimit{Messages: 10, Chars: 1000}); err != nil {
+				t.Errorf("discussion: %v", err)
+			}
+		}
 		d.run(ctx, rec.fake, a, msg)
 	}
 	e := start(t, ModeSocket, rec, nil)
-	_, err = e.fake.Send(e.ctx, slackfake.UserMessage{Channel: "C1", Text: "<@U0BOT> draw",
+	e.fake.AddUser(slackfake.User{ID: "U0USER", Name: "ana", DisplayName: "Ana"})
+	ts, err := e.fake.Send(e.ctx, slackfake.UserMessage{Channel: "C1", Text: "<@U0BOT> draw",
 		Files: []slackfake.UploadedFile{{Name: "a.excalidraw", MIME: "application/json", Content: sceneJSON}}})
 	must(t, err)
 	rec.next(t)
 	rec.waitReplied(t)
+	// "draw this thread" in the same thread reads it.
+	_, err = e.fake.Send(e.ctx, slackfake.UserMessage{Channel: "C1", ThreadTS: ts, Text: "<@U0BOT> draw this thread"})
+	must(t, err)
+	rec.next(t)
+	rec.waitReplied(t)
+	// The AI app: its thread starts, and a request there is drawn with the native status.
+	at := openAssistant(t, e, slackfake.AssistantStart{Channel: "D1"})
+	_, err = e.fake.Send(e.ctx, slackfake.UserMessage{Channel: "D1", ThreadTS: at, Text: "draw a pipeline"})
+	must(t, err)
+	rec.next(t)
+	rec.waitReplied(t)
+	if len(d.errs) > 0 {
+		t.Fatal(d.errs)
+	}
+	for _, method := range []string{"conversations.replies", "users.info", "assistant.threads.setSuggestedPrompts",
+		"assistant.threads.setStatus", "assistant.threads.setTitle"} {
+		if len(e.fake.Calls(method)) == 0 {
+			t.Errorf("the scenario made no %s call: its scope goes unchecked", method)
+		}
+	}
 	for _, c := range e.fake.Calls("") {
 		scope, ok := scopeOf[c.Method]
 		if !ok {
@@ -93,11 +149,14 @@ func TestManifestCoversWhatTheAdapterUses(t *testing.T) {
 		"message.groups":   "groups:history",
 		"message.im":       "im:history",
 		"message.mpim":     "mpim:history",
+		// The assistant events need no scope of their own, only the assistant_view feature.
+		"assistant_thread_started":         "",
+		"assistant_thread_context_changed": "",
 	} {
 		if !slices.Contains(m.Settings.Events.BotEvents, event) {
 			t.Errorf("event %s is not subscribed", event)
 		}
-		if !slices.Contains(m.OAuth.Scopes.Bot, scope) {
+		if scope != "" && !slices.Contains(m.OAuth.Scopes.Bot, scope) {
 			t.Errorf("event %s needs scope %s, missing from the manifest", event, scope)
 		}
 	}

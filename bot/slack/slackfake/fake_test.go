@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -109,5 +111,147 @@ func TestCheckBlocks(t *testing.T) {
 		if got := checkBlocks(tc.blocks); got != tc.want {
 			t.Errorf("%s: checkBlocks = %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// conversations.replies pages like Slack: oldest first, has_more and a next_cursor until the end,
+// the request's latest/inclusive applied, a cursor Slack never gave refused.
+func TestFakeRepliesPaging(t *testing.T) {
+	f := New(t, Config{RepliesPage: 2})
+	ctx := context.Background()
+	api := slack.New(f.Config().BotToken, slack.OptionAPIURL(f.APIURL()))
+	root := f.Post(UserMessage{Channel: "C1", Text: "m0"}).TS
+	var last string
+	for i := 1; i <= 4; i++ {
+		last = f.Post(UserMessage{Channel: "C1", ThreadTS: root, Text: fmt.Sprintf("m%d", i)}).TS
+	}
+	f.Post(UserMessage{Channel: "C1", Text: "not in the thread"})
+
+	read := func(p slack.GetConversationRepliesParameters) (texts []string, pages int) {
+		t.Helper()
+		for {
+			msgs, more, next, err := api.GetConversationRepliesContext(ctx, &p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pages++
+			for _, m := range msgs {
+				texts = append(texts, m.Text)
+			}
+			if more != (next != "") {
+				t.Fatalf("has_more %v with next_cursor %q", more, next)
+			}
+			if !more {
+				return texts, pages
+			}
+			p.Cursor = next
+		}
+	}
+	if got, pages := read(slack.GetConversationRepliesParameters{ChannelID: "C1", Timestamp: root, Limit: 100}); !slices.Equal(got, []string{"m0", "m1", "m2", "m3", "m4"}) || pages != 3 {
+		t.Errorf("thread = %q in %d pages, want m0…m4 in 3 (2 a page)", got, pages)
+	}
+	if got, _ := read(slack.GetConversationRepliesParameters{ChannelID: "C1", Timestamp: root, Latest: last}); !slices.Equal(got, []string{"m0", "m1", "m2", "m3"}) {
+		t.Errorf("before the last = %q, want m0…m3 (latest is exclusive)", got)
+	}
+	if got, _ := read(slack.GetConversationRepliesParameters{ChannelID: "C1", Timestamp: root, Latest: last, Inclusive: true}); len(got) != 5 {
+		t.Errorf("inclusive latest = %q, want all 5", got)
+	}
+	for _, tc := range []struct {
+		p    slack.GetConversationRepliesParameters
+		want string
+	}{
+		{slack.GetConversationRepliesParameters{ChannelID: "C1", Timestamp: root, Cursor: "garbage"}, "invalid_cursor"},
+		{slack.GetConversationRepliesParameters{ChannelID: "C1", Timestamp: "1.000000"}, "thread_not_found"},
+	} {
+		if _, _, _, err := api.GetConversationRepliesContext(ctx, &tc.p); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: err = %v, want %s", tc.p, err, tc.want)
+		}
+	}
+
+	f.AddUser(User{ID: "U1", Name: "ana", RealName: "Ana Lima", DisplayName: "Ana"})
+	u, err := api.GetUserInfoContext(ctx, "U1")
+	if err != nil || u.Profile.DisplayName != "Ana" || u.RealName != "Ana Lima" {
+		t.Errorf("users.info U1 = %+v, %v; want Ana", u, err)
+	}
+	if _, err := api.GetUserInfoContext(ctx, "U404"); err == nil || !strings.Contains(err.Error(), "user_not_found") {
+		t.Errorf("users.info of an unknown user: err = %v, want user_not_found", err)
+	}
+}
+
+// The assistant methods work in an assistant thread only, within Slack's limits, and the fake
+// records them.
+func TestFakeAssistantThread(t *testing.T) {
+	f := New(t, Config{})
+	ctx := context.Background()
+	api := slack.New(f.Config().BotToken, slack.OptionAPIURL(f.APIURL()))
+	p := f.StartAssistantThread(AssistantStart{User: "U1", Context: "C1"})
+	if len(p.Events) != 1 || p.Events[0].Type != "assistant_thread_started" {
+		t.Fatalf("events = %+v, want one assistant_thread_started", p.Events)
+	}
+	if !strings.Contains(string(p.Events[0].Body), `"thread_ts":"`+p.TS+`"`) || !strings.Contains(string(p.Events[0].Body), `"channel_id":"DU1"`) {
+		t.Errorf("event body lacks the thread: %s", p.Events[0].Body)
+	}
+	plain := f.Post(UserMessage{Channel: "DU1", Text: "a DM, not an assistant thread"}).TS
+	prompts := func(n int) slack.AssistantThreadsSetSuggestedPromptsParameters {
+		q := slack.AssistantThreadsSetSuggestedPromptsParameters{ChannelID: "DU1", ThreadTS: p.TS, Title: "Try"}
+		for i := range n {
+			q.AddPrompt(fmt.Sprintf("p%d", i), "draw it")
+		}
+		return q
+	}
+	for _, tc := range []struct {
+		name string
+		call func() error
+		want string
+	}{
+		{"status outside an assistant thread", func() error {
+			return api.SetAssistantThreadsStatusContext(ctx, slack.AssistantThreadsSetStatusParameters{ChannelID: "DU1", ThreadTS: plain, Status: "is x"})
+		}, "invalid_thread_ts"},
+		{"five prompts", func() error { return api.SetAssistantThreadsSuggestedPromptsContext(ctx, prompts(5)) }, "invalid_arguments"},
+		{"empty title", func() error {
+			return api.SetAssistantThreadsTitleContext(ctx, slack.AssistantThreadsSetTitleParameters{ChannelID: "DU1", ThreadTS: p.TS})
+		}, "invalid_arguments"},
+		{"alt text too long", func() error {
+			_, err := api.GetUploadURLExternalContext(ctx, slack.GetUploadURLExternalParameters{FileName: "a.png", FileSize: 3,
+				AltTxt: strings.Repeat("x", 1001)})
+			return err
+		}, "alt_txt_too_large"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.call(); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want %s", err, tc.want)
+			}
+		})
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(api.SetAssistantThreadsSuggestedPromptsContext(ctx, prompts(3)))
+	must(api.SetAssistantThreadsStatusContext(ctx, slack.AssistantThreadsSetStatusParameters{ChannelID: "DU1", ThreadTS: p.TS, Status: "is drawing…"}))
+	must(api.SetAssistantThreadsTitleContext(ctx, slack.AssistantThreadsSetTitleParameters{ChannelID: "DU1", ThreadTS: p.TS, Title: "Deploy"}))
+	_, _, err := api.PostMessageContext(ctx, "DU1", slack.MsgOptionText("done", false), slack.MsgOptionTS(p.TS))
+	must(err)
+	th, ok := f.Assistant("DU1", p.TS)
+	if !ok {
+		t.Fatal("no assistant thread recorded")
+	}
+	if len(th.Prompts) != 1 || len(th.Prompts[0].Prompts) != 3 || th.Prompts[0].Title != "Try" {
+		t.Errorf("prompts = %+v, want 3 under Try", th.Prompts)
+	}
+	if !slices.Equal(th.Statuses, []string{"is drawing…"}) || th.Status != "" {
+		t.Errorf("statuses %q, now %q; want the one set, cleared by the bot's reply", th.Statuses, th.Status)
+	}
+	if !slices.Equal(th.Titles, []string{"Deploy"}) || th.Context != "C1" || th.User != "U1" {
+		t.Errorf("thread = %+v", th)
+	}
+	ev := f.ChangeAssistantContext("DU1", p.TS, "C2")
+	if ev.Type != "assistant_thread_context_changed" || !strings.Contains(string(ev.Body), `"channel_id":"C2"`) {
+		t.Errorf("context change event = %s %s", ev.Type, ev.Body)
+	}
+	if th, _ := f.Assistant("DU1", p.TS); th.Context != "C2" {
+		t.Errorf("context = %q after the change, want C2", th.Context)
 	}
 }
