@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -116,6 +117,9 @@ func (d *slackDriver) deliver(t *testing.T, evs []slackfake.Event, retry int) {
 }
 
 func (d *slackDriver) replies(th *chatThread) (answers []answer, texts []string, busy bool) {
+	if at, ok := d.fake.Assistant(th.chat, th.root); ok && at.Status != "" {
+		busy = true // the native status of an assistant thread
+	}
 	for _, m := range d.fake.Thread(th.chat, th.root) {
 		if m.BotID == "" {
 			busy = busy || len(d.fake.Reactions(th.chat, m.TS)) > 0
@@ -156,6 +160,83 @@ func (d *slackDriver) workingShown(th *chatThread) bool {
 	return reacted && status
 }
 
+// openAssistant starts a thread of the AI app surface, as a person opening excalibot from the top
+// bar does, and delivers its event.
+func (d *slackDriver) openAssistant(t *testing.T, user int) *chatThread {
+	t.Helper()
+	d.mu.Lock()
+	d.channels++
+	ch := fmt.Sprintf("D0E2E%03d", d.channels)
+	d.mu.Unlock()
+	p := d.fake.StartAssistantThread(slackfake.AssistantStart{User: d.user(user), Channel: ch, Context: "C0E2E001"})
+	d.deliver(t, p.Events, 0)
+	return &chatThread{chat: ch, root: p.TS, last: p.Events}
+}
+
+// slackAssistant is the AI app surface through the whole bot: the suggested prompts when the
+// thread opens, a request there drawn with Slack's native status instead of a reaction and a
+// status line, the status cleared once the picture is in.
+func slackAssistant(t *testing.T, d *slackDriver) {
+	th := d.openAssistant(t, 12)
+	at, ok := d.fake.Assistant(th.chat, th.root)
+	if !ok || len(at.Prompts) != 1 || len(at.Prompts[0].Prompts) != 3 {
+		t.Fatalf("suggested prompts = %+v, want 3 offered once", at.Prompts)
+	}
+	d.say(t, th, 12, "draw a deploy pipeline")
+	a := waitAnswers(t, d, th, 1, "Drew a box for: draw a deploy pipeline.")[0]
+	if got := labels(t, a); !slices.Equal(got, []string{"draw a deploy pipeline"}) {
+		t.Errorf("labels = %q, want [draw a deploy pipeline]", got)
+	}
+	// Slack clears the status when the reply is posted; the bot clears it too when the run ends.
+	waitFor(t, "the status cleared by the bot", func() bool {
+		at, _ = d.fake.Assistant(th.chat, th.root)
+		return len(at.Statuses) >= 2 && at.Statuses[len(at.Statuses)-1] == ""
+	}, func() string { return fmt.Sprintf("statuses %q", at.Statuses) })
+	if at.Statuses[0] != "is drawing…" || at.Status != "" {
+		t.Errorf("statuses = %q (now %q), want \"is drawing…\" first and none at the end", at.Statuses, at.Status)
+	}
+	for _, c := range d.fake.Calls("reactions.add") {
+		if c.Form.Get("channel") == th.chat {
+			t.Errorf("a reaction in the assistant thread: %v", c.Form)
+		}
+	}
+	for _, c := range d.fake.Calls("chat.postMessage") {
+		if c.Form.Get("channel") == th.chat && c.Form.Get("text") == slackWorking {
+			t.Error("a status line was posted in the assistant thread")
+		}
+	}
+}
+
+// slackAltText: every picture the bot posted carries alt text that names what it shows (the
+// instant model draws one box labelled with the request).
+func slackAltText(t *testing.T, d *slackDriver) {
+	th := d.start(t, 13, "draw a message queue", nil)
+	waitAnswers(t, d, th, 1, "Drew a box for: draw a message queue.")
+	var pictures, without []string
+	for _, f := range d.fake.Files() {
+		if f.User != d.fake.Config().BotUserID || path.Ext(f.Name) != ".png" {
+			continue
+		}
+		pictures = append(pictures, f.Name)
+		if f.Alt == "" {
+			without = append(without, f.Name)
+		}
+	}
+	if len(pictures) == 0 {
+		t.Fatal("no pictures posted")
+	}
+	if len(without) > 0 {
+		t.Errorf("%d of the %d pictures posted have no alt text: %q", len(without), len(pictures), without)
+	}
+	for _, m := range d.fake.Thread(th.chat, th.root) {
+		for _, f := range m.Files {
+			if path.Ext(f.Name) == ".png" && !strings.Contains(f.Alt, "draw a message queue") {
+				t.Errorf("alt text of %s = %q, want it to name the box \"draw a message queue\"", f.Name, f.Alt)
+			}
+		}
+	}
+}
+
 // The bot with Slack in Socket Mode and Telegram polling, in one serve.
 func TestE2ESocketModeAndPolling(t *testing.T) {
 	sl, tg := newSlack(t), newTelegram(t)
@@ -168,6 +249,8 @@ func TestE2ESocketModeAndPolling(t *testing.T) {
 	tg.ready(t)
 	t.Run("slack", func(t *testing.T) { runScenarios(t, e, sl) })
 	t.Run("telegram", func(t *testing.T) { runScenarios(t, e, tg) })
+	t.Run("slack assistant thread", func(t *testing.T) { slackAssistant(t, sl) })
+	t.Run("slack alt text", func(t *testing.T) { slackAltText(t, sl) })
 
 	t.Run("slack slow model", func(t *testing.T) {
 		// A model slower than the request limit: the run ends with a friendly error and the
@@ -197,6 +280,7 @@ func TestE2EEventsAPIAndWebhook(t *testing.T) {
 	tg.ready(t)
 	t.Run("slack", func(t *testing.T) { runScenarios(t, e, sl) })
 	t.Run("telegram", func(t *testing.T) { runScenarios(t, e, tg) })
+	t.Run("slack assistant thread", func(t *testing.T) { slackAssistant(t, sl) })
 
 	t.Run("slack forged signature", func(t *testing.T) {
 		d := sl

@@ -230,6 +230,17 @@ func (s *Server) Message(channel, ts string) (Message, bool) {
 	return Message{}, false
 }
 
+// Files returns the files shared into the workspace (the bot's and people's), oldest first.
+func (s *Server) Files() []File {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []File
+	for _, m := range s.messages {
+		out = append(out, m.Files...)
+	}
+	return out
+}
+
 // Reactions returns the reactions on a message, sorted.
 func (s *Server) Reactions(channel, ts string) []string {
 	s.mu.Lock()
