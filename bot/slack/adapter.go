@@ -1,8 +1,10 @@
 // Package slack connects the conversation core to Slack over github.com/slack-go/slack: Socket
 // Mode by default, the Events API over HTTP as an option. It turns mentions, thread follow-ups
 // and direct messages into bot.Messages, shows working signs (an "eyes" reaction and a status
-// line), and posts replies: the PNG and the .excalidraw file uploaded into the thread, and a
-// Block Kit message with the summary and links.
+// line; Slack's native status in the threads of its AI app surface, assistant.go), and posts
+// replies: the PNG (with its alt text) and the .excalidraw file uploaded into the thread, and a
+// Block Kit message with the summary and links. It reads a thread's discussion for "draw this
+// thread" (discussion.go).
 package slack
 
 import (

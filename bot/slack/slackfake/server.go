@@ -2,7 +2,8 @@
 // upload and download URLs, Socket Mode over a websocket, and signed Events API requests. It
 // speaks Slack's wire protocol (form posts in, Slack's JSON shapes out), so the real slack-go
 // client talks to it unchanged, and it records the workspace's state (messages, reactions,
-// files) for assertions. Import it from _test.go files only.
+// files and their alt text, the AI app's threads, users) for assertions. Import it from _test.go
+// files only.
 package slackfake
 
 import (
