@@ -70,14 +70,18 @@ func (a *Adapter) onAssistantThread(ctx context.Context, in inbound) {
 	if in.assistant != assistantStarted {
 		return
 	}
-	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	err := a.api.SetAssistantThreadsSuggestedPromptsContext(pctx, slack.AssistantThreadsSetSuggestedPromptsParameters{
-		Title: promptsTitle, ChannelID: in.channel, ThreadTS: in.threadTS, Prompts: suggestedPrompts,
+	// From a goroutine Run waits for, as the allowlist refusal is: the dispatcher (and the
+	// Events API's answer) never waits on Slack.
+	a.bg.Go(func() {
+		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		err := a.api.SetAssistantThreadsSuggestedPromptsContext(pctx, slack.AssistantThreadsSetSuggestedPromptsParameters{
+			Title: promptsTitle, ChannelID: in.channel, ThreadTS: in.threadTS, Prompts: suggestedPrompts,
+		})
+		if err != nil {
+			log.Warn("slack: cannot offer suggested prompts"+scopeHint(err), "err", err)
+		}
 	})
-	if err != nil {
-		log.Warn("slack: cannot offer suggested prompts"+scopeHint(err), "err", err)
-	}
 }
 
 // scopeHint tells the operator what to do about a missing scope: new scopes need the app

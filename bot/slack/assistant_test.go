@@ -26,6 +26,16 @@ func openAssistant(t *testing.T, e *env, st slackfake.AssistantStart) string {
 	return p.TS
 }
 
+// waitPrompts waits until the suggested prompts were offered in a thread (from a goroutine of
+// the adapter's).
+func waitPrompts(t *testing.T, e *env, channel, ts string) {
+	t.Helper()
+	waitUntil(t, "the suggested prompts", func() bool {
+		th, _ := e.fake.Assistant(channel, ts)
+		return len(th.Prompts) > 0
+	})
+}
+
 func assistantOf(t *testing.T, e *env, channel, ts string) slackfake.AssistantThread {
 	t.Helper()
 	th, ok := e.fake.Assistant(channel, ts)
@@ -77,6 +87,7 @@ func TestAssistantThreadFlow(t *testing.T) {
 	e := start(t, ModeSocket, rec, nil)
 	ts := openAssistant(t, e, slackfake.AssistantStart{User: "U1", Channel: "D1", Context: "C7"})
 
+	waitPrompts(t, e, "D1", ts)
 	th := assistantOf(t, e, "D1", ts)
 	if len(th.Prompts) != 1 {
 		t.Fatalf("suggested prompts set %d times, want once", len(th.Prompts))
@@ -161,6 +172,7 @@ func TestAssistantThreadStartedOverHTTP(t *testing.T) {
 	if res.Status != http.StatusOK {
 		t.Fatalf("status = %d, want 200", res.Status)
 	}
+	waitPrompts(t, e, "DU2", p.TS)
 	if th := assistantOf(t, e, "DU2", p.TS); len(th.Prompts) != 1 || len(th.Prompts[0].Prompts) != len(suggestedPrompts) {
 		t.Errorf("prompts = %+v, want the suggested prompts once", th.Prompts)
 	}
@@ -173,11 +185,11 @@ func TestAssistantEvents(t *testing.T) {
 	e := start(t, ModeSocket, newRecorder(), nil)
 	e.fake.Fail("assistant.threads.setSuggestedPrompts", "missing_scope", 1)
 	ts := openAssistant(t, e, slackfake.AssistantStart{User: "U3", Channel: "D3"})
+	waitUntil(t, "the refused prompts logged with a hint to reinstall the app", func() bool {
+		return strings.Contains(e.logs(), "cannot offer suggested prompts") && strings.Contains(e.logs(), "reinstall")
+	})
 	if th := assistantOf(t, e, "D3", ts); len(th.Prompts) != 0 {
 		t.Errorf("prompts = %+v after a refusal", th.Prompts)
-	}
-	if !strings.Contains(e.logs(), "reinstall") {
-		t.Errorf("no hint to reinstall the app for the missing scope:\n%s", e.logs())
 	}
 	ev := e.fake.ChangeAssistantContext("D3", ts, "C9")
 	env, err := e.fake.Deliver(e.ctx, ev, slackfake.DeliverOptions{})

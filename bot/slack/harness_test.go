@@ -211,6 +211,19 @@ func (l *logBuffer) String() string {
 	return l.buf.String()
 }
 
+// waitUntil waits until cond holds, failing the test after 10 s: for what the adapter does from
+// its own goroutines.
+func waitUntil(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {

@@ -119,6 +119,7 @@ func TestManifestCoversWhatTheAdapterUses(t *testing.T) {
 	rec.waitReplied(t)
 	// The AI app: its thread starts, and a request there is drawn with the native status.
 	at := openAssistant(t, e, slackfake.AssistantStart{Channel: "D1"})
+	waitPrompts(t, e, "D1", at)
 	_, err = e.fake.Send(e.ctx, slackfake.UserMessage{Channel: "D1", ThreadTS: at, Text: "draw a pipeline"})
 	must(t, err)
 	rec.next(t)

@@ -178,8 +178,12 @@ func (d *slackDriver) openAssistant(t *testing.T, user int) *chatThread {
 // status line, the status cleared once the picture is in.
 func slackAssistant(t *testing.T, d *slackDriver) {
 	th := d.openAssistant(t, 12)
-	at, ok := d.fake.Assistant(th.chat, th.root)
-	if !ok || len(at.Prompts) != 1 || len(at.Prompts[0].Prompts) != 3 {
+	var at slackfake.AssistantThread
+	waitFor(t, "the suggested prompts", func() bool {
+		at, _ = d.fake.Assistant(th.chat, th.root)
+		return len(at.Prompts) > 0
+	}, func() string { return fmt.Sprintf("%+v", at) })
+	if len(at.Prompts) != 1 || len(at.Prompts[0].Prompts) != 3 {
 		t.Fatalf("suggested prompts = %+v, want 3 offered once", at.Prompts)
 	}
 	d.say(t, th, 12, "draw a deploy pipeline")
