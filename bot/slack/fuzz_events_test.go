@@ -69,8 +69,12 @@ func slackSeeds(tb testing.TB) [][]byte {
 			out = append(out, ev.Body)
 		}
 	}
+	// The AI app surface: a chat opened, and its context changed.
+	started := fake.StartAssistantThread(slackfake.AssistantStart{User: "U1", Context: "C1"})
+	out = append(out, started.Events[0].Body, fake.ChangeAssistantContext("DU1", started.TS, "C2").Body)
 	return append(out,
 		slackfake.URLVerificationBody("challenge-text"),
+		[]byte(`{"type":"event_callback","event":{"type":"assistant_thread_started","assistant_thread":{"channel_id":"","thread_ts":""}}}`),
 		[]byte(`{"type":"app_rate_limited","team_id":"T1","minute_rate_limited":1518467820}`),
 		[]byte(`{"type":"event_callback","event":{"type":"message","text":"<@U0BOT`+strings.Repeat("<", 200)+`","channel":"C1","user":"U1","ts":"1.2"}}`),
 		[]byte(`{"type":"event_callback","event":{"type":"app_mention","files":[{"id":"F1"},{"id":"","url_private":""}],"channel":"C1","user":"U1","ts":"1.2"}}`),
