@@ -15,6 +15,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/excalibot/excalibot/agent/ollamafake"
+	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/bot/slack/slackfake"
 	"github.com/excalibot/excalibot/bot/telegram/tgfake"
 	"github.com/excalibot/excalibot/config"
@@ -198,6 +199,22 @@ func slackAssistant(t *testing.T, d *slackDriver) {
 	}, func() string { return fmt.Sprintf("statuses %q", at.Statuses) })
 	if at.Statuses[0] != "is drawing…" || at.Status != "" {
 		t.Errorf("statuses = %q (now %q), want \"is drawing…\" first and none at the end", at.Statuses, at.Status)
+	}
+	// The chat is titled after the diagram when it has a title, the title its files are named by.
+	var picture string
+	for _, m := range d.fake.Thread(th.chat, th.root) {
+		for _, f := range m.Files {
+			if path.Ext(f.Name) == ".png" {
+				picture = f.Name
+			}
+		}
+	}
+	title := ""
+	if len(at.Titles) > 0 {
+		title = at.Titles[len(at.Titles)-1]
+	}
+	if want := bot.FileBase(title, 1) + ".png"; picture != want {
+		t.Errorf("picture %q with chat titles %q; want the picture named %q after the title", picture, at.Titles, want)
 	}
 	for _, c := range d.fake.Calls("reactions.add") {
 		if c.Form.Get("channel") == th.chat {
