@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/excalibot/excalibot/diagram/outline"
+	"github.com/excalibot/excalibot/internal/plural"
 	"path"
 	"strings"
 	"time"
@@ -147,11 +148,11 @@ func ago(d time.Duration) string {
 	case d < time.Minute:
 		return "just now"
 	case d < time.Hour:
-		return plural(int(d/time.Minute), "minute") + " ago"
+		return plural.Count(int(d/time.Minute), "minute", "minutes") + " ago"
 	case d < 48*time.Hour:
-		return plural(int(d/time.Hour), "hour") + " ago"
+		return plural.Count(int(d/time.Hour), "hour", "hours") + " ago"
 	}
-	return plural(int(d/(24*time.Hour)), "day") + " ago"
+	return plural.Count(int(d/(24*time.Hour)), "day", "days") + " ago"
 }
 
 // upload is what an attachment turned out to be: a diagram to import (doc) or a picture to redraw.

@@ -111,6 +111,7 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 		PollInterval:      cfg.PollInterval,
 		ReplyGiveUp:       cfg.ReplyGiveUp,
 		NotifyEdits:       cfg.NotifyEdits,
+		WorkingAfter:      workingAfter(cfg.WorkingAfter),
 		Observer:          metrics,
 	}, log)
 	metrics.QueueDepth(core.QueueDepth)
@@ -361,4 +362,13 @@ func localURL(addr net.Addr) string {
 		host = "localhost"
 	}
 	return "http://" + net.JoinHostPort(host, port)
+}
+
+// workingAfter is the setting as the bot takes it: 0 there means its default, so "at once" is
+// negative.
+func workingAfter(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
