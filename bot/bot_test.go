@@ -274,7 +274,7 @@ func TestDrawFollowUpUndoRedo(t *testing.T) {
 	}
 	h.say(thread, "history")
 	h.rec.wait(t, 1)
-	if r := h.rec.last(thread); !strings.Contains(r.Text, "2. agent: add another") || !strings.Contains(r.Text, "← current") {
+	if r := h.rec.last(thread); !strings.Contains(r.Text, "2. model: “add another” — added 1 box") || !strings.Contains(r.Text, "← current") {
 		t.Errorf("history = %q", r.Text)
 	}
 	h.rec.mu.Lock()
@@ -438,7 +438,7 @@ func TestResetThemeExport(t *testing.T) {
 	}
 	h.say(thread, "export svg")
 	h.rec.wait(t, 1)
-	if r := h.rec.last(thread); len(r.Files) != 1 || r.Files[0].Name != "diagram.svg" || r.Files[0].MIME != "image/svg+xml" {
+	if r := h.rec.last(thread); len(r.Files) != 1 || r.Files[0].Name != "diagram-r1.svg" || r.Files[0].MIME != "image/svg+xml" {
 		t.Errorf("export reply = %+v", r)
 	}
 	h.say(thread, "export pdf")
