@@ -25,6 +25,7 @@ type Store interface {
 	Undo(ctx context.Context, key store.ThreadKey, from int64) (*store.Thread, error)
 	Redo(ctx context.Context, key store.ThreadKey, from int64) (*store.Thread, error)
 	History(ctx context.Context, key store.ThreadKey, limit int) ([]store.Revision, error)
+	Revision(ctx context.Context, key store.ThreadKey, rev int64) (*store.Revision, error)
 	SetSettings(ctx context.Context, key store.ThreadKey, s store.Settings) error
 	SetMemory(ctx context.Context, key store.ThreadKey, memory []byte) error
 	RevokeLinks(ctx context.Context, key store.ThreadKey, kind store.LinkKind) (int, error)

@@ -276,7 +276,7 @@ func TestDrawFollowUpUndoRedo(t *testing.T) {
 	}
 	h.say(thread, "history")
 	h.rec.wait(t, 1)
-	if r := h.rec.last(thread); !strings.Contains(r.Text, "2. agent: add another") || !strings.Contains(r.Text, "← current") {
+	if r := h.rec.last(thread); !strings.Contains(r.Text, "2. model: “add another” — added 1 box") || !strings.Contains(r.Text, "← current") {
 		t.Errorf("history = %q", r.Text)
 	}
 	h.rec.mu.Lock()
