@@ -128,7 +128,6 @@ func (b *Bot) export(ctx context.Context, th *store.Thread, format string) Reply
 	return r
 }
 
-
 // upload is what an attachment turned out to be: a diagram to import (doc) or a picture to redraw.
 type upload struct {
 	doc     []byte
