@@ -48,7 +48,11 @@ func newChatEnv(t *testing.T, gate chan struct{}, r ...Renderer) *chatEnv {
 	srv := New(st, rend, core, nil, Options{}, nil)
 	chat := webchat.New(core, webchat.Options{Page: ChatPage}, nil)
 	for _, r := range chat.Routes() {
-		srv.HandleBrowser(r.Pattern, r.Handler, r.Stream)
+		if r.MaxBody > 0 {
+			srv.HandleUpload(r.Pattern, r.Handler, r.MaxBody)
+		} else {
+			srv.HandleBrowser(r.Pattern, r.Handler, r.Stream)
+		}
 	}
 	core.Register(chat) // as serve does, so browser-edit notices reach the page
 	ts := httptest.NewServer(srv.Handler())

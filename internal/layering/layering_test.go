@@ -35,7 +35,7 @@ var layers = map[string]layer{
 	"links":         {imports: []string{"bot", "scene", "store"}},
 	"bot/slack":     {imports: []string{"bot"}},
 	"bot/telegram":  {imports: []string{"bot"}},
-	"bot/webchat":   {imports: []string{"bot", "internal/clip"}, tests: []string{"links", "store"}},
+	"bot/webchat":   {imports: []string{"bot", "internal/clip", "scene"}, tests: []string{"links", "store"}},
 	"bot/agentdraw": {imports: []string{"agent", "bot", "diagram/mermaid", "scene", "tools"}},
 	"bot":           {imports: []string{"diagram/mermaid", "diagram/outline", "internal/clip", "internal/plural", "picture", "ratelimit", "scene", "store"}},
 	"ratelimit":     {},
