@@ -31,7 +31,7 @@ var layers = map[string]layer{
 		"bot/telegram", "bot/webchat", "config", "diagram/mermaid", "diagram/outline", "internal/plural", "links", "picture", "render", "scene", "store", "store/postgres", "store/sqlite", "tools", "web"}},
 	"config": {},
 
-	"web":           {imports: []string{"bot", "internal/clip", "ratelimit", "render", "scene", "store"}, tests: []string{"bot/webchat", "links"}},
+	"web":           {imports: []string{"bot", "internal/clip", "ratelimit", "render", "scene", "store"}, tests: []string{"agent", "bot/agentdraw", "bot/webchat", "links"}},
 	"links":         {imports: []string{"bot", "scene", "store"}},
 	"bot/slack":     {imports: []string{"bot"}},
 	"bot/telegram":  {imports: []string{"bot"}},
