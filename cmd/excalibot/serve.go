@@ -132,9 +132,13 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 
 	// The chat page: open on localhost, from elsewhere only with EXCALIBOT_CHAT_SECRET.
 	chat := webchat.New(core, webchat.Options{Secret: cfg.ChatSecret, Page: web.ChatPage,
-		Secure: strings.HasPrefix(cfg.PublicURL, "https:")}, log)
+		Secure: strings.HasPrefix(cfg.PublicURL, "https:"), MaxImageBytes: int64(cfg.MaxImageSize)}, log)
 	for _, r := range chat.Routes() {
-		srvWeb.HandleBrowser(r.Pattern, r.Handler, r.Stream)
+		if r.MaxBody > 0 {
+			srvWeb.HandleUpload(r.Pattern, r.Handler, r.MaxBody)
+		} else {
+			srvWeb.HandleBrowser(r.Pattern, r.Handler, r.Stream)
+		}
 	}
 	core.Register(chat) // so restart and browser-edit notices reach web threads too
 
