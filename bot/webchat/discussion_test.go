@@ -2,6 +2,7 @@ package webchat
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -78,5 +79,29 @@ func TestDiscussion(t *testing.T) {
 	}
 	if d, _ := c.Discussion(context.Background(), request, bot.DiscussionLimit{Messages: 50, Chars: 4000}); len(d.Said) != 2 || !d.Said[0].At.Equal(t0) {
 		t.Errorf("said %+v, want two messages with the time of each, the first at %v", d.Said, t0)
+	}
+}
+
+// TestDrawThisThreadOverHTTP: "draw this thread" on the chat page reaches the drawer with the
+// thread's earlier messages, and the reply says how many it used.
+func TestDrawThisThreadOverHTTP(t *testing.T) {
+	d := &seeingDrawer{}
+	ce := startChat(t, d, bot.Options{UserRatePerMinute: 1e9, ChatRatePerMinute: 1e9}, Options{})
+	const thread = "thread-talk-http"
+	for i, text := range []string{"We have a web app and an API.", "The API writes to Postgres.", "draw this thread"} {
+		res := ce.do(t, "POST", "/chat/api/threads/"+thread+"/messages", []byte(fmt.Sprintf(`{"text":%q}`, text)), map[string]string{chatSessionHdr: upSession})
+		if res.StatusCode != 202 {
+			t.Fatalf("post %q = %d %s", text, res.StatusCode, readAll(t, res))
+		}
+		ce.waitReply(t, thread, i+1)
+	}
+	reply := ce.waitReply(t, thread, 3)
+	if !strings.HasPrefix(reply.Text, "From the 2 messages above.") || reply.Image == "" {
+		t.Errorf("reply = %+v, want the picture, from the 2 messages above", reply)
+	}
+	reqs := d.requests()
+	got := reqs[len(reqs)-1].Discussion
+	if want := userName + ": We have a web app and an API.\n" + userName + ": The API writes to Postgres."; got != want {
+		t.Errorf("the drawer got the discussion %q, want %q", got, want)
 	}
 }
