@@ -258,6 +258,48 @@ func slackAltText(t *testing.T, d *slackDriver) {
 	}
 }
 
+// slackDrawThread: "draw this thread" in a channel thread the bot was not part of reads the
+// people's messages above it (names from users.info, the bot and other bots left out) and hands
+// them to the model; the reply says how many it used.
+func slackDrawThread(t *testing.T, e *e2e, d *slackDriver) {
+	ana, bruno := d.user(14), d.user(15)
+	d.fake.AddUser(slackfake.User{ID: ana, Name: "ana", RealName: "Ana Lima", DisplayName: "Ana"})
+	d.fake.AddUser(slackfake.User{ID: bruno, Name: "bruno", RealName: "Bruno Costa"})
+	d.mu.Lock()
+	d.channels++
+	ch := fmt.Sprintf("C0E2E%03d", d.channels)
+	d.mu.Unlock()
+	root := d.fake.Post(slackfake.UserMessage{Channel: ch, User: ana, Text: "Requests go from the web app to the API."})
+	d.deliver(t, root.Events, 0) // no mention: not for the bot
+	th := &chatThread{chat: ch, root: root.TS}
+	for _, m := range []slackfake.UserMessage{
+		{Channel: ch, ThreadTS: root.TS, User: bruno, Text: "The API keeps orders in Postgres."},
+		{Channel: ch, ThreadTS: root.TS, User: "U0E2ECI", BotID: "B0E2ECI", Text: "build 812 passed"},
+		{Channel: ch, ThreadTS: root.TS, User: ana, Text: "And <@" + bruno + "> wants a Redis cache in front of it."},
+	} {
+		d.deliver(t, d.fake.Post(m).Events, 0)
+	}
+	before := len(e.ollama.Requests())
+	req := d.fake.Post(slackfake.UserMessage{Channel: ch, ThreadTS: root.TS, User: ana, Text: "<@U0BOT> draw this thread"})
+	d.deliver(t, req.Events, 0)
+	waitAnswers(t, d, th, 1, "From the 3 messages above.")
+	var sent strings.Builder
+	for _, r := range e.ollama.Requests()[before:] {
+		for _, m := range r.Messages {
+			sent.WriteString(m.Content + "\n")
+		}
+	}
+	for _, want := range []string{"Ana: Requests go from the web app to the API.", "Bruno Costa: The API keeps orders in Postgres.",
+		"Ana: And @Bruno Costa wants a Redis cache in front of it."} {
+		if !strings.Contains(sent.String(), want) {
+			t.Errorf("the model was not given %q; it got:\n%s", want, sent.String())
+		}
+	}
+	if strings.Contains(sent.String(), "build 812 passed") {
+		t.Error("another bot's message reached the model")
+	}
+}
+
 // The bot with Slack in Socket Mode and Telegram polling, in one serve.
 func TestE2ESocketModeAndPolling(t *testing.T) {
 	sl, tg := newSlack(t), newTelegram(t)
@@ -272,6 +314,7 @@ func TestE2ESocketModeAndPolling(t *testing.T) {
 	t.Run("telegram", func(t *testing.T) { runScenarios(t, e, tg) })
 	t.Run("slack assistant thread", func(t *testing.T) { slackAssistant(t, sl) })
 	t.Run("slack alt text", func(t *testing.T) { slackAltText(t, sl) })
+	t.Run("slack draw this thread", func(t *testing.T) { slackDrawThread(t, e, sl) })
 
 	t.Run("slack slow model", func(t *testing.T) {
 		// A model slower than the request limit: the run ends with a friendly error and the
