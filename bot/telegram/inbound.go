@@ -247,4 +247,3 @@ func dropStartPayload(text string) string {
 	}
 	return text
 }
-
