@@ -159,6 +159,19 @@ func TestGroupReplyChainIsAThread(t *testing.T) {
 	other := e.fake.Send(tgfake.Post{Chat: group.ID, From: bob, Text: "/draw an org chart"})
 	m5 := e.rec.next(t)
 	e.rec.settle(t)
+	// A reply to a later answer of the first thread (the file answering Bob's follow-up, not
+	// the root's picture) continues the first thread, not the newer one.
+	var later int
+	for _, bm := range e.fake.BotMessages(group.ID) {
+		if bm.ReplyTo == atoi(t, m2.ID) && bm.Kind == "document" {
+			later = bm.ID
+		}
+	}
+	e.fake.Send(tgfake.Post{Chat: group.ID, From: bob, ReplyTo: later, Text: "and a CDN"})
+	if m6 := e.rec.next(t); m6.Key != m1.Key {
+		t.Errorf("reply to the file answering a follow-up: thread %q, want %q", m6.Key.Thread, m1.Key.Thread)
+	}
+	e.rec.settle(t)
 
 	want := "0:" + strconv.Itoa(first.MessageID)
 	for i, m := range []bot.Message{m1, m2, m3, m4} {
@@ -174,7 +187,7 @@ func TestGroupReplyChainIsAThread(t *testing.T) {
 	for _, m := range e.fake.BotMessages(group.ID) {
 		answers[m.ReplyTo]++
 	}
-	for i, m := range []bot.Message{m1, m2, m3, m4, m5} {
+	for i, m := range e.rec.messages() {
 		if n := answers[atoi(t, m.ID)]; n != 2 {
 			t.Errorf("request %d (%q): %d answers reply to it, want 2 (picture and file); all: %v", i+1, m.Text, n, answers)
 		}
