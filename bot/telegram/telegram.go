@@ -214,7 +214,7 @@ func (a *Adapter) Platform() string { return Platform }
 
 // commands are registered with setMyCommands so clients offer them after "/".
 var commands = []models.BotCommand{
-	{Command: "draw", Description: "Draw a diagram: /draw how a request reaches Postgres"},
+	{Command: "draw", Description: "Draw a new diagram: /draw how a request reaches Postgres"},
 	{Command: "undo", Description: "Step back to the previous revision"},
 	{Command: "redo", Description: "Step forward again"},
 	{Command: "new", Description: "Start a fresh diagram"},
