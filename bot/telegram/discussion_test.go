@@ -214,3 +214,21 @@ func TestSeenLogMemory(t *testing.T) {
 		t.Errorf("chats hold %d bytes, the count says %d", total, s.bytes)
 	}
 }
+
+// TestSeenOnlyInAllowedChats: the chatter of a chat outside the allowlist is not kept.
+func TestSeenOnlyInAllowedChats(t *testing.T) {
+	e := start(t, func(c *Config) { c.Chats = []string{"-1001"} })
+	e.fake.SetPrivacy(false)
+	e.rec.silence()
+	e.fake.Send(tgfake.Post{Chat: forum.ID, From: bob, Text: "not allowed here"})
+	e.fake.Send(tgfake.Post{Chat: group.ID, From: bob, Text: "allowed here"})
+	e.fake.Send(tgfake.Post{Chat: group.ID, From: alice, Text: "@draw_bot draw this thread"})
+	req := e.rec.next(t)
+	d, _ := e.a.Discussion(t.Context(), req, bot.DiscussionLimit{Messages: 50, Chars: 10_000})
+	if got := saidText(d); got != "Bob: allowed here" {
+		t.Errorf("allowed chat: got %q, want Bob's message", got)
+	}
+	if said, _, _ := e.a.seen.before(convRef{forum.ID, 0}, 0, bot.DiscussionLimit{}); len(said) != 0 {
+		t.Errorf("chat outside the allowlist: kept %q, want nothing", saidText(bot.Discussion{Said: said}))
+	}
+}
