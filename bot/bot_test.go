@@ -251,7 +251,7 @@ func TestDrawFollowUpUndoRedo(t *testing.T) {
 	h.say(thread, "draw a box")
 	h.rec.wait(t, 1)
 	r := h.rec.last(thread)
-	if r.Error || r.Image == nil || len(r.Files) != 1 || r.Files[0].Name != "diagram.excalidraw" || !strings.Contains(r.Text, "Drew r1") {
+	if r.Error || r.Image == nil || len(r.Files) != 1 || r.Files[0].Name != "diagram-r1.excalidraw" || r.Image.Name != "diagram-r1.png" || !strings.Contains(r.Alt, "1 box") || !strings.Contains(r.Text, "Drew r1") {
 		t.Fatalf("first reply = %+v; want picture, file and summary", r)
 	}
 	h.say(thread, "add another")
@@ -438,7 +438,7 @@ func TestResetThemeExport(t *testing.T) {
 	}
 	h.say(thread, "export svg")
 	h.rec.wait(t, 1)
-	if r := h.rec.last(thread); len(r.Files) != 1 || r.Files[0].Name != "diagram.svg" || r.Files[0].MIME != "image/svg+xml" {
+	if r := h.rec.last(thread); len(r.Files) != 1 || r.Files[0].Name != "diagram-r1.svg" || r.Files[0].MIME != "image/svg+xml" {
 		t.Errorf("export reply = %+v", r)
 	}
 	h.say(thread, "export pdf")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/excalibot/excalibot/diagram/outline"
 	"path"
 	"strings"
 	"time"
@@ -98,23 +99,27 @@ func (b *Bot) commandReply(ctx context.Context, key ThreadKey, cmd Command) Repl
 
 func (b *Bot) export(ctx context.Context, th *store.Thread, format string) Reply {
 	r := Reply{Text: fmt.Sprintf("Revision %d as %s.", th.Rev, format)}
+	sc, err := storedScene(th)
+	base := FileBase("", th.Rev)
+	if sc != nil {
+		base = FileBase(outline.Of(sc).Title, th.Rev)
+	}
 	switch format {
 	case "excalidraw":
-		r.Files = []File{sceneFile(th.Scene)}
+		r.Files = []File{sceneFile(base, th.Scene)}
 	case "png", "svg":
-		sc, err := storedScene(th)
 		var pic []byte
 		if err == nil {
 			pic, err = b.render.Render(ctx, sc, th.Scene, format, th.Settings.Theme == "dark")
 		}
 		if err != nil {
-			return Reply{Text: friendly("rendering the "+format, err), Error: true, Files: []File{sceneFile(th.Scene)}}
+			return Reply{Text: friendly("rendering the "+format, err), Error: true, Files: []File{sceneFile(base, th.Scene)}}
 		}
 		mime := "image/png"
 		if format == "svg" {
 			mime = "image/svg+xml"
 		}
-		r.Files = []File{{Name: "diagram." + format, MIME: mime, Content: pic}}
+		r.Files = []File{{Name: base + "." + format, MIME: mime, Content: pic}}
 	}
 	return r
 }

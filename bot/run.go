@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/excalibot/excalibot/diagram/outline"
 	"github.com/excalibot/excalibot/internal/clip"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
@@ -23,6 +24,8 @@ type turn struct {
 	key    ThreadKey
 	run    store.Run
 	status *statusLine // nil for commands
+	// replyTo is the platform id of the latest message the run answers; its reply quotes it.
+	replyTo string
 }
 
 // outcome is how a run ended: its state, what the store keeps with it and the reply.
@@ -55,7 +58,7 @@ func (b *Bot) begin(ctx context.Context, key ThreadKey, a Adapter, jobs []job, d
 		b.log.Warn("record a run; its messages wait for the store", "thread", key.String(), "err", err)
 		return nil, false
 	}
-	return &turn{b: b, a: a, key: key, run: run}, true
+	return &turn{b: b, a: a, key: key, run: run, replyTo: jobs[len(jobs)-1].msg.ID}, true
 }
 
 // end records the run's end with its revision and its reply (and, for a drawing run, the taking
@@ -69,6 +72,9 @@ func (t *turn) end(ctx context.Context, o outcome) (*store.Thread, bool) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	holding := false
+	if o.reply.ReplyTo == "" {
+		o.reply.ReplyTo = t.replyTo
+	}
 	for {
 		replies, err := t.replies(o.reply)
 		if err != nil {
@@ -351,7 +357,7 @@ func (b *Bot) postReply(ctx context.Context, th *store.Thread, text string) Repl
 	if err != nil {
 		p := &rendering{cancel: func() {}, done: make(chan struct{}), err: err}
 		close(p.done)
-		return b.withPicture(ctx, th, text, p)
+		return b.withPicture(ctx, th, nil, text, p)
 	}
 	return b.pictureReply(ctx, th, sc, text)
 }
@@ -359,7 +365,7 @@ func (b *Bot) postReply(ctx context.Context, th *store.Thread, text string) Repl
 // pictureReply renders sc, the scene th holds, while the editor links are made, and is the reply
 // with both.
 func (b *Bot) pictureReply(ctx context.Context, th *store.Thread, sc *scene.Scene, text string) Reply {
-	return b.withPicture(ctx, th, text, b.startRender(ctx, sc, th.Scene, th.Settings.Theme == "dark"))
+	return b.withPicture(ctx, th, sc, text, b.startRender(ctx, sc, th.Scene, th.Settings.Theme == "dark"))
 }
 
 // storedScene decodes a thread's stored scene (nil for a thread without one yet).
@@ -386,10 +392,19 @@ func encodeScene(sc *scene.Scene) ([]byte, error) {
 	return doc, nil
 }
 
-// withPicture is the reply of th with the picture pic renders of it; the editor links are made
-// meanwhile.
-func (b *Bot) withPicture(ctx context.Context, th *store.Thread, text string, pic *rendering) Reply {
-	r := Reply{Text: text, Files: []File{sceneFile(th.Scene)}}
+// withPicture is the reply of th with the picture pic renders of sc, its scene (nil when it
+// could not be read); the editor links are made and the diagram described meanwhile. Its files
+// are named after the diagram's title and revision.
+func (b *Bot) withPicture(ctx context.Context, th *store.Thread, sc *scene.Scene, text string, pic *rendering) Reply {
+	var o outline.Outline
+	if sc != nil {
+		o = outline.Of(sc)
+	}
+	base := FileBase(o.Title, th.Rev)
+	r := Reply{Text: text, Files: []File{sceneFile(base, th.Scene)}, Title: o.Title}
+	if sc != nil {
+		r.Alt = altText(o)
+	}
 	if links := b.links; links != nil {
 		if edit, view, err := links.ThreadLinks(ctx, th); err != nil {
 			b.log.Warn("make editor links", "thread", th.Key.String(), "err", err)
@@ -404,14 +419,23 @@ func (b *Bot) withPicture(ctx context.Context, th *store.Thread, text string, pi
 		r.Text = strings.TrimSpace(r.Text + "\n\n" + "I could not render the picture (" + strings.TrimSpace(err.Error()) +
 			"). The diagram is saved and the .excalidraw file is attached (it opens in Excalidraw); send \"export png\" to try the picture again.")
 	} else {
-		r.Image = &File{Name: "diagram.png", MIME: "image/png", Content: png}
+		r.Image = &File{Name: base + ".png", MIME: "image/png", Content: png}
 	}
 	return r
 }
 
-func sceneFile(doc []byte) File {
-	return File{Name: "diagram.excalidraw", MIME: "application/vnd.excalidraw+json", Content: doc}
+// sceneFile is doc as the .excalidraw file named base.
+func sceneFile(base string, doc []byte) File {
+	return File{Name: base + ".excalidraw", MIME: "application/vnd.excalidraw+json", Content: doc}
 }
+
+// maxAlt bounds a picture's alt text: Slack takes 1000 characters of it, and a screen reader
+// reads a sentence or two; the full outline is what describe answers.
+const maxAlt = 600
+
+// altText is what a picture says to those who cannot see it: the diagram's kind and title and
+// a sentence naming its nodes and connections.
+func altText(o outline.Outline) string { return o.Summary(maxAlt) }
 
 // load returns the thread, or an empty one at revision 0 when it does not exist yet.
 func (b *Bot) load(ctx context.Context, key store.ThreadKey) (*store.Thread, error) {

@@ -60,8 +60,17 @@ func (b *Bot) sendLoop() {
 // sendDue claims the replies this process may post now and posts each thread's in a goroutine of
 // its own; it returns how many rows it claimed.
 func (b *Bot) sendDue(ctx context.Context) int {
+	// The threads being posted now are noted before the claim: the claim returns rows this owner
+	// holds, so it may return a row such a thread is posting; if that post settles before the
+	// rows are looked at, the thread is no longer busy, and the row would be posted twice. A
+	// thread that was not busy before the claim had all its posts settled by then (sendDue is
+	// the only starter of posts, and it runs in one goroutine at a time).
 	b.w.mu.Lock()
 	free := b.opt.MaxConcurrentSends - len(b.w.sending)
+	wasBusy := make(map[ThreadKey]bool, len(b.w.sending))
+	for k := range b.w.sending {
+		wasBusy[k] = true
+	}
 	b.w.mu.Unlock()
 	if free <= 0 {
 		return 0
@@ -83,7 +92,7 @@ func (b *Bot) sendDue(ctx context.Context) int {
 		rows := items[i:j]
 		key := rows[0].Key
 		b.w.mu.Lock()
-		busy := b.w.sending[key]
+		busy := b.w.sending[key] || wasBusy[key]
 		if !busy {
 			b.w.sending[key] = true
 			b.w.sends.Add(1)

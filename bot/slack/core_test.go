@@ -103,7 +103,7 @@ func TestWithTheCore(t *testing.T) {
 		must(t, err)
 	}
 	first := waitReplies(p.TS, 1)[0]
-	if !strings.Contains(first.Text, "Drew r1.") || first.Files[0].Name != "diagram.png" || first.Files[1].Name != "diagram.excalidraw" {
+	if !strings.Contains(first.Text, "Drew r1.") || first.Files[0].Name != "diagram-r1.png" || first.Files[1].Name != "diagram-r1.excalidraw" {
 		t.Errorf("first answer = %q with %d files, want the summary, PNG and .excalidraw", first.Text, len(first.Files))
 	}
 

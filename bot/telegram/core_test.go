@@ -145,7 +145,7 @@ func testWithCore(t *testing.T, edit func(*Config)) {
 	// Import: the .excalidraw file of the first answer, posted back in a new thread.
 	var doc tgfake.Message
 	for _, m := range e.fake.BotMessages(chat) {
-		if m.Kind == "document" && m.File.Name == "diagram.excalidraw" {
+		if m.Kind == "document" && m.File.Name == "diagram-r1.excalidraw" {
 			doc = m
 		}
 	}
