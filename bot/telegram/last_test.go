@@ -13,10 +13,11 @@ import (
 )
 
 // TestGroupUndoWithoutReply: with the real core and store, a plain /undo in a group (no reply)
-// steps back the diagram its sender last worked on there; another member's plain /undo does not
-// touch it, and neither does /draw, which starts a diagram of its own.
+// steps back the diagram its sender last worked on there, and the answer, replying to the /undo,
+// starts with the diagram's title; another member's plain /undo does not touch it, and neither
+// does /draw, which starts a diagram of its own.
 func TestGroupUndoWithoutReply(t *testing.T) {
-	e, st := startWithCore(t, nil)
+	e, st := startWithDrawer(t, nil, &boxDrawer{titled: true})
 	chat := group.ID
 	// answer waits for the bot's answer to a message posted after message after (its picture, or
 	// its text when it has none) and for the working signs to come down, and returns it.
@@ -43,12 +44,10 @@ func TestGroupUndoWithoutReply(t *testing.T) {
 		e.rec.settle(t)
 		return got
 	}
-	// repliesTo checks that an answer quotes the request, or (a core that does not name the
-	// request it answers) the thread's root.
-	repliesTo := func(what string, got tgfake.Message, req, root int) {
+	repliesTo := func(what string, got tgfake.Message, req int) {
 		t.Helper()
-		if got.ReplyTo != req && got.ReplyTo != root {
-			t.Errorf("%s: the answer replies to %d, want the request %d (or the root %d)", what, got.ReplyTo, req, root)
+		if got.ReplyTo != req {
+			t.Errorf("%s: the answer replies to %d, want the request %d", what, got.ReplyTo, req)
 		}
 	}
 	key := func(root int) store.ThreadKey {
@@ -63,13 +62,17 @@ func TestGroupUndoWithoutReply(t *testing.T) {
 		return th.Rev
 	}
 
-	first := e.fake.Send(tgfake.Post{Chat: chat, From: alice, Text: "@draw_bot draw a box"})
-	answer(first.MessageID)
-	// A follow-up without a reply goes on with Alice's diagram.
-	more := e.fake.Send(tgfake.Post{Chat: chat, From: alice, Text: "@draw_bot another one"})
-	if p := answer(more.MessageID); p.Text != "2 boxes." {
-		t.Fatalf("follow-up without a reply: %q, want the second box in the same diagram", p.Text)
+	first := e.fake.Send(tgfake.Post{Chat: chat, From: alice, Text: "@draw_bot Deploy pipeline"})
+	if p := answer(first.MessageID); !strings.HasPrefix(p.Text, "1 boxes.") {
+		t.Fatalf("first request: %q, want the first box, without a title (it started the diagram)", p.Text)
 	}
+	// A follow-up without a reply goes on with Alice's diagram, and says which.
+	more := e.fake.Send(tgfake.Post{Chat: chat, From: alice, Text: "@draw_bot another one"})
+	p := answer(more.MessageID)
+	if !strings.HasPrefix(p.Text, "‘Deploy pipeline’ — 2 boxes.") {
+		t.Fatalf("follow-up without a reply: %q, want the second box in the diagram it names", p.Text)
+	}
+	repliesTo("follow-up", p, more.MessageID)
 
 	// Bob has no diagram here: his /undo is told so and Alice's is untouched.
 	bobUndo := e.fake.Send(tgfake.Post{Chat: chat, From: bob, Text: "/undo"})
@@ -77,7 +80,7 @@ func TestGroupUndoWithoutReply(t *testing.T) {
 	if !strings.Contains(got.Text, "There is no diagram") {
 		t.Errorf("Bob's /undo: %q, want that he has no diagram here", got.Text)
 	}
-	repliesTo("Bob's /undo", got, bobUndo.MessageID, bobUndo.MessageID)
+	repliesTo("Bob's /undo", got, bobUndo.MessageID)
 	if r := rev(first.MessageID); r != 2 {
 		t.Errorf("after Bob's /undo Alice's diagram is at revision %d, want 2", r)
 	}
@@ -85,10 +88,10 @@ func TestGroupUndoWithoutReply(t *testing.T) {
 	// Alice's plain /undo steps her diagram back.
 	undo := e.fake.Send(tgfake.Post{Chat: chat, From: alice, Text: "/undo"})
 	got = answer(undo.MessageID)
-	if got.Kind != "photo" || !strings.Contains(got.Text, "Undone") {
-		t.Errorf("Alice's /undo: %s %q, want the picture of the revision before", got.Kind, got.Text)
+	if want := "‘Deploy pipeline’ — Undone: back to revision 1."; got.Kind != "photo" || !strings.HasPrefix(got.Text, want) {
+		t.Errorf("Alice's /undo: %s %q, want the picture of the revision before, captioned %q…", got.Kind, got.Text, want)
 	}
-	repliesTo("Alice's /undo", got, undo.MessageID, first.MessageID)
+	repliesTo("Alice's /undo", got, undo.MessageID)
 	if r := rev(first.MessageID); r != 1 {
 		t.Errorf("after Alice's /undo her diagram is at revision %d, want 1", r)
 	}
