@@ -84,7 +84,8 @@ func startWithDrawer(t *testing.T, edit func(*Config), d *boxDrawer) (*env, *sql
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	core := bot.New(st, d, pngRenderer{}, nil, bot.Options{}, slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})))
+	// Generous rates: the tests ask more often than a person would.
+	core := bot.New(st, d, pngRenderer{}, nil, bot.Options{UserRatePerMinute: 600}, slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})))
 	e := startWith(t, fake, edit, core)
 	// Cleanups run last-in first-out: the core finishes its work before the adapter and the
 	// fake go away, so no answer is cut off mid-request.

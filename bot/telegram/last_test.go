@@ -109,6 +109,23 @@ func TestGroupUndoWithoutReply(t *testing.T) {
 	if r := rev(first.MessageID); r != 1 {
 		t.Errorf("after /draw Alice's first diagram is at revision %d, want 1 still", r)
 	}
+
+	// /new starts an empty diagram, which the next plain request draws in (and names: it was
+	// given Alice's last diagram, the new one).
+	fresh := e.fake.Send(tgfake.Post{Chat: chat, From: alice, Text: "/new"})
+	if got := answer(fresh.MessageID); !strings.Contains(got.Text, "There is no diagram") {
+		t.Errorf("/new: %q, want that the new diagram is empty", got.Text)
+	}
+	next := e.fake.Send(tgfake.Post{Chat: chat, From: alice, Text: "@draw_bot a cache"})
+	if got := answer(next.MessageID); !strings.HasPrefix(got.Text, "‘a cache’ — 1 boxes.") {
+		t.Errorf("request after /new: %q, want the first box of a new diagram", got.Text)
+	}
+	if r := rev(fresh.MessageID); r != 1 {
+		t.Errorf("the diagram /new started is at revision %d, want 1", r)
+	}
+	if r := rev(draw.MessageID); r != 1 {
+		t.Errorf("after /new the /draw diagram is at revision %d, want 1 still", r)
+	}
 }
 
 // revLine is a revision's line in the answer to history.
