@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -121,9 +122,10 @@ func (in tgInbox) Handle(_ context.Context, a bot.Adapter, msg bot.Message) erro
 }
 
 // TestTgIndexAcrossRestart drives the real Telegram adapter against the fake Bot API: a group
-// request, the bot's answer, a restart, then a reply to that answer. With the index in the store the
-// reply joins the request's thread; with the in-memory default (the control) it starts a new one,
-// rooted at the answer, which shows the test can tell the two apart.
+// request, the bot's answer, a restart, then a reply to that answer, another restart and a plain
+// /undo. With the index in the store the reply joins the request's thread and the /undo finds it as
+// Alice's last; with the in-memory default (the control) each starts a new one, which shows the
+// test can tell the two apart.
 func TestTgIndexAcrossRestart(t *testing.T) {
 	group := models.Chat{ID: -1001234567890, Type: models.ChatTypeSupergroup, Title: "Team"}
 	alice := models.User{ID: 101, FirstName: "Alice", Username: "alice"}
@@ -156,13 +158,15 @@ func TestTgIndexAcrossRestart(t *testing.T) {
 				ctx, cancel := context.WithCancel(t.Context())
 				done := make(chan error, 1)
 				go func() { done <- a.Run(ctx) }()
-				return func() {
+				stop := sync.OnceFunc(func() {
 					cancel()
 					if err := <-done; err != nil {
 						t.Errorf("Run: %v", err)
 					}
 					st.Close()
-				}
+				})
+				t.Cleanup(stop) // also when the test fails before stopping it
+				return stop
 			}
 			// receive waits for the message with id msgID (a restarted poller may see earlier ones
 			// again, which the core would drop as redeliveries).
@@ -198,7 +202,6 @@ func TestTgIndexAcrossRestart(t *testing.T) {
 			stop()
 
 			stop = start()
-			defer stop()
 			reply := fake.Send(tgfake.Post{Chat: group.ID, From: bob, Text: "make the database red", ReplyTo: answers[0].ID})
 			d = receive(reply.MessageID)
 			if !tt.inStore {
@@ -206,6 +209,30 @@ func TestTgIndexAcrossRestart(t *testing.T) {
 			}
 			if d.msg.Key.Thread != wantThread {
 				t.Fatalf("reply to the answer after a restart: got thread %q, want %q", d.msg.Key.Thread, wantThread)
+			}
+
+			// Once more restarted, Alice's plain /undo finds the diagram she last worked on; the
+			// answer replies to the /undo and names the diagram.
+			stop()
+			start()
+			undo := fake.Send(tgfake.Post{Chat: group.ID, From: alice, Text: "/undo"})
+			d = receive(undo.MessageID)
+			want := fmt.Sprintf("0:%d", req.MessageID)
+			if !tt.inStore {
+				want = fmt.Sprintf("0:%d", undo.MessageID) // forgotten: a new thread
+			}
+			if d.msg.Key.Thread != want {
+				t.Fatalf("plain /undo after a restart: got thread %q, want %q", d.msg.Key.Thread, want)
+			}
+			if !tt.inStore {
+				return
+			}
+			if err := d.a.Send(t.Context(), d.msg.Key, bot.Reply{Text: "Undone.", Title: "Deploy pipeline", ReplyTo: d.msg.ID}); err != nil {
+				t.Fatal(err)
+			}
+			answers = fake.BotMessages(group.ID)
+			if got := answers[len(answers)-1]; got.Text != "‘Deploy pipeline’ — Undone." || got.ReplyTo != undo.MessageID {
+				t.Errorf("answer to the plain /undo: %q replying to %d, want the title named, replying to %d", got.Text, got.ReplyTo, undo.MessageID)
 			}
 		})
 	}
