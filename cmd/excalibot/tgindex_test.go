@@ -158,7 +158,7 @@ func TestTgIndexAcrossRestart(t *testing.T) {
 				ctx, cancel := context.WithCancel(t.Context())
 				done := make(chan error, 1)
 				go func() { done <- a.Run(ctx) }()
-				stop := sync.OnceFunc(func() {
+				stop = sync.OnceFunc(func() {
 					cancel()
 					if err := <-done; err != nil {
 						t.Errorf("Run: %v", err)
