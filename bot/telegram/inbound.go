@@ -60,6 +60,8 @@ func (a *Adapter) handleUpdate(ctx context.Context, u *models.Update) error {
 	}
 	forBot := !group || addressed(m, ents, text, me)
 	stripped := strings.TrimSpace(stripMention(text, ents, me))
+	// Everything said in an admitted chat is recorded for Discussion, also what is not for the bot
+	// (it arrives only with privacy mode off) and what a sender outside the user allowlist says.
 	if len(a.chats) == 0 || a.chats[m.Chat.ID] {
 		a.seen.add(m, displayName(m), stripped, forBot, a.now())
 	}

@@ -144,7 +144,7 @@ func (s *seenLog) forget(el *list.Element) {
 	s.bytes -= c.bytes
 }
 
-// seenBefore is what the record holds of ref before message id (0: all of it), newest first
+// before is what the record holds of ref before message id (0: all of it), newest first
 // within limit, and whether it holds message id itself and any message not for the bot.
 func (s *seenLog) before(ref convRef, id int, limit bot.DiscussionLimit) (said []bot.Said, hasID, all bool) {
 	s.mu.Lock()
