@@ -158,6 +158,9 @@ type Request struct {
 	// goes to a model that can read them (Config.VisionModel, or the model itself) and asks it to
 	// redraw what they show. Optional.
 	Images []Image
+	// Discussion is what was said in the chat before the request ("draw this thread"), one
+	// "Author: text" line per message, oldest first; the model gets it fenced as data. Optional.
+	Discussion string
 }
 
 // Image is a picture for the model, already checked and scaled (package picture does it).

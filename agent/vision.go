@@ -131,7 +131,7 @@ func withPictures(system string, n int) string {
 
 // requestMessage is the user message that opens a run, with the request's pictures.
 func (r *run) requestMessage(sceneText, changes string) Message {
-	m := Message{Role: RoleUser, Content: requestMessage(r.req.Prompt, sceneText, changes, len(r.req.Images))}
+	m := Message{Role: RoleUser, Content: requestMessage(r.req.Prompt, sceneText, changes, r.req.Discussion, len(r.req.Images))}
 	for _, img := range r.req.Images {
 		m.Images = append(m.Images, img.Data)
 	}
@@ -142,6 +142,8 @@ func (r *run) requestMessage(sceneText, changes string) Message {
 // only that there were some.
 func rememberedRequest(req Request) string {
 	switch n := len(req.Images); {
+	case req.Discussion != "":
+		return "(from the discussion above) " + req.Prompt
 	case n == 1:
 		return "(with a picture) " + req.Prompt
 	case n > 1:

@@ -25,6 +25,7 @@ type Store interface {
 	Undo(ctx context.Context, key store.ThreadKey, from int64) (*store.Thread, error)
 	Redo(ctx context.Context, key store.ThreadKey, from int64) (*store.Thread, error)
 	History(ctx context.Context, key store.ThreadKey, limit int) ([]store.Revision, error)
+	Revision(ctx context.Context, key store.ThreadKey, rev int64) (*store.Revision, error)
 	SetSettings(ctx context.Context, key store.ThreadKey, s store.Settings) error
 	SetMemory(ctx context.Context, key store.ThreadKey, memory []byte) error
 	RevokeLinks(ctx context.Context, key store.ThreadKey, kind store.LinkKind) (int, error)
@@ -65,8 +66,12 @@ type DrawRequest struct {
 	Model  string // the thread's model setting; "" for the default
 	// Images are pictures the user sent (a whiteboard photo, a screenshot) to be redrawn as a
 	// diagram, already checked and scaled by package picture.
-	Images   []Image
-	Progress func(Progress)
+	Images []Image
+	// Discussion is what was said before the request when it asks to draw the thread ("draw
+	// this thread"): one "Author: text" line per message, oldest first. It is data, fenced as
+	// such for the model.
+	Discussion string
+	Progress   func(Progress)
 }
 
 // Image is one picture for the drawer, as the model gets it.
@@ -141,6 +146,10 @@ type Options struct {
 	MaxElements       int           // elements of an imported scene (500: the agent's own limit)
 	MaxTextLength     int           // characters of one text element in an import (5000)
 	HistoryListed     int           // revisions shown by history (10)
+	// DiscussionMessages and DiscussionChars bound what "draw this thread" reads of the chat:
+	// the latest 50 messages before the request, 8000 characters in all.
+	DiscussionMessages int
+	DiscussionChars    int
 	// Owner names this process in leases, runs and outbox claims; it must differ between
 	// processes sharing a database (default: NewOwner()).
 	Owner string
@@ -159,6 +168,10 @@ type Options struct {
 	RetryBase time.Duration
 	// MaxConcurrentSends is how many threads' replies are posted at once (8).
 	MaxConcurrentSends int
+	// WorkingAfter is how long a drawing run goes on before its working signs go up: a run that
+	// answers sooner shows none, so a fast reply does not flash a status past the reader (1 s).
+	// Negative: at once.
+	WorkingAfter time.Duration
 	// NotifyEdits posts a note into the thread when its diagram was saved in the browser.
 	NotifyEdits bool
 	// Observer receives metrics; nil means none.
@@ -178,6 +191,8 @@ func (o Options) withDefaults() Options {
 	def(&o.MaxElements, 500)
 	def(&o.MaxTextLength, 5000)
 	def(&o.HistoryListed, 10)
+	def(&o.DiscussionMessages, 50)
+	def(&o.DiscussionChars, 8000)
 	def(&o.MaxConcurrentSends, 8)
 	def(&o.ImageSide, 1024)
 	dur := func(v *time.Duration, d time.Duration) {
@@ -190,6 +205,9 @@ func (o Options) withDefaults() Options {
 	dur(&o.PollInterval, time.Second)
 	dur(&o.ReplyGiveUp, 24*time.Hour)
 	dur(&o.RetryBase, 2*time.Second)
+	if o.WorkingAfter == 0 {
+		o.WorkingAfter = time.Second
+	}
 	if o.UserRatePerMinute <= 0 {
 		o.UserRatePerMinute = 6
 	}

@@ -123,6 +123,7 @@ type fakeDrawer struct {
 	mu      sync.Mutex
 	prompts []string
 	images  [][]Image
+	talks   []string // each request's Discussion
 	err     error
 	block   chan struct{} // when set, Draw waits on it
 }
@@ -131,6 +132,7 @@ func (d *fakeDrawer) Draw(ctx context.Context, req DrawRequest) (DrawResult, err
 	d.mu.Lock()
 	d.prompts = append(d.prompts, req.Prompt)
 	d.images = append(d.images, req.Images)
+	d.talks = append(d.talks, req.Discussion)
 	err, block := d.err, d.block
 	d.mu.Unlock()
 	if block != nil {
@@ -247,7 +249,7 @@ func (h *harness) rev(t *testing.T, key ThreadKey) *store.Thread {
 }
 
 func TestDrawFollowUpUndoRedo(t *testing.T) {
-	h := newHarness(t, Options{}, nil)
+	h := newHarness(t, Options{WorkingAfter: -1}, nil) // signs at once, even for these instant runs
 	h.say(thread, "draw a box")
 	h.rec.wait(t, 1)
 	r := h.rec.last(thread)
@@ -274,7 +276,7 @@ func TestDrawFollowUpUndoRedo(t *testing.T) {
 	}
 	h.say(thread, "history")
 	h.rec.wait(t, 1)
-	if r := h.rec.last(thread); !strings.Contains(r.Text, "2. agent: add another") || !strings.Contains(r.Text, "← current") {
+	if r := h.rec.last(thread); !strings.Contains(r.Text, "2. model: “add another” — added 1 box") || !strings.Contains(r.Text, "← current") {
 		t.Errorf("history = %q", r.Text)
 	}
 	h.rec.mu.Lock()

@@ -4,49 +4,49 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/excalibot/excalibot/diagram/outline"
 	"path"
 	"strings"
-	"time"
 	"unicode/utf8"
 
+	"github.com/excalibot/excalibot/diagram/outline"
 	"github.com/excalibot/excalibot/internal/clip"
+	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/picture"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 )
 
-// command carries out everything but a drawing request, as a run of its own: its reply is queued
-// with the run's end.
+// command carries out everything but a drawing request, as a run of its own: its reply (and the
+// revision a revert makes) is stored with the run's end.
 func (b *Bot) command(ctx context.Context, key ThreadKey, a Adapter, j job) bool {
 	word := strings.Fields(strings.ToLower(strings.TrimSpace(j.msg.Text)) + " help")[0]
 	t, ok := b.begin(ctx, key, a, []job{j}, commandDetail+clip.Runes(word, 40))
 	if !ok {
 		return false
 	}
-	r := b.commandReply(ctx, key, j.cmd)
+	r, save := b.commandReply(ctx, key, j.cmd)
 	state := store.RunDone
 	if r.Error {
 		state = store.RunFailed
 	}
-	_, ok = t.end(ctx, outcome{state: state, detail: clip.Runes(r.Text, 200), reply: r})
+	_, ok = t.end(ctx, outcome{state: state, detail: clip.Runes(r.Text, 200), reply: r, save: save})
 	return ok
 }
 
-// commandReply carries out cmd and is its reply.
-func (b *Bot) commandReply(ctx context.Context, key ThreadKey, cmd Command) Reply {
+// commandReply carries out cmd and is its reply, with the revision to save with it, if any.
+func (b *Bot) commandReply(ctx context.Context, key ThreadKey, cmd Command) (Reply, *store.SaveRequest) {
 	if cmd.Err != "" {
-		return Reply{Text: cmd.Err + " Say help to see what I understand.", Error: true}
+		return Reply{Text: cmd.Err + " Say help to see what I understand.", Error: true}, nil
 	}
 	if cmd.Kind == CmdHelp {
-		return Reply{Text: HelpText}
+		return Reply{Text: HelpText}, nil
 	}
 	th, err := b.load(ctx, key)
 	if err != nil {
-		return Reply{Text: b.friendlyStore(key, "loading this thread's diagram", err), Error: true}
+		return Reply{Text: b.friendlyStore(key, "loading this thread's diagram", err), Error: true}, nil
 	}
 	if th.Rev == 0 && cmd.Kind != CmdTheme {
-		return Reply{Text: "There is no diagram in this thread yet. Describe one and I'll draw it."}
+		return Reply{Text: "There is no diagram in this thread yet. Describe one and I'll draw it."}, nil
 	}
 	switch cmd.Kind {
 	case CmdUndo, CmdRedo:
@@ -57,53 +57,57 @@ func (b *Bot) commandReply(ctx context.Context, key ThreadKey, cmd Command) Repl
 		moved, err := move(ctx, key, th.Rev)
 		switch {
 		case errors.Is(err, store.ErrNothingToUndo):
-			return Reply{Text: "There is nothing to undo: this is the oldest revision I kept."}
+			return Reply{Text: "There is nothing to undo: this is the oldest revision I kept."}, nil
 		case errors.Is(err, store.ErrNothingToRedo):
-			return Reply{Text: "There is nothing to redo."}
+			return Reply{Text: "There is nothing to redo."}, nil
 		case err != nil:
-			return Reply{Text: b.friendlyStore(key, strings.ToLower(word[:4])+"ing", err), Error: true}
+			return Reply{Text: b.friendlyStore(key, strings.ToLower(word[:4])+"ing", err), Error: true}, nil
 		}
-		return b.postReply(ctx, moved, fmt.Sprintf("%s: back to revision %d.", word, moved.Rev))
+		return b.postReply(ctx, moved, fmt.Sprintf("%s: back to revision %d.", word, moved.Rev)), nil
 	case CmdReset:
-		_, err := b.store.Save(ctx, store.SaveRequest{Key: key, Base: th.Rev, Scene: emptyScene, Author: store.AuthorRestore, Reason: "reset", Memory: []byte{}})
+		_, err := b.store.Save(ctx, store.SaveRequest{Key: key, Base: th.Rev, Scene: emptyScene, Author: store.AuthorReset, Reason: "reset", Memory: []byte{}})
 		if err != nil {
-			return Reply{Text: b.friendlyStore(key, "starting a new diagram", err), Error: true}
+			return Reply{Text: b.friendlyStore(key, "starting a new diagram", err), Error: true}, nil
 		}
 		if _, err := b.store.RevokeLinks(ctx, key, ""); err != nil {
 			b.log.Warn("revoke links on reset", "thread", key.String(), "err", err)
 		}
-		return Reply{Text: "Started a new, empty diagram; the old editor links no longer work. Say undo to bring the previous diagram back."}
+		return Reply{Text: "Started a new, empty diagram; the old editor links no longer work. Say undo to bring the previous diagram back."}, nil
 	case CmdHistory:
-		revs, err := b.store.History(ctx, key, b.opt.HistoryListed)
-		if err != nil {
-			return Reply{Text: b.friendlyStore(key, "reading the history", err), Error: true}
-		}
-		return Reply{Text: historyText(revs, b.opt.Now())}
+		return b.history(ctx, th), nil
+	case CmdShow:
+		return b.show(ctx, th, cmd.Rev), nil
+	case CmdRevert:
+		return b.revert(ctx, th, cmd.Rev)
+	case CmdDescribe:
+		return b.describe(ctx, th, cmd.Rev), nil
 	case CmdExport:
-		return b.export(ctx, th, cmd.Arg)
+		return b.export(ctx, th, cmd.Arg), nil
 	case CmdTheme:
 		s := th.Settings
 		s.Theme = cmd.Arg
 		if err := b.store.SetSettings(ctx, key, s); err != nil {
-			return Reply{Text: b.friendlyStore(key, "changing the theme", err), Error: true}
+			return Reply{Text: b.friendlyStore(key, "changing the theme", err), Error: true}, nil
 		}
 		text := fmt.Sprintf("Pictures in this thread are now %s.", cmd.Arg)
 		if th.Rev == 0 {
-			return Reply{Text: text}
+			return Reply{Text: text}, nil
 		}
 		th.Settings = s
-		return b.postReply(ctx, th, text)
+		return b.postReply(ctx, th, text), nil
 	}
-	return Reply{Text: HelpText}
+	return Reply{Text: HelpText}, nil
 }
 
 func (b *Bot) export(ctx context.Context, th *store.Thread, format string) Reply {
 	r := Reply{Text: fmt.Sprintf("Revision %d as %s.", th.Rev, format)}
+	// A stored scene that cannot be read is still sent as its file, under the name it can get.
 	sc, err := storedScene(th)
-	base := FileBase("", th.Rev)
-	if sc != nil {
-		base = FileBase(outline.Of(sc).Title, th.Rev)
+	title := ""
+	if err == nil && sc != nil {
+		title = outline.Of(sc).Title
 	}
+	base := FileBase(title, th.Rev)
 	switch format {
 	case "excalidraw":
 		r.Files = []File{sceneFile(base, th.Scene)}
@@ -122,36 +126,6 @@ func (b *Bot) export(ctx context.Context, th *store.Thread, format string) Reply
 		r.Files = []File{{Name: base + "." + format, MIME: mime, Content: pic}}
 	}
 	return r
-}
-
-func historyText(revs []store.Revision, now time.Time) string {
-	var sb strings.Builder
-	sb.WriteString("Revisions, newest first:\n")
-	for _, r := range revs {
-		mark := ""
-		if r.Current {
-			mark = " ← current"
-		}
-		reason := r.Reason
-		if reason == "" {
-			reason = "(no note)"
-		}
-		fmt.Fprintf(&sb, "%d. %s: %s, %s%s\n", r.Rev, r.Author, clip.Runes(reason, 80), ago(now.Sub(r.Created)), mark)
-	}
-	sb.WriteString("Say undo or redo to move between them.")
-	return sb.String()
-}
-
-func ago(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return plural(int(d/time.Minute), "minute") + " ago"
-	case d < 48*time.Hour:
-		return plural(int(d/time.Hour), "hour") + " ago"
-	}
-	return plural(int(d/(24*time.Hour)), "day") + " ago"
 }
 
 // upload is what an attachment turned out to be: a diagram to import (doc) or a picture to redraw.
@@ -246,11 +220,11 @@ func (b *Bot) checkImport(sc *scene.Scene) error {
 		}
 		n++
 		if l := utf8.RuneCountInString(e.Text); l > b.opt.MaxTextLength {
-			return fmt.Errorf("the text of element %q is %d characters long; I take texts of up to %d. Shorten it and send the file again.", e.ID, l, b.opt.MaxTextLength)
+			return fmt.Errorf("the text of element %q is %s long; I take texts of up to %s. Shorten it and send the file again.", e.ID, plural.Count(l, "character", ""), plural.Count(b.opt.MaxTextLength, "character", ""))
 		}
 	}
 	if n > b.opt.MaxElements {
-		return fmt.Errorf("the diagram has %d elements; I work on diagrams of up to %d. Split it, or remove some elements, and send it again.", n, b.opt.MaxElements)
+		return fmt.Errorf("the diagram has %s; I work on diagrams of up to %s. Split it, or remove some elements, and send it again.", plural.Count(n, "element", ""), plural.Count(b.opt.MaxElements, "element", ""))
 	}
 	return nil
 }

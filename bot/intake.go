@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/store"
 )
 
@@ -75,7 +76,8 @@ func (b *Bot) admit(msg Message, ids []string) (refusal string) {
 		}
 	}
 	if n := len([]rune(msg.Text)); n > b.opt.MaxMessageLength {
-		refusal = fmt.Sprintf("That message is %d characters long; I take at most %d. Please shorten it.", n, b.opt.MaxMessageLength)
+		refusal = fmt.Sprintf("That message is %s long; I take at most %s. Please shorten it.",
+			plural.Count(n, "character", ""), plural.Count(b.opt.MaxMessageLength, "character", ""))
 	} else if commandOf(msg).Kind == CmdDraw {
 		if ok, wait := b.userLimit.Allow(msg.Key.Platform + ":" + msg.User); !ok {
 			refusal = fmt.Sprintf("You're sending requests faster than I can draw. Please try again in %s.", wait)

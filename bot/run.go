@@ -9,6 +9,7 @@ import (
 
 	"github.com/excalibot/excalibot/diagram/outline"
 	"github.com/excalibot/excalibot/internal/clip"
+	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 )
@@ -83,6 +84,7 @@ func (t *turn) end(ctx context.Context, o outcome) (*store.Thread, bool) {
 			replies, _ = t.replies(o.reply)
 		}
 		if t.status != nil {
+			t.status.settle()
 			b.w.mu.Lock()
 			b.w.live[t.run.ID] = t.status
 			b.w.mu.Unlock()
@@ -257,6 +259,18 @@ func (b *Bot) drawing(ctx context.Context, t *turn, jobs []job, prompts []string
 		}
 	}
 
+	// A request to draw the discussion reads it first: what was said before that request.
+	var talk discussion
+	for _, j := range jobs {
+		if asksForDiscussion(j.cmd.Arg) {
+			status.update("reading the thread…")
+			if talk, err = b.readDiscussion(ctx, t.a, j.msg); err != nil {
+				return failed(store.RunFailed, "no discussion", err.Error())
+			}
+			break
+		}
+	}
+
 	prompt := prompts[0]
 	if len(prompts) > 1 {
 		var sb strings.Builder
@@ -273,7 +287,7 @@ func (b *Bot) drawing(ctx context.Context, t *turn, jobs []job, prompts []string
 	}
 	status.update("drawing…")
 	res, err := b.drawerFor(prompts).Draw(ctx, DrawRequest{
-		Prompt: prompt, Scene: current, Memory: th.Memory, Model: th.Settings.Model, Images: images,
+		Prompt: prompt, Scene: current, Memory: th.Memory, Model: th.Settings.Model, Images: images, Discussion: talk.text,
 		Progress: func(p Progress) { status.update(progressLine(p)) },
 	})
 	if err != nil {
@@ -289,6 +303,9 @@ func (b *Bot) drawing(ctx context.Context, t *turn, jobs []job, prompts []string
 		memory = []byte{}
 	}
 	text := strings.TrimSpace(summary + " " + res.Summary)
+	if talk.n > 0 {
+		text = strings.TrimSpace(talk.used() + " " + text)
+	}
 	if !res.Changed {
 		if err := b.store.SetMemory(ctx, key, memory); err != nil {
 			b.log.Warn("store agent memory", "thread", key.String(), "err", err)
@@ -446,27 +463,18 @@ func (b *Bot) load(ctx context.Context, key store.ThreadKey) (*store.Thread, err
 	return th, err
 }
 
+// progressLine is the status line during a drawing run, in the words of what the reader will
+// see ("drawing 4 boxes and 3 arrows…"), not of the agent's steps.
 func progressLine(p Progress) string {
-	parts := []string{}
+	var parts []string
 	if p.Shapes > 0 {
-		parts = append(parts, plural(p.Shapes, "shape"))
+		parts = append(parts, plural.Count(p.Shapes, "box", "boxes"))
 	}
 	if p.Arrows > 0 {
-		parts = append(parts, plural(p.Arrows, "arrow"))
+		parts = append(parts, plural.Count(p.Arrows, "arrow", "arrows"))
 	}
-	line := "drawing…"
-	if len(parts) > 0 {
-		line += " " + strings.Join(parts, ", ")
+	if len(parts) == 0 {
+		return "drawing…"
 	}
-	if p.Step > 0 {
-		line += fmt.Sprintf(" (step %d)", p.Step)
-	}
-	return line
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
+	return "drawing " + strings.Join(parts, " and ") + "…"
 }

@@ -34,7 +34,7 @@ func (s *overlapStore) ClaimOutbox(ctx context.Context, req store.ClaimOutboxReq
 	for _, c := range wait {
 		select {
 		case <-c:
-		case <-time.After(5 * time.Second):
+		case <-time.After(500 * time.Millisecond): // a row claimed before and left waiting: no post to wait for
 		}
 	}
 	return items, err

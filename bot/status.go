@@ -14,14 +14,16 @@ const statusInterval = 1500 * time.Millisecond
 // platform to put them up or edit them, and a failed sign never stops the run. Updates coalesce:
 // the latest text is shown, at most one edit per statusInterval.
 type statusLine struct {
-	b    *Bot
-	key  string
-	wake chan struct{} // a new text is waiting
-	run  chan int64    // the run's id, once it is recorded (attach)
-	stop chan struct{} // closed by finish
-	done chan struct{} // closed when the goroutine has taken the signs down
+	b     *Bot
+	key   string
+	wake  chan struct{} // a new text is waiting
+	run   chan int64    // the run's id, once it is recorded (attach)
+	stop  chan struct{} // closed by finish
+	quiet chan struct{} // closed by settle: the run has ended, signs not up yet stay down
+	done  chan struct{} // closed when the goroutine has taken the signs down
 
-	once sync.Once // finish
+	once       sync.Once // finish
+	settleOnce sync.Once
 
 	mu     sync.Mutex
 	text   string // latest text asked for
@@ -31,7 +33,7 @@ type statusLine struct {
 // working starts showing that work on msg is under way; finish takes the signs down.
 func (b *Bot) working(ctx context.Context, a Adapter, msg Message) *statusLine {
 	s := &statusLine{b: b, key: msg.Key.String(), wake: make(chan struct{}, 1), run: make(chan int64, 1),
-		stop: make(chan struct{}), done: make(chan struct{})}
+		stop: make(chan struct{}), quiet: make(chan struct{}), done: make(chan struct{})}
 	go s.show(ctx, a, msg)
 	return s
 }
@@ -55,6 +57,12 @@ func (s *statusLine) update(text string) {
 	}
 }
 
+// settle says the run has ended (its reply is about to be queued): signs that have not gone up
+// by now never do.
+func (s *statusLine) settle() {
+	s.settleOnce.Do(func() { close(s.quiet) })
+}
+
 // finish takes the signs down and waits until they are; after the reply (the send loop calls it
 // once the run's reply is posted). Calls after the first do nothing.
 func (s *statusLine) finish() {
@@ -71,6 +79,19 @@ func (s *statusLine) sign() string {
 
 func (s *statusLine) show(ctx context.Context, a Adapter, msg Message) {
 	defer close(s.done)
+	started := time.Now()
+	if after := s.b.opt.WorkingAfter; after > 0 {
+		wait := time.NewTimer(after)
+		defer wait.Stop()
+		select {
+		case <-wait.C:
+		case <-s.quiet:
+			<-s.stop
+			return
+		case <-s.stop:
+			return
+		}
+	}
 	st, err := a.Working(ctx, msg)
 	if err != nil || st == nil {
 		if err != nil {
@@ -109,7 +130,8 @@ func (s *statusLine) show(ctx context.Context, a Adapter, msg Message) {
 		case <-s.stop:
 			return
 		case runID = <-attached:
-			attached, signAt = nil, time.After(signDelay)
+			// A run that lasted signDelay already (its signs went up late) records at once.
+			attached, signAt = nil, time.After(max(0, signDelay-time.Since(started)))
 			continue
 		case <-signAt:
 			signAt = nil

@@ -21,7 +21,7 @@ func (s slowSigns) Working(ctx context.Context, msg Message) (Status, error) {
 // TestWorkingSignsDoNotHoldTheRun: the reply goes out while the platform is still putting up the
 // working signs; they still go up, and come down once.
 func TestWorkingSignsDoNotHoldTheRun(t *testing.T) {
-	h := newHarness(t, Options{}, nil)
+	h := newHarness(t, Options{WorkingAfter: -1}, nil)
 	a := slowSigns{recorder: h.rec, release: make(chan struct{})}
 	h.bot.Handle(context.Background(), a, Message{Key: thread, EventID: "e1", ID: "1", Text: "draw a box"})
 	h.rec.wait(t, 1) // would time out if the run waited for the signs
@@ -65,5 +65,52 @@ func TestStatusLineCoalesces(t *testing.T) {
 	defer h.rec.mu.Unlock()
 	if h.rec.finish != 1 {
 		t.Errorf("signs taken down %d times, want 1", h.rec.finish)
+	}
+}
+
+// TestWorkingSignsOnlyForSlowRuns: a run that answers within WorkingAfter shows no signs at all;
+// one that goes on longer shows them, in the reader's words, and they come down after the reply.
+func TestWorkingSignsOnlyForSlowRuns(t *testing.T) {
+	h := newHarness(t, Options{WorkingAfter: time.Second}, nil)
+	h.say(thread, "draw a box")
+	h.rec.wait(t, 1)
+	h.rec.mu.Lock()
+	shown := h.rec.working
+	h.rec.mu.Unlock()
+	if shown != 0 {
+		t.Errorf("a run that answered at once showed its signs %d times, want none", shown)
+	}
+
+	h.drawer.mu.Lock()
+	h.drawer.block = make(chan struct{})
+	h.drawer.mu.Unlock()
+	h.say(thread, "add another")
+	waitFor(t, "the signs of the slow run", func() bool {
+		h.rec.mu.Lock()
+		defer h.rec.mu.Unlock()
+		return h.rec.working == 1
+	})
+	close(h.drawer.block)
+	h.rec.wait(t, 1)
+	waitFor(t, "the signs to come down", func() bool {
+		h.rec.mu.Lock()
+		defer h.rec.mu.Unlock()
+		return h.rec.finish == 1
+	})
+}
+
+func TestProgressLine(t *testing.T) {
+	for _, c := range []struct {
+		p    Progress
+		want string
+	}{
+		{Progress{Step: 1}, "drawing…"},
+		{Progress{Step: 2, Shapes: 1}, "drawing 1 box…"},
+		{Progress{Step: 3, Shapes: 4, Arrows: 1}, "drawing 4 boxes and 1 arrow…"},
+		{Progress{Step: 5, Arrows: 2}, "drawing 2 arrows…"},
+	} {
+		if got := progressLine(c.p); got != c.want {
+			t.Errorf("progressLine(%+v) = %q, want %q", c.p, got, c.want)
+		}
 	}
 }

@@ -60,6 +60,8 @@ type Config struct {
 	ChatSecret  string        // shared secret for the chat page beyond localhost
 	LinkTTL     time.Duration // editor links expire after this long; 0 = until reset
 	NotifyEdits bool          // tell the thread when its diagram was edited in the browser
+	// WorkingAfter is how long a drawing goes on before its working signs show (0: at once).
+	WorkingAfter time.Duration
 	// ShareLinks, with no PublicURL, makes reply links excalidraw.com #json= links: the scene goes
 	// encrypted to excalidraw.com's store (ShareURL), the key only into the link. Off by default.
 	ShareLinks bool
@@ -121,9 +123,10 @@ func Default() Config {
 		RenderTimeout: 30 * time.Second,
 		RenderScale:   2,
 
-		Listen:      "127.0.0.1:8080",
-		NotifyEdits: true,
-		ShareURL:    "https://json.excalidraw.com/api/v2/post/",
+		Listen:       "127.0.0.1:8080",
+		NotifyEdits:  true,
+		WorkingAfter: time.Second,
+		ShareURL:     "https://json.excalidraw.com/api/v2/post/",
 
 		SlackMode:    "socket",
 		TelegramMode: "polling",
@@ -208,6 +211,9 @@ func (c Config) Validate() error {
 		if d.v <= 0 {
 			bad(d.name, "is %s; it must be a positive duration such as 30s or 2m", d.v)
 		}
+	}
+	if c.WorkingAfter < 0 {
+		bad("working-after", "is %s; it must be 0 (signs at once) or a duration such as 1s", c.WorkingAfter)
 	}
 	if c.LeaseTTL < 3*time.Second {
 		bad("lease-ttl", "is %s; it must be at least 3s (the heartbeat renews it every third of it)", c.LeaseTTL)

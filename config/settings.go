@@ -63,6 +63,7 @@ var settings = []setting{
 	{"public-url", "EXCALIBOT_PUBLIC_URL", "base URL of links in replies", false, func(c *Config) any { return &c.PublicURL }},
 	{"link-ttl", "EXCALIBOT_LINK_TTL", "editor links expire after this long (0: until reset)", false, func(c *Config) any { return &c.LinkTTL }},
 	{"notify-edits", "EXCALIBOT_NOTIFY_EDITS", "tell the thread when its diagram was edited in the browser", false, func(c *Config) any { return &c.NotifyEdits }},
+	{"working-after", "EXCALIBOT_WORKING_AFTER", "how long a drawing goes on before its working signs show (0: at once); a quicker answer shows none", false, func(c *Config) any { return &c.WorkingAfter }},
 	{"share-links", "EXCALIBOT_SHARE_LINKS", "without a public URL, link replies to excalidraw.com (the scene is uploaded there, encrypted)", false, func(c *Config) any { return &c.ShareLinks }},
 	{"share-url", "EXCALIBOT_SHARE_URL", "where share links upload the encrypted scene", false, func(c *Config) any { return &c.ShareURL }},
 	{"chat-secret", "EXCALIBOT_CHAT_SECRET", "shared secret for the chat page beyond localhost", true, func(c *Config) any { return &c.ChatSecret }},

@@ -261,10 +261,13 @@ type Author string
 
 // Authors of revisions.
 const (
-	AuthorAgent   Author = "agent"   // the LLM agent, answering a message
-	AuthorEditor  Author = "editor"  // a person, through the editable link
-	AuthorImport  Author = "import"  // an uploaded .excalidraw file
-	AuthorRestore Author = "restore" // a copy of an older revision made current again by a command
+	AuthorAgent  Author = "agent"  // the LLM agent (or the Mermaid import), answering a message
+	AuthorEditor Author = "editor" // a person, through the editable link
+	AuthorImport Author = "import" // an uploaded .excalidraw file
+	AuthorRevert Author = "revert" // a copy of an older revision made current again by `revert N`
+	AuthorReset  Author = "reset"  // the empty diagram `reset` starts
+	// AuthorRestore is what `reset` wrote before AuthorReset; revisions kept from then still carry it.
+	AuthorRestore Author = "restore"
 )
 
 // SaveRequest is one new revision.

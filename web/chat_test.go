@@ -28,15 +28,34 @@ type chatEnv struct {
 	srv  *Server
 	ts   *httptest.Server
 	core *bot.Bot
+	chat *webchat.Adapter
 }
 
 // newChatEnv runs the real bot core over the store, with the chat page and its adapter mounted as
 // serve mounts them.
 func newChatEnv(t *testing.T, gate chan struct{}, r ...Renderer) *chatEnv {
 	t.Helper()
-	var rend Renderer = bottest.WidthRenderer{}
+	cfg := chatConfig{drawer: &bottest.BoxDrawer{Gate: gate}, bot: bot.Options{NotifyEdits: true}}
 	if len(r) > 0 {
-		rend = r[0]
+		cfg.render = r[0]
+	}
+	return newChatEnvWith(t, cfg)
+}
+
+// chatConfig chooses the drawer, the renderer (default bottest.WidthRenderer) and both sides'
+// options of a chat environment.
+type chatConfig struct {
+	drawer bot.Drawer
+	render Renderer
+	bot    bot.Options
+	chat   webchat.Options
+}
+
+func newChatEnvWith(t *testing.T, cfg chatConfig) *chatEnv {
+	t.Helper()
+	var rend Renderer = bottest.WidthRenderer{}
+	if cfg.render != nil {
+		rend = cfg.render
 	}
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "chat.db"), store.Options{}, nil)
 	if err != nil {
@@ -44,11 +63,16 @@ func newChatEnv(t *testing.T, gate chan struct{}, r ...Renderer) *chatEnv {
 	}
 	t.Cleanup(func() { st.Close() })
 	lk := links.NewEditor(st, "", 0, nil)
-	core := bot.New(st, &bottest.BoxDrawer{Gate: gate}, rend, lk, bot.Options{NotifyEdits: true}, nil)
+	core := bot.New(st, cfg.drawer, rend, lk, cfg.bot, nil)
 	srv := New(st, rend, core, nil, Options{}, nil)
-	chat := webchat.New(core, webchat.Options{Page: ChatPage}, nil)
+	cfg.chat.Page = ChatPage
+	chat := webchat.New(core, cfg.chat, nil)
 	for _, r := range chat.Routes() {
-		srv.HandleBrowser(r.Pattern, r.Handler, r.Stream)
+		if r.MaxBody > 0 {
+			srv.HandleUpload(r.Pattern, r.Handler, r.MaxBody)
+		} else {
+			srv.HandleBrowser(r.Pattern, r.Handler, r.Stream)
+		}
 	}
 	core.Register(chat) // as serve does, so browser-edit notices reach the page
 	ts := httptest.NewServer(srv.Handler())
@@ -58,7 +82,7 @@ func newChatEnv(t *testing.T, gate chan struct{}, r ...Renderer) *chatEnv {
 		ts.Close()
 		core.Close(context.Background())
 	})
-	return &chatEnv{st: st, srv: srv, ts: ts, core: core}
+	return &chatEnv{st: st, srv: srv, ts: ts, core: core, chat: chat}
 }
 
 func TestBrowserChat(t *testing.T) {

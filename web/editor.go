@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/diagram/outline"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 )
@@ -51,7 +53,10 @@ func (s *Server) getDiagram(w http.ResponseWriter, r *http.Request) {
 		notFound(w)
 		return
 	}
-	file := fmt.Sprintf("diagram-r%d.%s", th.Rev, ext)
+	// The file is named as the chat names the diagram's files; a scene that cannot be read is
+	// still served as its .excalidraw, named without a title.
+	sc, derr := scene.Decode(th.Scene) // bytes from the store, decoded here at the edge
+	file := fileBase(sc, th.Rev) + "." + ext
 	switch ext {
 	case "excalidraw":
 		// Cross-origin reads let https://excalidraw.com/#url=… open the file directly.
@@ -62,7 +67,7 @@ func (s *Server) getDiagram(w http.ResponseWriter, r *http.Request) {
 		w.Write(th.Scene)
 	case "png", "svg":
 		start := time.Now()
-		sc, err := scene.Decode(th.Scene) // bytes from the store, decoded here at the edge
+		err := derr
 		var pic []byte
 		if err == nil {
 			pic, err = s.render.Render(r.Context(), sc, th.Scene, ext, r.URL.Query().Get("theme") == "dark")
@@ -103,6 +108,24 @@ type sceneDoc struct {
 	Rev     int64           `json:"rev"`
 	CanEdit bool            `json:"canEdit"`
 	Scene   json.RawMessage `json:"scene"`
+	// Name is what the page names the files it saves (Excalidraw's own export, the copy of a
+	// refused edit), without the extension: the same name the chat and the downloads give them.
+	Name string `json:"name"`
+}
+
+// fileBase names a diagram's files at revision rev as the chat does: after its title (nil: none).
+func fileBase(sc *scene.Scene, rev int64) string {
+	title := ""
+	if sc != nil {
+		title = outline.Of(sc).Title
+	}
+	return bot.FileBase(title, rev)
+}
+
+// docName is fileBase for a stored scene.
+func docName(doc []byte, rev int64) string {
+	sc, _ := scene.Decode(doc) // an unreadable scene is named without a title
+	return fileBase(sc, rev)
 }
 
 func (s *Server) getScene(w http.ResponseWriter, r *http.Request) {
@@ -121,13 +144,15 @@ func (s *Server) getScene(w http.ResponseWriter, r *http.Request) {
 		doc = []byte(`{"type":"excalidraw","version":2,"elements":[],"appState":{},"files":{}}`)
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, sceneDoc{Rev: th.Rev, CanEdit: link.Kind == store.LinkEdit, Scene: doc})
+	writeJSON(w, http.StatusOK, sceneDoc{Rev: th.Rev, CanEdit: link.Kind == store.LinkEdit, Scene: doc, Name: docName(th.Scene, th.Rev)})
 }
 
 // saveReply answers a save: the new revision, or why it was refused.
 type saveReply struct {
 	Rev   int64  `json:"rev"`
 	Error string `json:"error,omitempty"`
+	// Name is the files' name at the saved revision (see sceneDoc.Name).
+	Name string `json:"name,omitempty"`
 }
 
 // putScene saves the editor's scene as the thread's next revision. The page sends the revision it
@@ -199,7 +224,7 @@ func (s *Server) putScene(w http.ResponseWriter, r *http.Request) {
 	if s.notify != nil {
 		s.notify.Edited(r.Context(), link.Key, th.Rev)
 	}
-	writeJSON(w, http.StatusOK, saveReply{Rev: th.Rev})
+	writeJSON(w, http.StatusOK, saveReply{Rev: th.Rev, Name: fileBase(sc, th.Rev)})
 }
 
 // overCapAdvice turns a scene.Limits refusal into the sentence the editor shows: the cap, and

@@ -83,12 +83,14 @@ code { font-size: 14px; }
 </head>
 <body>
 <h1>excalibot</h1>
-<p>excalibot draws diagrams in Slack and Telegram threads: someone asks for a diagram, a language
-model draws it on an Excalidraw canvas, and the bot posts the picture with a link to edit it.
-Follow-ups in the same thread change the same diagram.</p>
+<p>excalibot draws diagrams in chat threads (Slack, Telegram{{if .Chat}} and its own chat page{{end}}):
+someone asks for a diagram, a language model draws it on an Excalidraw canvas, and the bot posts
+the picture with a link to edit it. Follow-ups in the same thread change the same diagram; an
+<code>.excalidraw</code> file is imported, and a photo or screenshot of a diagram is redrawn.</p>
 <p>This is its web server. It serves the editor behind the links in the bot's replies
 (<code>/d/…</code>), their downloads{{if .Chat}}, and the bot's own <a href="/chat">chat page</a>,
-where you can ask for diagrams in the browser{{end}}.</p>
+where you can ask for diagrams in the browser and drop files on the conversation (open on this
+machine; from elsewhere with the server's shared secret){{end}}.</p>
 <section id="health" aria-label="Health">
 <h2>Health: {{if .Ready}}<span class="ok">ready</span>{{else}}<span class="bad">not ready</span>{{end}}</h2>
 <ul>

@@ -27,14 +27,14 @@ func TestHomePage(t *testing.T) {
 	}{
 		{"ready, with the chat page", []Check{ok}, true,
 			[]string{"This is its web server", "Health: <span class=\"ok\">ready</span>", "<li>renderer: <span class=\"ok\">ready</span></li>",
-				`<a href="/chat">chat page</a>`, `<a href="/readyz">`},
+				`<a href="/chat">chat page</a>`, `<a href="/readyz">`, "Slack, Telegram and its own chat page", "drop files on the conversation"},
 			[]string{`class="bad"`, "<script"}},
 		{"a part not ready", []Check{ok, down}, true,
 			[]string{"Health: <span class=\"bad\">not ready</span>", "<li>store: <span class=\"bad\">not ready</span></li>", "<li>renderer: <span class=\"ok\">ready</span></li>"},
 			[]string{secretish, "10.0.0.7"}},
 		{"no chat page mounted", nil, false,
 			[]string{"Health: <span class=\"ok\">ready</span>", "<li>web server: <span class=\"ok\">ready</span></li>"},
-			[]string{`href="/chat"`}},
+			[]string{`href="/chat"`, "own chat page", "drop files"}},
 	} {
 		e := newEnv(t, Options{})
 		for _, c := range tc.checks {

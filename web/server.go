@@ -144,6 +144,21 @@ func (s *Server) HandleBrowser(pattern string, h http.Handler, stream bool) {
 	}))
 }
 
+// HandleUpload mounts a browser route that takes files (the chat page's message post): as
+// HandleBrowser, but its body may be up to maxBody instead of the server's MaxBody. The handler
+// refuses a file over its own limit as soon as it knows, before reading it whole.
+func (s *Server) HandleUpload(pattern string, h http.Handler, maxBody int64) {
+	timed := http.TimeoutHandler(h, s.opt.HandlerTimeout, "the server took too long to answer; please try again\n")
+	s.mux.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if ok, wait := s.byAddr.Allow(clientAddr(r)); !ok {
+			tooMany(w, wait)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		timed.ServeHTTP(w, r)
+	}))
+}
+
 // Handler is the root handler with security headers on every response.
 func (s *Server) Handler() http.Handler { return s.headers(s.mux) }
 

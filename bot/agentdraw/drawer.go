@@ -75,6 +75,7 @@ func (d Drawer) Draw(ctx context.Context, req bot.DrawRequest) (bot.DrawResult, 
 	for _, im := range req.Images {
 		areq.Images = append(areq.Images, agent.Image{Data: im.Data, Width: im.Width, Height: im.Height})
 	}
+	areq.Discussion = req.Discussion
 	res, err := d.Agent.Run(ctx, areq)
 	if err != nil {
 		if d.Observer != nil {

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"mime"
 	"net"
 	"net/http"
 	"regexp"
@@ -34,7 +35,8 @@ import (
 //	GET  /chat                              the page (?secret=… sets the access cookie)
 //	GET  /chat/api/threads                  this session's threads
 //	GET  /chat/api/threads/{id}             one thread's messages
-//	POST /chat/api/threads/{id}/messages    {"text": …} → 202, the bot answers on the stream
+//	POST /chat/api/threads/{id}/messages    {"text": …}, or a multipart form with text and a file
+//	                                        → 202, the bot answers on the stream
 //	GET  /chat/api/events?session=…         Server-Sent Events: thread updates, messages
 //	GET  /chat/api/blobs/{id}               pictures and files of replies
 const (
@@ -56,16 +58,20 @@ var chatID = regexp.MustCompile(`^[A-Za-z0-9_-]{8,64}$`)
 
 // Adapter serves the chat page's API and is the bot.Adapter of its messages.
 type Adapter struct {
-	h      bot.Handler
-	secret string
-	secure bool // cookies only over HTTPS
-	page   http.Handler
-	now    func() time.Time
-	log    *slog.Logger
+	h         bot.Handler
+	secret    string
+	secure    bool // cookies only over HTTPS
+	page      http.Handler
+	now       func() time.Time
+	log       *slog.Logger
+	maxImport int64
+	maxImage  int64
+	reading   chan struct{} // a token per upload being read
 
 	mu       sync.Mutex
 	sessions map[string]*chatSession
 	blobs    blobStore
+	uploads  uploadStore
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -89,20 +95,31 @@ type chatThread struct {
 }
 
 type chatMessage struct {
-	ID      string     `json:"id"`
-	From    string     `json:"from"` // "you" or "bot"
-	Text    string     `json:"text"`
-	Time    time.Time  `json:"time"`
-	Image   string     `json:"image,omitempty"`
-	Files   []chatFile `json:"files,omitempty"`
-	EditURL string     `json:"editURL,omitempty"`
-	ViewURL string     `json:"viewURL,omitempty"`
-	Error   bool       `json:"error,omitempty"`
+	ID   string    `json:"id"`
+	From string    `json:"from"` // "you" or "bot"
+	Text string    `json:"text"`
+	Time time.Time `json:"time"`
+	// Image is the picture's address, ImageName its file name and Alt what it shows, in words.
+	Image     string     `json:"image,omitempty"`
+	ImageName string     `json:"imageName,omitempty"`
+	Alt       string     `json:"alt,omitempty"`
+	Files     []chatFile `json:"files,omitempty"`
+	EditURL   string     `json:"editURL,omitempty"`
+	ViewURL   string     `json:"viewURL,omitempty"`
+	Error     bool       `json:"error,omitempty"`
+	// Upload is the file a message of the person's carried (its name and size; the bytes are
+	// the run's to read, not the page's to show again).
+	Upload *chatUpload `json:"upload,omitempty"`
 }
 
 type chatFile struct {
 	Name string `json:"name"`
 	URL  string `json:"url"`
+}
+
+type chatUpload struct {
+	Name string `json:"name"`
+	Size int64  `json:"size"`
 }
 
 type chatEvent struct {
@@ -118,7 +135,11 @@ type Options struct {
 	Secure bool
 	// Page serves the chat page's HTML (the web server's embedded page).
 	Page http.Handler
-	Now  func() time.Time // default time.Now
+	// MaxImportBytes and MaxImageBytes are the core's limits on an uploaded file (bot.Options'
+	// fields of the same names, 20 MB each by default): the page refuses a larger file before
+	// sending it, and the server before reading it whole, in the words the core uses.
+	MaxImportBytes, MaxImageBytes int64
+	Now                           func() time.Time // default time.Now
 }
 
 // New returns the adapter; messages go to h. Mount its Routes on the web server, and call Close
@@ -133,16 +154,25 @@ func New(h bot.Handler, opt Options, log *slog.Logger) *Adapter {
 	if opt.Page == nil {
 		opt.Page = http.NotFoundHandler()
 	}
+	if opt.MaxImportBytes <= 0 {
+		opt.MaxImportBytes = 20 << 20
+	}
+	if opt.MaxImageBytes <= 0 {
+		opt.MaxImageBytes = 20 << 20
+	}
 	return &Adapter{h: h, secret: opt.Secret, secure: opt.Secure, page: opt.Page, now: opt.Now,
+		maxImport: opt.MaxImportBytes, maxImage: opt.MaxImageBytes, reading: make(chan struct{}, concurrentUploads),
 		log: log.With("adapter", Platform), sessions: map[string]*chatSession{}, closed: make(chan struct{})}
 }
 
 // Route is one route of the page. A Stream lives as long as the tab: it gets the per-address rate
-// limit but no handler timeout.
+// limit but no handler timeout. A route with MaxBody takes uploads: its body may be that large,
+// in place of the server's usual limit (the handler reads no further than each file's own).
 type Route struct {
 	Pattern string
 	Handler http.Handler
 	Stream  bool
+	MaxBody int64
 }
 
 // Routes are the page and its API, each behind the access check.
@@ -151,7 +181,7 @@ func (c *Adapter) Routes() []Route {
 		{Pattern: "GET /chat", Handler: c.guard(http.HandlerFunc(c.servePage))},
 		{Pattern: "GET /chat/api/threads", Handler: c.guard(http.HandlerFunc(c.listThreads))},
 		{Pattern: "GET /chat/api/threads/{id}", Handler: c.guard(http.HandlerFunc(c.getThread))},
-		{Pattern: "POST /chat/api/threads/{id}/messages", Handler: c.guard(http.HandlerFunc(c.post))},
+		{Pattern: "POST /chat/api/threads/{id}/messages", Handler: c.guard(http.HandlerFunc(c.post)), MaxBody: c.maxBody()},
 		{Pattern: "GET /chat/api/blobs/{id}", Handler: c.guard(http.HandlerFunc(c.blob))},
 		{Pattern: "GET /chat/api/events", Handler: c.guard(http.HandlerFunc(c.events)), Stream: true},
 	}
@@ -203,9 +233,14 @@ func (c *Adapter) Send(ctx context.Context, key bot.ThreadKey, r bot.Reply) erro
 	defer c.mu.Unlock()
 	if r.Image != nil {
 		m.Image = "/chat/api/blobs/" + c.blobs.put(*r.Image)
+		m.ImageName, m.Alt = r.Image.Name, r.Alt
 	}
 	for _, f := range r.Files {
 		m.Files = append(m.Files, chatFile{Name: f.Name, URL: "/chat/api/blobs/" + c.blobs.put(f)})
+	}
+	if r.Title != "" {
+		// The diagram's title names the thread better than its first words did.
+		c.threadLocked(key.Workspace, key.Thread).Title = clip.Runes(r.Title, 60)
 	}
 	c.addMessageLocked(key.Workspace, key.Thread, m)
 	return nil
@@ -264,6 +299,9 @@ func (c *Adapter) addMessageLocked(session, thread string, m chatMessage) {
 	t := c.threadLocked(session, thread)
 	if t.Title == "" && m.From == "you" {
 		t.Title = clip.Runes(strings.Join(strings.Fields(m.Text), " "), 60)
+		if t.Title == "" && m.Upload != nil {
+			t.Title = clip.Runes(m.Upload.Name, 60)
+		}
 	}
 	t.Messages = append(t.Messages, m)
 	if len(t.Messages) > maxMessages {
@@ -415,7 +453,14 @@ func (c *Adapter) listThreads(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, http.StatusOK, struct {
 		Threads []chatThread `json:"threads"`
-	}{append([]chatThread{}, list...)})
+		Limits  chatLimits   `json:"limits"`
+	}{append([]chatThread{}, list...), chatLimits{ImportBytes: c.maxImport, PictureBytes: max(c.maxImport, c.maxImage)}})
+}
+
+// chatLimits are the largest files the page may send, so it can refuse one before sending it.
+type chatLimits struct {
+	ImportBytes  int64 `json:"importBytes"`
+	PictureBytes int64 `json:"pictureBytes"`
 }
 
 func (c *Adapter) getThread(w http.ResponseWriter, r *http.Request) {
@@ -457,30 +502,34 @@ func (c *Adapter) post(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "malformed thread id", http.StatusBadRequest)
 		return
 	}
-	var body struct {
-		Text string `json:"text"`
-	}
-	dec := json.NewDecoder(io.LimitReader(r.Body, maxChatText))
-	if err := dec.Decode(&body); err != nil {
-		http.Error(w, "the message must be JSON {\"text\": …} under 16 KB: "+err.Error(), http.StatusBadRequest)
-		return
-	}
-	text := strings.TrimSpace(body.Text)
-	if text == "" {
-		http.Error(w, "the message is empty", http.StatusBadRequest)
+	text, up, err := c.readPost(r, sid)
+	if err != nil {
+		fe := &formError{code: http.StatusBadRequest, msg: err.Error()}
+		errors.As(err, &fe)
+		http.Error(w, fe.msg, fe.code)
 		return
 	}
 	now := c.now()
 	m := chatMessage{ID: randomID(9), From: "you", Text: text, Time: now}
+	msg := bot.Message{Key: bot.ThreadKey{Platform: Platform, Workspace: sid, Channel: chatChannel, Thread: thread},
+		EventID: m.ID, ID: m.ID, User: sid, UserName: userName, Text: text, Received: now}
 	c.mu.Lock()
+	if up != nil {
+		// Kept before the core hears of it: the run may start, and fetch it, at once.
+		up.at = now
+		perFile := max(c.maxImport, c.maxImage)
+		c.uploads.put(up, now, sessionUploads*perFile, totalUploads*perFile)
+		m.Upload = &chatUpload{Name: up.name, Size: int64(len(up.data))}
+		msg.Files = []bot.Attachment{{Name: up.name, MIME: up.mime, Size: int64(len(up.data)), Ref: up.id}}
+	}
 	c.addMessageLocked(sid, thread, m)
 	c.mu.Unlock()
-	key := bot.ThreadKey{Platform: Platform, Workspace: sid, Channel: chatChannel, Thread: thread}
-	if err := c.h.Handle(r.Context(), c, bot.Message{
-		Key: key, EventID: m.ID, ID: m.ID, User: sid, UserName: "web user", Text: text, Received: now,
-	}); err != nil {
-		c.log.Warn("web chat: message not kept", "thread", key.String(), "err", err)
+	if err := c.h.Handle(r.Context(), c, msg); err != nil {
+		c.log.Warn("web chat: message not kept", "thread", msg.Key.String(), "err", err)
 		c.mu.Lock()
+		if up != nil {
+			c.uploads.remove(up.id)
+		}
 		c.addMessageLocked(sid, thread, chatMessage{ID: randomID(9), From: "bot", Error: true, Time: c.now(),
 			Text: "I could not keep that message (my database did not answer); please send it again in a minute."})
 		c.mu.Unlock()
@@ -490,6 +539,42 @@ func (c *Adapter) post(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusAccepted, struct {
 		Message chatMessage `json:"message"`
 	}{m})
+}
+
+// userName is how the core, and a discussion read back, name the person at the page.
+const userName = "web user"
+
+// readPost reads a message: JSON {"text": …}, or a multipart form with the text and a file.
+func (c *Adapter) readPost(r *http.Request, session string) (string, *upload, error) {
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
+		done, err := c.uploadTurn(r.Context())
+		if err != nil {
+			return "", nil, refuse(http.StatusServiceUnavailable, "the upload was cut off while waiting its turn; send it again")
+		}
+		defer done()
+		r.Body = http.MaxBytesReader(nil, r.Body, c.maxBody())
+		f, err := c.readForm(r, session)
+		if err != nil {
+			return "", nil, err
+		}
+		text := strings.TrimSpace(f.text)
+		if text == "" && f.file == nil {
+			return "", nil, refuse(http.StatusBadRequest, "the message is empty: write something or choose a file")
+		}
+		return text, f.file, nil
+	}
+	var body struct {
+		Text string `json:"text"`
+	}
+	dec := json.NewDecoder(io.LimitReader(r.Body, maxChatText))
+	if err := dec.Decode(&body); err != nil {
+		return "", nil, refuse(http.StatusBadRequest, "the message must be JSON {\"text\": …} under 16 KB: %v", err)
+	}
+	text := strings.TrimSpace(body.Text)
+	if text == "" {
+		return "", nil, refuse(http.StatusBadRequest, "the message is empty")
+	}
+	return text, nil, nil
 }
 
 func (c *Adapter) blob(w http.ResponseWriter, r *http.Request) {
@@ -503,8 +588,15 @@ func (c *Adapter) blob(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", f.MIME)
 	h.Set("Cache-Control", "private, max-age=86400, immutable")
-	if !strings.HasPrefix(f.MIME, "image/png") {
-		h.Set("Content-Disposition", `attachment; filename="`+strings.ReplaceAll(f.Name, `"`, "")+`"`)
+	// The picture is shown in the page, the rest downloaded; both under the name the core gave.
+	disposition := "attachment"
+	if strings.HasPrefix(f.MIME, "image/png") {
+		disposition = "inline"
+	}
+	if v := mime.FormatMediaType(disposition, map[string]string{"filename": f.Name}); v != "" {
+		h.Set("Content-Disposition", v)
+	} else {
+		h.Set("Content-Disposition", disposition)
 	}
 	w.Write(f.Content)
 }

@@ -35,16 +35,24 @@ type chatEnv struct {
 // their own (the web server adds rate limits and security headers in front of them).
 func newChatEnv(t *testing.T, secret string, gate chan struct{}) *chatEnv {
 	t.Helper()
+	d := &bottest.BoxDrawer{Gate: gate}
+	ce := startChat(t, d, bot.Options{NotifyEdits: true}, Options{Secret: secret})
+	ce.drawer = d
+	return ce
+}
+
+// startChat is newChatEnv with the drawer and both sides' options chosen.
+func startChat(t *testing.T, d bot.Drawer, bopt bot.Options, copt Options) *chatEnv {
+	t.Helper()
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "chat.db"), store.Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	d := &bottest.BoxDrawer{Gate: gate}
 	lk := links.NewEditor(st, "", 0, nil)
-	core := bot.New(st, d, bottest.WidthRenderer{}, lk, bot.Options{NotifyEdits: true}, nil)
-	page := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "<!doctype html><title>chat</title>") })
-	chat := New(core, Options{Secret: secret, Page: page}, nil)
+	core := bot.New(st, d, bottest.WidthRenderer{}, lk, bopt, nil)
+	copt.Page = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "<!doctype html><title>chat</title>") })
+	chat := New(core, copt, nil)
 	core.Register(chat)
 	mux := http.NewServeMux()
 	for _, r := range chat.Routes() {
@@ -57,7 +65,7 @@ func newChatEnv(t *testing.T, secret string, gate chan struct{}) *chatEnv {
 		ts.Close()
 		core.Close(context.Background())
 	})
-	return &chatEnv{st: st, ts: ts, core: core, chat: chat, drawer: d}
+	return &chatEnv{st: st, ts: ts, core: core, chat: chat}
 }
 
 func (e *chatEnv) do(t *testing.T, method, path string, body []byte, hdr map[string]string) *http.Response {

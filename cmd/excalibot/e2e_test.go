@@ -81,7 +81,8 @@ func startE2E(t testing.TB, setup func(*config.Config)) *e2e {
 	cfg.OllamaHost = e.ollama.URL()
 	cfg.Model = ollamafake.DefaultModel
 	cfg.ChromePath = chrome
-	cfg.RenderTabs = 1 // one warm tab: Chromium start is the slow part of these tests
+	cfg.RenderTabs = 1   // one warm tab: Chromium start is the slow part of these tests
+	cfg.WorkingAfter = 0 // the fake model answers at once; the scenarios look for the working signs
 	cfg.LogLevel = "debug"
 	setup(&cfg)
 	addr, stop := startServe(t, cfg, e.logs)

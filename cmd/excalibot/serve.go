@@ -111,6 +111,7 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 		PollInterval:      cfg.PollInterval,
 		ReplyGiveUp:       cfg.ReplyGiveUp,
 		NotifyEdits:       cfg.NotifyEdits,
+		WorkingAfter:      workingAfter(cfg.WorkingAfter),
 		Observer:          metrics,
 	}, log)
 	metrics.QueueDepth(core.QueueDepth)
@@ -131,9 +132,13 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 
 	// The chat page: open on localhost, from elsewhere only with EXCALIBOT_CHAT_SECRET.
 	chat := webchat.New(core, webchat.Options{Secret: cfg.ChatSecret, Page: web.ChatPage,
-		Secure: strings.HasPrefix(cfg.PublicURL, "https:")}, log)
+		Secure: strings.HasPrefix(cfg.PublicURL, "https:"), MaxImageBytes: int64(cfg.MaxImageSize)}, log)
 	for _, r := range chat.Routes() {
-		srvWeb.HandleBrowser(r.Pattern, r.Handler, r.Stream)
+		if r.MaxBody > 0 {
+			srvWeb.HandleUpload(r.Pattern, r.Handler, r.MaxBody)
+		} else {
+			srvWeb.HandleBrowser(r.Pattern, r.Handler, r.Stream)
+		}
 	}
 	core.Register(chat) // so restart and browser-edit notices reach web threads too
 
@@ -361,4 +366,13 @@ func localURL(addr net.Addr) string {
 		host = "localhost"
 	}
 	return "http://" + net.JoinHostPort(host, port)
+}
+
+// workingAfter is the setting as the bot takes it: 0 there means its default, so "at once" is
+// negative.
+func workingAfter(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/scene"
 )
 
@@ -29,7 +30,8 @@ func (m Imported) String() string {
 	if m.Image {
 		fmt.Fprintf(&b, "Mermaid %s diagrams cannot become Excalidraw shapes, so it was inserted as one picture at (%.0f,%.0f), as Excalidraw itself does; it cannot be edited shape by shape. Flowchart, sequence, class, state and ER diagrams become editable shapes.", kind, m.At.X, m.At.Y)
 	} else {
-		fmt.Fprintf(&b, "Drew the Mermaid %s diagram at (%.0f,%.0f): %d shapes, %d arrows.", kind, m.At.X, m.At.Y, len(m.Shapes), m.Arrows)
+		fmt.Fprintf(&b, "Drew the Mermaid %s diagram at (%.0f,%.0f): %s, %s.", kind, m.At.X, m.At.Y,
+			plural.Count(len(m.Shapes), "shape", ""), plural.Count(m.Arrows, "arrow", ""))
 		if len(m.Shapes) > 0 {
 			list := m.Shapes
 			if len(list) > 20 {
@@ -38,7 +40,7 @@ func (m Imported) String() string {
 			b.WriteString(" Shapes: " + strings.Join(list, ", ") + ".")
 		}
 		if m.Renamed > 0 {
-			fmt.Fprintf(&b, " %d ids were already used on the canvas and got a suffix.", m.Renamed)
+			fmt.Fprintf(&b, " %s already used on the canvas and got a suffix.", plural.Count(m.Renamed, "id was", "ids were"))
 		}
 	}
 	if len(m.Fixes) > 0 {

@@ -31,11 +31,11 @@ var layers = map[string]layer{
 		"bot/telegram", "bot/webchat", "config", "diagram/mermaid", "diagram/outline", "internal/plural", "links", "picture", "render", "scene", "store", "store/postgres", "store/sqlite", "tools", "web"}},
 	"config": {},
 
-	"web":           {imports: []string{"bot", "internal/clip", "ratelimit", "render", "scene", "store"}, tests: []string{"bot/webchat", "links"}},
+	"web":           {imports: []string{"bot", "diagram/outline", "internal/clip", "ratelimit", "render", "scene", "store"}, tests: []string{"agent", "bot/agentdraw", "bot/webchat", "links"}},
 	"links":         {imports: []string{"bot", "scene", "store"}},
 	"bot/slack":     {imports: []string{"bot"}},
 	"bot/telegram":  {imports: []string{"bot"}},
-	"bot/webchat":   {imports: []string{"bot", "internal/clip"}, tests: []string{"links", "store"}},
+	"bot/webchat":   {imports: []string{"bot", "internal/clip", "scene"}, tests: []string{"links", "store"}},
 	"bot/agentdraw": {imports: []string{"agent", "bot", "diagram/mermaid", "scene", "tools"}},
 	"bot":           {imports: []string{"diagram/mermaid", "diagram/outline", "internal/clip", "internal/plural", "picture", "ratelimit", "scene", "store"}},
 	"ratelimit":     {},

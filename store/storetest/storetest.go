@@ -120,6 +120,7 @@ func Run(t *testing.T, f Factory) {
 		{"UndoRedoBranch", testUndoRedoBranch},
 		{"History", testHistory},
 		{"HistoryLimit", testHistoryLimit},
+		{"Revision", testRevision},
 		{"MemorySettings", testMemorySettings},
 		{"SizeLimit", testSizeLimit},
 		{"Links", testLinks},

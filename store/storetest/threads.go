@@ -3,6 +3,7 @@ package storetest
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -189,7 +190,7 @@ func testHistory(t *testing.T, f Factory) {
 	ctx, key := t.Context(), Key(1)
 	_, err := e.s.History(ctx, key, 0)
 	wantErr(t, "History of a missing thread", err, store.ErrNotFound)
-	authors := []store.Author{store.AuthorImport, store.AuthorAgent, store.AuthorEditor, store.AuthorRestore}
+	authors := []store.Author{store.AuthorImport, store.AuthorAgent, store.AuthorEditor, store.AuthorRevert, store.AuthorReset, store.AuthorRestore}
 	for i, a := range authors {
 		_, err := e.s.Save(ctx, store.SaveRequest{Key: key, Base: int64(i), Scene: SceneN(i + 1), Author: a, Reason: "why " + string(a)})
 		if err != nil {
@@ -197,32 +198,33 @@ func testHistory(t *testing.T, f Factory) {
 		}
 		e.clock.Advance(time.Second)
 	}
-	if _, err := e.s.Undo(ctx, key, 4); err != nil {
+	n := int64(len(authors))
+	if _, err := e.s.Undo(ctx, key, n); err != nil {
 		t.Fatal(err)
 	}
 	h, err := e.s.History(ctx, key, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(h) != 4 {
-		t.Fatalf("History: got %d revisions, want 4", len(h))
+	if len(h) != len(authors) {
+		t.Fatalf("History: got %d revisions, want %d", len(h), len(authors))
 	}
 	for i, r := range h {
-		rev := int64(4 - i)
+		rev := n - int64(i)
 		a := authors[rev-1]
 		if r.Rev != rev || r.Author != a || r.Reason != "why "+string(a) || r.Parent != rev-1 || r.Size != len(SceneN(int(rev))) || r.Scene != nil {
 			t.Errorf("History[%d]: got %+v, want rev %d author %s parent %d size %d, no scene", i, r, rev, a, rev-1, len(SceneN(int(rev))))
 		}
-		if r.Current != (rev == 3) {
-			t.Errorf("History[%d]: got current %v, want %v", i, r.Current, rev == 3)
+		if r.Current != (rev == n-1) {
+			t.Errorf("History[%d]: got current %v, want %v", i, r.Current, rev == n-1)
 		}
 	}
 	if !h[0].Created.After(h[1].Created) {
 		t.Errorf("History: created %v not after %v", h[0].Created, h[1].Created)
 	}
 	h, err = e.s.History(ctx, key, 2)
-	if err != nil || len(h) != 2 || h[0].Rev != 4 {
-		t.Fatalf("History(limit 2): got %d revisions, %v; want revisions 4 and 3", len(h), err)
+	if err != nil || len(h) != 2 || h[0].Rev != n {
+		t.Fatalf("History(limit 2): got %d revisions, %v; want revisions %d and %d", len(h), err, n, n-1)
 	}
 	r, err := e.s.Revision(ctx, key, 2)
 	if err != nil {
@@ -234,6 +236,56 @@ func testHistory(t *testing.T, f Factory) {
 	}
 	_, err = e.s.Revision(ctx, key, 9)
 	wantErr(t, "Revision 9", err, store.ErrNotFound)
+}
+
+// testRevision: one kept revision is read with its scene and changes nothing; a copy of it saved
+// again (what `revert` does) is a new revision on the current one, undone back to where it was made.
+func testRevision(t *testing.T, f Factory) {
+	e := newEnv(t, f, store.Options{})
+	ctx, key := t.Context(), Key(1)
+	_, err := e.s.Revision(ctx, key, 1)
+	wantErr(t, "Revision of a missing thread", err, store.ErrNotFound)
+	for i := 1; i <= 4; i++ {
+		e.save(key, int64(i-1), SceneN(i))
+	}
+	for _, rev := range []int64{0, -1, 5} {
+		_, err := e.s.Revision(ctx, key, rev)
+		wantErr(t, fmt.Sprintf("Revision %d", rev), err, store.ErrNotFound)
+	}
+	_, err = e.s.Revision(ctx, Key(2), 1)
+	wantErr(t, "Revision of another thread", err, store.ErrNotFound)
+	cur, err := e.s.Revision(ctx, key, 4)
+	if err != nil || !cur.Current || cur.Parent != 3 {
+		t.Fatalf("Revision 4: got %+v, %v; want the current revision, parent 3", cur, err)
+	}
+	before := e.load(key)
+	r, err := e.s.Revision(ctx, key, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantScene(t, "Revision 2", r.Scene, SceneN(2))
+	if r.Current || r.Size != len(SceneN(2)) || r.Parent != 1 {
+		t.Fatalf("Revision 2: got %+v; want not current, parent 1, size %d", r, len(SceneN(2)))
+	}
+	if after := e.load(key); after.Rev != before.Rev || after.Head != before.Head || !after.Updated.Equal(before.Updated) {
+		t.Fatalf("reading a revision changed the thread: rev %d head %d → rev %d head %d", before.Rev, before.Head, after.Rev, after.Head)
+	}
+
+	th, err := e.s.Save(ctx, store.SaveRequest{Key: key, Base: 4, Scene: r.Scene, Author: store.AuthorRevert, Reason: "reverted to revision 2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if th.Rev != 5 || th.Head != 5 {
+		t.Fatalf("Save of revision 2's scene: got rev %d head %d, want 5 5", th.Rev, th.Head)
+	}
+	wantScene(t, "the copy", e.load(key).Scene, SceneN(2))
+	cp, err := e.s.Revision(ctx, key, 5)
+	if err != nil || cp.Author != store.AuthorRevert || cp.Reason != "reverted to revision 2" || cp.Parent != 4 || !cp.Current {
+		t.Fatalf("Revision 5: got %+v, %v; want the current revert of revision 2, parent 4", cp, err)
+	}
+	if th, err := e.s.Undo(ctx, key, 5); err != nil || th.Rev != 4 {
+		t.Fatalf("Undo of the copy: got %v, %v; want revision 4", th, err)
+	}
 }
 
 func testHistoryLimit(t *testing.T, f Factory) {

@@ -59,6 +59,11 @@ function Editor({ doc }) {
   const s = useRef({ rev: doc.rev, loaded: false, baseline: null, saved: null, current: null, inflight: false, again: false, conflict: false, timer: 0, leaving: false });
   const [ui, setUi] = useState(doc.canEdit ? { state: "saved", message: `revision ${doc.rev}` } : { state: "readonly", message: "" });
   const [conflict, setConflict] = useState(null);
+  // The files' name, as the chat and the downloads name them ("deploy-pipeline-r3"); a save moves
+  // it to the new revision.
+  const [name, setName] = useState(doc.name || `diagram-r${doc.rev}`);
+  const nameRef = useRef(name);
+  nameRef.current = name;
 
   const schedule = useCallback((ms) => {
     clearTimeout(s.current.timer);
@@ -91,6 +96,11 @@ function Editor({ doc }) {
         const j = await res.json();
         st.rev = j.rev;
         st.saved = sig;
+        if (j.name && j.name !== nameRef.current) {
+          // Excalidraw reads its name prop once; its own exports take the name from its state.
+          setName(j.name);
+          api.updateScene({ appState: { name: j.name } });
+        }
         const dirty = st.current !== null && st.current !== sig;
         setUi({ state: dirty ? "unsaved" : "saved", message: dirty ? "" : `revision ${j.rev}` });
         if (dirty) schedule(AUTOSAVE_MS);
@@ -168,7 +178,7 @@ function Editor({ doc }) {
       get api() {
         return apiRef.current;
       },
-      state: () => ({ ...ui, rev: st.rev, dirty: st.current !== st.saved, loaded: !!st.loaded }),
+      state: () => ({ ...ui, rev: st.rev, dirty: st.current !== st.saved, loaded: !!st.loaded, name: nameRef.current }),
       save: () => saveRef.current(),
       restore, // Excalidraw's own reader, for checking downloads
     };
@@ -206,7 +216,7 @@ function Editor({ doc }) {
         }}
         onChange={onChange}
         viewModeEnabled={!doc.canEdit}
-        name="diagram"
+        name={name}
         UIOptions={{ canvasActions: { loadScene: false, clearCanvas: false, saveToActiveFile: false } }}
         renderTopRightUI={topRight}
       >
@@ -237,7 +247,7 @@ function Editor({ doc }) {
             nothing was overwritten.
           </p>
           <button type="button" onClick={reload} data-testid="reload">Reload the new version</button>
-          <button type="button" onClick={() => download(`my-version-r${s.current.rev}.excalidraw`, conflict.mine)}>
+          <button type="button" onClick={() => download(`${name}-mine.excalidraw`, conflict.mine)}>
             Download my version
           </button>
         </div>

@@ -1,0 +1,84 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/excalibot/excalibot/internal/plural"
+)
+
+// A request asks to draw the discussion when it names the thread itself ("draw this thread",
+// "diagram the conversation above") or what was said in it ("what we discussed"). A noun that
+// goes on ("the thread pool", "the chat service") is a thing to draw, not the discussion.
+var discussionAsk = regexp.MustCompile(`(?i)\b(?:this|the|our|that|whole|entire)\s+(?:thread|conversation|discussion|chat)` +
+	`(?:\s+(?:above|so\s+far|here|until\s+now))?\s*(?:[.!?,:;)]|$|\b(?:as|into|in|for|with|please)\b)` +
+	`|\bwhat\s+(?:we|you|they|everyone|people|y'all)(?:\s+(?:have|just|all))?\s+(?:discussed|talked\s+about|said|decided|agreed(?:\s+on)?)\b` +
+	`|\b(?:the\s+)?messages\s+above\b`)
+
+// asksForDiscussion reports whether text asks to draw what was said before it.
+func asksForDiscussion(text string) bool { return discussionAsk.MatchString(text) }
+
+// fewMessages is below how many earlier messages the reader's note (why there may be little) is
+// passed on to the user.
+const fewMessages = 3
+
+// discussion is what a drawing run reads of the chat for a request that asks to draw it.
+type discussion struct {
+	text string // one "Author: text" line per message, oldest first
+	n    int    // messages
+	note string // the adapter's note for the user when there were few
+}
+
+// readDiscussion reads what was said before msg in its thread, through a's DiscussionReader. Its
+// error is a sentence for the user: there is nothing to read, or this chat cannot be read.
+func (b *Bot) readDiscussion(ctx context.Context, a Adapter, msg Message) (discussion, error) {
+	r, ok := a.(DiscussionReader)
+	if !ok {
+		return discussion{}, fmt.Errorf("I cannot read the earlier messages of this chat. Paste what should go into the diagram, or describe it, and I will draw it.")
+	}
+	d, err := r.Discussion(ctx, msg, DiscussionLimit{Messages: b.opt.DiscussionMessages, Chars: b.opt.DiscussionChars})
+	if err != nil {
+		b.log.Warn("read the discussion", "thread", msg.Key.String(), "err", err)
+		return discussion{}, fmt.Errorf("Sorry, I could not read the earlier messages of this thread (%s). Nothing in the diagram changed; you can ask again.", strings.TrimSuffix(err.Error(), "."))
+	}
+	var lines []string
+	for _, s := range d.Said {
+		text := strings.Join(strings.Fields(s.Text), " ")
+		if text == "" {
+			continue
+		}
+		author := strings.Join(strings.Fields(s.Author), " ")
+		if author == "" {
+			author = "someone"
+		}
+		lines = append(lines, author+": "+text)
+	}
+	out := discussion{text: strings.Join(lines, "\n"), n: len(lines)}
+	if out.n < fewMessages {
+		out.note = strings.TrimSpace(d.Note)
+	}
+	if out.n == 0 {
+		text := "I found no earlier messages in this thread to draw from."
+		if out.note != "" {
+			text += " " + out.note
+		} else {
+			text += " Ask me in the thread where the discussion is, or describe what to draw."
+		}
+		return discussion{}, fmt.Errorf("%s", text)
+	}
+	return out, nil
+}
+
+// used is what the reply says the drawing came from.
+func (d discussion) used() string {
+	s := "From the " + plural.Count(d.n, "message", "messages") + " above."
+	if d.n == 1 {
+		s = "From the message above."
+	}
+	if d.note != "" {
+		s += " " + d.note
+	}
+	return s
+}

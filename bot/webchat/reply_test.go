@@ -1,0 +1,62 @@
+package webchat
+
+import (
+	"context"
+	"mime"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/bot/bottest"
+)
+
+// TestChatReplyNamesAndAlt: a reply's picture carries the core's alt text and is served under
+// the core's file name, shown in the page; its files download under theirs (a name in any
+// script survives the header); the diagram's title becomes the thread's.
+func TestChatReplyNamesAndAlt(t *testing.T) {
+	ce := startChat(t, &bottest.BoxDrawer{}, bot.Options{}, Options{})
+	const thread = "thread-names-1"
+	key := uploadKey(thread)
+	pic := photo(t)
+	r := bot.Reply{
+		Text:  "Drew the deploy pipeline.",
+		Image: &bot.File{Name: "deploy-pipeline-r3.png", MIME: "image/png", Content: pic},
+		Files: []bot.File{{Name: "deploy-pipeline-r3.excalidraw", MIME: "application/vnd.excalidraw+json", Content: []byte("{}")},
+			{Name: "схема-r1.svg", MIME: "image/svg+xml", Content: []byte("<svg/>")}},
+		Alt:   "A flowchart of 3 steps: Build, Test and Deploy, each leading to the next.",
+		Title: "Deploy pipeline",
+	}
+	if err := ce.chat.Send(context.Background(), key, r); err != nil {
+		t.Fatal(err)
+	}
+	th, _ := ce.thread(upSession, thread)
+	if len(th.Messages) != 1 {
+		t.Fatalf("thread %+v, want the reply", th)
+	}
+	m := th.Messages[0]
+	if m.Alt != r.Alt || m.ImageName != "deploy-pipeline-r3.png" || th.Title != "Deploy pipeline" {
+		t.Errorf("got alt %q, picture name %q, thread title %q; want the reply's alt, its picture's name and its title", m.Alt, m.ImageName, th.Title)
+	}
+	for _, tc := range []struct{ url, disposition, name, mime string }{
+		{m.Image, "inline", "deploy-pipeline-r3.png", "image/png"},
+		{m.Files[0].URL, "attachment", "deploy-pipeline-r3.excalidraw", "application/vnd.excalidraw+json"},
+		{m.Files[1].URL, "attachment", "схема-r1.svg", "image/svg+xml"},
+	} {
+		res := ce.do(t, "GET", tc.url, nil, nil)
+		disp, params, err := mime.ParseMediaType(res.Header.Get("Content-Disposition"))
+		if res.StatusCode != http.StatusOK || err != nil || disp != tc.disposition || params["filename"] != tc.name || res.Header.Get("Content-Type") != tc.mime {
+			t.Errorf("GET %s: %d, %q (%v), %q; want %s with filename %q as %s", tc.url, res.StatusCode,
+				res.Header.Get("Content-Disposition"), err, res.Header.Get("Content-Type"), tc.disposition, tc.name, tc.mime)
+		}
+	}
+
+	// A reply without a title leaves the thread's; one without a picture has no alt to carry.
+	if err := ce.chat.Send(context.Background(), key, bot.Reply{Text: "There is nothing to undo.", Alt: "ignored"}); err != nil {
+		t.Fatal(err)
+	}
+	th, _ = ce.thread(upSession, thread)
+	if last := th.Messages[len(th.Messages)-1]; th.Title != "Deploy pipeline" || last.Alt != "" || strings.Contains(last.Image, "/") {
+		t.Errorf("text reply: title %q, message %+v; want the title kept and no picture or alt", th.Title, last)
+	}
+}
