@@ -69,8 +69,11 @@ func TestPrivateChatDrawing(t *testing.T) {
 	var names []string
 	for _, c := range e.fake.Commands() {
 		names = append(names, c.Command)
+		if c.Command == "draw" && !strings.HasPrefix(c.Description, "Draw a new diagram") {
+			t.Errorf("/draw is described %q, want that it draws a new diagram", c.Description)
+		}
 	}
-	if got, want := strings.Join(names, " "), "draw undo redo new history export theme help"; got != want {
+	if got, want := strings.Join(names, " "), "draw undo redo new history show revert describe export theme help"; got != want {
 		t.Errorf("commands: got %q, want %q", got, want)
 	}
 	// Our own reply_markup: no copy_text on the wire (the fake would refuse it, as Telegram does).
@@ -102,6 +105,7 @@ func TestGroupAddressing(t *testing.T) {
 		{"@Draw_Bot, undo", "undo", false},
 		{"/draw a login sequence", "/draw a login sequence", true},
 		{"/undo@draw_bot", "/undo@draw_bot", false},
+		{"/revert 1", "/revert 1", false}, // the core's newer commands: bare, and to the last diagram
 		{"Привет 👋 @draw_bot нарисуй схему", "Привет 👋 @draw_bot нарисуй схему", false},
 		{"👋 /draw x", "", false}, // a command counts only at the start
 	}

@@ -14,11 +14,15 @@ import (
 )
 
 // ourCommands are the slash commands a group message may carry without "@botname" and still be
-// for this bot (with several bots in a group, Telegram delivers "/help" to all of them).
-var ourCommands = map[string]bool{
-	"draw": true, "undo": true, "redo": true, "new": true, "reset": true, "history": true,
-	"export": true, "theme": true, "help": true, "start": true,
-}
+// for this bot (with several bots in a group, Telegram delivers "/help" to all of them): the
+// core's menu, and the aliases it understands.
+var ourCommands = func() map[string]bool {
+	out := map[string]bool{"reset": true, "start": true}
+	for _, c := range bot.Commands {
+		out[c.Name] = true
+	}
+	return out
+}()
 
 // refuseEvery limits allowlist refusals to one per chat in this interval.
 const refuseEvery = 10 * time.Minute

@@ -212,17 +212,19 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // Platform implements bot.Adapter.
 func (a *Adapter) Platform() string { return Platform }
 
-// commands are registered with setMyCommands so clients offer them after "/".
-var commands = []models.BotCommand{
-	{Command: "draw", Description: "Draw a new diagram: /draw how a request reaches Postgres"},
-	{Command: "undo", Description: "Step back to the previous revision"},
-	{Command: "redo", Description: "Step forward again"},
-	{Command: "new", Description: "Start a fresh diagram"},
-	{Command: "history", Description: "List the diagram's revisions"},
-	{Command: "export", Description: "Send the diagram as png, svg or excalidraw"},
-	{Command: "theme", Description: "Picture theme: dark or light"},
-	{Command: "help", Description: "What the bot does and how to use it"},
-}
+// commands are registered with setMyCommands so clients offer them after "/": the core's, with
+// /draw described as what it does in a group here, start a new diagram.
+var commands = func() []models.BotCommand {
+	var out []models.BotCommand
+	for _, c := range bot.Commands {
+		d := c.Description
+		if c.Name == "draw" {
+			d = "Draw a new diagram: /draw how a request reaches Postgres"
+		}
+		out = append(out, models.BotCommand{Command: c.Name, Description: d})
+	}
+	return out
+}()
 
 // Run identifies the bot (getMe), registers its commands, and receives updates until ctx ends:
 // by long polling, or in webhook mode by registering the webhook and serving WebhookHandler. It

@@ -42,8 +42,8 @@ func parseThread(s string) (thread, error) {
 //     kept it) starts a thread rooted there; a drawing request replying to some other message
 //     starts a new thread.
 //   - /draw with a request, /new (or reset) and a posted file start a new diagram.
-//   - Everything else (mentions, /undo, /redo, /history, /export, …) goes on with the diagram the
-//     sender last worked on here; only when there is none does it start a new one.
+//   - Everything else (mentions, /undo, /history, /show, /revert, /export, …) goes on with the
+//     diagram the sender last worked on here; only when there is none does it start a new one.
 func (a *Adapter) route(ctx context.Context, m *models.Message, me *models.User, user int64, text string) (t thread, byLast bool) {
 	fresh := thread{topic: topicOf(m), root: m.ID}
 	cmd := bot.ParseCommand(text)
