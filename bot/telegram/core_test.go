@@ -22,8 +22,9 @@ import (
 // full pipeline with the agent and renderer is the end-to-end tests' business.
 
 type boxDrawer struct {
-	mu      sync.Mutex
-	prompts []string
+	mu          sync.Mutex
+	prompts     []string
+	discussions []string // DrawRequest.Discussion of each request that had one
 	// titled gives a new diagram a heading, the first request's words (/draw stripped), which
 	// the core then reports as the diagram's title.
 	titled bool
@@ -32,6 +33,9 @@ type boxDrawer struct {
 func (d *boxDrawer) Draw(ctx context.Context, req bot.DrawRequest) (bot.DrawResult, error) {
 	d.mu.Lock()
 	d.prompts = append(d.prompts, req.Prompt)
+	if req.Discussion != "" {
+		d.discussions = append(d.discussions, req.Discussion)
+	}
 	d.mu.Unlock()
 	sc := scene.New()
 	if req.Scene != nil {

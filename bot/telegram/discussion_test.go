@@ -1,6 +1,7 @@
 package telegram
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/bot/telegram/tgfake"
+	"github.com/excalibot/excalibot/store"
 )
 
 // saidText is a discussion as "author: text" lines, for comparing.
@@ -231,4 +233,73 @@ func TestSeenOnlyInAllowedChats(t *testing.T) {
 	if said, _, _ := e.a.seen.before(convRef{forum.ID, 0}, 0, bot.DiscussionLimit{}); len(said) != 0 {
 		t.Errorf("chat outside the allowlist: kept %q, want nothing", saidText(bot.Discussion{Said: said}))
 	}
+}
+
+// TestDrawThisThreadWithCore: through the real core, "draw this thread" in a group reads what the
+// adapter received before it (with privacy mode off) into the drawing request, in a new diagram
+// rather than over the sender's last one, and the answer says what it used; with privacy mode on
+// and nothing to read, the answer explains privacy mode.
+func TestDrawThisThreadWithCore(t *testing.T) {
+	t.Run("privacy mode off", func(t *testing.T) {
+		d := &boxDrawer{}
+		e, st := startWithDrawer(t, nil, d)
+		e.fake.SetPrivacy(false)
+		chat := group.ID
+		first := e.fake.Send(tgfake.Post{Chat: chat, From: alice, Text: "@draw_bot draw a box"})
+		waitAnswer(t, e, chat, first.MessageID)
+		e.fake.Send(tgfake.Post{Chat: chat, From: bob, Text: "The API talks to Postgres directly."})
+		e.fake.Send(tgfake.Post{Chat: chat, From: models.User{ID: 103, FirstName: "Carol"}, Text: "Put Redis in front of it."})
+		ask := e.fake.Send(tgfake.Post{Chat: chat, From: alice, Text: "@draw_bot draw this thread"})
+		got := waitAnswer(t, e, chat, ask.MessageID)
+		if !strings.Contains(got.Text, "From the 3 messages above.") {
+			t.Errorf("answer: %q, want it to say it drew from the 3 messages above", got.Text)
+		}
+		d.mu.Lock()
+		talk := strings.Join(d.discussions, "|")
+		d.mu.Unlock()
+		want := "Alice: draw a box\nBob: The API talks to Postgres directly.\nCarol: Put Redis in front of it."
+		if talk != want {
+			t.Errorf("the drawer read\n%q\nwant\n%q", talk, want)
+		}
+		// A diagram of its own: Alice's first diagram is still at its first revision.
+		th, err := st.Load(t.Context(), store.ThreadKey{Platform: Platform, Workspace: "-", Channel: strconv.FormatInt(chat, 10), Thread: "0:" + strconv.Itoa(first.MessageID)})
+		if err != nil || th.Rev != 1 {
+			t.Errorf("Alice's first diagram after draw this thread: revision %d (%v), want 1", th.Rev, err)
+		}
+	})
+	t.Run("privacy mode on", func(t *testing.T) {
+		e, _ := startWithCore(t, nil)
+		chat := group.ID
+		e.fake.Send(tgfake.Post{Chat: chat, From: bob, Text: "The API talks to Postgres directly."}) // not for the bot
+		ask := e.fake.Send(tgfake.Post{Chat: chat, From: alice, Text: "@draw_bot draw this thread"})
+		got := waitAnswer(t, e, chat, ask.MessageID)
+		if !strings.Contains(got.Text, "privacy mode is on") || !strings.Contains(got.Text, "/setprivacy") {
+			t.Errorf("answer: %q, want it to explain privacy mode", got.Text)
+		}
+	})
+}
+
+// waitAnswer waits for the bot's first message replying to message id (not its status message)
+// and returns it once the working signs are down.
+func waitAnswer(t *testing.T, e *env, chat int64, id int) tgfake.Message {
+	t.Helper()
+	var got tgfake.Message
+	ok := e.fake.WaitFor(wait, func() bool {
+		got = tgfake.Message{}
+		for _, m := range e.fake.Messages(chat) {
+			status := m.Text == statusStart || len(m.Edits) > 0 && m.Edits[0] == statusStart
+			switch {
+			case !m.FromBot || m.ReplyTo != id:
+			case status && !m.Deleted:
+				return false
+			case !status && got.ID == 0:
+				got = m
+			}
+		}
+		return got.ID != 0
+	})
+	if !ok {
+		t.Fatalf("no answer to message %d among %v", id, summary(e.fake.BotMessages(chat)))
+	}
+	return got
 }

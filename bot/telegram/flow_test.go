@@ -106,6 +106,7 @@ func TestGroupAddressing(t *testing.T) {
 		{"/draw a login sequence", "/draw a login sequence", true},
 		{"/undo@draw_bot", "/undo@draw_bot", false},
 		{"/revert 1", "/revert 1", false}, // the core's newer commands: bare, and to the last diagram
+		{"@draw_bot diagram what we discussed", "diagram what we discussed", true},
 		{"Привет 👋 @draw_bot нарисуй схему", "Привет 👋 @draw_bot нарисуй схему", false},
 		{"👋 /draw x", "", false}, // a command counts only at the start
 	}

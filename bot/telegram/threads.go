@@ -41,7 +41,8 @@ func parseThread(s string) (thread, error) {
 //     posted). A reply to the bot's message that the index does not know (posted before the index
 //     kept it) starts a thread rooted there; a drawing request replying to some other message
 //     starts a new thread.
-//   - /draw with a request, /new (or reset) and a posted file start a new diagram.
+//   - /draw with a request, /new (or reset), a posted file and "draw this thread" start a new
+//     diagram.
 //   - Everything else (mentions, /undo, /history, /show, /revert, /export, …) goes on with the
 //     diagram the sender last worked on here; only when there is none does it start a new one.
 func (a *Adapter) route(ctx context.Context, m *models.Message, me *models.User, user int64, text string) (t thread, byLast bool) {
@@ -72,7 +73,8 @@ func (a *Adapter) route(ctx context.Context, m *models.Message, me *models.User,
 }
 
 // startsNew tells the messages that begin a diagram even when their sender has one here: a posted
-// file (an .excalidraw, a picture to redraw), /new or reset, and /draw with a request.
+// file (an .excalidraw, a picture to redraw), /new or reset, /draw with a request, and a request
+// to draw the discussion.
 func startsNew(m *models.Message, text string, cmd bot.Command) bool {
 	if m.Document != nil || len(m.Photo) > 0 {
 		return true
@@ -82,6 +84,9 @@ func startsNew(m *models.Message, text string, cmd bot.Command) bool {
 	}
 	if cmd.Kind != bot.CmdDraw {
 		return false
+	}
+	if bot.AsksForDiscussion(cmd.Arg) {
+		return true // "draw this thread": a diagram of the discussion, not a change to another
 	}
 	fields := strings.Fields(strings.ToLower(text))
 	if len(fields) == 0 {
