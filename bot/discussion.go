@@ -20,6 +20,11 @@ var discussionAsk = regexp.MustCompile(`(?i)\b(?:this|the|our|that|whole|entire)
 // asksForDiscussion reports whether text asks to draw what was said before it.
 func asksForDiscussion(text string) bool { return discussionAsk.MatchString(text) }
 
+// AsksForDiscussion reports whether a drawing request's text (Command.Arg) asks to draw what was
+// said before it, for an adapter that gives such a request a new diagram of its own rather than
+// the one its sender was working on (Telegram groups).
+func AsksForDiscussion(text string) bool { return asksForDiscussion(text) }
+
 // fewMessages is below how many earlier messages the reader's note (why there may be little) is
 // passed on to the user.
 const fewMessages = 3

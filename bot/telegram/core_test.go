@@ -22,28 +22,48 @@ import (
 // full pipeline with the agent and renderer is the end-to-end tests' business.
 
 type boxDrawer struct {
-	mu      sync.Mutex
-	prompts []string
+	mu          sync.Mutex
+	prompts     []string
+	discussions []string // DrawRequest.Discussion of each request that had one
+	// titled gives a new diagram a heading, the first request's words (/draw stripped), which
+	// the core then reports as the diagram's title.
+	titled bool
 }
 
 func (d *boxDrawer) Draw(ctx context.Context, req bot.DrawRequest) (bot.DrawResult, error) {
 	d.mu.Lock()
 	d.prompts = append(d.prompts, req.Prompt)
+	if req.Discussion != "" {
+		d.discussions = append(d.discussions, req.Discussion)
+	}
 	d.mu.Unlock()
 	sc := scene.New()
 	if req.Scene != nil {
 		sc = req.Scene.Clone()
+	} else if d.titled {
+		h := scene.NewElement(scene.Text)
+		h.ID, h.Text, h.OriginalText = "heading", req.Prompt, req.Prompt
+		h.X, h.Y, h.Width, h.Height, h.FontSize = 0, -100, 400, 45, 36
+		if _, err := sc.Add(h); err != nil {
+			return bot.DrawResult{}, err
+		}
+	}
+	boxes := 0
+	for _, e := range sc.Elements() {
+		if e.Type == scene.Rectangle {
+			boxes++
+		}
 	}
 	e := scene.NewElement(scene.Rectangle)
-	e.ID = fmt.Sprintf("box%d", sc.Len()+1)
-	e.X, e.Width, e.Height = float64(sc.Len()*200), 160, 80
+	e.ID = fmt.Sprintf("box%d", boxes+1)
+	e.X, e.Width, e.Height = float64(boxes*200), 160, 80
 	if _, err := sc.Add(e); err != nil {
 		return bot.DrawResult{}, err
 	}
 	if req.Progress != nil {
-		req.Progress(bot.Progress{Step: 1, Tool: "create_element", Shapes: sc.Len()})
+		req.Progress(bot.Progress{Step: 1, Tool: "create_element", Shapes: boxes + 1})
 	}
-	return bot.DrawResult{Scene: sc, Summary: fmt.Sprintf("%d boxes.", sc.Len()), Changed: true}, nil
+	return bot.DrawResult{Scene: sc, Summary: fmt.Sprintf("%d boxes.", boxes+1), Changed: true}, nil
 }
 
 type pngRenderer struct{}
@@ -54,6 +74,12 @@ func (pngRenderer) Render(ctx context.Context, sc *scene.Scene, doc []byte, form
 
 func startWithCore(t *testing.T, edit func(*Config)) (*env, *sqlite.Store) {
 	t.Helper()
+	return startWithDrawer(t, edit, &boxDrawer{})
+}
+
+// startWithDrawer is startWithCore with the given drawer.
+func startWithDrawer(t *testing.T, edit func(*Config), d *boxDrawer) (*env, *sqlite.Store) {
+	t.Helper()
 	fake := tgfake.New(token)
 	t.Cleanup(fake.Close)
 	fake.AddChat(group)
@@ -62,7 +88,8 @@ func startWithCore(t *testing.T, edit func(*Config)) (*env, *sqlite.Store) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	core := bot.New(st, &boxDrawer{}, pngRenderer{}, nil, bot.Options{}, slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})))
+	// Generous rates: the tests ask more often than a person would.
+	core := bot.New(st, d, pngRenderer{}, nil, bot.Options{UserRatePerMinute: 600}, slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})))
 	e := startWith(t, fake, edit, core)
 	// Cleanups run last-in first-out: the core finishes its work before the adapter and the
 	// fake go away, so no answer is cut off mid-request.
@@ -107,15 +134,17 @@ func testWithCore(t *testing.T, edit func(*Config)) {
 
 	req := e.fake.Send(tgfake.Post{Chat: chat, From: alice, Text: "@draw_bot draw a box"})
 	p1 := pictures(1)[0]
-	if p1.Text != "1 boxes." || p1.ReplyTo != req.MessageID {
-		t.Errorf("first picture: caption %q replying to %d, want %q replying to %d", p1.Text, p1.ReplyTo, "1 boxes.", req.MessageID)
+	// The caption: the summary, then the core's description of the picture.
+	if want := "1 boxes.\n\nDiagram with 1 box."; p1.Text != want || p1.ReplyTo != req.MessageID {
+		t.Errorf("first picture: caption %q replying to %d, want %q replying to %d", p1.Text, p1.ReplyTo, want, req.MessageID)
 	}
 
-	// Follow-up by replying to the picture: revision 2 in the same thread.
-	e.fake.Send(tgfake.Post{Chat: chat, From: bob, ReplyTo: p1.ID, Text: "another one"})
+	// Follow-up by replying to the picture: revision 2 in the same thread, answered in reply to
+	// the follow-up.
+	more := e.fake.Send(tgfake.Post{Chat: chat, From: bob, ReplyTo: p1.ID, Text: "another one"})
 	p2 := pictures(2)[1]
-	if p2.Text != "2 boxes." || p2.ReplyTo != req.MessageID {
-		t.Errorf("follow-up: caption %q replying to %d, want %q replying to %d", p2.Text, p2.ReplyTo, "2 boxes.", req.MessageID)
+	if want := "2 boxes.\n\nDiagram with 2 boxes."; p2.Text != want || p2.ReplyTo != more.MessageID {
+		t.Errorf("follow-up: caption %q replying to %d, want %q replying to %d", p2.Text, p2.ReplyTo, want, more.MessageID)
 	}
 
 	// The same update delivered again (a poller restarted before confirming it): no new answer.

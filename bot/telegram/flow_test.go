@@ -69,8 +69,11 @@ func TestPrivateChatDrawing(t *testing.T) {
 	var names []string
 	for _, c := range e.fake.Commands() {
 		names = append(names, c.Command)
+		if c.Command == "draw" && !strings.HasPrefix(c.Description, "Draw a new diagram") {
+			t.Errorf("/draw is described %q, want that it draws a new diagram", c.Description)
+		}
 	}
-	if got, want := strings.Join(names, " "), "draw undo redo new history export theme help"; got != want {
+	if got, want := strings.Join(names, " "), "draw undo redo new history show revert describe export theme help"; got != want {
 		t.Errorf("commands: got %q, want %q", got, want)
 	}
 	// Our own reply_markup: no copy_text on the wire (the fake would refuse it, as Telegram does).
@@ -91,27 +94,34 @@ func TestGroupAddressing(t *testing.T) {
 	tests := []struct {
 		text     string
 		wantText string // "" when the bot must ignore the message
+		// fresh: it starts a thread; else it goes on with the sender's last one.
+		fresh bool
 	}{
-		{"hello everyone", ""},
-		{"/draw@other_bot a flow", ""},
-		{"/ban alice", ""},
-		{"ask @someone_else about it", ""},
-		{"@draw_bot draw a cache in front of the API", "draw a cache in front of the API"},
-		{"@Draw_Bot, undo", "undo"},
-		{"/draw a login sequence", "/draw a login sequence"},
-		{"/undo@draw_bot", "/undo@draw_bot"},
-		{"Привет 👋 @draw_bot нарисуй схему", "Привет 👋 @draw_bot нарисуй схему"},
-		{"👋 /draw x", ""}, // a command counts only at the start
+		{"hello everyone", "", false},
+		{"/draw@other_bot a flow", "", false},
+		{"/ban alice", "", false},
+		{"ask @someone_else about it", "", false},
+		{"@draw_bot draw a cache in front of the API", "draw a cache in front of the API", true},
+		{"@Draw_Bot, undo", "undo", false},
+		{"/draw a login sequence", "/draw a login sequence", true},
+		{"/undo@draw_bot", "/undo@draw_bot", false},
+		{"/revert 1", "/revert 1", false}, // the core's newer commands: bare, and to the last diagram
+		{"@draw_bot diagram what we discussed", "diagram what we discussed", true},
+		{"Привет 👋 @draw_bot нарисуй схему", "Привет 👋 @draw_bot нарисуй схему", false},
+		{"👋 /draw x", "", false}, // a command counts only at the start
 	}
 	var want []string
+	var fresh []bool
 	for _, tc := range tests {
 		e.fake.Send(tgfake.Post{Chat: group.ID, From: alice, Text: tc.text})
 		if tc.wantText != "" {
 			want = append(want, tc.wantText)
+			fresh = append(fresh, tc.fresh)
 		}
 	}
 	e.fake.Send(tgfake.Post{Chat: group.ID, From: bob, Text: "@draw_bot end"})
 	want = append(want, "end")
+	fresh = append(fresh, true) // Bob has no diagram here yet
 	var got []string
 	for range want {
 		got = append(got, e.rec.next(t).Text)
@@ -119,10 +129,15 @@ func TestGroupAddressing(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("delivered\n got %q\nwant %q", got, want)
 	}
-	for _, m := range e.rec.messages() {
-		if m.Key.Thread != "0:"+m.ID {
+	last := ""
+	for i, m := range e.rec.messages() {
+		switch {
+		case fresh[i] && m.Key.Thread != "0:"+m.ID:
 			t.Errorf("message %s %q: thread %q, want a new thread 0:%s rooted at it", m.ID, m.Text, m.Key.Thread, m.ID)
+		case !fresh[i] && m.Key.Thread != last:
+			t.Errorf("message %s %q: thread %q, want the sender's last thread %q", m.ID, m.Text, m.Key.Thread, last)
 		}
+		last = m.Key.Thread
 	}
 }
 
@@ -145,9 +160,22 @@ func TestGroupReplyChainIsAThread(t *testing.T) {
 	// A mention replying to Bob's follow-up (a user message of the thread) continues it too.
 	e.fake.Send(tgfake.Post{Chat: group.ID, From: alice, ReplyTo: atoi(t, m2.ID), Text: "@draw_bot undo"})
 	m4 := e.rec.next(t)
-	// A fresh mention starts another thread.
-	other := e.fake.Send(tgfake.Post{Chat: group.ID, From: bob, Text: "@draw_bot draw an org chart"})
+	// /draw with a request starts another thread, although Bob has worked on the first.
+	other := e.fake.Send(tgfake.Post{Chat: group.ID, From: bob, Text: "/draw an org chart"})
 	m5 := e.rec.next(t)
+	e.rec.settle(t)
+	// A reply to a later answer of the first thread (the file answering Bob's follow-up, not
+	// the root's picture) continues the first thread, not the newer one.
+	var later int
+	for _, bm := range e.fake.BotMessages(group.ID) {
+		if bm.ReplyTo == atoi(t, m2.ID) && bm.Kind == "document" {
+			later = bm.ID
+		}
+	}
+	e.fake.Send(tgfake.Post{Chat: group.ID, From: bob, ReplyTo: later, Text: "and a CDN"})
+	if m6 := e.rec.next(t); m6.Key != m1.Key {
+		t.Errorf("reply to the file answering a follow-up: thread %q, want %q", m6.Key.Thread, m1.Key.Thread)
+	}
 	e.rec.settle(t)
 
 	want := "0:" + strconv.Itoa(first.MessageID)
@@ -159,10 +187,14 @@ func TestGroupReplyChainIsAThread(t *testing.T) {
 	if m5.Key.Thread != "0:"+strconv.Itoa(other.MessageID) {
 		t.Errorf("new mention: thread %q, want 0:%d", m5.Key.Thread, other.MessageID)
 	}
-	// Every answer in the first thread quotes its root.
+	// Every answer (picture and file) replies to the request it answers, not to the thread's root.
+	answers := map[int]int{}
 	for _, m := range e.fake.BotMessages(group.ID) {
-		if m.ReplyTo != first.MessageID && m.ReplyTo != other.MessageID {
-			t.Errorf("bot message %d replies to %d, want a thread root", m.ID, m.ReplyTo)
+		answers[m.ReplyTo]++
+	}
+	for i, m := range e.rec.messages() {
+		if n := answers[atoi(t, m.ID)]; n != 2 {
+			t.Errorf("request %d (%q): %d answers reply to it, want 2 (picture and file); all: %v", i+1, m.Text, n, answers)
 		}
 	}
 }
@@ -333,7 +365,7 @@ func TestRestart(t *testing.T) {
 			if persistent { // the index is written once Telegram confirmed the send: wait for it
 				deadline := time.Now().Add(10 * time.Second)
 				for {
-					if _, ok, _ := idx.Thread(t.Context(), group.ID, picture.ID); ok || time.Now().After(deadline) {
+					if _, ok, _ := idx.Thread(t.Context(), group.ID, msgRef(picture.ID)); ok || time.Now().After(deadline) {
 						break
 					}
 					time.Sleep(5 * time.Millisecond)
@@ -359,16 +391,21 @@ func TestRestart(t *testing.T) {
 }
 
 func TestMemoryIndexForgetsOldest(t *testing.T) {
-	idx := NewMemoryIndex(2)
+	idx := NewMemoryIndex(3)
 	ctx := t.Context()
-	for i, th := range []string{"0:1", "0:2", "0:3"} {
-		idx.SetThread(ctx, -1, i+1, th)
+	for _, set := range [][2]string{{"1", "0:1"}, {"2", "0:2"}, {"last:0:7", "0:1"}, {"3", "0:3"}, {"3", "0:3"}} {
+		idx.SetThread(ctx, -1, set[0], set[1]) // "3" twice: no double entry
 	}
-	idx.SetThread(ctx, -1, 3, "0:3") // again: no double entry
-	for msg, want := range map[int]string{1: "", 2: "0:2", 3: "0:3"} {
-		if got, _, _ := idx.Thread(ctx, -1, msg); got != want {
-			t.Errorf("message %d: got %q, want %q", msg, got, want)
+	idx.SetThread(ctx, -1, "2", "0:2")        // set again: now the newest
+	idx.SetThread(ctx, -1, "last:0:7", "0:3") // moved to another thread: newest again
+	idx.SetThread(ctx, -1, "4", "0:4")        // evicts "3", set longest ago
+	for ref, want := range map[string]string{"1": "", "3": "", "2": "0:2", "last:0:7": "0:3", "4": "0:4"} {
+		if got, _, _ := idx.Thread(ctx, -1, ref); got != want {
+			t.Errorf("%s: got %q, want %q", ref, got, want)
 		}
+	}
+	if got, ok, _ := idx.Thread(ctx, -2, "2"); ok {
+		t.Errorf("another chat's entry: got %q, want none", got)
 	}
 }
 

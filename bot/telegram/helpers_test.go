@@ -135,6 +135,7 @@ func drawReply(ctx context.Context, a bot.Adapter, m bot.Message) error {
 		Image:   &bot.File{Name: "diagram.png", MIME: "image/png", Content: smallPNG()},
 		Files:   []bot.File{{Name: "diagram.excalidraw", MIME: "application/json", Content: []byte(`{"type":"excalidraw"}`)}},
 		EditURL: editURL,
+		ReplyTo: m.ID,
 	})
 	if err != nil {
 		return err

@@ -2,10 +2,8 @@ package telegram
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf16"
 
@@ -16,11 +14,15 @@ import (
 )
 
 // ourCommands are the slash commands a group message may carry without "@botname" and still be
-// for this bot (with several bots in a group, Telegram delivers "/help" to all of them).
-var ourCommands = map[string]bool{
-	"draw": true, "undo": true, "redo": true, "new": true, "reset": true, "history": true,
-	"export": true, "theme": true, "help": true, "start": true,
-}
+// for this bot (with several bots in a group, Telegram delivers "/help" to all of them): the
+// core's menu, and the aliases it understands.
+var ourCommands = func() map[string]bool {
+	out := map[string]bool{"reset": true, "start": true}
+	for _, c := range bot.Commands {
+		out[c.Name] = true
+	}
+	return out
+}()
 
 // refuseEvery limits allowlist refusals to one per chat in this interval.
 const refuseEvery = 10 * time.Minute
@@ -50,17 +52,25 @@ func (a *Adapter) handleUpdate(ctx context.Context, u *models.Update) error {
 		return nil
 	}
 	key := bot.ThreadKey{Platform: Platform, Channel: strconv.FormatInt(m.Chat.ID, 10)}
+	group := false
 	switch m.Chat.Type {
 	case models.ChatTypePrivate:
 		// One diagram per private chat until /new, so the thread is the chat.
 	case models.ChatTypeGroup, models.ChatTypeSupergroup:
-		if !addressed(m, ents, text, me) {
-			log.Debug("telegram: a group message not addressed to the bot; not for it")
-			return nil
-		}
-		key.Thread = a.threadOf(ctx, m, me).String()
+		group = true
 	default:
 		log.Debug("telegram: a message in a chat of a kind the bot does not answer", "type", m.Chat.Type)
+		return nil
+	}
+	forBot := !group || addressed(m, ents, text, me)
+	stripped := strings.TrimSpace(stripMention(text, ents, me))
+	// Everything said in an admitted chat is recorded for Discussion, also what is not for the bot
+	// (it arrives only with privacy mode off) and what a sender outside the user allowlist says.
+	if len(a.chats) == 0 || a.chats[m.Chat.ID] {
+		a.seen.add(m, displayName(m), stripped, forBot, a.now())
+	}
+	if !forBot {
+		log.Debug("telegram: a group message not addressed to the bot; not for it")
 		return nil
 	}
 	if !a.allowed(m.Chat.ID, user) {
@@ -68,13 +78,19 @@ func (a *Adapter) handleUpdate(ctx context.Context, u *models.Update) error {
 		a.refuse(ctx, m)
 		return nil
 	}
+	var t thread
+	var byLast bool
+	if group {
+		t, byLast = a.route(ctx, m, me, user, stripped)
+		key.Thread = t.String()
+	}
 	msg := bot.Message{
 		Key:      key,
 		EventID:  strconv.FormatInt(u.ID, 10),
 		ID:       strconv.Itoa(m.ID),
 		User:     strconv.FormatInt(user, 10),
 		UserName: name,
-		Text:     dropStartPayload(strings.TrimSpace(stripMention(text, ents, me))),
+		Text:     dropStartPayload(stripped),
 		Received: a.now(), // when the update reached us: m.Date has whole seconds only
 	}
 	if d := m.Document; d != nil {
@@ -86,8 +102,8 @@ func (a *Adapter) handleUpdate(ctx context.Context, u *models.Update) error {
 		p := m.Photo[n-1]
 		msg.Files = append(msg.Files, a.attachment(p.FileID, "photo.jpg", "image/jpeg", int64(p.FileSize)))
 	}
-	if key.Thread != "" {
-		a.setThread(ctx, m.Chat.ID, m.ID, key.Thread)
+	if group {
+		a.file(ctx, m, user, t, byLast)
 	}
 	return a.handler.Handle(ctx, a, msg)
 }
@@ -236,98 +252,4 @@ func dropStartPayload(text string) string {
 		return word
 	}
 	return text
-}
-
-// thread is a group conversation: a reply chain, inside a forum topic when there is one.
-type thread struct {
-	topic int // message_thread_id of the forum topic; 0 outside topics
-	root  int // first message of the reply chain
-}
-
-// String is the ThreadKey.Thread form "topic:root".
-func (t thread) String() string { return fmt.Sprintf("%d:%d", t.topic, t.root) }
-
-func parseThread(s string) (thread, error) {
-	if s == "" {
-		return thread{}, nil
-	}
-	a, b, ok := strings.Cut(s, ":")
-	topic, err1 := strconv.Atoi(a)
-	root, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil {
-		return thread{}, fmt.Errorf("telegram thread %q is not topic:root", s)
-	}
-	return thread{topic: topic, root: root}, nil
-}
-
-// threadOf finds the thread of an addressed group message: the thread of the message it replies
-// to when that one is known (the bot's picture, or an earlier request), else a new thread rooted
-// at the message replied to if it is the bot's (sent before a restart), else at m itself.
-func (a *Adapter) threadOf(ctx context.Context, m *models.Message, me *models.User) thread {
-	t := thread{topic: topicOf(m), root: m.ID}
-	r := m.ReplyToMessage
-	if r == nil || isTopicRoot(m) {
-		return t
-	}
-	known, ok, err := a.threads.Thread(ctx, m.Chat.ID, r.ID)
-	if err != nil {
-		a.log.Warn("telegram: thread lookup failed; treating the reply as a new thread", "chat", m.Chat.ID, "err", err)
-	}
-	if ok {
-		if kt, err := parseThread(known); err == nil {
-			return kt
-		}
-	}
-	if r.From != nil && r.From.ID == me.ID {
-		t.root = r.ID
-	}
-	return t
-}
-
-func (a *Adapter) setThread(ctx context.Context, chat int64, msg int, thread string) {
-	if err := a.threads.SetThread(ctx, chat, msg, thread); err != nil {
-		a.log.Warn("telegram: thread not recorded; replies to this message will start a new thread", "chat", chat, "message_id", msg, "err", err)
-	}
-}
-
-// MemoryIndex is the default ThreadIndex: the last max messages, in memory.
-type MemoryIndex struct {
-	mu    sync.Mutex
-	max   int
-	m     map[msgRef]string
-	order []msgRef // insertion order, a FIFO of at most max entries
-}
-
-type msgRef struct {
-	chat int64
-	msg  int
-}
-
-// NewMemoryIndex returns an index that forgets the oldest entries beyond max.
-func NewMemoryIndex(max int) *MemoryIndex {
-	return &MemoryIndex{max: max, m: map[msgRef]string{}}
-}
-
-// SetThread implements ThreadIndex.
-func (t *MemoryIndex) SetThread(_ context.Context, chat int64, msg int, thread string) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	k := msgRef{chat, msg}
-	if _, ok := t.m[k]; !ok {
-		t.order = append(t.order, k)
-	}
-	t.m[k] = thread
-	for len(t.order) > t.max {
-		delete(t.m, t.order[0])
-		t.order = t.order[1:]
-	}
-	return nil
-}
-
-// Thread implements ThreadIndex.
-func (t *MemoryIndex) Thread(_ context.Context, chat int64, msg int) (string, bool, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	s, ok := t.m[msgRef{chat, msg}]
-	return s, ok, nil
 }

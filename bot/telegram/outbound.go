@@ -88,6 +88,14 @@ func (a *Adapter) SendSteps(ctx context.Context, key bot.ThreadKey, r bot.Reply,
 	if err != nil {
 		return bot.Permanent(err)
 	}
+	if id, err := strconv.Atoi(r.ReplyTo); err == nil && id > 0 && d.thread != "" {
+		// A group answer replies to the request it answers (the root is only the fallback, for
+		// notices that answer nothing). A private chat is one conversation: no quotes there.
+		d.replyTo = id
+		if r.Title != "" && a.pickedLast(ctx, d, id) {
+			r.Text = quoteTitle(r.Title, r.Text)
+		}
+	}
 	steps := a.steps(r)
 	for i := len(posted); i < len(steps); i++ {
 		id, err := steps[i](ctx, d)
@@ -117,8 +125,11 @@ func (a *Adapter) steps(r bot.Reply) []step {
 	var out []step
 	text, markup := links(r)
 	if r.Image != nil {
-		caption, rest := split(text, maxCaption)
+		caption, rest := captionOf(text, r.Alt)
 		img, mk := *r.Image, markup
+		if img.Name == "" {
+			img.Name = bot.FileBase(r.Title, 0) + ".png"
+		}
 		out = append(out, func(ctx context.Context, d dest) (int, error) { return a.sendImage(ctx, d, img, caption, mk) })
 		text, markup = rest, nil
 	}
@@ -235,10 +246,6 @@ func pngSize(b []byte) (w, h int, ok bool) {
 
 func (a *Adapter) sendImage(ctx context.Context, d dest, img bot.File, caption string, markup any) (int, error) {
 	name := img.Name
-	if name == "" {
-		name = "diagram.png"
-	}
-	img.Name = name
 	if why := photoProblem(img.Content); why != "" {
 		a.log.Info("telegram: picture sent as a document", "why", why)
 		return a.sendDocument(ctx, d, img, caption, markup)
@@ -306,7 +313,7 @@ func (a *Adapter) sendText(ctx context.Context, d dest, text string, markup any)
 // remember files a message the bot sent under its thread, so replies to it continue the thread.
 func (a *Adapter) remember(ctx context.Context, d dest, m *models.Message) {
 	if m != nil && d.thread != "" {
-		a.setThread(ctx, d.chat, m.ID, d.thread)
+		a.setThread(ctx, d.chat, msgRef(m.ID), d.thread)
 	}
 }
 

@@ -3,9 +3,14 @@
 // core's replies with github.com/go-telegram/bot.
 //
 // Threads: a private chat is one thread (ThreadKey.Thread "", one diagram until /new). In groups
-// the bot answers mentions, replies to its own messages and /draw; a reply chain is a thread, keyed
-// "topic:root": the forum topic (message_thread_id, 0 outside topics) and the chain's first request.
-// Answers reply to that root, inside the topic.
+// the bot answers mentions, replies to its own messages and commands; a reply chain is a thread,
+// keyed "topic:root": the forum topic (message_thread_id, 0 outside topics) and the chain's first
+// request. A message that replies into no chain goes on with the diagram its sender last worked on
+// in the topic, unless it starts one (/draw, /new, a file): see route. Answers reply to the
+// request they answer, inside the topic, and name the diagram when the request did not reply into
+// it.
+//
+// Discussion reads what the adapter was sent in a chat, kept in memory (seen.go).
 //
 // Wiring: New, then Run(ctx) in a goroutine; in webhook mode the web server mounts WebhookHandler
 // at WebhookPath.
@@ -54,19 +59,11 @@ type Config struct {
 	RequestTimeout time.Duration // limit for every other call (uploads included); default 60 s
 	MaxRetryWait   time.Duration // longest 429 retry_after honoured; default 60 s
 
-	// Threads remembers which group message belongs to which thread. Nil keeps the last 50 000
-	// messages in memory, so after a restart a reply to an older picture starts a new thread; a
-	// persistent index (over the store) keeps threads across restarts and replicas.
+	// Threads remembers which group message belongs to which thread, and which thread each user
+	// last worked on. Nil keeps the latest 50 000 entries in memory, so after a restart a reply to
+	// an older picture starts a new thread, and so does a plain /undo; a persistent index (over
+	// the store) keeps them across restarts and replicas.
 	Threads ThreadIndex
-}
-
-// ThreadIndex maps a message of a group chat (a request, or one of the bot's answers) to the
-// ThreadKey.Thread it belongs to. Lookups that fail are logged and treated as unknown.
-type ThreadIndex interface {
-	// Thread returns the thread of message msg in chat, or ok=false when it is not known.
-	Thread(ctx context.Context, chat int64, msg int) (thread string, ok bool, err error)
-	// SetThread records that message msg in chat belongs to thread.
-	SetThread(ctx context.Context, chat int64, msg int, thread string) error
 }
 
 // Adapter is the Telegram side of the bot. It implements bot.Adapter.
@@ -80,6 +77,7 @@ type Adapter struct {
 	chats   map[int64]bool
 	users   map[int64]bool
 	threads ThreadIndex
+	seen    *seenLog // what was said in each chat, for Discussion
 
 	me      atomic.Pointer[models.User] // set by Run once getMe answered
 	started atomic.Bool
@@ -159,7 +157,7 @@ func New(cfg Config, h bot.Handler, log *slog.Logger) (*Adapter, error) {
 	}
 	a := &Adapter{
 		cfg: cfg, handler: h, log: log.With("platform", Platform),
-		chats: chats, users: users, threads: cfg.Threads,
+		chats: chats, users: users, threads: cfg.Threads, seen: newSeenLog(),
 		httpc:   &http.Client{Timeout: cfg.RequestTimeout},
 		refused: map[int64]time.Time{},
 		sleep:   sleepCtx,
@@ -214,17 +212,19 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // Platform implements bot.Adapter.
 func (a *Adapter) Platform() string { return Platform }
 
-// commands are registered with setMyCommands so clients offer them after "/".
-var commands = []models.BotCommand{
-	{Command: "draw", Description: "Draw a diagram: /draw how a request reaches Postgres"},
-	{Command: "undo", Description: "Step back to the previous revision"},
-	{Command: "redo", Description: "Step forward again"},
-	{Command: "new", Description: "Start a fresh diagram"},
-	{Command: "history", Description: "List the diagram's revisions"},
-	{Command: "export", Description: "Send the diagram as png, svg or excalidraw"},
-	{Command: "theme", Description: "Picture theme: dark or light"},
-	{Command: "help", Description: "What the bot does and how to use it"},
-}
+// commands are registered with setMyCommands so clients offer them after "/": the core's, with
+// /draw described as what it does in a group here, start a new diagram.
+var commands = func() []models.BotCommand {
+	var out []models.BotCommand
+	for _, c := range bot.Commands {
+		d := c.Description
+		if c.Name == "draw" {
+			d = "Draw a new diagram: /draw how a request reaches Postgres"
+		}
+		out = append(out, models.BotCommand{Command: c.Name, Description: d})
+	}
+	return out
+}()
 
 // Run identifies the bot (getMe), registers its commands, and receives updates until ctx ends:
 // by long polling, or in webhook mode by registering the webhook and serving WebhookHandler. It

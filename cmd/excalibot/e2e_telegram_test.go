@@ -94,11 +94,14 @@ func (d *tgDriver) from(user int) models.User {
 	return models.User{ID: d.userID(user), FirstName: fmt.Sprintf("User%d", user)}
 }
 
-// start mentions the bot in the user's group: a new thread rooted at that message.
+// start asks the bot in the user's group with /draw (or posts a file mentioning it): a new thread
+// rooted at that message, even when the user already has a diagram there (a plain mention would
+// go on with it).
 func (d *tgDriver) start(t *testing.T, user int, text string, file *upload) *chatThread {
 	t.Helper()
-	p := tgfake.Post{Chat: d.groupID(user), From: d.from(user), Text: strings.TrimSpace("@draw_bot " + text)}
+	p := tgfake.Post{Chat: d.groupID(user), From: d.from(user), Text: "/draw " + text}
 	if file != nil {
+		p.Text = strings.TrimSpace("@draw_bot " + text)
 		p.Document = &tgfake.Upload{Name: file.Name, Data: file.Data}
 	}
 	sent := d.send(t, p)

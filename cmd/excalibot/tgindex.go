@@ -20,15 +20,17 @@ type messageThreads interface {
 	MessageThread(ctx context.Context, platform, chat, msgID string) (string, error)
 }
 
-// tgIndex keeps the Telegram adapter's reply chains in the store, so a reply to a picture posted
-// before a restart, or by another replica, continues the picture's thread instead of starting one.
+// tgIndex keeps the Telegram adapter's thread index in the store's message→thread index (the
+// adapter's names go where message ids go), so a reply to a picture posted before a restart, or by
+// another replica, continues the picture's thread instead of starting one, and a plain /undo finds
+// the diagram its sender last worked on.
 type tgIndex struct{ st messageThreads }
 
 var _ telegram.ThreadIndex = tgIndex{}
 
 // Thread implements telegram.ThreadIndex.
-func (x tgIndex) Thread(ctx context.Context, chat int64, msg int) (string, bool, error) {
-	th, err := x.st.MessageThread(ctx, telegram.Platform, strconv.FormatInt(chat, 10), strconv.Itoa(msg))
+func (x tgIndex) Thread(ctx context.Context, chat int64, ref string) (string, bool, error) {
+	th, err := x.st.MessageThread(ctx, telegram.Platform, strconv.FormatInt(chat, 10), ref)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", false, nil
 	}
@@ -39,8 +41,8 @@ func (x tgIndex) Thread(ctx context.Context, chat int64, msg int) (string, bool,
 }
 
 // SetThread implements telegram.ThreadIndex.
-func (x tgIndex) SetThread(ctx context.Context, chat int64, msg int, thread string) error {
-	if err := x.st.SetMessageThread(ctx, telegram.Platform, strconv.FormatInt(chat, 10), strconv.Itoa(msg), thread); err != nil {
+func (x tgIndex) SetThread(ctx context.Context, chat int64, ref string, thread string) error {
+	if err := x.st.SetMessageThread(ctx, telegram.Platform, strconv.FormatInt(chat, 10), ref, thread); err != nil {
 		return fmt.Errorf("telegram thread index: %w", err)
 	}
 	return nil
@@ -66,7 +68,7 @@ type laterIndex struct {
 
 type tgRef struct {
 	chat int64
-	msg  int
+	ref  string
 }
 
 var _ telegram.ThreadIndex = (*laterIndex)(nil)
@@ -79,24 +81,24 @@ func newLaterIndex(next telegram.ThreadIndex, log *slog.Logger) *laterIndex {
 }
 
 // Thread implements telegram.ThreadIndex.
-func (x *laterIndex) Thread(ctx context.Context, chat int64, msg int) (string, bool, error) {
+func (x *laterIndex) Thread(ctx context.Context, chat int64, ref string) (string, bool, error) {
 	x.mu.Lock()
-	th, ok := x.pending[tgRef{chat, msg}]
+	th, ok := x.pending[tgRef{chat, ref}]
 	x.mu.Unlock()
 	if ok {
 		return th, true, nil
 	}
-	return x.next.Thread(ctx, chat, msg)
+	return x.next.Thread(ctx, chat, ref)
 }
 
 // SetThread implements telegram.ThreadIndex. After Close it writes at once.
-func (x *laterIndex) SetThread(ctx context.Context, chat int64, msg int, thread string) error {
+func (x *laterIndex) SetThread(ctx context.Context, chat int64, ref string, thread string) error {
 	x.mu.Lock()
 	if x.closed {
 		x.mu.Unlock()
-		return x.next.SetThread(ctx, chat, msg, thread)
+		return x.next.SetThread(ctx, chat, ref, thread)
 	}
-	x.pending[tgRef{chat, msg}] = thread
+	x.pending[tgRef{chat, ref}] = thread
 	x.mu.Unlock()
 	select {
 	case x.kick <- struct{}{}:
@@ -127,9 +129,9 @@ func (x *laterIndex) flush() {
 	x.mu.Unlock()
 	for ref, th := range batch {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		if err := x.next.SetThread(ctx, ref.chat, ref.msg, th); err != nil {
+		if err := x.next.SetThread(ctx, ref.chat, ref.ref, th); err != nil {
 			x.log.Warn("telegram: thread not recorded; replies to this message will start a new thread",
-				"chat", ref.chat, "message_id", ref.msg, "err", err)
+				"chat", ref.chat, "ref", ref.ref, "err", err)
 		}
 		cancel()
 		x.mu.Lock()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -35,20 +36,21 @@ func TestTgIndex(t *testing.T) {
 	x := tgIndex{st}
 	sets := []struct {
 		chat   int64
-		msg    int
+		ref    string
 		thread string
 	}{
-		{-1001234567890, 10, "0:10"},
-		{-1001234567890, 11, "0:10"}, // the bot's picture answering message 10
-		{-1001234567890, 20, "5:20"}, // inside forum topic 5
-		{-42, 10, "0:7"},             // the same message id in another chat
+		{-1001234567890, "10", "0:10"},
+		{-1001234567890, "11", "0:10"},         // the bot's picture answering message 10
+		{-1001234567890, "20", "5:20"},         // inside forum topic 5
+		{-42, "10", "0:7"},                     // the same message id in another chat
+		{-1001234567890, "last:5:101", "5:20"}, // what user 101 last worked on in topic 5
 	}
 	for _, s := range sets {
-		if err := x.SetThread(ctx, s.chat, s.msg, s.thread); err != nil {
-			t.Fatalf("SetThread(%d, %d): %v", s.chat, s.msg, err)
+		if err := x.SetThread(ctx, s.chat, s.ref, s.thread); err != nil {
+			t.Fatalf("SetThread(%d, %s): %v", s.chat, s.ref, err)
 		}
 	}
-	if err := x.SetThread(ctx, -42, 10, "0:8"); err != nil { // recorded again: the newer answer wins
+	if err := x.SetThread(ctx, -42, "10", "0:8"); err != nil { // recorded again: the newer answer wins
 		t.Fatal(err)
 	}
 	if err := st.Close(); err != nil { // restart
@@ -60,29 +62,31 @@ func TestTgIndex(t *testing.T) {
 	defer b.Close()
 	tests := []struct {
 		chat       int64
-		msg        int
+		ref        string
 		wantThread string
 		wantOK     bool
 	}{
-		{-1001234567890, 10, "0:10", true},
-		{-1001234567890, 11, "0:10", true},
-		{-1001234567890, 20, "5:20", true},
-		{-42, 10, "0:8", true},
-		{-1001234567890, 12, "", false},
-		{-43, 10, "", false},
+		{-1001234567890, "10", "0:10", true},
+		{-1001234567890, "11", "0:10", true},
+		{-1001234567890, "20", "5:20", true},
+		{-42, "10", "0:8", true},
+		{-1001234567890, "last:5:101", "5:20", true},
+		{-1001234567890, "last:0:101", "", false},
+		{-1001234567890, "12", "", false},
+		{-43, "10", "", false},
 	}
 	for _, ix := range []tgIndex{{a}, {b}} {
 		for _, tt := range tests {
-			got, ok, err := ix.Thread(ctx, tt.chat, tt.msg)
+			got, ok, err := ix.Thread(ctx, tt.chat, tt.ref)
 			if err != nil || got != tt.wantThread || ok != tt.wantOK {
-				t.Errorf("Thread(%d, %d): got %q, %v, %v, want %q, %v, nil", tt.chat, tt.msg, got, ok, err, tt.wantThread, tt.wantOK)
+				t.Errorf("Thread(%d, %s): got %q, %v, %v, want %q, %v, nil", tt.chat, tt.ref, got, ok, err, tt.wantThread, tt.wantOK)
 			}
 		}
 	}
-	if err := (tgIndex{a}).SetThread(ctx, -42, 99, "0:99"); err != nil {
+	if err := (tgIndex{a}).SetThread(ctx, -42, "99", "0:99"); err != nil {
 		t.Fatal(err)
 	}
-	if got, ok, err := (tgIndex{b}).Thread(ctx, -42, 99); err != nil || !ok || got != "0:99" {
+	if got, ok, err := (tgIndex{b}).Thread(ctx, -42, "99"); err != nil || !ok || got != "0:99" {
 		t.Errorf("Thread on replica b of what a recorded: got %q, %v, %v, want 0:99", got, ok, err)
 	}
 }
@@ -92,14 +96,14 @@ func TestTgIndex(t *testing.T) {
 func TestTgIndexErrors(t *testing.T) {
 	st := openTgIndexStore(t, filepath.Join(t.TempDir(), "bot.db"))
 	x := tgIndex{st}
-	if err := x.SetThread(t.Context(), -1, 1, ""); err == nil {
+	if err := x.SetThread(t.Context(), -1, "1", ""); err == nil {
 		t.Error("SetThread with an empty thread: got no error")
 	}
 	st.Close()
-	if _, ok, err := x.Thread(t.Context(), -1, 1); err == nil || ok {
+	if _, ok, err := x.Thread(t.Context(), -1, "1"); err == nil || ok {
 		t.Errorf("Thread on a closed store: got ok %v, error %v, want an error", ok, err)
 	}
-	if err := x.SetThread(t.Context(), -1, 1, "0:1"); err == nil {
+	if err := x.SetThread(t.Context(), -1, "1", "0:1"); err == nil {
 		t.Error("SetThread on a closed store: got no error")
 	}
 }
@@ -118,9 +122,10 @@ func (in tgInbox) Handle(_ context.Context, a bot.Adapter, msg bot.Message) erro
 }
 
 // TestTgIndexAcrossRestart drives the real Telegram adapter against the fake Bot API: a group
-// request, the bot's answer, a restart, then a reply to that answer. With the index in the store the
-// reply joins the request's thread; with the in-memory default (the control) it starts a new one,
-// rooted at the answer, which shows the test can tell the two apart.
+// request, the bot's answer, a restart, then a reply to that answer, another restart and a plain
+// /undo. With the index in the store the reply joins the request's thread and the /undo finds it as
+// Alice's last; with the in-memory default (the control) each starts a new one, which shows the
+// test can tell the two apart.
 func TestTgIndexAcrossRestart(t *testing.T) {
 	group := models.Chat{ID: -1001234567890, Type: models.ChatTypeSupergroup, Title: "Team"}
 	alice := models.User{ID: 101, FirstName: "Alice", Username: "alice"}
@@ -153,13 +158,15 @@ func TestTgIndexAcrossRestart(t *testing.T) {
 				ctx, cancel := context.WithCancel(t.Context())
 				done := make(chan error, 1)
 				go func() { done <- a.Run(ctx) }()
-				return func() {
+				stop = sync.OnceFunc(func() {
 					cancel()
 					if err := <-done; err != nil {
 						t.Errorf("Run: %v", err)
 					}
 					st.Close()
-				}
+				})
+				t.Cleanup(stop) // also when the test fails before stopping it
+				return stop
 			}
 			// receive waits for the message with id msgID (a restarted poller may see earlier ones
 			// again, which the core would drop as redeliveries).
@@ -195,7 +202,6 @@ func TestTgIndexAcrossRestart(t *testing.T) {
 			stop()
 
 			stop = start()
-			defer stop()
 			reply := fake.Send(tgfake.Post{Chat: group.ID, From: bob, Text: "make the database red", ReplyTo: answers[0].ID})
 			d = receive(reply.MessageID)
 			if !tt.inStore {
@@ -203,6 +209,30 @@ func TestTgIndexAcrossRestart(t *testing.T) {
 			}
 			if d.msg.Key.Thread != wantThread {
 				t.Fatalf("reply to the answer after a restart: got thread %q, want %q", d.msg.Key.Thread, wantThread)
+			}
+
+			// Once more restarted, Alice's plain /undo finds the diagram she last worked on; the
+			// answer replies to the /undo and names the diagram.
+			stop()
+			start()
+			undo := fake.Send(tgfake.Post{Chat: group.ID, From: alice, Text: "/undo"})
+			d = receive(undo.MessageID)
+			want := fmt.Sprintf("0:%d", req.MessageID)
+			if !tt.inStore {
+				want = fmt.Sprintf("0:%d", undo.MessageID) // forgotten: a new thread
+			}
+			if d.msg.Key.Thread != want {
+				t.Fatalf("plain /undo after a restart: got thread %q, want %q", d.msg.Key.Thread, want)
+			}
+			if !tt.inStore {
+				return
+			}
+			if err := d.a.Send(t.Context(), d.msg.Key, bot.Reply{Text: "Undone.", Title: "Deploy pipeline", ReplyTo: d.msg.ID}); err != nil {
+				t.Fatal(err)
+			}
+			answers = fake.BotMessages(group.ID)
+			if got := answers[len(answers)-1]; got.Text != "‘Deploy pipeline’ — Undone." || got.ReplyTo != undo.MessageID {
+				t.Errorf("answer to the plain /undo: %q replying to %d, want the title named, replying to %d", got.Text, got.ReplyTo, undo.MessageID)
 			}
 		})
 	}

@@ -192,3 +192,34 @@ func TestSecondPollerConflicts(t *testing.T) {
 		t.Fatal("the earlier poller was not terminated")
 	}
 }
+
+// TestPrivacyMode: getMe reports can_read_all_group_messages as privacy mode has it, and a group's
+// chatter reaches the bot only with privacy mode off; commands, mentions and replies to the bot
+// always do.
+func TestPrivacyMode(t *testing.T) {
+	s := New(token)
+	defer s.Close()
+	s.AddChat(models.Chat{ID: -9, Type: models.ChatTypeSupergroup})
+	ann := models.User{ID: 1, FirstName: "Ann"}
+	for _, on := range []bool{true, false} {
+		s.SetPrivacy(on)
+		_, e := call(t, s, "getMe", "", "")
+		var me struct {
+			CanReadAll *bool `json:"can_read_all_group_messages"`
+		}
+		if err := json.Unmarshal(e.Result, &me); err != nil {
+			t.Fatal(err)
+		}
+		if got := me.CanReadAll != nil && *me.CanReadAll; got != !on {
+			t.Errorf("privacy mode %v: getMe says can_read_all_group_messages %v (%s), want %v", on, got, e.Result, !on)
+		}
+		before := len(s.PendingUpdates())
+		s.Send(Post{Chat: -9, From: ann, Text: "just chatting"})
+		s.Send(Post{Chat: -9, From: ann, Text: "@draw_bot draw it"})
+		s.Send(Post{Chat: -9, From: ann, Text: "/undo"})
+		want := map[bool]int{true: 2, false: 3}[on]
+		if got := len(s.PendingUpdates()) - before; got != want {
+			t.Errorf("privacy mode %v: %d updates for the bot, want %d", on, got, want)
+		}
+	}
+}

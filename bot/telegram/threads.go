@@ -1,0 +1,167 @@
+package telegram
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/go-telegram/bot/models"
+
+	"github.com/excalibot/excalibot/bot"
+)
+
+// thread is a group conversation: a reply chain, inside a forum topic when there is one.
+type thread struct {
+	topic int // message_thread_id of the forum topic; 0 outside topics
+	root  int // first message of the reply chain
+}
+
+// String is the ThreadKey.Thread form "topic:root".
+func (t thread) String() string { return fmt.Sprintf("%d:%d", t.topic, t.root) }
+
+func parseThread(s string) (thread, error) {
+	if s == "" {
+		return thread{}, nil
+	}
+	a, b, ok := strings.Cut(s, ":")
+	topic, err1 := strconv.Atoi(a)
+	root, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil {
+		return thread{}, fmt.Errorf("telegram thread %q is not topic:root", s)
+	}
+	return thread{topic: topic, root: root}, nil
+}
+
+// route finds the thread of an addressed group message from user, whose text is already stripped
+// of the bot's mention. byLast reports that the message did not reply into its thread but was
+// given the thread its sender last worked on in the topic, so the answer must say which diagram.
+//
+//   - A reply belongs to the thread of the message it replies to (a request or anything the bot
+//     posted). A reply to the bot's message that the index does not know (posted before the index
+//     kept it) starts a thread rooted there; a drawing request replying to some other message
+//     starts a new thread.
+//   - /draw with a request, /new (or reset), a posted file and "draw this thread" start a new
+//     diagram.
+//   - Everything else (mentions, /undo, /history, /show, /revert, /export, …) goes on with the
+//     diagram the sender last worked on here; only when there is none does it start a new one.
+func (a *Adapter) route(ctx context.Context, m *models.Message, me *models.User, user int64, text string) (t thread, byLast bool) {
+	fresh := thread{topic: topicOf(m), root: m.ID}
+	cmd := bot.ParseCommand(text)
+	if r := m.ReplyToMessage; r != nil && !isTopicRoot(m) {
+		if known, ok := a.lookup(ctx, m.Chat.ID, msgRef(r.ID)); ok {
+			return known, false
+		}
+		if r.From != nil && r.From.ID == me.ID {
+			return thread{topic: fresh.topic, root: r.ID}, false
+		}
+		if cmd.Kind == bot.CmdDraw {
+			return fresh, false
+		}
+		// A command replying to a message of no diagram ("/undo" answering a colleague) can only
+		// mean the sender's diagram: as if it replied to nothing.
+	}
+	if startsNew(m, text, cmd) {
+		return fresh, false
+	}
+	last, ok := a.lookup(ctx, m.Chat.ID, lastRef(fresh.topic, user))
+	if !ok || last.topic != fresh.topic {
+		return fresh, false
+	}
+	// A redelivered first request finds the thread it started itself: that is no pick.
+	return last, last.root != m.ID
+}
+
+// startsNew tells the messages that begin a diagram even when their sender has one here: a posted
+// file (an .excalidraw, a picture to redraw), /new or reset, /draw with a request, and a request
+// to draw the discussion.
+func startsNew(m *models.Message, text string, cmd bot.Command) bool {
+	if m.Document != nil || len(m.Photo) > 0 {
+		return true
+	}
+	if cmd.Kind == bot.CmdReset {
+		return true
+	}
+	if cmd.Kind != bot.CmdDraw {
+		return false
+	}
+	if bot.AsksForDiscussion(cmd.Arg) {
+		return true // "draw this thread": a diagram of the discussion, not a change to another
+	}
+	fields := strings.Fields(strings.ToLower(text))
+	if len(fields) == 0 {
+		return false
+	}
+	word, _, _ := strings.Cut(fields[0], "@")
+	return word == "/draw"
+}
+
+// lookup reads the index; a failure is logged and counts as unknown (the message then starts a
+// new thread, which loses nothing stored).
+func (a *Adapter) lookup(ctx context.Context, chat int64, ref string) (thread, bool) {
+	s, ok, err := a.threads.Thread(ctx, chat, ref)
+	if err != nil {
+		a.log.Warn("telegram: thread lookup failed; treating the message as a new thread", "chat", chat, "ref", ref, "err", err)
+		return thread{}, false
+	}
+	if !ok {
+		return thread{}, false
+	}
+	t, err := parseThread(s)
+	if err != nil || t.root == 0 {
+		a.log.Warn("telegram: the thread index holds what is not a thread; ignored", "chat", chat, "ref", ref, "thread", s)
+		return thread{}, false
+	}
+	return t, true
+}
+
+// file records what the index must know of an addressed group message handed to the core: its
+// thread (so replies to it continue there), that the thread is now its sender's last in the
+// topic, and whether it was given that thread without replying into it.
+func (a *Adapter) file(ctx context.Context, m *models.Message, user int64, t thread, byLast bool) {
+	a.setThread(ctx, m.Chat.ID, msgRef(m.ID), t.String())
+	a.setThread(ctx, m.Chat.ID, lastRef(t.topic, user), t.String())
+	if byLast {
+		a.setThread(ctx, m.Chat.ID, askedRef(m.ID), t.String())
+	}
+}
+
+func (a *Adapter) setThread(ctx context.Context, chat int64, ref string, thread string) {
+	if err := a.threads.SetThread(ctx, chat, ref, thread); err != nil {
+		a.log.Warn("telegram: thread not recorded; replies to this message will start a new thread", "chat", chat, "ref", ref, "err", err)
+	}
+}
+
+// pickedLast reports whether the request a reply answers was given its sender's last thread
+// without replying into it. Written behind the intake, the mark is normally there long before the
+// answer; when it is not (or the lookup fails), the answer merely does not name its diagram.
+func (a *Adapter) pickedLast(ctx context.Context, d dest, replyTo int) bool {
+	if d.thread == "" || replyTo == 0 {
+		return false
+	}
+	s, ok, err := a.threads.Thread(ctx, d.chat, askedRef(replyTo))
+	if err != nil {
+		a.log.Warn("telegram: could not tell whether a request was given its sender's last diagram", "chat", d.chat, "err", err)
+		return false
+	}
+	return ok && s == d.thread
+}
+
+// maxQuotedTitle bounds the diagram title an answer starts with, in characters.
+const maxQuotedTitle = 60
+
+// quoteTitle starts an answer with the diagram's title: "‘Deploy pipeline’ — Undone: …", so that
+// on a phone, in the notification too, a reader sees which diagram a plain /undo changed.
+func quoteTitle(title, text string) string {
+	title = strings.Join(strings.Fields(title), " ")
+	if r := []rune(title); len(r) > maxQuotedTitle {
+		title = strings.TrimSpace(string(r[:maxQuotedTitle-1])) + "…"
+	}
+	if title == "" {
+		return text
+	}
+	if text == "" {
+		return "‘" + title + "’"
+	}
+	return "‘" + title + "’ — " + text
+}
