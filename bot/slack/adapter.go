@@ -73,10 +73,10 @@ type Adapter struct {
 	threads *threadSet // threads the bot is part of
 	// assistants are DM threads known to be assistant threads (their start or context change was
 	// seen, or Slack took a status there); plainDMs are DM threads where Slack refused the
-	// assistant methods; titles are "thread\ntitle" pairs already set.
+	// assistant methods; titles are the last title set in each assistant thread.
 	assistants *threadSet
 	plainDMs   *threadSet
-	titles     *threadSet
+	titles     *threadTitles
 	names      *nameCache // users.info, for discussions
 
 	// inbox carries Socket Mode events to the dispatcher that runSocket owns, so the websocket
@@ -174,7 +174,7 @@ func New(cfg Config, h bot.Handler, log *slog.Logger) (*Adapter, error) {
 		threads:    newThreadSet(maxRememberedThreads),
 		assistants: newThreadSet(maxRememberedThreads),
 		plainDMs:   newThreadSet(maxRememberedThreads),
-		titles:     newThreadSet(maxRememberedThreads),
+		titles:     newThreadTitles(maxRememberedThreads),
 		names:      newNameCache(maxNames, nameTTL),
 		inbox:      make(chan socketEvent, inboxSize),
 		selfDone:   make(chan struct{}),

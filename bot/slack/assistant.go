@@ -187,15 +187,15 @@ func (s *assistantStatus) Sign() string { return assistantSign }
 // maxTitle bounds a thread's title; Slack shows it in one line of the app's history.
 const maxTitle = 255
 
-// setTitle names an assistant thread after its diagram, once per title: a reply carries the
-// title every time, and the thread keeps it. A failure is logged only; the reply is posted.
+// setTitle names an assistant thread after its diagram whenever the title differs from the last
+// one set there: a reply carries the title every time, the thread keeps it, and showing an older
+// revision brings its title back. A failure is logged only; the reply is posted.
 func (a *Adapter) setTitle(ctx context.Context, key bot.ThreadKey, title string) {
 	title = truncate(strings.Join(strings.Fields(title), " "), maxTitle)
 	if title == "" || !a.assistantCandidate(key) {
 		return
 	}
-	seen := key.String() + "\n" + title
-	if a.titles.has(seen) {
+	if a.titles.get(key.String()) == title {
 		return
 	}
 	err := a.api.SetAssistantThreadsTitleContext(ctx, slack.AssistantThreadsSetTitleParameters{
@@ -212,5 +212,38 @@ func (a *Adapter) setTitle(ctx context.Context, key bot.ThreadKey, title string)
 		}
 		return
 	}
-	a.titles.add(seen)
+	a.titles.set(key.String(), title)
+}
+
+// threadTitles remembers the last title set in each thread, for at most max threads (the
+// oldest forgotten first: a forgotten thread is titled again on its next reply, which is harmless).
+type threadTitles struct {
+	mu     sync.Mutex
+	max    int
+	titles map[string]string
+	order  []string // insertion order, for eviction
+}
+
+func newThreadTitles(max int) *threadTitles {
+	return &threadTitles{max: max, titles: map[string]string{}}
+}
+
+// get is the last title set in thread, or "".
+func (t *threadTitles) get(thread string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.titles[thread]
+}
+
+func (t *threadTitles) set(thread, title string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, ok := t.titles[thread]; !ok {
+		t.order = append(t.order, thread)
+	}
+	t.titles[thread] = title
+	for len(t.order) > t.max {
+		delete(t.titles, t.order[0])
+		t.order = t.order[1:]
+	}
 }

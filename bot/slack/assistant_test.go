@@ -139,12 +139,16 @@ func TestAssistantThreadFlow(t *testing.T) {
 		t.Errorf("thread:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 
-	// The next reply with the same title does not set it again; a new title does.
+	// The next reply with the same title does not set it again; a new title does, and so does
+	// the first one again (an older revision shown): the thread follows the latest title.
 	key := m.Key
 	must(t, e.a.Send(e.ctx, key, bot.Reply{Text: "Undid it.", Title: title}))
 	must(t, e.a.Send(e.ctx, key, bot.Reply{Text: "Renamed.", Title: "Release train"}))
-	if th := assistantOf(t, e, "D1", ts); !slices.Equal(th.Titles, []string{title, "Release train"}) {
-		t.Errorf("titles = %q, want the first, then the new one", th.Titles)
+	must(t, e.a.Send(e.ctx, key, bot.Reply{Text: "Revision 1.", Title: title}))
+	must(t, e.a.Send(e.ctx, key, bot.Reply{Text: "Still revision 1.", Title: " " + title + " "}))
+	wantTitles := []string{title, "Release train", title}
+	if th := assistantOf(t, e, "D1", ts); !slices.Equal(th.Titles, wantTitles) {
+		t.Errorf("titles = %q, want %q: each change set once", th.Titles, wantTitles)
 	}
 
 	// Channel mentions keep their reaction and status line, and touch no assistant method.
@@ -157,7 +161,7 @@ func TestAssistantThreadFlow(t *testing.T) {
 	}
 	must(t, e.a.Send(e.ctx, bot.ThreadKey{Platform: Platform, Workspace: "T0FAKE", Channel: "C1", Thread: p.TS}, bot.Reply{Text: "ok", Title: "X"}))
 	must(t, cst.Finish(e.ctx))
-	if after := len(e.fake.Calls("assistant.threads.setStatus")); after != before || len(e.fake.Calls("assistant.threads.setTitle")) != 2 {
+	if after := len(e.fake.Calls("assistant.threads.setStatus")); after != before || len(e.fake.Calls("assistant.threads.setTitle")) != len(wantTitles) {
 		t.Errorf("a channel thread called assistant methods (setStatus %d→%d, setTitle %d)", before, after,
 			len(e.fake.Calls("assistant.threads.setTitle")))
 	}
@@ -285,5 +289,24 @@ func TestAssistantStatusText(t *testing.T) {
 	}
 	if n := len([]rune(got[3])); n > maxStatusText || !strings.HasSuffix(got[3], "…") {
 		t.Errorf("long status = %d characters %q, want at most %d, cut with …", n, got[3], maxStatusText)
+	}
+}
+
+// The titles remembered are bounded: the oldest thread is forgotten first, and a thread set
+// again keeps its place and takes the new title.
+func TestThreadTitlesBounded(t *testing.T) {
+	tt := newThreadTitles(2)
+	tt.set("a", "A1")
+	tt.set("b", "B1")
+	tt.set("a", "A2")
+	tt.set("c", "C1")
+	for _, tc := range []struct{ thread, want string }{{"a", ""}, {"b", "B1"}, {"c", "C1"}} {
+		if got := tt.get(tc.thread); got != tc.want {
+			t.Errorf("title of %s = %q, want %q", tc.thread, got, tc.want)
+		}
+	}
+	tt.set("b", "B2")
+	if got := tt.get("b"); got != "B2" {
+		t.Errorf("title of b = %q, want the latest, B2", got)
 	}
 }

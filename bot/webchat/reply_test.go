@@ -60,3 +60,25 @@ func TestChatReplyNamesAndAlt(t *testing.T) {
 		t.Errorf("text reply: title %q, message %+v; want the title kept and no picture or alt", th.Title, last)
 	}
 }
+
+// TestChatThreadFollowsLatestTitle: the thread's name is the latest reply's title, so showing an
+// older revision brings its title back; a blank title leaves the name as it is.
+func TestChatThreadFollowsLatestTitle(t *testing.T) {
+	ce := startChat(t, &bottest.BoxDrawer{}, bot.Options{}, Options{})
+	const thread = "thread-titles-1"
+	key := uploadKey(thread)
+	for _, tc := range []struct{ title, want string }{
+		{"Deploy pipeline", "Deploy pipeline"},
+		{"Release train", "Release train"},
+		{"Deploy pipeline", "Deploy pipeline"},
+		{"  \t ", "Deploy pipeline"},
+		{"  Org   chart ", "Org chart"},
+	} {
+		if err := ce.chat.Send(context.Background(), key, bot.Reply{Text: "ok", Title: tc.title}); err != nil {
+			t.Fatal(err)
+		}
+		if th, _ := ce.thread(upSession, thread); th.Title != tc.want {
+			t.Errorf("after a reply titled %q: thread title %q, want %q", tc.title, th.Title, tc.want)
+		}
+	}
+}

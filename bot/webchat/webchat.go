@@ -238,9 +238,10 @@ func (c *Adapter) Send(ctx context.Context, key bot.ThreadKey, r bot.Reply) erro
 	for _, f := range r.Files {
 		m.Files = append(m.Files, chatFile{Name: f.Name, URL: "/chat/api/blobs/" + c.blobs.put(f)})
 	}
-	if r.Title != "" {
-		// The diagram's title names the thread better than its first words did.
-		c.threadLocked(key.Workspace, key.Thread).Title = clip.Runes(r.Title, 60)
+	if title := strings.Join(strings.Fields(r.Title), " "); title != "" {
+		// The diagram's title names the thread better than its first words did; each reply
+		// names it again, so the name follows the revision shown last.
+		c.threadLocked(key.Workspace, key.Thread).Title = clip.Runes(title, 60)
 	}
 	c.addMessageLocked(key.Workspace, key.Thread, m)
 	return nil
