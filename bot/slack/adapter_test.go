@@ -565,7 +565,8 @@ func TestUploadFailureStillAnswers(t *testing.T) {
 }
 
 // Replies stay within Block Kit's limits, which the fake enforces like Slack: a long summary is
-// cut, and a link too long for a button is left out rather than losing the whole message.
+// split into sections, and a link too long for a button is left out rather than losing the whole
+// message.
 func TestReplyWithinBlockKitLimits(t *testing.T) {
 	e := start(t, ModeSocket, newRecorder(), nil)
 	key := bot.ThreadKey{Platform: "slack", Workspace: "T0FAKE", Channel: "D1"}

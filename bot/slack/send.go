@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/slack-go/slack"
 
@@ -19,10 +18,7 @@ import (
 const (
 	workingReaction = "eyes"
 	workingText     = "Working on it…"
-	// Slack's limits: 3 000 characters in a section's text, 40 000 in a message.
-	maxSectionText = 3000
-	maxMessageText = 39000
-	maxButtonURL   = 3000
+	maxButtonURL    = 3000
 )
 
 // Working shows that work on msg has started. In an assistant thread it is Slack's native status
@@ -209,54 +205,88 @@ func (a *Adapter) sendSteps(ctx context.Context, key bot.ThreadKey, r bot.Reply,
 	}
 	files = append(files, r.Files...)
 	withLinks := r.EditURL != "" || r.ViewURL != ""
+	parts := messageParts(text, withLinks)
 
 	var uploaded []slack.FileSummary
 	switch {
 	case len(files) == 0 && text == "" && !withLinks:
 		return bot.Permanent(errors.New("slack send: empty reply"))
 	case len(files) == 0:
+		return a.postParts(ctx, key, r, parts, 0, posted, nil, record, plainStep)
 	case len(posted) > 0 && strings.HasPrefix(posted[0], "note:"):
-		return nil // the reply went out as its text with a note
+		// The files were refused: the rest of the text with its note goes on.
+		_, code, _ := strings.Cut(strings.TrimPrefix(posted[0], "note:"), " ")
+		return a.postNoted(ctx, key, r, text, code, posted, record)
 	case len(posted) > 0:
 		uploaded = uploadedFiles(posted[0], files)
 	default:
-		up, err := a.uploadFiles(ctx, key, files, commentIf(!withLinks, text), altText(r))
+		comment := ""
+		if !withLinks && len(parts) > 0 {
+			comment = parts[0][0] // the rest follows as messages
+		}
+		up, err := a.uploadFiles(ctx, key, files, comment, altText(r))
 		if err != nil && !isRefusal(err) {
 			return classify(err)
 		}
 		if err != nil {
-			note := ":warning: I could not attach the picture and the .excalidraw file"
-			if code := slackErrorCode(err); code != "" {
-				note += " (Slack said `" + code + "`)"
-			}
-			ts, perr := a.postReply(ctx, key, strings.TrimSpace(text+"\n\n"+note+"."), r, "")
-			if perr != nil {
-				return classify(errors.Join(err, perr))
-			}
-			a.log.Warn("slack: the reply's files could not be attached; its text went out with a note", "thread", key.String(), "err", err)
-			return record("note:" + ts)
+			a.log.Warn("slack: the reply's files could not be attached; its text goes out with a note", "thread", key.String(), "err", err)
+			return a.postNoted(ctx, key, r, text, slackErrorCode(err), nil, record)
 		}
 		if err := record(filesPart(up)); err != nil {
 			return err
 		}
 		uploaded = up
 	}
-	// The message is the reply's first step without files, its second after them (with links).
-	msgStep := 0
-	if len(files) > 0 {
-		if !withLinks {
-			return nil
+	// The messages follow the files' step; without links the first part was the files' comment.
+	if !withLinks && len(parts) > 0 {
+		parts = parts[1:]
+	}
+	return a.postParts(ctx, key, r, parts, 1, posted, uploaded, record, plainStep)
+}
+
+// postNoted posts the reply's text and links without its files, which Slack refused (code is
+// its answer), saying what is missing. Its first message is recorded as "note:ts code", so a
+// retry knows the files are not coming and says the same.
+func (a *Adapter) postNoted(ctx context.Context, key bot.ThreadKey, r bot.Reply, text, code string, posted []string, record func(string) error) error {
+	note := ":warning: I could not attach the picture and the .excalidraw file"
+	if code != "" {
+		note += " (Slack said `" + code + "`)"
+	}
+	parts := messageParts(strings.TrimSpace(text+"\n\n"+note+"."), r.EditURL != "" || r.ViewURL != "")
+	return a.postParts(ctx, key, r, parts, 0, posted, nil, record, func(i int, ts string) string {
+		if i == 0 {
+			return strings.TrimSpace("note:" + ts + " " + code)
 		}
-		msgStep = 1
+		return ts
+	})
+}
+
+// plainStep records a message by its ts.
+func plainStep(_ int, ts string) string { return ts }
+
+// postParts posts the messages of parts in order, each a step of its own (the first is step
+// first of the reply): those already in posted are skipped, each one posted is recorded as step
+// names it. The last carries the link buttons.
+func (a *Adapter) postParts(ctx context.Context, key bot.ThreadKey, r bot.Reply, parts [][]string, first int,
+	posted []string, uploaded []slack.FileSummary, record func(string) error, step func(i int, ts string) string) error {
+	for i, p := range parts {
+		if len(posted) > first+i {
+			continue // it went out already
+		}
+		download := ""
+		last := i == len(parts)-1
+		if last {
+			download = a.downloadLink(ctx, uploaded)
+		}
+		ts, err := a.postReply(ctx, key, p, r, last, download)
+		if err != nil {
+			return classify(err)
+		}
+		if err := record(step(i, ts)); err != nil {
+			return err
+		}
 	}
-	if len(posted) > msgStep {
-		return nil // it went out already
-	}
-	ts, err := a.postReply(ctx, key, text, r, a.downloadLink(ctx, uploaded))
-	if err != nil {
-		return classify(err)
-	}
-	return record(ts)
+	return nil
 }
 
 // filesPart is the record of an upload step: the shared files' ids.
@@ -305,29 +335,23 @@ func classify(err error) error {
 	return err
 }
 
-func commentIf(ok bool, text string) string {
-	if ok {
-		return truncate(text, maxMessageText)
-	}
-	return ""
-}
-
-// postReply posts text, with a Block Kit section and link buttons when the reply has links, and
-// returns the message's ts.
-func (a *Adapter) postReply(ctx context.Context, key bot.ThreadKey, text string, r bot.Reply, download string) (string, error) {
+// postReply posts one message of a reply: its sections in Block Kit when the reply has links,
+// the buttons after them when buttons is set; plain text otherwise. It returns the message's ts.
+func (a *Adapter) postReply(ctx context.Context, key bot.ThreadKey, sections []string, r bot.Reply, buttons bool, download string) (string, error) {
 	opts := []slack.MsgOption{slack.MsgOptionTS(key.Thread)}
-	fallback := text
-	if fallback == "" {
-		fallback = "Your diagram"
-	}
-	blocks, dropped := replyBlocks(text, r, download)
-	if len(dropped) > 0 {
-		a.log.Warn("slack: links too long for a button were left out", "thread", key.String(), "buttons", dropped)
-	}
-	if len(blocks) > 0 {
-		opts = append(opts, slack.MsgOptionText(truncate(fallback, maxSectionText), false), slack.MsgOptionBlocks(blocks...))
+	text := strings.Join(sections, "\n")
+	if r.EditURL == "" && r.ViewURL == "" {
+		opts = append(opts, slack.MsgOptionText(text, false))
 	} else {
-		opts = append(opts, slack.MsgOptionText(truncate(text, maxMessageText), false))
+		fallback := text
+		if fallback == "" {
+			fallback = "Your diagram"
+		}
+		blocks, dropped := replyBlocks(sections, r, buttons, download)
+		if len(dropped) > 0 {
+			a.log.Warn("slack: links too long for a button were left out", "thread", key.String(), "buttons", dropped)
+		}
+		opts = append(opts, slack.MsgOptionText(truncate(fallback, maxSectionText), false), slack.MsgOptionBlocks(blocks...))
 	}
 	_, ts, err := a.api.PostMessageContext(ctx, key.Channel, opts...)
 	if err != nil {
@@ -336,12 +360,15 @@ func (a *Adapter) postReply(ctx context.Context, key bot.ThreadKey, text string,
 	return ts, nil
 }
 
-// replyBlocks is the summary and the buttons (open in editor, view, download); nil without
-// links. A link longer than a button may hold is left out and named in dropped: Slack would
-// refuse the whole message over it.
-func replyBlocks(text string, r bot.Reply, download string) (blocks []slack.Block, dropped []string) {
-	if r.EditURL == "" && r.ViewURL == "" {
-		return nil, nil
+// replyBlocks is a message's sections and, when withButtons is set, the link buttons (open in
+// editor, view, download). A link longer than a button may hold is left out and named in
+// dropped: Slack would refuse the whole message over it.
+func replyBlocks(sections []string, r bot.Reply, withButtons bool, download string) (blocks []slack.Block, dropped []string) {
+	for _, t := range sections {
+		blocks = append(blocks, slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, t, false, false), nil, nil))
+	}
+	if !withButtons {
+		return blocks, nil
 	}
 	var buttons []slack.BlockElement
 	button := func(id, label, link string, style slack.Style) {
@@ -361,10 +388,6 @@ func replyBlocks(text string, r bot.Reply, download string) (blocks []slack.Bloc
 	button("open_editor", "Open in editor", r.EditURL, slack.StylePrimary)
 	button("view", "View", r.ViewURL, "")
 	button("download", "Download", download, "")
-	if text != "" {
-		blocks = append(blocks, slack.NewSectionBlock(
-			slack.NewTextBlockObject(slack.MarkdownType, truncate(text, maxSectionText), false, false), nil, nil))
-	}
 	if len(buttons) > 0 {
 		blocks = append(blocks, slack.NewActionBlock("links", buttons...))
 	}
@@ -501,24 +524,6 @@ func slackErrorCode(err error) string {
 		return se.Err
 	}
 	return ""
-}
-
-// escapeText escapes the three characters Slack's message text reserves.
-func escapeText(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
-}
-
-// truncate cuts s to at most n characters, never inside an escape or a UTF-8 sequence.
-func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)[:n-1]
-	cut := string(r)
-	if i := strings.LastIndex(cut, "&"); i >= 0 && !strings.Contains(cut[i:], ";") {
-		cut = cut[:i]
-	}
-	return cut + "…"
 }
 
 var (

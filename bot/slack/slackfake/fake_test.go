@@ -91,6 +91,18 @@ func findFile(t *testing.T, f *Server, channel, ts string) string {
 	return m.Files[0].ID
 }
 
+// sections is the start of a blocks array of n sections of size characters each.
+func sections(n, size int) string {
+	s := `[`
+	for i := range n {
+		if i > 0 {
+			s += ","
+		}
+		s += `{"type":"section","text":{"type":"mrkdwn","text":"` + strings.Repeat("x", size) + `"}}`
+	}
+	return s
+}
+
 func TestCheckBlocks(t *testing.T) {
 	btn := func(label, url string) string {
 		return `[{"type":"actions","elements":[{"type":"button","text":{"type":"plain_text","text":"` + label + `"},"url":"` + url + `"}]}]`
@@ -107,6 +119,8 @@ func TestCheckBlocks(t *testing.T) {
 		{"long label", btn(strings.Repeat("O", 76), "https://x.example/e"), "invalid_blocks"},
 		{"empty actions", `[{"type":"actions","elements":[]}]`, "invalid_blocks"},
 		{"not json", `[{`, "invalid_blocks"},
+		{"sections within the total", sections(4, 3000) + `]`, ""},
+		{"sections over the total", sections(5, 3000) + `]`, "msg_blocks_too_long"},
 	} {
 		if got := checkBlocks(tc.blocks); got != tc.want {
 			t.Errorf("%s: checkBlocks = %q, want %q", tc.name, got, tc.want)

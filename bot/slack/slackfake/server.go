@@ -569,6 +569,9 @@ func (s *Server) completeUpload(f url.Values) (map[string]any, string) {
 	if f.Get("thread_ts") != "" && channel == "" {
 		return nil, "invalid_arguments" // a thread needs its channel
 	}
+	if utf8.RuneCountInString(f.Get("initial_comment")) > 40000 {
+		return nil, "msg_too_long" // as chat.postMessage's text
+	}
 	var shared []File
 	var out []map[string]any
 	for _, item := range list {
