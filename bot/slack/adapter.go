@@ -78,6 +78,8 @@ type Adapter struct {
 	plainDMs   *threadSet
 	titles     *threadTitles
 	names      *nameCache // users.info, for discussions
+	// nameContext bounds the name look-ups of one discussion (nameBudget; tests end it at will).
+	nameContext func(context.Context) (context.Context, context.CancelFunc)
 
 	// inbox carries Socket Mode events to the dispatcher that runSocket owns, so the websocket
 	// reader never waits for the store; the dispatcher acks each once it is kept.
@@ -176,9 +178,12 @@ func New(cfg Config, h bot.Handler, log *slog.Logger) (*Adapter, error) {
 		plainDMs:   newThreadSet(maxRememberedThreads),
 		titles:     newThreadTitles(maxRememberedThreads),
 		names:      newNameCache(maxNames, nameTTL),
-		inbox:      make(chan socketEvent, inboxSize),
-		selfDone:   make(chan struct{}),
-		refused:    map[string]time.Time{},
+		nameContext: func(ctx context.Context) (context.Context, context.CancelFunc) {
+			return context.WithTimeout(ctx, nameBudget)
+		},
+		inbox:    make(chan socketEvent, inboxSize),
+		selfDone: make(chan struct{}),
+		refused:  map[string]time.Time{},
 	}, nil
 }
 

@@ -34,7 +34,8 @@ const (
 // and anything that is not a person's message (joins, the assistant thread's root) are left out.
 // Of the rest, the latest limit.Messages are kept, and of those the latest that fit in
 // limit.Chars characters; the oldest one kept may be cut at its start. Authors are named by their
-// display names (users.info, cached), or by their user ids when Slack does not say.
+// display names (users.info, cached; a few look-ups at a time within nameBudget in all), or by
+// their user ids when Slack does not say in time.
 func (a *Adapter) Discussion(ctx context.Context, msg bot.Message, limit bot.DiscussionLimit) (bot.Discussion, error) {
 	key := msg.Key
 	if limit.Messages <= 0 {
@@ -86,25 +87,37 @@ func (a *Adapter) Discussion(ctx context.Context, msg bot.Message, limit bot.Dis
 		cursor = next
 	}
 
-	// The latest first, within the characters; names and mentions resolved last, only for those kept.
-	budget := maxNameLookups
+	// The names of the authors and of the people mentioned, all at once within one budget, the
+	// latest messages' first: those the characters keep.
+	var users []string
+	for i := len(kept) - 1; i >= 0; i-- {
+		users = append(users, kept[i].User)
+		for _, sm := range userMention.FindAllStringSubmatch(kept[i].Text, -1) {
+			users = append(users, sm[1])
+		}
+	}
+	nctx, cancel := a.nameContext(ctx)
+	names := a.names.resolve(nctx, a, users)
+	cancel()
+
+	// The latest first, within the characters.
 	var out []bot.Said
 	chars := 0
 	for i := len(kept) - 1; i >= 0; i-- {
 		m := kept[i]
-		text := a.discussionText(ctx, m, self.UserID, &budget)
+		text := discussionText(m, self.UserID, names)
 		if text == "" {
 			continue
 		}
 		n := utf8.RuneCountInString(text)
 		if chars+n > limit.Chars {
 			if room := limit.Chars - chars; room > 0 && len(out) == 0 {
-				out = append(out, bot.Said{Author: a.names.name(ctx, a, m.User, &budget), Text: "…" + lastRunes(text, room-1), At: tsTime(m.Timestamp)})
+				out = append(out, bot.Said{Author: names[m.User], Text: "…" + lastRunes(text, room-1), At: tsTime(m.Timestamp)})
 			}
 			break
 		}
 		chars += n
-		out = append(out, bot.Said{Author: a.names.name(ctx, a, m.User, &budget), Text: text, At: tsTime(m.Timestamp)})
+		out = append(out, bot.Said{Author: names[m.User], Text: text, At: tsTime(m.Timestamp)})
 	}
 	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
 		out[i], out[j] = out[j], out[i]
@@ -131,10 +144,11 @@ var userMention = regexp.MustCompile(`<@([UW][A-Z0-9]+)(?:\|[^>]*)?>`)
 
 // discussionText is what a person wrote, as plain text: the bot's mention removed, other
 // mentions by name, the files named when there is no text.
-func (a *Adapter) discussionText(ctx context.Context, m slack.Message, botUserID string, budget *int) string {
+func discussionText(m slack.Message, botUserID string, names map[string]string) string {
 	// cleanText keeps the mentions of people other than the bot as Slack wrote them.
 	text := userMention.ReplaceAllStringFunc(cleanText(m.Text, botUserID), func(tok string) string {
-		return "@" + a.names.name(ctx, a, userMention.FindStringSubmatch(tok)[1], budget)
+		id := userMention.FindStringSubmatch(tok)[1]
+		return "@" + cmp.Or(names[id], id)
 	})
 	if text == "" && len(m.Files) > 0 {
 		var names []string
@@ -145,10 +159,6 @@ func (a *Adapter) discussionText(ctx context.Context, m slack.Message, botUserID
 	}
 	return text
 }
-
-// maxNameLookups bounds the users.info calls of one discussion; names beyond it that are not
-// cached stay user ids.
-const maxNameLookups = 50
 
 // lastRunes is the last n characters of s.
 func lastRunes(s string, n int) string {

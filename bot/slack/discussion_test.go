@@ -1,6 +1,7 @@
 package slack
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"slices"
@@ -246,6 +247,77 @@ func TestDiscussionNamesWhenUsersInfoFails(t *testing.T) {
 	must(t, err)
 	if got := saidLines(d); !slices.Equal(got, []string{"Bruno Costa: Production needs the approval, yes."}) {
 		t.Errorf("discussion = %q, want the name once users.info answers", got)
+	}
+}
+
+// The name look-ups of a discussion share one budget and run a few at a time. When Slack does not
+// answer users.info, the discussion comes back once the budget is spent (here: when the test ends
+// it), everyone named by their user id; nothing of it is remembered, so the next read names them.
+func TestDiscussionNamesWithinABudget(t *testing.T) {
+	fake := slackfake.New(t, slackfake.Config{})
+	e := startWith(t, fake, ModeSocket, newRecorder(), nil)
+	const people = 12
+	var root string
+	for i := range people {
+		user := fmt.Sprintf("U%d", 10+i)
+		fake.AddUser(slackfake.User{ID: user, Name: "p" + user, DisplayName: "Person " + user})
+		m := slackfake.UserMessage{Channel: "C3", ThreadTS: root, User: user, Text: "step " + user}
+		if ts := fake.Post(m).TS; root == "" {
+			root = ts
+		}
+	}
+	req := fake.Post(slackfake.UserMessage{Channel: "C3", ThreadTS: root, User: "U10", Text: "<@U0BOT> draw this thread"}).TS
+	msg := bot.Message{Key: bot.ThreadKey{Platform: Platform, Workspace: "T0FAKE", Channel: "C3", Thread: root}, ID: req}
+	limit := bot.DiscussionLimit{Messages: 50, Chars: 10_000}
+
+	budget, spend := context.WithCancel(context.Background())
+	defer spend()
+	usual := e.a.nameContext
+	e.a.nameContext = func(ctx context.Context) (context.Context, context.CancelFunc) {
+		c, cancel := context.WithCancel(ctx)
+		stop := context.AfterFunc(budget, cancel)
+		return c, func() { stop(); cancel() }
+	}
+	h := fake.Hold("users.info", nil)
+	defer h.Release()
+	type result struct {
+		d   bot.Discussion
+		err error
+	}
+	res := make(chan result, 1)
+	go func() {
+		d, err := e.a.Discussion(e.ctx, msg, limit)
+		res <- result{d, err}
+	}()
+	waitUntil(t, "the look-ups to run side by side", func() bool { return h.Waiting() == nameWorkers })
+	spend()
+	var r result
+	select {
+	case r = <-res:
+	case <-e.ctx.Done():
+		t.Fatal("the discussion did not come back when its name budget was spent")
+	}
+	must(t, r.err)
+	var want []string
+	for i := range people {
+		want = append(want, fmt.Sprintf("U%d: step U%d", 10+i, 10+i))
+	}
+	if got := saidLines(r.d); !slices.Equal(got, want) {
+		t.Errorf("discussion:\n%s\nwant everyone by id:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if n := h.Arrivals(); n != nameWorkers {
+		t.Errorf("users.info asked %d times, want %d: a few at a time, and no more once the budget was spent", n, nameWorkers)
+	}
+	if !strings.Contains(e.logs(), "keep their user ids") {
+		t.Errorf("the log does not say names were missed:\n%s", e.logs())
+	}
+
+	h.Release()
+	e.a.nameContext = usual
+	d, err := e.a.Discussion(e.ctx, msg, limit)
+	must(t, err)
+	if got := saidLines(d); len(got) != people || got[0] != "Person U10: step U10" || got[people-1] != fmt.Sprintf("Person U%d: step U%d", 9+people, 9+people) {
+		t.Errorf("discussion after Slack answers again = %q, want everyone by name", got)
 	}
 }
 

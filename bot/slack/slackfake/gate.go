@@ -21,14 +21,15 @@ type gate struct {
 
 // Hold is a set of Web API calls kept waiting: made by Server.Hold, ended by Release.
 type Hold struct {
-	s       *Server
-	method  string
-	match   func(url.Values) bool
-	arrived chan struct{} // closed when the first call waits
-	release chan struct{} // closed by Release
-	once    sync.Once     // closes arrived
-	rel     sync.Once     // closes release
-	waiting atomic.Int32  // calls waiting now
+	s        *Server
+	method   string
+	match    func(url.Values) bool
+	arrived  chan struct{} // closed when the first call waits
+	release  chan struct{} // closed by Release
+	once     sync.Once     // closes arrived
+	rel      sync.Once     // closes release
+	waiting  atomic.Int32  // calls waiting now
+	arrivals atomic.Int32  // calls that ever waited
 }
 
 // Hold keeps the calls of method whose form match accepts (every call when match is nil) waiting,
@@ -46,6 +47,9 @@ func (s *Server) Hold(method string, match func(form url.Values) bool) *Hold {
 
 // Arrived is closed once a call is waiting in the hold.
 func (h *Hold) Arrived() <-chan struct{} { return h.arrived }
+
+// Arrivals is how many calls have waited in the hold, those gone on or given up included.
+func (h *Hold) Arrivals() int { return int(h.arrivals.Load()) }
 
 // Waiting is how many calls wait in the hold now.
 func (h *Hold) Waiting() int { return int(h.waiting.Load()) }
@@ -108,6 +112,7 @@ func (s *Server) gated(w http.ResponseWriter, r *http.Request, method string) bo
 	if hold == nil {
 		return false
 	}
+	hold.arrivals.Add(1)
 	hold.waiting.Add(1)
 	defer hold.waiting.Add(-1)
 	hold.once.Do(func() { close(hold.arrived) })
