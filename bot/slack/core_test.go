@@ -144,3 +144,43 @@ func (c *countingHandler) Handle(ctx context.Context, a bot.Adapter, m bot.Messa
 	c.n.Add(1)
 	return err
 }
+
+// "draw this thread" where Slack refuses the read: the answer, through the real core, says what
+// is wrong in a short sentence, and names no API method, thread key or Slack error code.
+func TestDiscussionRefusedThroughTheCore(t *testing.T) {
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "bot.db"), store.Options{}, nil)
+	must(t, err)
+	defer st.Close()
+	core := bot.New(st, boxDrawer{}, pngRenderer{}, nil, bot.Options{}, slog.New(slog.DiscardHandler))
+	defer core.Close(context.Background())
+	e := startWith(t, slackfake.New(t, slackfake.Config{}), ModeSocket, newRecorder(), nil)
+	e.rec.reply = func(ctx context.Context, a bot.Adapter, m bot.Message) {
+		if err := core.Handle(ctx, a, m); err != nil {
+			t.Errorf("core: %v", err)
+		}
+	}
+	root := e.fake.Post(slackfake.UserMessage{Channel: "C1", User: "U1", Text: "How do we ship?"}).TS
+	e.fake.Post(slackfake.UserMessage{Channel: "C1", ThreadTS: root, User: "U2", Text: "Build, test, deploy."})
+	e.fake.Fail("conversations.replies", "missing_scope", 1)
+	_, err = e.fake.Send(e.ctx, slackfake.UserMessage{Channel: "C1", ThreadTS: root, User: "U1", Text: "<@U0BOT> draw this thread"})
+	must(t, err)
+	e.rec.next(t)
+	var answer string
+	waitUntil(t, "the answer", func() bool {
+		for _, m := range e.fake.Thread("C1", root) {
+			if m.BotID != "" && strings.Contains(m.Text, "could not read") {
+				answer = m.Text
+				return true
+			}
+		}
+		return false
+	})
+	if !strings.Contains(answer, "(the app lacks permission to read this thread; whoever runs me must update it from the manifest and reinstall it)") {
+		t.Errorf("answer = %q, want the short reason", answer)
+	}
+	for _, leak := range []string{"conversations.replies", "missing_scope", root, "C1", "slack:"} {
+		if strings.Contains(answer, leak) {
+			t.Errorf("answer = %q names %q", answer, leak)
+		}
+	}
+}

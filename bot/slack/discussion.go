@@ -3,7 +3,6 @@ package slack
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -64,7 +63,9 @@ func (a *Adapter) Discussion(ctx context.Context, msg bot.Message, limit bot.Dis
 			Latest: msg.ID, Inclusive: false,
 		})
 		if err != nil {
-			return bot.Discussion{}, fmt.Errorf("slack: read thread %s (conversations.replies, page %d): %w%s", key, page+1, err, scopeHint(err))
+			a.log.Warn("slack: cannot read the thread for a discussion"+scopeHint(err),
+				"thread", key.String(), "method", "conversations.replies", "page", page+1, "err", err)
+			return bot.Discussion{}, readFailed(err)
 		}
 		for _, m := range msgs {
 			// Oldest first, each once: a parent repeated at the top of a page is dropped, and
@@ -123,6 +124,30 @@ func (a *Adapter) Discussion(ctx context.Context, msg bot.Message, limit bot.Dis
 		out[i], out[j] = out[j], out[i]
 	}
 	return bot.Discussion{Said: out}, nil
+}
+
+// readFailure is a failed read as the person who asked is told it (the core puts its text in
+// the answer): short, without thread keys or API method names; the detail is in the log.
+type readFailure struct {
+	msg string
+	err error
+}
+
+func (e *readFailure) Error() string { return e.msg }
+func (e *readFailure) Unwrap() error { return e.err }
+
+// readFailed is err from conversations.replies in the words of readFailure.
+func readFailed(err error) error {
+	msg := "Slack did not answer"
+	switch {
+	case isSlackError(err, "missing_scope"):
+		msg = "the app lacks permission to read this thread; whoever runs me must update it from the manifest and reinstall it"
+	case isSlackError(err, "not_allowed_token_type"):
+		msg = "Slack does not let me read this thread"
+	case isSlackError(err, "not_in_channel", "channel_not_found"):
+		msg = "I am not in this channel"
+	}
+	return &readFailure{msg: msg, err: err}
 }
 
 // said reports whether m is a person's message: not the bot's, not another bot's, not a join or
