@@ -343,3 +343,40 @@ func waitAnswer(t *testing.T, e *env, chat int64, id int) tgfake.Message {
 	}
 	return got
 }
+
+// TestDiscussionRequestsFollowTheCore: which group requests start a diagram of their own as
+// "draw this thread" is the core's rule (bot.AsksForDiscussion) and nothing else, so the adapter
+// routes a request exactly as the core will read it, borderline texts included, whichever way
+// the core decides them.
+func TestDiscussionRequestsFollowTheCore(t *testing.T) {
+	e := start(t, nil)
+	e.rec.silence()
+	texts := []string{
+		"draw this thread",
+		"diagram what we discussed",
+		"architecture of the chat: web, api",
+		"draw the chat service and its queue",
+		"draw the thread pool",
+		"make the conversation above a flow",
+	}
+	e.fake.Send(tgfake.Post{Chat: group.ID, From: alice, Text: "/draw a box"})
+	last := e.rec.next(t).Key.Thread
+	kinds := map[bool]int{}
+	for _, text := range texts {
+		sent := e.fake.Send(tgfake.Post{Chat: group.ID, From: alice, Text: "@draw_bot " + text})
+		got := e.rec.next(t).Key.Thread
+		fresh := bot.AsksForDiscussion(bot.ParseCommand(text).Arg)
+		kinds[fresh]++
+		want := last
+		if fresh {
+			want = "0:" + strconv.Itoa(sent.MessageID)
+		}
+		if got != want {
+			t.Errorf("%q (the core: asks for the discussion %v): thread %q, want %q", text, fresh, got, want)
+		}
+		last = got
+	}
+	if kinds[true] == 0 || kinds[false] == 0 {
+		t.Errorf("the texts are all decided one way by the core (%v); the test needs both", kinds)
+	}
+}
