@@ -440,7 +440,7 @@ func TestResetThemeExport(t *testing.T) {
 	}
 	h.say(thread, "export svg")
 	h.rec.wait(t, 1)
-	if r := h.rec.last(thread); len(r.Files) != 1 || r.Files[0].Name != "diagram-r1.svg" || r.Files[0].MIME != "image/svg+xml" {
+	if r := h.rec.last(thread); len(r.Files) != 1 || r.Files[0].Name != "diagram-r1.svg" || r.Files[0].MIME != "image/svg+xml" || !strings.Contains(r.Alt, "1 box") {
 		t.Errorf("export reply = %+v", r)
 	}
 	h.say(thread, "export pdf")

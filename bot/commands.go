@@ -34,7 +34,7 @@ func (b *Bot) command(ctx context.Context, key ThreadKey, a Adapter, j job) bool
 }
 
 // commandReply carries out cmd and is its reply, with the revision to save with it, if any.
-func (b *Bot) commandReply(ctx context.Context, key ThreadKey, cmd Command) (Reply, *store.SaveRequest) {
+func (b *Bot) commandReply(ctx context.Context, key ThreadKey, cmd Command) (r Reply, save *store.SaveRequest) {
 	if cmd.Err != "" {
 		return Reply{Text: cmd.Err + " Say help to see what I understand.", Error: true}, nil
 	}
@@ -48,6 +48,13 @@ func (b *Bot) commandReply(ctx context.Context, key ThreadKey, cmd Command) (Rep
 	if th.Rev == 0 && cmd.Kind != CmdTheme {
 		return Reply{Text: "There is no diagram in this thread yet. Describe one and I'll draw it."}, nil
 	}
+	// Every answer about a diagram names it, so a platform can say which one it answered about
+	// (a Telegram group's plain /undo goes to the sender's last diagram).
+	defer func() {
+		if r.Title == "" && cmd.Kind != CmdReset {
+			r.Title = titleOf(th)
+		}
+	}()
 	switch cmd.Kind {
 	case CmdUndo, CmdRedo:
 		move, word := b.store.Undo, "Undone"
@@ -99,15 +106,20 @@ func (b *Bot) commandReply(ctx context.Context, key ThreadKey, cmd Command) (Rep
 	return Reply{Text: HelpText}, nil
 }
 
+// export is the reply that sends th's diagram as a file of format; a picture (PNG, SVG) carries
+// the diagram's alt text as every picture does.
 func (b *Bot) export(ctx context.Context, th *store.Thread, format string) Reply {
 	r := Reply{Text: fmt.Sprintf("Revision %d as %s.", th.Rev, format)}
 	// A stored scene that cannot be read is still sent as its file, under the name it can get.
 	sc, err := storedScene(th)
-	title := ""
 	if err == nil && sc != nil {
-		title = outline.Of(sc).Title
+		o := outline.Of(sc)
+		r.Title = o.Title
+		if format != "excalidraw" {
+			r.Alt = altText(o)
+		}
 	}
-	base := FileBase(title, th.Rev)
+	base := FileBase(r.Title, th.Rev)
 	switch format {
 	case "excalidraw":
 		r.Files = []File{sceneFile(base, th.Scene)}

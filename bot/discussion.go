@@ -10,15 +10,33 @@ import (
 )
 
 // A request asks to draw the discussion when it names the thread itself ("draw this thread",
-// "diagram the conversation above") or what was said in it ("what we discussed"). A noun that
-// goes on ("the thread pool", "the chat service") is a thing to draw, not the discussion.
-var discussionAsk = regexp.MustCompile(`(?i)\b(?:this|the|our|that|whole|entire)\s+(?:thread|conversation|discussion|chat)` +
-	`(?:\s+(?:above|so\s+far|here|until\s+now))?\s*(?:[.!?,:;)]|$|\b(?:as|into|in|for|with|please)\b)` +
-	`|\bwhat\s+(?:we|you|they|everyone|people|y'all)(?:\s+(?:have|just|all))?\s+(?:discussed|talked\s+about|said|decided|agreed(?:\s+on)?)\b` +
-	`|\b(?:the\s+)?messages\s+above\b`)
+// "diagram our conversation as a flow", "the discussion above") or what was said in it ("what we
+// discussed", "the messages above"). A noun that goes on is a thing to draw: "the thread pool",
+// "this chat app", "the chat: web, api, db", "the chat with the support agent". "The thread"
+// alone names the discussion only in a short request ("draw the thread") or followed by
+// "above" or "so far".
+var (
+	nounEnd = `(?:\s*(?:[.!?)]|$)|\s+(?:as|into|please)\b)`
+	// this/our thread, up to the end of the request or a word that says how to draw it
+	ownThread = regexp.MustCompile(`(?i)\b(?:this|our|that|whole|entire)\s+(?:thread|conversation|discussion|chat)` +
+		`(?:\s+(?:above|so\s+far|here|until\s+now))?` + nounEnd)
+	// the thread above / so far
+	thatThread = regexp.MustCompile(`(?i)\bthe\s+(?:thread|conversation|discussion|chat)\s+(?:above|so\s+far|until\s+now)\b`)
+	// "draw the thread": the noun ends a request of a few words
+	shortThread = regexp.MustCompile(`(?i)^\W*(?:\w+\W+){0,3}the\s+(?:thread|conversation|discussion|chat)\W*$`)
+	saidThings  = regexp.MustCompile(`(?i)\bwhat\s+(?:we|you|they|everyone|people|y'all)(?:\s+(?:have|just|all))?\s+` +
+		`(?:discussed|talked\s+about|said|decided|agreed(?:\s+on)?)\b|\b(?:the\s+)?messages\s+above\b`)
+)
 
 // asksForDiscussion reports whether text asks to draw what was said before it.
-func asksForDiscussion(text string) bool { return discussionAsk.MatchString(text) }
+func asksForDiscussion(text string) bool {
+	for _, re := range []*regexp.Regexp{ownThread, thatThread, shortThread, saidThings} {
+		if re.MatchString(text) {
+			return true
+		}
+	}
+	return false
+}
 
 // AsksForDiscussion reports whether a drawing request's text (Command.Arg) asks to draw what was
 // said before it, for an adapter that gives such a request a new diagram of its own rather than
@@ -45,8 +63,9 @@ func (b *Bot) readDiscussion(ctx context.Context, a Adapter, msg Message) (discu
 	}
 	d, err := r.Discussion(ctx, msg, DiscussionLimit{Messages: b.opt.DiscussionMessages, Chars: b.opt.DiscussionChars})
 	if err != nil {
+		// The adapter's error names API calls and thread keys: the log gets it, the thread a sentence.
 		b.log.Warn("read the discussion", "thread", msg.Key.String(), "err", err)
-		return discussion{}, fmt.Errorf("Sorry, I could not read the earlier messages of this thread (%s). Nothing in the diagram changed; you can ask again.", strings.TrimSuffix(err.Error(), "."))
+		return discussion{}, fmt.Errorf("Sorry, I could not read the earlier messages of this thread just now. Nothing in the diagram changed; ask again in a minute, or paste what should go into the diagram.")
 	}
 	var lines []string
 	for _, s := range d.Said {

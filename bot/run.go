@@ -231,6 +231,19 @@ func (b *Bot) drawing(ctx context.Context, t *turn, jobs []job, prompts []string
 	if err != nil {
 		return storeFail("loading this thread's diagram", err)
 	}
+	// A request to draw the discussion reads it first (before an import saves anything): what was
+	// said before that request.
+	var talk discussion
+	for _, j := range jobs {
+		if asksForDiscussion(j.cmd.Arg) {
+			status.update("reading the thread…")
+			if talk, err = b.readDiscussion(ctx, t.a, j.msg); err != nil {
+				return failed(store.RunFailed, "no discussion", err.Error())
+			}
+			break
+		}
+	}
+
 	summary := ""
 	var images []Image
 	if files := jobs[0].msg.Files; len(files) > 0 {
@@ -256,18 +269,6 @@ func (b *Bot) drawing(ctx context.Context, t *turn, jobs []job, prompts []string
 				return storeFail("saving the imported diagram", err)
 			}
 			summary = fmt.Sprintf("Imported %s as revision %d.", files[0].Name, th.Rev)
-		}
-	}
-
-	// A request to draw the discussion reads it first: what was said before that request.
-	var talk discussion
-	for _, j := range jobs {
-		if asksForDiscussion(j.cmd.Arg) {
-			status.update("reading the thread…")
-			if talk, err = b.readDiscussion(ctx, t.a, j.msg); err != nil {
-				return failed(store.RunFailed, "no discussion", err.Error())
-			}
-			break
 		}
 	}
 
@@ -477,4 +478,13 @@ func progressLine(p Progress) string {
 		return "drawing…"
 	}
 	return "drawing " + strings.Join(parts, " and ") + "…"
+}
+
+// titleOf is the title of th's current diagram, "" when it has none or cannot be read.
+func titleOf(th *store.Thread) string {
+	sc, err := storedScene(th)
+	if err != nil || sc == nil {
+		return ""
+	}
+	return outline.Of(sc).Title
 }

@@ -84,6 +84,7 @@ func (b *Bot) sendDue(ctx context.Context) int {
 		return 0
 	}
 	// The store returns each thread's rows together, in order.
+	started := 0
 	for i := 0; i < len(items); {
 		j := i + 1
 		for j < len(items) && items[j].Key == items[i].Key {
@@ -99,16 +100,19 @@ func (b *Bot) sendDue(ctx context.Context) int {
 		}
 		b.w.mu.Unlock()
 		if !busy {
+			started++
 			go b.postThread(key, rows)
 		}
 		i = j
 	}
-	if len(items) > 0 {
+	// More may be due behind these; a round that only met threads still posting claims again when
+	// they end (each post pokes), not in a loop while a slow upload lasts.
+	if started > 0 {
 		b.w.mu.Lock()
 		full := len(b.w.sending) >= b.opt.MaxConcurrentSends
 		b.w.mu.Unlock()
 		if !full {
-			poke(b.w.sendWake) // more may be due behind these
+			poke(b.w.sendWake)
 		}
 	}
 	return len(items)

@@ -86,10 +86,17 @@ func (s *statusLine) show(ctx context.Context, a Adapter, msg Message) {
 		select {
 		case <-wait.C:
 		case <-s.quiet:
-			<-s.stop
-			return
+		case <-s.stop:
+		}
+		// The timer may have fired together with the run's end: the end wins, so signs never go
+		// up after the reply is queued.
+		select {
 		case <-s.stop:
 			return
+		case <-s.quiet:
+			<-s.stop
+			return
+		default:
 		}
 	}
 	st, err := a.Working(ctx, msg)

@@ -68,22 +68,22 @@ func TestStatusLineCoalesces(t *testing.T) {
 	}
 }
 
-// TestWorkingSignsOnlyForSlowRuns: a run that answers within WorkingAfter shows no signs at all;
-// one that goes on longer shows them, in the reader's words, and they come down after the reply.
+// TestWorkingSignsOnlyForSlowRuns: a run that answers within WorkingAfter shows no signs at all,
+// not even after its reply; one that goes on longer shows them, and they come down after the reply.
 func TestWorkingSignsOnlyForSlowRuns(t *testing.T) {
-	h := newHarness(t, Options{WorkingAfter: time.Second}, nil)
-	h.say(thread, "draw a box")
-	h.rec.wait(t, 1)
-	h.rec.mu.Lock()
-	shown := h.rec.working
-	h.rec.mu.Unlock()
+	fast := newHarness(t, Options{WorkingAfter: time.Hour}, nil) // every run here answers sooner
+	fast.say(thread, "draw a box")
+	fast.rec.wait(t, 1)
+	fast.bot.Close(context.Background()) // the run's signs are done with: never up
+	fast.rec.mu.Lock()
+	shown := fast.rec.working
+	fast.rec.mu.Unlock()
 	if shown != 0 {
-		t.Errorf("a run that answered at once showed its signs %d times, want none", shown)
+		t.Errorf("a run that answered before WorkingAfter showed its signs %d times, want none", shown)
 	}
 
-	h.drawer.mu.Lock()
-	h.drawer.block = make(chan struct{})
-	h.drawer.mu.Unlock()
+	h := newHarness(t, Options{WorkingAfter: 20 * time.Millisecond}, nil)
+	h.drawer.block = make(chan struct{}) // this run lasts until the signs are up
 	h.say(thread, "add another")
 	waitFor(t, "the signs of the slow run", func() bool {
 		h.rec.mu.Lock()

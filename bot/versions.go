@@ -224,8 +224,9 @@ func (b *Bot) show(ctx context.Context, th *store.Thread, n int64) Reply {
 	view.Rev, view.Scene = r.Rev, r.Scene
 	rep := b.postReply(ctx, &view, fmt.Sprintf("Revision %d (%s), as it was; nothing changed. The current diagram is revision %d; say revert %d to continue from this one.",
 		r.Rev, line, th.Rev, r.Rev))
-	// The editor links open the thread's current diagram, not this one.
-	rep.EditURL, rep.ViewURL = "", ""
+	// The editor links open the thread's current diagram, not this one, and the thread keeps the
+	// current diagram's title.
+	rep.EditURL, rep.ViewURL, rep.Title = "", "", titleOf(th)
 	return rep
 }
 

@@ -235,6 +235,46 @@ func TestSeenOnlyInAllowedChats(t *testing.T) {
 	}
 }
 
+// TestSeenOnlyFromAllowedSenders: with a user allowlist and no chat allowlist, what a sender
+// outside it says in a group is not kept, whether or not it is addressed to the bot; what allowed
+// senders say is. Strangers' chatter still shows that the bot hears the whole group, so a short
+// discussion does not blame privacy mode.
+func TestSeenOnlyFromAllowedSenders(t *testing.T) {
+	e := start(t, func(c *Config) { c.Users = []string{strconv.FormatInt(alice.ID, 10)} })
+	e.fake.SetPrivacy(false)
+	e.rec.silence()
+	e.fake.Send(tgfake.Post{Chat: group.ID, From: bob, Text: "Bob is not on the list."})
+	e.fake.Send(tgfake.Post{Chat: group.ID, From: alice, Text: "Alice is."})
+	e.fake.Send(tgfake.Post{Chat: group.ID, From: bob, Text: "@draw_bot draw Bob's idea"}) // refused
+	e.fake.Send(tgfake.Post{Chat: group.ID, From: alice, Text: "@draw_bot draw this thread"})
+	req := e.rec.next(t)
+	d, err := e.a.Discussion(t.Context(), req, bot.DiscussionLimit{Messages: 50, Chars: 10_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := saidText(d); got != "Alice: Alice is." {
+		t.Errorf("discussion: got %q, want Alice's message only", got)
+	}
+
+	// Only strangers talked in another group: nothing is kept, and nothing blames privacy mode.
+	other := models.Chat{ID: -1009, Type: models.ChatTypeGroup, Title: "Other"}
+	e.fake.AddChat(other)
+	e.fake.Send(tgfake.Post{Chat: other.ID, From: bob, Text: "Only Bob here."})
+	e.fake.Send(tgfake.Post{Chat: other.ID, From: alice, Text: "@draw_bot draw this thread"})
+	req = e.rec.next(t)
+	d, _ = e.a.Discussion(t.Context(), req, bot.DiscussionLimit{Messages: 50, Chars: 10_000})
+	if len(d.Said) != 0 {
+		t.Errorf("a group where only a stranger talked: kept %q, want nothing", saidText(d))
+	}
+	me := *e.a.me.Load()
+	me.CanReadAllGroupMessages = false // as for an admin bot with privacy mode on
+	e.a.me.Store(&me)
+	d, _ = e.a.Discussion(t.Context(), req, bot.DiscussionLimit{Messages: 50, Chars: 10_000})
+	if d.Note == notePrivacy {
+		t.Errorf("a bot that received a stranger's chatter: got the privacy note, want none")
+	}
+}
+
 // TestDrawThisThreadWithCore: through the real core, "draw this thread" in a group reads what the
 // adapter received before it (with privacy mode off) into the drawing request, in a new diagram
 // rather than over the sender's last one, and the answer says what it used; with privacy mode on
@@ -302,4 +342,41 @@ func waitAnswer(t *testing.T, e *env, chat int64, id int) tgfake.Message {
 		t.Fatalf("no answer to message %d among %v", id, summary(e.fake.BotMessages(chat)))
 	}
 	return got
+}
+
+// TestDiscussionRequestsFollowTheCore: which group requests start a diagram of their own as
+// "draw this thread" is the core's rule (bot.AsksForDiscussion) and nothing else, so the adapter
+// routes a request exactly as the core will read it, borderline texts included, whichever way
+// the core decides them.
+func TestDiscussionRequestsFollowTheCore(t *testing.T) {
+	e := start(t, nil)
+	e.rec.silence()
+	texts := []string{
+		"draw this thread",
+		"diagram what we discussed",
+		"architecture of the chat: web, api",
+		"draw the chat service and its queue",
+		"draw the thread pool",
+		"make the conversation above a flow",
+	}
+	e.fake.Send(tgfake.Post{Chat: group.ID, From: alice, Text: "/draw a box"})
+	last := e.rec.next(t).Key.Thread
+	kinds := map[bool]int{}
+	for _, text := range texts {
+		sent := e.fake.Send(tgfake.Post{Chat: group.ID, From: alice, Text: "@draw_bot " + text})
+		got := e.rec.next(t).Key.Thread
+		fresh := bot.AsksForDiscussion(bot.ParseCommand(text).Arg)
+		kinds[fresh]++
+		want := last
+		if fresh {
+			want = "0:" + strconv.Itoa(sent.MessageID)
+		}
+		if got != want {
+			t.Errorf("%q (the core: asks for the discussion %v): thread %q, want %q", text, fresh, got, want)
+		}
+		last = got
+	}
+	if kinds[true] == 0 || kinds[false] == 0 {
+		t.Errorf("the texts are all decided one way by the core (%v); the test needs both", kinds)
+	}
 }

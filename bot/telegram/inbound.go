@@ -64,10 +64,14 @@ func (a *Adapter) handleUpdate(ctx context.Context, u *models.Update) error {
 	}
 	forBot := !group || addressed(m, ents, text, me)
 	stripped := strings.TrimSpace(stripMention(text, ents, me))
-	// Everything said in an admitted chat is recorded for Discussion, also what is not for the bot
-	// (it arrives only with privacy mode off) and what a sender outside the user allowlist says.
-	if len(a.chats) == 0 || a.chats[m.Chat.ID] {
+	// What an allowed sender says in an allowed chat is recorded for Discussion, also what is not
+	// for the bot (it arrives only with privacy mode off). A sender outside the allowlists is not
+	// recorded; their chatter in an admitted chat only shows that the bot hears the whole group.
+	switch {
+	case a.allowed(m.Chat.ID, user):
 		a.seen.add(m, displayName(m), stripped, forBot, a.now())
+	case !forBot && a.chatAllowed(m.Chat.ID):
+		a.seen.markAll(convRef{m.Chat.ID, topicOf(m)})
 	}
 	if !forBot {
 		log.Debug("telegram: a group message not addressed to the bot; not for it")
@@ -126,8 +130,10 @@ func sender(m *models.Message, me *models.User) (id int64, name string, ok bool)
 }
 
 func (a *Adapter) allowed(chat, user int64) bool {
-	return (len(a.chats) == 0 || a.chats[chat]) && (len(a.users) == 0 || a.users[user])
+	return a.chatAllowed(chat) && (len(a.users) == 0 || a.users[user])
 }
+
+func (a *Adapter) chatAllowed(chat int64) bool { return len(a.chats) == 0 || a.chats[chat] }
 
 // refuse answers a refused sender once per chat per refuseEvery, so a stranger cannot make the
 // bot flood a chat with refusals.
@@ -145,7 +151,7 @@ func (a *Adapter) refuse(ctx context.Context, m *models.Message) {
 	a.refused[m.Chat.ID] = now
 	a.refusedMu.Unlock()
 	text := "Sorry, I'm not enabled for this chat. Ask the person who runs this bot to allow it."
-	if len(a.chats) == 0 || a.chats[m.Chat.ID] {
+	if a.chatAllowed(m.Chat.ID) {
 		text = "Sorry, I only take requests from people on my allowlist. Ask the person who runs this bot to add you."
 	}
 	// One attempt, no 429 wait: this runs on the update loop, which must not stall for a stranger.

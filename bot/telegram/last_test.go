@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-telegram/bot/models"
+
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/bot/telegram/tgfake"
 	"github.com/excalibot/excalibot/store"
@@ -200,5 +202,78 @@ func TestAnswerNamesThePickedDiagram(t *testing.T) {
 	e.fake.Send(tgfake.Post{Chat: chat, From: alice, Text: "@draw_bot undo"})
 	if m := e.rec.next(t); m.Key == m1.Key || !strings.HasPrefix(m.Key.Thread, "0:") {
 		t.Errorf("outside the topic: thread %q, want a new one outside topic %d", m.Key.Thread, topic)
+	}
+}
+
+// untitledReply answers like the core for a diagram without a title.
+func untitledReply(ctx context.Context, a bot.Adapter, m bot.Message) error {
+	return a.Send(ctx, m.Key, bot.Reply{
+		Text:    "Undone: back to revision 1.",
+		Image:   &bot.File{Name: "diagram-r1.png", MIME: "image/png", Content: smallPNG()},
+		ReplyTo: m.ID,
+	})
+}
+
+// TestAnswerNamesAnUntitledDiagram: when the picked diagram has no title, the answer names it by
+// a short quote of the request that started it, or, when the adapter does not have that request
+// (a thread started by /new), as the sender's last diagram. Answers that need no name get none.
+func TestAnswerNamesAnUntitledDiagram(t *testing.T) {
+	e := start(t, nil)
+	e.rec.mu.Lock()
+	e.rec.reply = untitledReply
+	e.rec.mu.Unlock()
+	chat := group.ID
+	post := func(from models.User, text string) int {
+		t.Helper()
+		sent := e.fake.Send(tgfake.Post{Chat: chat, From: from, Text: text})
+		e.rec.next(t)
+		return sent.MessageID
+	}
+	captionFor := func(id int) string {
+		t.Helper()
+		e.rec.settle(t)
+		for _, m := range e.fake.BotMessages(chat) {
+			if m.ReplyTo == id {
+				return m.Text
+			}
+		}
+		t.Fatalf("no answer to %d: %v", id, summary(e.fake.BotMessages(chat)))
+		return ""
+	}
+	tests := []struct {
+		from models.User
+		text string
+		want string
+	}{
+		{alice, "/draw our deploy pipeline with a blue-green switch", "Undone: back to revision 1."},
+		{alice, "/undo", "Your diagram ‘draw our deploy pipeline with a…’ — Undone: back to revision 1."},
+		{alice, "/help", "Undone: back to revision 1."}, // about no diagram: named none
+		{bob, "@draw_bot  a login\nsequence", "Undone: back to revision 1."},
+		{bob, "@draw_bot undo", "Your diagram ‘a login sequence’ — Undone: back to revision 1."},
+		{alice, "/new", "Undone: back to revision 1."},
+		{alice, "/undo", "Your last diagram — Undone: back to revision 1."},
+	}
+	for _, tc := range tests {
+		if got := captionFor(post(tc.from, tc.text)); got != tc.want {
+			t.Errorf("%s's %q: answer %q, want %q", tc.from.FirstName, tc.text, got, tc.want)
+		}
+	}
+}
+
+// TestQuoteRequest: a request is quoted short, on one line, without the command's slash.
+func TestQuoteRequest(t *testing.T) {
+	tests := []struct{ text, want string }{
+		{"/draw our deploy pipeline", "draw our deploy pipeline"},
+		{"/DRAW@draw_bot a flow", "draw a flow"},
+		{"draw  a\nflow ", "draw a flow"},
+		{"/drawing board", "/drawing board"},
+		{"draw " + strings.Repeat("x", 60), "draw " + strings.Repeat("x", maxQuotedRequest-6) + "…"},
+		{"нарисуй схему развёртывания нашего сервиса целиком", "нарисуй схему развёртывания…"},
+		{"", ""},
+	}
+	for _, tc := range tests {
+		if got := quoteRequest(tc.text); got != tc.want {
+			t.Errorf("quoteRequest(%q) = %q, want %q", tc.text, got, tc.want)
+		}
 	}
 }

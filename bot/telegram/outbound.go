@@ -92,8 +92,8 @@ func (a *Adapter) SendSteps(ctx context.Context, key bot.ThreadKey, r bot.Reply,
 		// A group answer replies to the request it answers (the root is only the fallback, for
 		// notices that answer nothing). A private chat is one conversation: no quotes there.
 		d.replyTo = id
-		if r.Title != "" && a.pickedLast(ctx, d, id) {
-			r.Text = quoteTitle(r.Title, r.Text)
+		if a.pickedLast(ctx, d, id) {
+			r.Text = a.nameDiagram(d, r.Title, r.Text)
 		}
 	}
 	steps := a.steps(r)

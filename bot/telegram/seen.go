@@ -176,6 +176,22 @@ func (s *seenLog) before(ref convRef, id int, limit bot.DiscussionLimit) (said [
 	return said, hasID || id == 0, c.all
 }
 
+// text is what message id of ref said, or "" when the record does not hold it.
+func (s *seenLog) text(ref convRef, id int) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	el, ok := s.convs[ref]
+	if !ok {
+		return ""
+	}
+	for _, m := range el.Value.(*conv).msgs {
+		if m.id == id {
+			return m.text
+		}
+	}
+	return ""
+}
+
 // displayName is how a message's author is named in a discussion: their name as Telegram shows
 // it, else their username, else their id; an anonymous admin by the group's title.
 func displayName(m *models.Message) string {

@@ -68,8 +68,9 @@ func (a *Adapter) route(ctx context.Context, m *models.Message, me *models.User,
 	if !ok || last.topic != fresh.topic {
 		return fresh, false
 	}
-	// A redelivered first request finds the thread it started itself: that is no pick.
-	return last, last.root != m.ID
+	// A redelivered first request finds the thread it started itself: that is no pick. Help is
+	// about no diagram: its answer names none.
+	return last, last.root != m.ID && cmd.Kind != bot.CmdHelp
 }
 
 // startsNew tells the messages that begin a diagram even when their sender has one here: a posted
@@ -147,21 +148,59 @@ func (a *Adapter) pickedLast(ctx context.Context, d dest, replyTo int) bool {
 	return ok && s == d.thread
 }
 
-// maxQuotedTitle bounds the diagram title an answer starts with, in characters.
-const maxQuotedTitle = 60
+// Bounds, in characters, of what an answer names its diagram by: the title, or for an untitled
+// diagram the request that started it (shorter: it is a quote, and the answer follows it).
+const (
+	maxQuotedTitle   = 60
+	maxQuotedRequest = 32
+)
 
-// quoteTitle starts an answer with the diagram's title: "‘Deploy pipeline’ — Undone: …", so that
-// on a phone, in the notification too, a reader sees which diagram a plain /undo changed.
-func quoteTitle(title, text string) string {
-	title = strings.Join(strings.Fields(title), " ")
-	if r := []rune(title); len(r) > maxQuotedTitle {
-		title = strings.TrimSpace(string(r[:maxQuotedTitle-1])) + "…"
+// nameDiagram starts the answer text to a request that was given its sender's last diagram with
+// which diagram that is, so that on a phone, in the notification too, a reader sees which diagram
+// a plain /undo changed: "‘Deploy pipeline’ — Undone: …". An untitled diagram is named by the
+// request that started its thread, when this process still has it in its record of messages seen:
+// "Your diagram ‘draw our deploy pipeline…’ — Undone: …"; otherwise "Your last diagram — Undone: …".
+func (a *Adapter) nameDiagram(d dest, title, text string) string {
+	name := ""
+	if title = shorten(title, maxQuotedTitle); title != "" {
+		name = "‘" + title + "’"
+	} else if t, err := parseThread(d.thread); err == nil {
+		if req := quoteRequest(a.seen.text(convRef{d.chat, d.topic}, t.root)); req != "" {
+			name = "Your diagram ‘" + req + "’"
+		}
 	}
-	if title == "" {
-		return text
+	if name == "" {
+		name = "Your last diagram"
 	}
 	if text == "" {
-		return "‘" + title + "’"
+		return name
 	}
-	return "‘" + title + "’ — " + text
+	return name + " — " + text
+}
+
+// quoteRequest is a request as an answer quotes it: on one line, "/draw" written as "draw",
+// at most maxQuotedRequest characters.
+func quoteRequest(text string) string {
+	fields := strings.Fields(text)
+	if len(fields) > 0 {
+		if cmd, _, _ := strings.Cut(strings.ToLower(fields[0]), "@"); cmd == "/draw" {
+			fields[0] = "draw"
+		}
+	}
+	return shorten(strings.Join(fields, " "), maxQuotedRequest)
+}
+
+// shorten puts s on one line and cuts it to at most n characters, at a space in the second half
+// when there is one, ending the cut with "…".
+func shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	head := string(r[:n-1])
+	if i := strings.LastIndexByte(head, ' '); i > len(head)/2 && string(r[n-1]) != " " {
+		head = head[:i]
+	}
+	return strings.TrimSpace(head) + "…"
 }

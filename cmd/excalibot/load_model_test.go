@@ -25,6 +25,14 @@ func msgTag(th, m int) string { return fmt.Sprintf("T%d-M%d", th, m) }
 // tags returns the tags in s, in order of appearance.
 func tags(s string) []string { return tagRE.FindAllString(s, -1) }
 
+// answerTags are the tags of the messages a reply's text answers: its summary, before the
+// picture's description that a Telegram caption adds after a blank line (which names every box,
+// so every earlier message's tag).
+func answerTags(text string) []string {
+	summary, _, _ := strings.Cut(text, "\n\n")
+	return tags(summary)
+}
+
 // tagMessage returns the message number of a tag.
 func tagMessage(tag string) int {
 	m := tagRE.FindStringSubmatch(tag)

@@ -357,7 +357,7 @@ func (r *loadRun) poll(ctx context.Context) <-chan struct{} {
 				answers := map[string]int{}
 				errs := 0
 				for _, p := range posts {
-					for _, tag := range tags(p.text) {
+					for _, tag := range answerTags(p.text) {
 						answers[tag]++
 					}
 					if isErrorReply(p.text) {
@@ -439,7 +439,7 @@ func (r *loadRun) analyse(start time.Time) loadReport {
 			if p.scene != nil {
 				lastScene = p.scene
 			}
-			ts := tags(p.text)
+			ts := answerTags(p.text)
 			for _, tag := range ts {
 				count[tag]++
 				if count[tag] > 1 {

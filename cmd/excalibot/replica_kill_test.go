@@ -189,7 +189,7 @@ func (tr *traffic) answers(tag string) int {
 		if th.n == tagThread(tag) {
 			n := 0
 			for _, p := range tr.run.posts(th.loadThread) {
-				if !p.status && slices.Contains(tags(p.text), tag) {
+				if !p.status && slices.Contains(answerTags(p.text), tag) {
 					n++
 				}
 			}

@@ -274,7 +274,7 @@ func (tr *traffic) account() answerReport {
 			if p.scene != nil {
 				lastScene = p.scene
 			}
-			ts := tags(p.text)
+			ts := answerTags(p.text)
 			for _, tag := range ts {
 				if tagThread(tag) != th.n {
 					rep.Mixed = append(rep.Mixed, fmt.Sprintf("%s: a reply names %s: %q", th, tag, p.text))
