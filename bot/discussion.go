@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -63,8 +64,13 @@ func (b *Bot) readDiscussion(ctx context.Context, a Adapter, msg Message) (discu
 	}
 	d, err := r.Discussion(ctx, msg, DiscussionLimit{Messages: b.opt.DiscussionMessages, Chars: b.opt.DiscussionChars})
 	if err != nil {
-		// The adapter's error names API calls and thread keys: the log gets it, the thread a sentence.
+		// An adapter's error names API calls and thread keys: the log gets it, the thread a
+		// sentence (the adapter's own, when it gives one).
 		b.log.Warn("read the discussion", "thread", msg.Key.String(), "err", err)
+		var told Telling
+		if errors.As(err, &told) && strings.TrimSpace(told.Tell()) != "" {
+			return discussion{}, fmt.Errorf("Sorry, I could not read the earlier messages of this thread: %s. Nothing in the diagram changed; paste what should go into the diagram, or describe it.", strings.TrimSuffix(strings.TrimSpace(told.Tell()), "."))
+		}
 		return discussion{}, fmt.Errorf("Sorry, I could not read the earlier messages of this thread just now. Nothing in the diagram changed; ask again in a minute, or paste what should go into the diagram.")
 	}
 	var lines []string

@@ -99,8 +99,12 @@ func TestDrawTheDiscussion(t *testing.T) {
 		t.Errorf("reply with nothing to read = %+v, want an error with the platform's note", r)
 	}
 	a.said, a.note, a.err = nil, "", errors.New("conversations.replies: ratelimited")
-	if r := say(a, other, "draw this thread"); !r.Error || !strings.Contains(r.Text, "could not read the earlier messages") {
-		t.Errorf("reply when reading failed = %+v", r)
+	if r := say(a, other, "draw this thread"); !r.Error || !strings.Contains(r.Text, "could not read the earlier messages") || strings.Contains(r.Text, "conversations.replies") {
+		t.Errorf("reply when reading failed = %+v, want a sentence without the adapter's words", r)
+	}
+	a.err = telling{"I am not in this channel"}
+	if r := say(a, other, "draw this thread"); !r.Error || !strings.Contains(r.Text, "could not read the earlier messages of this thread: I am not in this channel.") {
+		t.Errorf("reply when the adapter told why = %+v", r)
 	}
 	if th, err := h.store.Load(context.Background(), other); err == nil && th.Rev != 0 {
 		t.Errorf("thread without a discussion is at revision %d, want nothing saved", th.Rev)
@@ -113,3 +117,9 @@ func TestDrawTheDiscussion(t *testing.T) {
 		t.Errorf("reply on a platform without a reader = %+v", r)
 	}
 }
+
+// telling is a read failure whose reason the person may read.
+type telling struct{ reason string }
+
+func (e telling) Error() string { return "slack: conversations.replies: not_in_channel" }
+func (e telling) Tell() string  { return e.reason }

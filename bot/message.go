@@ -136,6 +136,14 @@ type DiscussionReader interface {
 	Discussion(ctx context.Context, msg Message, limit DiscussionLimit) (Discussion, error)
 }
 
+// Telling is an error a DiscussionReader may return whose Tell is a short reason the person who
+// asked may read ("I am not in this channel"): no API names or thread keys. The core shows it;
+// any other error it only logs.
+type Telling interface {
+	error
+	Tell() string
+}
+
 // DiscussionLimit bounds what a DiscussionReader returns: the latest Messages messages before
 // the request, and no more than Chars characters of them in all (the latest kept first).
 type DiscussionLimit struct {

@@ -175,6 +175,9 @@ func TestDiscussionRefusedThroughTheCore(t *testing.T) {
 		}
 		return false
 	})
+	if !strings.Contains(answer, "lacks permission") || !strings.Contains(answer, "reinstall") {
+		t.Errorf("answer = %q, want it to say the app lacks permission and who mends it", answer)
+	}
 	for _, leak := range []string{"conversations.replies", "missing_scope", root, "C1", "slack:"} {
 		if strings.Contains(answer, leak) {
 			t.Errorf("answer = %q names %q", answer, leak)

@@ -134,6 +134,10 @@ type readFailure struct {
 }
 
 func (e *readFailure) Error() string { return e.msg }
+func (e *readFailure) Tell() string  { return e.msg }
+
+var _ bot.Telling = (*readFailure)(nil)
+
 func (e *readFailure) Unwrap() error { return e.err }
 
 // readFailed is err from conversations.replies in the words of readFailure.
