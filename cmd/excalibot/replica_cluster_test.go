@@ -215,7 +215,9 @@ func (c *cluster) start(name, host string) *replica {
 	waitLong(c.t, r.String()+"'s Socket Mode connection", func() bool {
 		for _, id := range c.sl.fake.Sockets() {
 			if !slices.Contains(before, id) && !c.socketTaken(id) {
+				c.mu.Lock() // traffic already running reads the replicas' connections (onSocket)
 				r.socket = id
+				c.mu.Unlock()
 				return true
 			}
 		}

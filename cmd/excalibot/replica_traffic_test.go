@@ -179,8 +179,13 @@ func (tr *traffic) deliverSlack(ctx context.Context, ev slackfake.Event, spread 
 			continue
 		}
 		id := socks[(spread+attempt)%len(socks)]
-		if to != nil && attempt == 0 && slices.Contains(socks, to.socket) {
-			id = to.socket
+		if to != nil && attempt == 0 {
+			tr.c.mu.Lock()
+			own := to.socket
+			tr.c.mu.Unlock()
+			if slices.Contains(socks, own) {
+				id = own
+			}
 		}
 		opt := slackfake.DeliverOptions{RetryAttempt: attempt}
 		if attempt > 0 {
