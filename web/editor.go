@@ -176,7 +176,7 @@ func (s *Server) putScene(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		writeJSON(w, http.StatusRequestEntityTooLarge, saveReply{Error: fmt.Sprintf("the diagram is larger than %d MB; remove some images or elements", tooBig.Limit>>20)})
+		writeJSON(w, http.StatusRequestEntityTooLarge, saveReply{Error: fmt.Sprintf("the diagram is larger than %s; remove some images or elements", scene.ByteSize(tooBig.Limit))})
 		return
 	}
 	if err != nil {

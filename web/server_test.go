@@ -161,7 +161,7 @@ func TestPutScene(t *testing.T) {
 		{"no If-Match", e.edit, "", good, 428, 0, "If-Match", 3},
 		{"not a scene", e.edit, "3", []byte(`{"type":"something"}`), 400, 0, "", 3},
 		{"not JSON", e.edit, "3", []byte(`<html>`), 400, 0, "", 3},
-		{"too large", e.edit, "3", big, 413, 0, "larger than", 3},
+		{"too large", e.edit, "3", big, 413, 0, "larger than 64 KB", 3}, // not "0 MB",
 	} {
 		hdr := map[string]string{"Content-Type": "application/json"}
 		if tc.ifMatch != "" {
