@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/excalibot/excalibot/diagram/outline"
 	"github.com/excalibot/excalibot/internal/clip"
@@ -208,12 +207,13 @@ func (b *Bot) importData(name string, data []byte) ([]byte, error) {
 	if len(data) > b.opt.MaxSceneBytes {
 		return nil, fmt.Errorf("the scene in %s is %s; I keep scenes up to %s.", name, scene.ByteSize(int64(len(data))), scene.ByteSize(int64(b.opt.MaxSceneBytes)))
 	}
+	// The caps are checked on the bytes, before decoding builds anything.
+	if err := b.checkImport(data); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
 	sc, err := scene.Decode(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s is not a diagram I can open: %v.", name, strings.TrimSuffix(err.Error(), "."))
-	}
-	if err := b.checkImport(sc); err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	doc, err := sc.Encode()
 	if err != nil {
@@ -222,21 +222,22 @@ func (b *Bot) importData(name string, data []byte) ([]byte, error) {
 	return doc, nil
 }
 
-// checkImport refuses a scene the agent could not work on: more elements than its limit, or a
-// text longer than any label it writes. Deleted elements do not count: they are not drawn.
-func (b *Bot) checkImport(sc *scene.Scene) error {
-	n := 0
-	for _, e := range sc.Elements() {
-		if e.IsDeleted {
-			continue
-		}
-		n++
-		if l := utf8.RuneCountInString(e.Text); l > b.opt.MaxTextLength {
-			return fmt.Errorf("the text of element %q is %s long; I take texts of up to %s. Shorten it and send the file again.", e.ID, plural.Count(l, "character", ""), plural.Count(b.opt.MaxTextLength, "character", ""))
-		}
+// checkImport refuses a document the agent could not work on, from its bytes: more elements than
+// its limit, or a text longer than any label it writes. Deleted elements do not count (they are
+// not drawn), but at most as many again are taken.
+func (b *Bot) checkImport(data []byte) error {
+	err := scene.Limits{MaxBytes: b.opt.MaxSceneBytes, MaxElements: b.opt.MaxElements, MaxTextLength: b.opt.MaxTextLength}.Check(data)
+	var over *scene.OverCapError
+	if !errors.As(err, &over) {
+		return nil // not JSON, or no scene: Decode says what is wrong
 	}
-	if n > b.opt.MaxElements {
-		return fmt.Errorf("the diagram has %s; I work on diagrams of up to %s. Split it, or remove some elements, and send it again.", plural.Count(n, "element", ""), plural.Count(b.opt.MaxElements, "element", ""))
+	switch over.Cap {
+	case scene.CapText:
+		return fmt.Errorf("the text of element %q is %s long; I take texts of up to %s. Shorten it and send the file again.", over.ID, plural.Count(over.Got, "character", ""), plural.Count(over.Max, "character", ""))
+	case scene.CapElements:
+		return fmt.Errorf("the diagram has %s; I work on diagrams of up to %s. Split it, or remove some elements, and send it again.", plural.Count(over.Got, "element", ""), plural.Count(over.Max, "element", ""))
+	case scene.CapDeleted:
+		return fmt.Errorf("the file keeps %d deleted elements; I take up to %d. Open it in Excalidraw and save it again (that drops them), then send it.", over.Got, over.Max)
 	}
-	return nil
+	return fmt.Errorf("the scene is %s; I keep scenes up to %s.", scene.ByteSize(int64(over.Got)), scene.ByteSize(int64(over.Max)))
 }

@@ -27,6 +27,15 @@ func sceneOf(n, textLen int) []byte {
 	return []byte(`{"type":"excalidraw","version":2,"elements":[` + strings.Join(els, ",") + `]}`)
 }
 
+// deletedScene is a document of one box and n deleted ones (Excalidraw's tombstones).
+func deletedScene(n int) []byte {
+	els := []string{`{"id":"live","type":"rectangle","x":0,"y":0,"width":100,"height":50}`}
+	for i := range n {
+		els = append(els, fmt.Sprintf(`{"id":"d%d","type":"rectangle","x":%d,"y":0,"width":100,"height":50,"isDeleted":true}`, i, i*120))
+	}
+	return []byte(`{"type":"excalidraw","version":2,"elements":[` + strings.Join(els, ",") + `]}`)
+}
+
 // zlibBombPNG is a PNG whose embedded scene inflates to n bytes from a few kilobytes.
 func zlibBombPNG(t *testing.T, n int) []byte {
 	t.Helper()
@@ -78,6 +87,7 @@ func TestOversizedInputRefused(t *testing.T) {
 		{"PNG zlib bomb", "", ptr(att("bomb.png", 5000, zlibBombPNG(t, 4<<20))), "above the limit", true},
 		{"too many elements", "", ptr(att("many.excalidraw", 9000, sceneOf(51, 0))), "51 elements; I work on diagrams of up to 50", true},
 		{"text too long", "", ptr(att("essay.excalidraw", 900, sceneOf(1, 301))), "301 characters long; I take texts of up to 300", true},
+		{"deleted elements over the limit", "", ptr(att("old.excalidraw", 9000, deletedScene(51))), "51 deleted elements; I take up to 50", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fetched.Store(0)

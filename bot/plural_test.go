@@ -7,7 +7,10 @@ import (
 
 // TestRepliesCountInWords: a count in a reply takes the noun's form for it, one or many.
 func TestRepliesCountInWords(t *testing.T) {
-	two := testScene(t, box("a", 0, "AB"))
+	two, err := testScene(t, box("a", 0, "AB")).Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		opt  Options
@@ -17,7 +20,7 @@ func TestRepliesCountInWords(t *testing.T) {
 		{"one character allowed", Options{MaxElements: 10, MaxTextLength: 1}, "is 2 characters long; I take texts of up to 1 character."},
 	}
 	for _, tt := range tests {
-		err := (&Bot{opt: tt.opt}).checkImport(two)
+		err := (&Bot{opt: tt.opt.withDefaults()}).checkImport(two)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: checkImport = %v, want %q in it", tt.name, err, tt.want)
 		}
