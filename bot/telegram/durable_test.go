@@ -152,3 +152,56 @@ func isPermanent(err error) bool {
 	var p *bot.PermanentError
 	return errors.As(err, &p)
 }
+
+// TestSendStepsResumeKeepsTheName: whether an answer names its diagram is decided on the first
+// attempt and kept with its first step, so a retry after the picture was posted (on another
+// replica, after a restart, with the index now answering otherwise) posts exactly the rest of
+// the same text: nothing repeated, nothing lost where the pieces are cut.
+func TestSendStepsResumeKeepsTheName(t *testing.T) {
+	for _, later := range []string{"0:999", ""} { // the mark now names another thread; it is gone
+		a, fake, _ := sendOnly(t)
+		// Words of 7 characters: a name before the text moves every cut.
+		long := strings.TrimSpace(strings.Repeat("abcdef ", 1300))
+		reply := bot.Reply{Text: long, Alt: "Flowchart with 3 boxes.", Title: "Deploy pipeline", ReplyTo: "600",
+			Image: &bot.File{Name: "deploy-pipeline-r2.png", Content: smallPNG()}}
+		mark := func(thread string) {
+			if err := a.threads.SetThread(t.Context(), group.ID, askedRef(600), thread); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// The whole answer in one attempt, in a thread of its own, is what the retry must match.
+		mark("0:700")
+		if err := a.Send(t.Context(), bot.ThreadKey{Platform: Platform, Channel: "-1001", Thread: "0:700"}, reply); err != nil {
+			t.Fatal(err)
+		}
+		want := fake.BotMessages(group.ID)
+		if len(want) < 3 || !strings.HasPrefix(want[0].Text, "‘Deploy pipeline’ — abcdef") {
+			t.Fatalf("one attempt: %d messages, the first %q; want the named picture and the text in pieces", len(want), clipped(want[0].Text))
+		}
+
+		key := bot.ThreadKey{Platform: Platform, Channel: "-1001", Thread: "0:500"}
+		mark("0:500")
+		var posted []string
+		record := func(id string) error { posted = append(posted, id); return nil }
+		fake.Fail("sendMessage", tgfake.Failure{Code: 500})
+		if err := a.SendSteps(t.Context(), key, reply, nil, record); err == nil || isPermanent(err) {
+			t.Fatalf("first attempt: err = %v, want a failure worth trying again", err)
+		}
+		if len(posted) != 1 {
+			t.Fatalf("recorded %q, want the picture's step", posted)
+		}
+		mark(later)
+		if err := a.SendSteps(t.Context(), key, reply, slices.Clone(posted), record); err != nil {
+			t.Fatal(err)
+		}
+		got := fake.BotMessages(group.ID)[len(want):]
+		if len(got) != len(want) {
+			t.Fatalf("index later %q: retried answer in %d messages, want %d", later, len(got), len(want))
+		}
+		for i := range want {
+			if got[i].Kind != want[i].Kind || got[i].Text != want[i].Text {
+				t.Errorf("index later %q: message %d is %s of %d units %q, want %s of %d %q", later, i, got[i].Kind, units(got[i].Text), clipped(got[i].Text), want[i].Kind, units(want[i].Text), clipped(want[i].Text))
+			}
+		}
+	}
+}

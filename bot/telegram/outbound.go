@@ -88,14 +88,22 @@ func (a *Adapter) SendSteps(ctx context.Context, key bot.ThreadKey, r bot.Reply,
 	if err != nil {
 		return bot.Permanent(err)
 	}
+	var name naming
 	if id, err := strconv.Atoi(r.ReplyTo); err == nil && id > 0 && d.thread != "" {
 		// A group answer replies to the request it answers (the root is only the fallback, for
 		// notices that answer nothing). A private chat is one conversation: no quotes there.
 		d.replyTo = id
-		if a.pickedLast(ctx, d, id) {
-			r.Text = a.nameDiagram(d, r.Title, r.Text)
+		if len(posted) == 0 && a.pickedLast(ctx, d, id) {
+			name = a.nameFor(d, r.Title)
 		}
 	}
+	if len(posted) > 0 {
+		// The name was decided when the first step was posted and kept with it: the index and
+		// the record of messages seen may answer otherwise now (another replica, a restart), and
+		// other text would cut the remaining pieces elsewhere.
+		posted[0], name = parseStep(posted[0])
+	}
+	r = name.apply(r)
 	steps := a.steps(r)
 	for i := len(posted); i < len(steps); i++ {
 		id, err := steps[i](ctx, d)
@@ -110,7 +118,11 @@ func (a *Adapter) SendSteps(ctx context.Context, key bot.ThreadKey, r bot.Reply,
 		if err != nil {
 			return classify(err)
 		}
-		if err := record(strconv.Itoa(id)); err != nil {
+		rec := strconv.Itoa(id)
+		if i == 0 {
+			rec = name.step(id)
+		}
+		if err := record(rec); err != nil {
 			return err
 		}
 	}

@@ -155,27 +155,77 @@ const (
 	maxQuotedRequest = 32
 )
 
-// nameDiagram starts the answer text to a request that was given its sender's last diagram with
-// which diagram that is, so that on a phone, in the notification too, a reader sees which diagram
-// a plain /undo changed: "‘Deploy pipeline’ — Undone: …". An untitled diagram is named by the
-// request that started its thread, when this process still has it in its record of messages seen:
+// naming is how an answer to a request that was given its sender's last diagram says which
+// diagram that is, so that on a phone, in the notification too, a reader sees which diagram a
+// plain /undo changed: "‘Deploy pipeline’ — Undone: …". byTitle names it by the reply's title;
+// otherwise literal is the name ("" for none). An untitled diagram is named by the request that
+// started its thread, when this process still has it in its record of messages seen:
 // "Your diagram ‘draw our deploy pipeline…’ — Undone: …"; otherwise "Your last diagram — Undone: …".
-func (a *Adapter) nameDiagram(d dest, title, text string) string {
-	name := ""
-	if title = shorten(title, maxQuotedTitle); title != "" {
-		name = "‘" + title + "’"
-	} else if t, err := parseThread(d.thread); err == nil {
+//
+// It is decided once, on the first attempt, and kept with the first step's id (see step), so
+// every attempt builds the same text. A title may be longer than a step id allows; it comes with
+// the reply, so the id only says to use it.
+type naming struct {
+	byTitle bool
+	literal string
+}
+
+// nameFor decides how an answer in d names a diagram titled title.
+func (a *Adapter) nameFor(d dest, title string) naming {
+	if shorten(title, maxQuotedTitle) != "" {
+		return naming{byTitle: true}
+	}
+	if t, err := parseThread(d.thread); err == nil {
 		if req := quoteRequest(a.seen.text(convRef{d.chat, d.topic}, t.root)); req != "" {
-			name = "Your diagram ‘" + req + "’"
+			return naming{literal: "Your diagram ‘" + req + "’"}
 		}
 	}
-	if name == "" {
-		name = "Your last diagram"
+	return naming{literal: "Your last diagram"}
+}
+
+// The first step's id carries the naming after the message id: " by-title", or " name:" and
+// the name (one line, at most maxQuotedRequest characters of quote).
+const (
+	stepByTitle = " by-title"
+	stepName    = " name:"
+)
+
+// step is the recorded id of the first step, message id, with the naming.
+func (n naming) step(id int) string {
+	switch {
+	case n.byTitle:
+		return strconv.Itoa(id) + stepByTitle
+	case n.literal != "":
+		return strconv.Itoa(id) + stepName + n.literal
 	}
-	if text == "" {
-		return name
+	return strconv.Itoa(id)
+}
+
+// parseStep splits a recorded first step into the message id and the naming kept with it.
+func parseStep(s string) (string, naming) {
+	if id, ok := strings.CutSuffix(s, stepByTitle); ok {
+		return id, naming{byTitle: true}
 	}
-	return name + " — " + text
+	if id, name, ok := strings.Cut(s, stepName); ok {
+		return id, naming{literal: name}
+	}
+	return s, naming{}
+}
+
+// apply starts r's text with the name, when there is one.
+func (n naming) apply(r bot.Reply) bot.Reply {
+	name := n.literal
+	if n.byTitle {
+		name = "‘" + shorten(r.Title, maxQuotedTitle) + "’"
+	}
+	switch {
+	case name == "":
+	case r.Text == "":
+		r.Text = name
+	default:
+		r.Text = name + " — " + r.Text
+	}
+	return r
 }
 
 // quoteRequest is a request as an answer quotes it: on one line, "/draw" written as "draw",
