@@ -97,3 +97,36 @@ func TestPictureCaptionAndNames(t *testing.T) {
 		t.Errorf("messages\n got %q\nwant %q", got, want)
 	}
 }
+
+// TestNamedCaptionSaysTheTitleOnce: an answer that names its diagram by title does not name it
+// again in the alt text's heading that follows in the caption, and quotes it one way.
+func TestNamedCaptionSaysTheTitleOnce(t *testing.T) {
+	tests := []struct {
+		name string
+		n    naming
+		r    bot.Reply
+		want string
+	}{
+		{"by title", naming{byTitle: true},
+			bot.Reply{Text: "Undone: back to revision 2.", Title: "Deploy pipeline", Alt: "Flowchart “Deploy pipeline” with 3 boxes: Build, Test, Deploy."},
+			"‘Deploy pipeline’ — Undone: back to revision 2.\n\nFlowchart with 3 boxes: Build, Test, Deploy."},
+		{"two-word kind", naming{byTitle: true},
+			bot.Reply{Text: "Undone.", Title: "Login", Alt: "Sequence diagram “Login” with 2 participants."},
+			"‘Login’ — Undone.\n\nSequence diagram with 2 participants."},
+		{"the title only further on stays", naming{byTitle: true},
+			bot.Reply{Text: "Undone.", Title: "API", Alt: "Flowchart with 2 boxes: “API”, DB."},
+			"‘API’ — Undone.\n\nFlowchart with 2 boxes: “API”, DB."},
+		{"not named: the alt text whole", naming{},
+			bot.Reply{Text: "Added a box.", Title: "Deploy pipeline", Alt: "Flowchart “Deploy pipeline” with 3 boxes."},
+			"Added a box.\n\nFlowchart “Deploy pipeline” with 3 boxes."},
+		{"named by request: the alt text whole", naming{literal: "Your last diagram"},
+			bot.Reply{Text: "Undone.", Alt: "Flowchart with 3 boxes."},
+			"Your last diagram — Undone.\n\nFlowchart with 3 boxes."},
+	}
+	for _, tc := range tests {
+		r := tc.n.apply(tc.r)
+		if got, _ := captionOf(r.Text, r.Alt); got != tc.want {
+			t.Errorf("%s: caption\n got %q\nwant %q", tc.name, got, tc.want)
+		}
+	}
+}

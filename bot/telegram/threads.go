@@ -212,11 +212,13 @@ func parseStep(s string) (string, naming) {
 	return s, naming{}
 }
 
-// apply starts r's text with the name, when there is one.
+// apply starts r's text with the name, when there is one. Named by title, the alt text's heading
+// (which follows in a caption) leaves the title out: a phone shows it once, quoted one way.
 func (n naming) apply(r bot.Reply) bot.Reply {
 	name := n.literal
 	if n.byTitle {
 		name = "‘" + shorten(r.Title, maxQuotedTitle) + "’"
+		r.Alt = untitledHeading(r.Alt, r.Title)
 	}
 	switch {
 	case name == "":
@@ -226,6 +228,18 @@ func (n naming) apply(r bot.Reply) bot.Reply {
 		r.Text = name + " — " + r.Text
 	}
 	return r
+}
+
+// untitledHeading drops the quoted title from the heading alt text starts with
+// ("Flowchart “Deploy pipeline” with 3 boxes." → "Flowchart with 3 boxes."); a title quoted
+// further on (a box's label) stays.
+func untitledHeading(alt, title string) string {
+	quoted := " “" + strings.TrimSpace(title) + "”"
+	i := strings.Index(alt, quoted)
+	if title == "" || i <= 0 || strings.ContainsAny(alt[:i], ".:“”") {
+		return alt
+	}
+	return alt[:i] + alt[i+len(quoted):]
 }
 
 // quoteRequest is a request as an answer quotes it: on one line, "/draw" written as "draw",
