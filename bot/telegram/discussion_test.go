@@ -380,3 +380,38 @@ func TestDiscussionRequestsFollowTheCore(t *testing.T) {
 		t.Errorf("the texts are all decided one way by the core (%v); the test needs both", kinds)
 	}
 }
+
+// TestSeenLogLeavesOutCommands: no command is discussion, whichever bot it is for; of the
+// messages starting with "/", only a drawing request to this bot is kept (an answer quotes it to
+// name an untitled diagram). A command for another bot still shows that the bot hears the group.
+func TestSeenLogLeavesOutCommands(t *testing.T) {
+	s := newSeenLog()
+	for i, p := range []struct {
+		text   string
+		forBot bool
+	}{
+		{"/undo", true},
+		{"/weather@forecast_bot London", false},
+		{"/start", false},
+		{" /poll lunch?", false},
+		{"/draw a queue", true},
+		{"draw a cache", true},
+		{"we need a cache", false},
+	} {
+		s.add(seenPost(-1, i+1, p.text), "Bob", strings.TrimSpace(p.text), p.forBot, time.Time{})
+	}
+	said, _, all := s.before(convRef{-1, 0}, 0, bot.DiscussionLimit{})
+	if got, want := saidText(bot.Discussion{Said: said}), "Bob: /draw a queue\nBob: draw a cache\nBob: we need a cache"; got != want || !all {
+		t.Errorf("got %q (all %v), want %q and that the bot hears the whole group", got, all, want)
+	}
+}
+
+// TestSeenLogGeneralCommandIsNoSign: a general command for another bot reaches a bot in privacy
+// mode too, so it does not show that the bot hears the whole group.
+func TestSeenLogGeneralCommandIsNoSign(t *testing.T) {
+	s := newSeenLog()
+	s.add(seenPost(-1, 1, "/start"), "Bob", "/start", false, time.Time{})
+	if said, _, all := s.before(convRef{-1, 0}, 0, bot.DiscussionLimit{}); len(said) != 0 || all {
+		t.Errorf("after /start for another bot: %d messages, all %v; want none and no sign", len(said), all)
+	}
+}

@@ -66,9 +66,15 @@ func newSeenLog() *seenLog {
 func (m seenMsg) size() int { return len(m.text) + len(m.author) + seenOverhead }
 
 // add records message m by author with its text (the bot's mention stripped). forBot tells a
-// message addressed to the bot; of those only drawing requests are discussion, not commands.
-// A message seen before (a redelivered update) is not recorded twice.
+// message addressed to the bot; of those only drawing requests are discussion, not commands. No
+// command is discussion, whichever bot it is for: of the texts starting with "/" only a /draw
+// request to this bot is kept. A general command ("/start") reaches bots in privacy mode too, so
+// it does not show that the bot hears the whole group. A message seen before (a redelivered
+// update) is not recorded twice.
 func (s *seenLog) add(m *models.Message, author, text string, forBot bool, now time.Time) {
+	if !forBot && strings.HasPrefix(text, "/") {
+		return
+	}
 	if text == "" || forBot && bot.ParseCommand(text).Kind != bot.CmdDraw {
 		if !forBot {
 			s.markAll(convRef{m.Chat.ID, topicOf(m)})
