@@ -415,3 +415,19 @@ func TestSeenLogGeneralCommandIsNoSign(t *testing.T) {
 		t.Errorf("after /start for another bot: %d messages, all %v; want none and no sign", len(said), all)
 	}
 }
+
+// TestSeenLogMarksWithinBytes: chats only marked as heard in full (chatter from senders outside
+// the allowlists) count against the byte bound too, and the oldest is forgotten.
+func TestSeenLogMarksWithinBytes(t *testing.T) {
+	s := newSeenLog()
+	s.maxBytes = 10 * seenOverhead
+	for chat := int64(1); chat <= 50; chat++ {
+		s.markAll(convRef{-chat, 0})
+	}
+	if s.bytes > s.maxBytes || len(s.convs) != 10 || s.order.Len() != 10 {
+		t.Errorf("%d bytes in %d chats (%d in order), want at most %d in 10", s.bytes, len(s.convs), s.order.Len(), s.maxBytes)
+	}
+	if _, _, all := s.before(convRef{-50, 0}, 0, bot.DiscussionLimit{}); !all {
+		t.Error("the chat marked last was forgotten")
+	}
+}

@@ -109,9 +109,7 @@ func (s *seenLog) add(m *models.Message, author, text string, forBot bool, now t
 	for len(c.msgs) > s.perChat || c.chars > s.charsPerChat {
 		s.dropOldest(c)
 	}
-	for s.bytes > s.maxBytes && s.order.Len() > 1 {
-		s.forget(s.order.Front())
-	}
+	s.evict()
 }
 
 // markAll notes that a message not for the bot arrived in ref.
@@ -119,6 +117,15 @@ func (s *seenLog) markAll(ref convRef) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.conv(ref).all = true
+	s.evict() // a new chat's entry costs bytes too
+}
+
+// evict forgets the chats written to longest ago while all together hold more than maxBytes;
+// the chat just written stays. Called with s.mu held.
+func (s *seenLog) evict() {
+	for s.bytes > s.maxBytes && s.order.Len() > 1 {
+		s.forget(s.order.Front())
+	}
 }
 
 // conv returns the record of ref, made and moved to the most recently written. Called with s.mu
