@@ -5,12 +5,14 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-telegram/bot/models"
 
+	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/bot/telegram/tgfake"
 )
 
@@ -238,6 +240,36 @@ func TestDropStartPayload(t *testing.T) {
 	} {
 		if got := dropStartPayload(in); got != want {
 			t.Errorf("dropStartPayload(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestIndexEntriesPerRequest pins the figure docs/telegram.md gives for the in-memory index: a
+// group request given its sender's last diagram writes its own entry, its sender's last: entry
+// (replaced by each later request, so new only for a new sender), its asked: mark, and one entry
+// per message the bot posts for it (the status, the picture, the file).
+func TestIndexEntriesPerRequest(t *testing.T) {
+	a, _, _ := sendOnly(t)
+	idx := a.threads.(*MemoryIndex)
+	key := bot.ThreadKey{Platform: Platform, Channel: "-1001", Thread: "0:1"}
+	reply := bot.Reply{Text: "Undone.", Title: "Deploy pipeline", Image: &bot.File{Content: smallPNG()},
+		Files: []bot.File{{Name: "deploy-pipeline-r2.excalidraw", Content: []byte("{}")}}}
+	for i, want := range []int{6, 11} { // a new sender's first request, then their next one
+		req := &models.Message{ID: 100 + i, Chat: group, From: &bob, Text: "/undo"}
+		a.file(t.Context(), req, bob.ID, thread{root: 1}, true)
+		st, err := a.Working(t.Context(), bot.Message{Key: key, ID: strconv.Itoa(req.ID)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reply.ReplyTo = strconv.Itoa(req.ID)
+		if err := a.Send(t.Context(), key, reply); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Finish(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if got := idx.order.Len(); got != want {
+			t.Errorf("after request %d: %d index entries, want %d", i+1, got, want)
 		}
 	}
 }
