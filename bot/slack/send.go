@@ -29,7 +29,7 @@ func (a *Adapter) Working(ctx context.Context, msg bot.Message) (bot.Status, err
 	if msg.Key.Thread != "" {
 		a.threads.add(msg.Key.String())
 	}
-	if a.assistantCandidate(msg.Key) {
+	if a.isAssistantThread(ctx, msg.Key) {
 		if st, ok := a.assistantWorking(ctx, msg); ok {
 			return st, nil
 		}

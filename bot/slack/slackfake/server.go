@@ -40,6 +40,11 @@ type Config struct {
 	// asks (default 1000, Slack's largest page). Slack caps it far lower for some apps
 	// distributed outside its Marketplace; a small value makes a reader page.
 	RepliesPage int
+	// AssistantAnywhere makes the assistant.threads.* methods answer ok in any thread, as
+	// Slack may: its answer outside an assistant thread is not documented. The calls are
+	// recorded on an AssistantThread the fake adds for that thread. By default the fake refuses
+	// them there (invalid_thread_ts).
+	AssistantAnywhere bool
 }
 
 // Message is a message in the fake workspace, the bot's or a person's.
