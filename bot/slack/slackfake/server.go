@@ -98,6 +98,7 @@ type Server struct {
 	failures  map[string][]string // method → error codes of the next answers
 	users     map[string]User     // users.info
 	assistant []*AssistantThread  // threads of the assistant surface (assistant.go)
+	shortShares int               // completeUploadExternal calls left that leave out their last file
 
 	sock sockets
 	gate gate // holds and outages of Web API methods (gate.go)
@@ -186,6 +187,15 @@ func (s *Server) Fail(method, code string, n int) {
 	for range n {
 		s.failures[method] = append(s.failures[method], code)
 	}
+}
+
+// ShareFewer makes the next n files.completeUploadExternal calls of more than one file answer ok
+// but share all the files but the last, which stays unshared: Slack's answer lists fewer files
+// than it was asked to share.
+func (s *Server) ShareFewer(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.shortShares += n
 }
 
 // Heal drops the failures and rate limits still queued for method by Fail and RateLimit.
@@ -576,6 +586,10 @@ func (s *Server) completeUpload(f url.Values) (map[string]any, string) {
 	}
 	if utf8.RuneCountInString(f.Get("initial_comment")) > 40000 {
 		return nil, "msg_too_long" // as chat.postMessage's text
+	}
+	if s.shortShares > 0 && len(list) > 1 {
+		s.shortShares--
+		list = list[:len(list)-1]
 	}
 	var shared []File
 	var out []map[string]any
