@@ -87,18 +87,18 @@ type Server struct {
 	cfg Config
 	srv *httptest.Server
 
-	mu        sync.Mutex
-	seq       int // timestamps and ids
-	messages  []*Message
-	reactions map[string][]string // "channel/ts" → names
-	files     map[string]*File
-	pending   map[string]*pendingUpload // files.getUploadURLExternal, not yet completed
-	calls     []Call
-	limits    map[string][]int    // method → Retry-After seconds of the next 429 answers
-	failures  map[string][]string // method → error codes of the next answers
-	users     map[string]User     // users.info
-	assistant []*AssistantThread  // threads of the assistant surface (assistant.go)
-	shortShares int               // completeUploadExternal calls left that leave out their last file
+	mu          sync.Mutex
+	seq         int // timestamps and ids
+	messages    []*Message
+	reactions   map[string][]string // "channel/ts" → names
+	files       map[string]*File
+	pending     map[string]*pendingUpload // files.getUploadURLExternal, not yet completed
+	calls       []Call
+	limits      map[string][]int    // method → Retry-After seconds of the next 429 answers
+	failures    map[string][]string // method → error codes of the next answers
+	users       map[string]User     // users.info
+	assistant   []*AssistantThread  // threads of the assistant surface (assistant.go)
+	shortShares int                 // completeUploadExternal calls left that leave out their last file
 
 	sock sockets
 	gate gate // holds and outages of Web API methods (gate.go)
