@@ -171,8 +171,8 @@ func TestMentionInChannelRepliesInThread(t *testing.T) {
 			if got := d.whileWorking; !reflect.DeepEqual(got, []string{"eyes"}) {
 				t.Errorf("reactions while working = %v, want [eyes]", got)
 			}
-			if d.statusText != "drawing… 4 shapes, 3 arrows" {
-				t.Errorf("status line = %q, want the updated step", d.statusText)
+			if d.statusText != "Drawing… 4 shapes, 3 arrows" {
+				t.Errorf("status line = %q, want the updated step with a capital", d.statusText)
 			}
 			if got := e.fake.Reactions("C1", ts); len(got) != 0 {
 				t.Errorf("reactions after Finish = %v, want none", got)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/slack-go/slack"
 
@@ -80,9 +82,12 @@ var (
 	_ bot.SignClearer  = (*Adapter)(nil)
 )
 
-// Update edits the status line. Edits closer together than Config.StatusInterval are skipped
-// (the next one shows the latest state): chat.update is rate limited per workspace.
+// Update edits the status line, its first letter a capital: the line stands alone in the thread
+// ("Drawing 4 boxes and 3 arrows…"), where the core's step reads as the end of a sentence. Edits
+// closer together than Config.StatusInterval are skipped (the next one shows the latest state):
+// chat.update is rate limited per workspace.
 func (s *status) Update(ctx context.Context, text string) error {
+	text = sentenceCase(text)
 	s.mu.Lock()
 	if s.finished || s.statusTS == "" || text == s.lastText ||
 		time.Since(s.lastEdit) < s.a.cfg.StatusInterval {
@@ -97,6 +102,15 @@ func (s *status) Update(ctx context.Context, text string) error {
 		return fmt.Errorf("slack update status: %w", err)
 	}
 	return nil
+}
+
+// sentenceCase is text with its first letter upper case.
+func sentenceCase(text string) string {
+	r, n := utf8.DecodeRuneInString(text)
+	if n == 0 || r == utf8.RuneError {
+		return text
+	}
+	return string(unicode.ToUpper(r)) + text[n:]
 }
 
 // Finish removes the reaction and deletes the status line; the reply is already in the thread.
