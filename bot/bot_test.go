@@ -266,11 +266,14 @@ func TestDrawFollowUpUndoRedo(t *testing.T) {
 	if got := h.rev(t, thread).Rev; got != 1 {
 		t.Errorf("revision after undo = %d, want 1", got)
 	}
-	if r := h.rec.last(thread); r.Image == nil || !strings.Contains(r.Text, "revision 1") {
-		t.Errorf("undo reply = %+v; want the picture of revision 1", r)
+	if r := h.rec.last(thread); r.Image == nil || r.Text != "Undid the last change (added 1 box): back to revision 1." {
+		t.Errorf("undo reply = %+v; want the picture of revision 1, saying what was undone", r)
 	}
 	h.say(thread, "/redo")
 	h.rec.wait(t, 1)
+	if r := h.rec.last(thread); r.Text != "Redid the change (added 1 box): now at revision 2." {
+		t.Errorf("redo reply = %q; want it to say what was made again", r.Text)
+	}
 	if got := h.rev(t, thread).Rev; got != 2 {
 		t.Errorf("revision after redo = %d, want 2", got)
 	}

@@ -69,7 +69,7 @@ func (b *Bot) commandReply(ctx context.Context, key ThreadKey, cmd Command) (r R
 		case err != nil:
 			return Reply{Text: b.friendlyStore(key, strings.ToLower(word[:4])+"ing", err), Error: true}, nil
 		}
-		return b.postReply(ctx, moved, fmt.Sprintf("%s: back to revision %d.", word, moved.Rev)), nil
+		return b.postReply(ctx, moved, movedText(cmd.Kind, th, moved)), nil
 	case CmdReset:
 		_, err := b.store.Save(ctx, store.SaveRequest{Key: key, Base: th.Rev, Scene: emptyScene, Author: store.AuthorReset, Reason: "reset", Memory: []byte{}})
 		if err != nil {
@@ -240,4 +240,29 @@ func (b *Bot) checkImport(data []byte) error {
 		return fmt.Errorf("the file keeps %d deleted elements; I take up to %d. Open it in Excalidraw and save it again (that drops them), then send it.", over.Got, over.Max)
 	}
 	return fmt.Errorf("the scene is %s; I keep scenes up to %s.", scene.ByteSize(int64(over.Got)), scene.ByteSize(int64(over.Max)))
+}
+
+// movedText says what an undo or redo did: which change it took back or made again, in the
+// words history uses, and the revision the diagram is at now ("Undid the last change (added 1
+// box): back to revision 2.").
+func movedText(kind CommandKind, from, to *store.Thread) string {
+	before, after := from, to // an undo takes back what from added over to
+	if kind == CmdUndo {
+		before, after = to, from
+	}
+	var change string
+	if b, err := storedScene(before); err == nil {
+		if a, err := storedScene(after); err == nil && a != nil {
+			change = changes(b, a)
+		}
+	}
+	switch {
+	case kind == CmdUndo && change != "":
+		return fmt.Sprintf("Undid the last change (%s): back to revision %d.", change, to.Rev)
+	case kind == CmdUndo:
+		return fmt.Sprintf("Undone: back to revision %d.", to.Rev)
+	case change != "":
+		return fmt.Sprintf("Redid the change (%s): now at revision %d.", change, to.Rev)
+	}
+	return fmt.Sprintf("Redone: now at revision %d.", to.Rev)
 }

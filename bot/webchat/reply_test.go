@@ -38,6 +38,13 @@ func TestChatReplyNamesAndAlt(t *testing.T) {
 	if m.Alt != r.Alt || m.ImageName != "deploy-pipeline-r3.png" || th.Title != "Deploy pipeline" {
 		t.Errorf("got alt %q, picture name %q, thread title %q; want the reply's alt, its picture's name and its title", m.Alt, m.ImageName, th.Title)
 	}
+	// A picture the core could not describe still says what it is.
+	if err := ce.chat.Send(context.Background(), key, bot.Reply{Image: r.Image, Title: "Deploy pipeline"}); err != nil {
+		t.Fatal(err)
+	}
+	if th, _ := ce.thread(upSession, thread); th.Messages[1].Alt != "Diagram: Deploy pipeline" {
+		t.Errorf("alt of a picture without a description = %q, want %q", th.Messages[1].Alt, "Diagram: Deploy pipeline")
+	}
 	for _, tc := range []struct{ url, disposition, name, mime string }{
 		{m.Image, "inline", "deploy-pipeline-r3.png", "image/png"},
 		{m.Files[0].URL, "attachment", "deploy-pipeline-r3.excalidraw", "application/vnd.excalidraw+json"},

@@ -166,7 +166,8 @@ type form struct {
 // readForm reads a multipart post: "text" (optional), "size" (the file's size as the browser
 // knows it, optional) and "file", in that order, as the page sends them. A file over the core's
 // limit for its kind is refused in the core's words before its bytes are read: by the declared
-// size, else as soon as more than the limit has arrived. Parts after the file are not read.
+// size, else as soon as more than the limit has arrived. A part after the file is refused, so
+// words sent after it are never lost without a word.
 func (c *Adapter) readForm(r *http.Request, session string) (form, error) {
 	if r.ContentLength > c.maxBody() {
 		return form{}, refuse(http.StatusRequestEntityTooLarge, "That upload is %s; I take files up to %s.",
@@ -208,7 +209,14 @@ func (c *Adapter) readForm(r *http.Request, session string) (form, error) {
 			}
 			u.session = session
 			f.file = u
-			return f, nil
+			switch next, err := mr.NextPart(); {
+			case errors.Is(err, io.EOF):
+				return f, nil
+			case err != nil:
+				return form{}, c.readFailure("the upload", err)
+			default:
+				return form{}, refuse(http.StatusBadRequest, "the upload has a field %q after its file; send the text before the file", clipName(next.FormName()))
+			}
 		default:
 			return form{}, refuse(http.StatusBadRequest, "the upload has a field %q; it takes text, size and file", clipName(p.FormName()))
 		}

@@ -314,6 +314,8 @@ func TestChatUploadForm(t *testing.T) {
 		{"an empty file", []part{{field: "file", name: "flow.excalidraw", data: nil}}, "flow.excalidraw is empty (0 bytes)"},
 		{"an unknown field", []part{{field: "comment", data: []byte("hi")}}, `the upload has a field "comment"`},
 		{"text too long", []part{{field: "text", data: bytes.Repeat([]byte("a"), maxChatText+1)}}, "over 16 KB"},
+		{"text after the file", []part{{field: "file", name: "flow.excalidraw", data: []byte(`{"type":"excalidraw","elements":[]}`)}, {field: "text", data: []byte("make it neat")}},
+			`the upload has a field "text" after its file`},
 	} {
 		body, ct := multipartBody(t, tc.parts...)
 		res := ce.do(t, "POST", "/chat/api/threads/thread-form-01/messages", body, map[string]string{chatSessionHdr: upSession, "Content-Type": ct})

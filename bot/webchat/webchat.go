@@ -234,6 +234,9 @@ func (c *Adapter) Send(ctx context.Context, key bot.ThreadKey, r bot.Reply) erro
 	if r.Image != nil {
 		m.Image = "/chat/api/blobs/" + c.blobs.put(*r.Image)
 		m.ImageName, m.Alt = r.Image.Name, r.Alt
+		if m.Alt == "" && r.Title != "" { // a picture whose scene could not be described
+			m.Alt = "Diagram: " + r.Title
+		}
 	}
 	for _, f := range r.Files {
 		m.Files = append(m.Files, chatFile{Name: f.Name, URL: "/chat/api/blobs/" + c.blobs.put(f)})
