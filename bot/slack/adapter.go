@@ -72,8 +72,8 @@ type Adapter struct {
 
 	threads *threadSet // threads the bot is part of
 	// assistants are DM threads known to be assistant threads (their start or context change was
-	// seen, or Slack took a status there); plainDMs are DM threads where Slack refused the
-	// assistant methods; titles are the last title set in each assistant thread.
+	// seen, or the thread's root says so); plainDMs are DM threads known not to be (their root
+	// says so, or Slack refused the native status there); titles are the last title set in each assistant thread.
 	assistants *threadSet
 	plainDMs   *threadSet
 	titles     *threadTitles

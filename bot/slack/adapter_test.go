@@ -171,8 +171,8 @@ func TestMentionInChannelRepliesInThread(t *testing.T) {
 			if got := d.whileWorking; !reflect.DeepEqual(got, []string{"eyes"}) {
 				t.Errorf("reactions while working = %v, want [eyes]", got)
 			}
-			if d.statusText != "drawing… 4 shapes, 3 arrows" {
-				t.Errorf("status line = %q, want the updated step", d.statusText)
+			if d.statusText != "Drawing… 4 shapes, 3 arrows" {
+				t.Errorf("status line = %q, want the updated step with a capital", d.statusText)
 			}
 			if got := e.fake.Reactions("C1", ts); len(got) != 0 {
 				t.Errorf("reactions after Finish = %v, want none", got)
@@ -273,27 +273,41 @@ func TestDirectMessage(t *testing.T) {
 	}
 }
 
+// TestIgnoredMessages: the bot's own messages, other bots, subtypes and messages not for the bot
+// reach no handler. The fake's Send returns once the adapter acked the event, which it does after
+// the handler, so each case is checked as soon as it is sent; the sentinel shows delivery still
+// works after them.
 func TestIgnoredMessages(t *testing.T) {
 	rec := newRecorder()
 	e := start(t, ModeSocket, rec, nil)
 	parent, err := e.fake.Send(e.ctx, slackfake.UserMessage{Channel: "C1", Text: "<@U0BOT> start"})
 	must(t, err)
 	rec.nextText(t, "start")
-	for _, m := range []slackfake.UserMessage{
-		{Channel: "C1", User: "U0BOT", BotID: "B0BOT", Text: "my own reply", ThreadTS: parent},
-		{Channel: "C1", User: "U0OTHER", BotID: "B0OTHER", Text: "<@U0BOT> another bot", ThreadTS: parent},
-		{Channel: "D1", User: "U0BOT", Text: "own DM without bot_id"},
-		{Channel: "C1", Text: "<@U0BOT> joined", Subtype: "channel_join"},
-		{Channel: "C1", Text: "edited", Subtype: "message_changed", ThreadTS: parent},
-		{Channel: "C1", Text: "plain chatter"},
-		{Channel: "C1", Text: "<@U0BOT>", ThreadTS: parent}, // nothing left after the mention
+	for _, tc := range []struct {
+		name string
+		msg  slackfake.UserMessage
+	}{
+		{"own reply", slackfake.UserMessage{Channel: "C1", User: "U0BOT", BotID: "B0BOT", Text: "my own reply", ThreadTS: parent}},
+		{"another bot", slackfake.UserMessage{Channel: "C1", User: "U0OTHER", BotID: "B0OTHER", Text: "<@U0BOT> another bot", ThreadTS: parent}},
+		{"own DM without bot_id", slackfake.UserMessage{Channel: "D1", User: "U0BOT", Text: "own DM without bot_id"}},
+		{"channel join", slackfake.UserMessage{Channel: "C1", Text: "<@U0BOT> joined", Subtype: "channel_join"}},
+		{"edit", slackfake.UserMessage{Channel: "C1", Text: "edited", Subtype: "message_changed", ThreadTS: parent}},
+		{"chatter without a mention", slackfake.UserMessage{Channel: "C1", Text: "plain chatter"}},
+		{"nothing after the mention", slackfake.UserMessage{Channel: "C1", Text: "<@U0BOT>", ThreadTS: parent}},
 	} {
-		_, err := e.fake.Send(e.ctx, m)
+		_, err := e.fake.Send(e.ctx, tc.msg)
 		must(t, err)
+		if n := rec.deliveredCount(); n != 1 {
+			t.Errorf("%s: messages delivered = %d after it, want 1 (only the start)", tc.name, n)
+			break // the count stays off; later cases would report this one again
+		}
 	}
 	_, err = e.fake.Send(e.ctx, slackfake.UserMessage{Channel: "C1", Text: "sentinel", ThreadTS: parent})
 	must(t, err)
 	rec.nextText(t, "sentinel")
+	if n := rec.deliveredCount(); n != 2 {
+		t.Errorf("messages delivered = %d, want 2 (the start and the sentinel)", n)
+	}
 }
 
 func TestAllowlists(t *testing.T) {

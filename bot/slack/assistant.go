@@ -93,15 +93,43 @@ func scopeHint(err error) string {
 	return ""
 }
 
-// assistantCandidate reports whether key may be an assistant thread: a thread in a direct
-// message (Slack's DM ids start with D) that Slack has not refused the assistant methods for.
-func (a *Adapter) assistantCandidate(key bot.ThreadKey) bool {
-	return key.Thread != "" && strings.HasPrefix(key.Channel, "D") && !a.plainDMs.has(key.String())
+// isAssistantThread reports whether key is an assistant thread. Only there does the adapter use
+// the assistant methods: what Slack answers them in any other DM thread is not documented, and
+// an "ok" there would leave the person with no sign at all. A thread is known to be one from
+// its assistant_thread_started or assistant_thread_context_changed event; one the adapter has
+// not seen (it started before a restart, or its memory was full) is told by its root message,
+// which Slack posts with subtype assistant_app_thread. The answer is remembered either way; a
+// root that cannot be read counts as a plain thread this once.
+func (a *Adapter) isAssistantThread(ctx context.Context, key bot.ThreadKey) bool {
+	if key.Thread == "" || !strings.HasPrefix(key.Channel, "D") {
+		return false // Slack's DM ids start with D; assistant threads are threads in one
+	}
+	k := key.String()
+	switch {
+	case a.assistants.has(k):
+		return true
+	case a.plainDMs.has(k):
+		return false
+	}
+	msgs, _, _, err := a.api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{
+		ChannelID: key.Channel, Timestamp: key.Thread, Latest: key.Thread, Inclusive: true, Limit: 1,
+	})
+	if err != nil {
+		a.log.Warn("slack: cannot read the thread's root to tell an assistant thread; showing the usual working signs",
+			"thread", k, "err", err)
+		return false
+	}
+	if len(msgs) > 0 && msgs[0].Timestamp == key.Thread && msgs[0].SubType == slack.MsgSubTypeAssistantAppThread {
+		a.assistants.add(k)
+		return true
+	}
+	a.plainDMs.add(k)
+	return false
 }
 
-// assistantWorking puts up the native status in an assistant thread. false means the thread is
-// not one (Slack refused the call; remembered, so the next run goes straight to the usual signs)
-// or Slack could not be reached: the caller shows the usual signs instead.
+// assistantWorking puts up the native status in an assistant thread. false means Slack refused
+// it (a missing scope, or the thread is not one after all: remembered, so the next run goes
+// straight to the usual signs) or could not be reached: the caller shows the usual signs instead.
 func (a *Adapter) assistantWorking(ctx context.Context, msg bot.Message) (bot.Status, bool) {
 	key := msg.Key
 	err := a.setStatus(ctx, key, workingStatus)
@@ -110,14 +138,9 @@ func (a *Adapter) assistantWorking(ctx context.Context, msg bot.Message) (bot.St
 			a.plainDMs.add(key.String())
 			a.assistants.forget(key.String())
 		}
-		lvl := a.log.Debug
-		if a.assistants.has(key.String()) || isSlackError(err, "missing_scope") {
-			lvl = a.log.Warn
-		}
-		lvl("slack: no assistant status here; showing the usual working signs"+scopeHint(err), "thread", key.String(), "err", err)
+		a.log.Warn("slack: no assistant status here; showing the usual working signs"+scopeHint(err), "thread", key.String(), "err", err)
 		return nil, false
 	}
-	a.assistants.add(key.String())
 	return &assistantStatus{a: a, key: key, last: workingStatus}, true
 }
 
@@ -192,7 +215,7 @@ const maxTitle = 255
 // revision brings its title back. A failure is logged only; the reply is posted.
 func (a *Adapter) setTitle(ctx context.Context, key bot.ThreadKey, title string) {
 	title = truncate(strings.Join(strings.Fields(title), " "), maxTitle)
-	if title == "" || !a.assistantCandidate(key) {
+	if title == "" || !a.isAssistantThread(ctx, key) {
 		return
 	}
 	if a.titles.get(key.String()) == title {
@@ -202,14 +225,7 @@ func (a *Adapter) setTitle(ctx context.Context, key bot.ThreadKey, title string)
 		ChannelID: key.Channel, ThreadTS: key.Thread, Title: title,
 	})
 	if err != nil {
-		lvl := a.log.Debug // most likely a DM thread that is not an assistant thread
-		if a.assistants.has(key.String()) {
-			lvl = a.log.Warn
-		}
-		lvl("slack: cannot title the assistant thread"+scopeHint(err), "thread", key.String(), "err", err)
-		if isRefusal(err) && !isSlackError(err, "missing_scope") && !a.assistants.has(key.String()) {
-			a.plainDMs.add(key.String())
-		}
+		a.log.Warn("slack: cannot title the assistant thread"+scopeHint(err), "thread", key.String(), "err", err)
 		return
 	}
 	a.titles.set(key.String(), title)

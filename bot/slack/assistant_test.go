@@ -208,11 +208,12 @@ func TestAssistantEvents(t *testing.T) {
 	}
 }
 
-// In a DM thread that is not an assistant thread Slack refuses the native status: the usual signs
-// show instead, and the next run there does not ask again. A missing scope falls back the same
-// way without marking the thread.
+// A DM thread that is not an assistant thread gets the usual signs, even where Slack would take
+// the native status (its answer there is not documented, and the person would see nothing):
+// the adapter reads the thread's root once, remembers it, and never calls the assistant methods
+// there. A missing scope in an assistant thread falls back the same way without marking it.
 func TestAssistantStatusFallsBack(t *testing.T) {
-	e := start(t, ModeSocket, newRecorder(), nil)
+	e := startWith(t, slackfake.New(t, slackfake.Config{AssistantAnywhere: true}), ModeSocket, newRecorder(), nil)
 	root := e.fake.Post(slackfake.UserMessage{Channel: "D1", Text: "hello"})
 	q := e.fake.Post(slackfake.UserMessage{Channel: "D1", Text: "draw", ThreadTS: root.TS})
 	msg := bot.Message{Key: bot.ThreadKey{Platform: Platform, Workspace: "T0FAKE", Channel: "D1", Thread: root.TS}, ID: q.TS}
@@ -222,17 +223,22 @@ func TestAssistantStatusFallsBack(t *testing.T) {
 		if got := e.fake.Reactions("D1", q.TS); !slices.Equal(got, []string{"eyes"}) {
 			t.Errorf("run %d: reactions = %v, want [eyes]", run, got)
 		}
+		if got := threadShape(t, e.fake.Thread("D1", root.TS)); !slices.Contains(got, "bot: "+workingText) {
+			t.Errorf("run %d: thread = %q, want the status line %q", run, got, workingText)
+		}
 		if s := st.(bot.SignedStatus).Sign(); s == assistantSign {
 			t.Errorf("run %d: sign = %q, want the usual signs'", run, s)
 		}
 		must(t, st.Finish(e.ctx))
 	}
-	if n := len(e.fake.Calls("assistant.threads.setStatus")); n != 1 {
-		t.Errorf("setStatus calls = %d, want 1 (the refusal is remembered)", n)
+	if n := len(e.fake.Calls("conversations.replies")); n != 1 {
+		t.Errorf("conversations.replies calls = %d, want 1 (the root is read once)", n)
 	}
 	must(t, e.a.Send(e.ctx, msg.Key, bot.Reply{Text: "done", Title: "A title"}))
-	if n := len(e.fake.Calls("assistant.threads.setTitle")); n != 0 {
-		t.Errorf("setTitle calls = %d in a thread known not to be an assistant thread", n)
+	for _, method := range []string{"assistant.threads.setStatus", "assistant.threads.setTitle"} {
+		if n := len(e.fake.Calls(method)); n != 0 {
+			t.Errorf("%s calls = %d in a DM thread that is no assistant thread, want 0", method, n)
+		}
 	}
 
 	ts := openAssistant(t, e, slackfake.AssistantStart{User: "U4", Channel: "D4"})
@@ -250,6 +256,35 @@ func TestAssistantStatusFallsBack(t *testing.T) {
 		t.Errorf("sign = %q once the scope is there, want %q", s, assistantSign)
 	}
 	must(t, st.Finish(e.ctx))
+}
+
+// An assistant thread that started before the adapter did (no event seen) is told by its root
+// message, of subtype assistant_app_thread: it gets the native status and its title.
+func TestAssistantThreadKnownByItsRoot(t *testing.T) {
+	e := start(t, ModeSocket, newRecorder(), nil)
+	p := e.fake.StartAssistantThread(slackfake.AssistantStart{User: "U7", Channel: "D7"}) // its event is not delivered
+	q := e.fake.Post(slackfake.UserMessage{Channel: "D7", User: "U7", Text: "draw", ThreadTS: p.TS})
+	key := bot.ThreadKey{Platform: Platform, Workspace: "T0FAKE", Channel: "D7", Thread: p.TS}
+	st, err := e.a.Working(e.ctx, bot.Message{Key: key, ID: q.TS})
+	must(t, err)
+	if s := st.(bot.SignedStatus).Sign(); s != assistantSign {
+		t.Errorf("sign = %q, want %q", s, assistantSign)
+	}
+	if got := e.fake.Reactions("D7", q.TS); len(got) != 0 {
+		t.Errorf("reactions = %v, want none in an assistant thread", got)
+	}
+	must(t, st.Finish(e.ctx))
+	must(t, e.a.Send(e.ctx, key, bot.Reply{Text: "done", Title: "A title"}))
+	th := assistantOf(t, e, "D7", p.TS)
+	if want := []string{workingStatus, ""}; !slices.Equal(th.Statuses, want) {
+		t.Errorf("statuses = %q, want %q", th.Statuses, want)
+	}
+	if want := []string{"A title"}; !slices.Equal(th.Titles, want) {
+		t.Errorf("titles = %q, want %q", th.Titles, want)
+	}
+	if n := len(e.fake.Calls("conversations.replies")); n != 1 {
+		t.Errorf("conversations.replies calls = %d, want 1 (remembered)", n)
+	}
 }
 
 // A native status a dead process left up is cleared by the next one from its sign.

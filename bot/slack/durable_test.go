@@ -53,6 +53,48 @@ func TestSendStepsResume(t *testing.T) {
 	}
 }
 
+// TestSendFewerFilesShared: when Slack shares fewer files than asked, those shared are recorded
+// with the one missing, the reply says which is missing, and an attempt after it (as the outbox
+// makes after a crash) posts no file twice.
+func TestSendFewerFilesShared(t *testing.T) {
+	for _, links := range []bool{false, true} {
+		t.Run(map[bool]string{false: "plain", true: "links"}[links], func(t *testing.T) {
+			e := start(t, ModeSocket, newRecorder(), func(c *Config) { c.MaxRetries = 1 })
+			key := bot.ThreadKey{Platform: "slack", Workspace: "T0FAKE", Channel: "D1"}
+			reply := bot.Reply{Text: "A flow", Image: &bot.File{Name: "flow-r1.png", Content: pngBytes},
+				Files: []bot.File{{Name: "flow-r1.excalidraw", Content: sceneJSON}}}
+			if links {
+				reply.EditURL = "https://excalibot.example/edit/x"
+			}
+			var posted []string
+			record := func(id string) error { posted = append(posted, id); return nil }
+			e.fake.ShareFewer(1)
+			for attempt := range 3 {
+				if err := e.a.SendSteps(e.ctx, key, reply, slices.Clone(posted), record); err != nil && attempt == 2 {
+					t.Fatalf("attempt %d: %v", attempt, err)
+				}
+			}
+			if n := len(e.fake.Calls("files.completeUploadExternal")); n != 1 {
+				t.Errorf("files shared in %d calls, want 1", n)
+			}
+			got := threadShape(t, e.fake.Thread("D1", ""))
+			pngs := 0
+			for _, m := range got {
+				pngs += strings.Count(m, "[file flow-r1.png")
+			}
+			if pngs != 1 {
+				t.Errorf("the PNG is in the DM %d times, want once:\n%s", pngs, strings.Join(got, "\n"))
+			}
+			if !slices.ContainsFunc(got, func(m string) bool { return strings.Contains(m, "did not attach `flow-r1.excalidraw`") }) {
+				t.Errorf("DM:\n%s\nwant a note naming flow-r1.excalidraw", strings.Join(got, "\n"))
+			}
+			if len(posted) == 0 || posted[0] != "files:"+e.fake.Files()[0].ID+",-" {
+				t.Errorf("recorded %q, want the shared PNG and the missing file first", posted)
+			}
+		})
+	}
+}
+
 // TestSendErrorsForTheOutbox: what Slack answers decides what the outbox does with a reply: a
 // rate limit carries its Retry-After, a refusal is permanent, a server error is tried again.
 func TestSendErrorsForTheOutbox(t *testing.T) {

@@ -71,6 +71,13 @@ func (r *recorder) rawCount() int {
 	return len(r.raw)
 }
 
+// deliveredCount is how many distinct messages were handed over.
+func (r *recorder) deliveredCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.delivered)
+}
+
 // waitRaw waits until n hand-overs (duplicates included) have happened and returns them.
 func (r *recorder) waitRaw(t *testing.T, n int) []bot.Message {
 	t.Helper()

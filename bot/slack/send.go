@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/slack-go/slack"
 
@@ -29,7 +31,7 @@ func (a *Adapter) Working(ctx context.Context, msg bot.Message) (bot.Status, err
 	if msg.Key.Thread != "" {
 		a.threads.add(msg.Key.String())
 	}
-	if a.assistantCandidate(msg.Key) {
+	if a.isAssistantThread(ctx, msg.Key) {
 		if st, ok := a.assistantWorking(ctx, msg); ok {
 			return st, nil
 		}
@@ -80,9 +82,12 @@ var (
 	_ bot.SignClearer  = (*Adapter)(nil)
 )
 
-// Update edits the status line. Edits closer together than Config.StatusInterval are skipped
-// (the next one shows the latest state): chat.update is rate limited per workspace.
+// Update edits the status line, its first letter a capital: the line stands alone in the thread
+// ("Drawing 4 boxes and 3 arrows…"), where the core's step reads as the end of a sentence. Edits
+// closer together than Config.StatusInterval are skipped (the next one shows the latest state):
+// chat.update is rate limited per workspace.
 func (s *status) Update(ctx context.Context, text string) error {
+	text = sentenceCase(text)
 	s.mu.Lock()
 	if s.finished || s.statusTS == "" || text == s.lastText ||
 		time.Since(s.lastEdit) < s.a.cfg.StatusInterval {
@@ -97,6 +102,15 @@ func (s *status) Update(ctx context.Context, text string) error {
 		return fmt.Errorf("slack update status: %w", err)
 	}
 	return nil
+}
+
+// sentenceCase is text with its first letter upper case.
+func sentenceCase(text string) string {
+	r, n := utf8.DecodeRuneInString(text)
+	if n == 0 || r == utf8.RuneError {
+		return text
+	}
+	return string(unicode.ToUpper(r)) + text[n:]
 }
 
 // Finish removes the reaction and deletes the status line; the reply is already in the thread.
@@ -241,7 +255,11 @@ func (a *Adapter) sendSteps(ctx context.Context, key bot.ThreadKey, r bot.Reply,
 	if !withLinks && len(parts) > 0 {
 		parts = parts[1:]
 	}
-	return a.postParts(ctx, key, r, parts, 1, posted, uploaded, record, plainStep)
+	// A file Slack did not share is named in a message of its own right after the files.
+	if note := missingNote(uploaded); note != "" {
+		parts = append([][]string{{note}}, parts...)
+	}
+	return a.postParts(ctx, key, r, parts, 1, posted, sharedFiles(uploaded), record, plainStep)
 }
 
 // postNoted posts the reply's text and links without its files, which Slack refused (code is
@@ -289,16 +307,21 @@ func (a *Adapter) postParts(ctx context.Context, key bot.ThreadKey, r bot.Reply,
 	return nil
 }
 
-// filesPart is the record of an upload step: the shared files' ids.
+// filesPart is the record of an upload step: the files' ids in the reply's order, "-" for one
+// Slack did not share.
 func filesPart(up []slack.FileSummary) string {
 	ids := make([]string, len(up))
 	for i, f := range up {
 		ids[i] = f.ID
+		if f.ID == "" {
+			ids[i] = "-"
+		}
 	}
 	return "files:" + strings.Join(ids, ",")
 }
 
-// uploadedFiles reads a recorded upload step back, the files' names from the reply.
+// uploadedFiles reads a recorded upload step back, the files' names from the reply; a file not
+// shared has no ID.
 func uploadedFiles(part string, files []bot.File) []slack.FileSummary {
 	ids := strings.Split(strings.TrimPrefix(part, "files:"), ",")
 	var out []slack.FileSummary
@@ -306,7 +329,21 @@ func uploadedFiles(part string, files []bot.File) []slack.FileSummary {
 		if id == "" || i >= len(files) {
 			continue
 		}
+		if id == "-" {
+			id = ""
+		}
 		out = append(out, slack.FileSummary{ID: id, Title: files[i].Name})
+	}
+	return out
+}
+
+// sharedFiles are the files of up that Slack shared.
+func sharedFiles(up []slack.FileSummary) []slack.FileSummary {
+	var out []slack.FileSummary
+	for _, f := range up {
+		if f.ID != "" {
+			out = append(out, f)
+		}
 	}
 	return out
 }
@@ -427,10 +464,44 @@ func (a *Adapter) uploadFiles(ctx context.Context, key bot.ThreadKey, files []bo
 	if err != nil {
 		return nil, fmt.Errorf("slack upload: files.completeUploadExternal in %s: %w", key, err)
 	}
-	if len(res.Files) != len(done) {
-		return nil, fmt.Errorf("slack upload: files.completeUploadExternal shared %d files of %d", len(res.Files), len(done))
+	shared := map[string]bool{}
+	for _, f := range res.Files {
+		shared[f.ID] = true
 	}
-	return done, nil
+	// Slack may share fewer files than asked. Those it shared are in the thread with the comment:
+	// they are returned (a missing one by its name only) and recorded, so a retry does not post
+	// them again.
+	out := make([]slack.FileSummary, len(done))
+	n := 0
+	for i, f := range done {
+		out[i] = slack.FileSummary{Title: f.Title}
+		if shared[f.ID] {
+			out[i].ID = f.ID
+			n++
+		}
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("slack upload: files.completeUploadExternal in %s shared none of %d files", key, len(done))
+	}
+	if n < len(done) {
+		a.log.Warn("slack: Slack shared fewer of the reply's files than asked; the reply says which is missing",
+			"thread", key.String(), "shared", n, "asked", len(done))
+	}
+	return out, nil
+}
+
+// missingNote says which of the reply's files Slack did not share; "" when none is missing.
+func missingNote(up []slack.FileSummary) string {
+	var names []string
+	for _, f := range up {
+		if f.ID == "" {
+			names = append(names, "`"+f.Title+"`")
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return ":warning: Slack did not attach " + strings.Join(names, " and ") + "."
 }
 
 // maxAltText is Slack's limit on an image's alt text (files.getUploadURLExternal refuses more

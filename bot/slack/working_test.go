@@ -70,7 +70,7 @@ func TestStatusUpdatesAreSpaced(t *testing.T) {
 	for _, c := range e.fake.Calls("chat.update") {
 		texts = append(texts, c.Form.Get("text"))
 	}
-	if want := []string{"drawing… 1 shape"}; !reflect.DeepEqual(texts, want) {
+	if want := []string{"Drawing… 1 shape"}; !reflect.DeepEqual(texts, want) {
 		t.Errorf("chat.update texts = %q, want %q (later ones within the interval skipped)", texts, want)
 	}
 	// The status is escaped like any text.
@@ -79,8 +79,31 @@ func TestStatusUpdatesAreSpaced(t *testing.T) {
 	st2, err := e2.a.Working(e2.ctx, bot.Message{Key: bot.ThreadKey{Platform: Platform, Workspace: "T0FAKE", Channel: "D1"}, ID: p2.TS})
 	must(t, err)
 	must(t, st2.Update(e2.ctx, "a <b> & c"))
-	if c := e2.fake.Calls("chat.update"); len(c) != 1 || !strings.Contains(c[0].Form.Get("text"), "a &lt;b&gt; &amp; c") {
+	if c := e2.fake.Calls("chat.update"); len(c) != 1 || !strings.Contains(c[0].Form.Get("text"), "A &lt;b&gt; &amp; c") {
 		t.Errorf("status text not escaped: %v", c)
+	}
+}
+
+// The status line stands on its own in the thread, so it starts with a capital as a sentence
+// does; the native status does not (Slack puts the app's name before it).
+func TestStatusLineCapitalised(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"drawing 4 boxes and 3 arrows…", "Drawing 4 boxes and 3 arrows…"},
+		{"équilibrage…", "Équilibrage…"},
+		{"Rendering…", "Rendering…"},
+		{"", ""},
+	} {
+		if got := sentenceCase(tc.in); got != tc.want {
+			t.Errorf("sentenceCase(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	e := start(t, ModeSocket, newRecorder(), nil)
+	p := e.fake.Post(slackfake.UserMessage{Channel: "D1", Text: "draw"})
+	st, err := e.a.Working(e.ctx, bot.Message{Key: bot.ThreadKey{Platform: Platform, Workspace: "T0FAKE", Channel: "D1"}, ID: p.TS})
+	must(t, err)
+	must(t, st.Update(e.ctx, "drawing 4 boxes and 3 arrows…"))
+	if c := e.fake.Calls("chat.update"); len(c) != 1 || c[0].Form.Get("text") != "Drawing 4 boxes and 3 arrows…" {
+		t.Errorf("status line edits = %v, want one to %q", c, "Drawing 4 boxes and 3 arrows…")
 	}
 }
 

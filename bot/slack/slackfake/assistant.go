@@ -120,7 +120,7 @@ func (s *Server) findAssistant(channel, threadTS string) *AssistantThread {
 
 // assistantTarget finds the thread an assistant.threads.* call names. The fake refuses the
 // methods outside an assistant thread (Slack's answer there is not documented), so a test sees
-// the adapter calling them where it should not.
+// the adapter calling them where it should not; Config.AssistantAnywhere makes it take them.
 func (s *Server) assistantTarget(f url.Values) (*AssistantThread, string) {
 	channel, ts := f.Get("channel_id"), f.Get("thread_ts")
 	switch {
@@ -130,6 +130,10 @@ func (s *Server) assistantTarget(f url.Values) (*AssistantThread, string) {
 		return nil, "invalid_arguments"
 	}
 	th := s.findAssistant(channel, ts)
+	if th == nil && s.cfg.AssistantAnywhere && s.find(channel, ts) != nil {
+		th = &AssistantThread{Channel: channel, ThreadTS: ts}
+		s.assistant = append(s.assistant, th)
+	}
 	if th == nil {
 		return nil, "invalid_thread_ts"
 	}

@@ -40,6 +40,11 @@ type Config struct {
 	// asks (default 1000, Slack's largest page). Slack caps it far lower for some apps
 	// distributed outside its Marketplace; a small value makes a reader page.
 	RepliesPage int
+	// AssistantAnywhere makes the assistant.threads.* methods answer ok in any thread, as
+	// Slack may: its answer outside an assistant thread is not documented. The calls are
+	// recorded on an AssistantThread the fake adds for that thread. By default the fake refuses
+	// them there (invalid_thread_ts).
+	AssistantAnywhere bool
 }
 
 // Message is a message in the fake workspace, the bot's or a person's.
@@ -82,17 +87,18 @@ type Server struct {
 	cfg Config
 	srv *httptest.Server
 
-	mu        sync.Mutex
-	seq       int // timestamps and ids
-	messages  []*Message
-	reactions map[string][]string // "channel/ts" → names
-	files     map[string]*File
-	pending   map[string]*pendingUpload // files.getUploadURLExternal, not yet completed
-	calls     []Call
-	limits    map[string][]int    // method → Retry-After seconds of the next 429 answers
-	failures  map[string][]string // method → error codes of the next answers
-	users     map[string]User     // users.info
-	assistant []*AssistantThread  // threads of the assistant surface (assistant.go)
+	mu          sync.Mutex
+	seq         int // timestamps and ids
+	messages    []*Message
+	reactions   map[string][]string // "channel/ts" → names
+	files       map[string]*File
+	pending     map[string]*pendingUpload // files.getUploadURLExternal, not yet completed
+	calls       []Call
+	limits      map[string][]int    // method → Retry-After seconds of the next 429 answers
+	failures    map[string][]string // method → error codes of the next answers
+	users       map[string]User     // users.info
+	assistant   []*AssistantThread  // threads of the assistant surface (assistant.go)
+	shortShares int                 // completeUploadExternal calls left that leave out their last file
 
 	sock sockets
 	gate gate // holds and outages of Web API methods (gate.go)
@@ -181,6 +187,15 @@ func (s *Server) Fail(method, code string, n int) {
 	for range n {
 		s.failures[method] = append(s.failures[method], code)
 	}
+}
+
+// ShareFewer makes the next n files.completeUploadExternal calls of more than one file answer ok
+// but share all the files but the last, which stays unshared: Slack's answer lists fewer files
+// than it was asked to share.
+func (s *Server) ShareFewer(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.shortShares += n
 }
 
 // Heal drops the failures and rate limits still queued for method by Fail and RateLimit.
@@ -571,6 +586,10 @@ func (s *Server) completeUpload(f url.Values) (map[string]any, string) {
 	}
 	if utf8.RuneCountInString(f.Get("initial_comment")) > 40000 {
 		return nil, "msg_too_long" // as chat.postMessage's text
+	}
+	if s.shortShares > 0 && len(list) > 1 {
+		s.shortShares--
+		list = list[:len(list)-1]
 	}
 	var shared []File
 	var out []map[string]any
