@@ -90,8 +90,8 @@ func TestGroupUndoWithoutReply(t *testing.T) {
 	// Alice's plain /undo steps her diagram back.
 	undo := e.fake.Send(tgfake.Post{Chat: chat, From: alice, Text: "/undo"})
 	got = answer(undo.MessageID)
-	if want := "‘Deploy pipeline’ — Undone: back to revision 1."; got.Kind != "photo" || !strings.HasPrefix(got.Text, want) {
-		t.Errorf("Alice's /undo: %s %q, want the picture of the revision before, captioned %q…", got.Kind, got.Text, want)
+	if want := "‘Deploy pipeline’ — Undid the last change (added 1 box): back to revision 1.\n\nDiagram with 1 box."; got.Kind != "photo" || got.Text != want {
+		t.Errorf("Alice's /undo: %s %q, want the picture of the revision before, captioned %q (the title once)", got.Kind, got.Text, want)
 	}
 	repliesTo("Alice's /undo", got, undo.MessageID)
 	if r := rev(first.MessageID); r != 1 {
