@@ -50,7 +50,11 @@ type Options struct {
 	TokenRate, AddrRate float64
 	// HandlerTimeout bounds every handler but streams (default 60 s: a render may take a while).
 	HandlerTimeout time.Duration
-	Now            func() time.Time
+	// UploadTimeout is how long an upload route (HandleUpload) may take to receive its body and
+	// answer, in place of the HTTP server's read timeout and HandlerTimeout, which are set for
+	// small requests (default 5 min: 20 MB at about 70 KB/s, a poor mobile link).
+	UploadTimeout time.Duration
+	Now           func() time.Time
 }
 
 func (o Options) withDefaults() Options {
@@ -65,6 +69,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.HandlerTimeout <= 0 {
 		o.HandlerTimeout = 60 * time.Second
+	}
+	if o.UploadTimeout <= 0 {
+		o.UploadTimeout = 5 * time.Minute
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -146,14 +153,21 @@ func (s *Server) HandleBrowser(pattern string, h http.Handler, stream bool) {
 
 // HandleUpload mounts a browser route that takes files (the chat page's message post): as
 // HandleBrowser, but its body may be up to maxBody instead of the server's MaxBody. The handler
-// refuses a file over its own limit as soon as it knows, before reading it whole.
+// refuses a file over its own limit as soon as it knows, before reading it whole. The body may take
+// UploadTimeout to arrive, however short the HTTP server's own read timeout is.
 func (s *Server) HandleUpload(pattern string, h http.Handler, maxBody int64) {
-	timed := http.TimeoutHandler(h, s.opt.HandlerTimeout, "the server took too long to answer; please try again\n")
+	timed := http.TimeoutHandler(h, max(s.opt.HandlerTimeout, s.opt.UploadTimeout), "the server took too long to answer; please try again\n")
 	s.mux.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if ok, wait := s.byAddr.Allow(clientAddr(r)); !ok {
 			tooMany(w, wait)
 			return
 		}
+		rc := http.NewResponseController(w)
+		deadline := time.Now().Add(s.opt.UploadTimeout)
+		if err := rc.SetReadDeadline(deadline); err != nil {
+			s.log.Debug("extend an upload's read deadline", "err", err) // the server's own stays
+		}
+		_ = rc.SetWriteDeadline(deadline.Add(s.opt.HandlerTimeout)) // the answer comes after the body
 		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 		timed.ServeHTTP(w, r)
 	}))
