@@ -143,6 +143,10 @@ func TestManifestCoversWhatTheAdapterUses(t *testing.T) {
 			t.Errorf("%s needs scope %s, missing from the manifest", c.Method, scope)
 		}
 	}
+	// Scopes (what doctor checks a token against) is the manifest's list.
+	if got, want := slices.Sorted(slices.Values(Scopes)), slices.Sorted(slices.Values(m.OAuth.Scopes.Bot)); !slices.Equal(got, want) {
+		t.Errorf("Scopes = %q, want the manifest's bot scopes %q", got, want)
+	}
 	// Events the adapter reads, and the scope each needs.
 	for event, scope := range map[string]string{
 		"app_mention":      "app_mentions:read",

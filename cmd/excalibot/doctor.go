@@ -17,6 +17,7 @@ import (
 	tg "github.com/go-telegram/bot"
 	"github.com/slack-go/slack"
 
+	slackbot "github.com/excalibot/excalibot/bot/slack"
 	"github.com/excalibot/excalibot/config"
 	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/render"
@@ -93,11 +94,7 @@ func doctor(ctx context.Context, cfg config.Config, file string, settingsErr err
 	}
 	failed := 0
 	for _, f := range all {
-		line := fmt.Sprintf("%-4s  %-10s  %s", f.status, f.name, oneLine(f.detail))
-		if f.fix != "" {
-			line += " — " + oneLine(f.fix)
-		}
-		fmt.Fprintln(out, line)
+		fmt.Fprintln(out, f.line())
 		if f.status == statusFail {
 			failed++
 		}
@@ -110,6 +107,15 @@ func doctor(ctx context.Context, cfg config.Config, file string, settingsErr err
 		fmt.Fprintf(out, "\n%s failed\n", plural.Count(failed, "check", ""))
 	}
 	return 1
+}
+
+// line is the finding as the report prints it: status, check, detail and the fix.
+func (f finding) line() string {
+	line := fmt.Sprintf("%-4s  %-10s  %s", f.status, f.name, oneLine(f.detail))
+	if f.fix != "" {
+		line += " — " + oneLine(f.fix)
+	}
+	return line
 }
 
 func settingsFinding(err error) finding {
@@ -272,7 +278,8 @@ func checkSlack(ctx context.Context, cfg config.Config, _ *slog.Logger) []findin
 	if !strings.HasSuffix(apiURL, "/") {
 		apiURL += "/"
 	}
-	hc := &http.Client{Timeout: doctorNetTimeout}
+	scopes := &scopeHeader{next: http.DefaultTransport}
+	hc := &http.Client{Timeout: doctorNetTimeout, Transport: scopes}
 	opts := []slack.Option{slack.OptionAPIURL(apiURL), slack.OptionHTTPClient(hc)}
 	if cfg.SlackAppToken != "" {
 		opts = append(opts, slack.OptionAppLevelToken(cfg.SlackAppToken))
@@ -290,6 +297,11 @@ func checkSlack(ctx context.Context, cfg config.Config, _ *slog.Logger) []findin
 	}
 	out := []finding{{statusOK, "slack", fmt.Sprintf("bot token accepted: workspace %s (%s), bot user %s (%s)",
 		r.Team, r.TeamID, r.User, r.UserID), ""}}
+	if missing := missingScopes(scopes.seen); len(missing) > 0 {
+		out = append(out, finding{statusWarn, "slack", "the bot token lacks " + strings.Join(missing, ", ") +
+			" (the app was installed from an older manifest): the features that need them fail",
+			"paste slack-app-manifest.yaml under the app's App Manifest, then Reinstall to Workspace"})
+	}
 	if cfg.SlackMode != "events" && cfg.SlackAppToken != "" {
 		if _, _, err := api.StartSocketModeContext(ctx); err != nil {
 			out = append(out, finding{statusFail, "slack", "apps.connections.open refused the app-level token: " + err.Error(),
@@ -380,4 +392,40 @@ func (rw *redactWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// scopeHeader keeps the X-OAuth-Scopes header of the answers it carries: Slack names a token's
+// scopes there, and auth.test is the cheapest call that shows them.
+type scopeHeader struct {
+	next http.RoundTripper
+	seen string // "" until an answer named the scopes
+}
+
+func (s *scopeHeader) RoundTrip(req *http.Request) (*http.Response, error) {
+	res, err := s.next.RoundTrip(req)
+	if err == nil {
+		if h := res.Header.Get("X-OAuth-Scopes"); h != "" {
+			s.seen = h
+		}
+	}
+	return res, err
+}
+
+// missingScopes are the scopes the Slack adapter needs that header (comma-separated, as Slack
+// sends it) does not grant; none when Slack named no scopes.
+func missingScopes(header string) []string {
+	if strings.TrimSpace(header) == "" {
+		return nil
+	}
+	granted := map[string]bool{}
+	for _, s := range strings.Split(header, ",") {
+		granted[strings.TrimSpace(s)] = true
+	}
+	var missing []string
+	for _, s := range slackbot.Scopes {
+		if !granted[s] {
+			missing = append(missing, s)
+		}
+	}
+	return missing
 }

@@ -8,10 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/excalibot/excalibot/agent/ollamafake"
+	slackbot "github.com/excalibot/excalibot/bot/slack"
 	"github.com/excalibot/excalibot/bot/slack/slackfake"
 	"github.com/excalibot/excalibot/bot/telegram/tgfake"
 	"github.com/excalibot/excalibot/config"
@@ -235,5 +237,34 @@ func TestDoctorStorePostgres(t *testing.T) {
 	if len(got) != 1 || got[0].status != statusFail || !strings.Contains(got[0].fix, "EXCALIBOT_DATABASE") ||
 		strings.Contains(got[0].detail, "wrong-password-1") {
 		t.Errorf("unreachable database: got %+v, want FAIL with the fix and no password", got)
+	}
+}
+
+// TestDoctorSlackScopes: a bot token installed from an older manifest is told which scopes it
+// lacks and how to mend it; one with every scope, or a Slack that names none, gets no warning.
+func TestDoctorSlackScopes(t *testing.T) {
+	old := slices.DeleteFunc(slices.Clone(slackbot.Scopes), func(s string) bool { return s == "assistant:write" || s == "users:read" })
+	for _, tc := range []struct {
+		name   string
+		scopes []string
+		want   string // "" for no warning
+	}{
+		{"an older install", old, "warn  slack       the bot token lacks assistant:write, users:read (the app was installed from an older manifest): the features that need them fail — paste slack-app-manifest.yaml under the app's App Manifest, then Reinstall to Workspace"},
+		{"every scope", append(slices.Clone(slackbot.Scopes), "commands"), ""},
+		{"scopes not named", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sl := slackfake.New(t, slackfake.Config{Scopes: tc.scopes})
+			cfg := config.Default()
+			cfg.SlackBotToken, cfg.SlackAPIURL = sl.Config().BotToken, sl.APIURL()
+			var lines []string
+			for _, f := range checkSlack(context.Background(), cfg, nil) {
+				lines = append(lines, f.line())
+			}
+			got := strings.Join(lines, "\n")
+			if tc.want == "" && strings.Contains(got, "warn") || tc.want != "" && !strings.Contains(got, tc.want) {
+				t.Errorf("slack lines:\n%s\nwant %q", got, tc.want)
+			}
+		})
 	}
 }

@@ -45,6 +45,9 @@ type Config struct {
 	// recorded on an AssistantThread the fake adds for that thread. By default the fake refuses
 	// them there (invalid_thread_ts).
 	AssistantAnywhere bool
+	// Scopes are the bot token's scopes, which Slack names in the X-OAuth-Scopes header of
+	// every Web API answer to it (auth.test included); nil sends no header.
+	Scopes []string
 }
 
 // Message is a message in the fake workspace, the bot's or a person's.
@@ -365,6 +368,9 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		res, apiErr = h(s, r.Form)
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	if s.cfg.Scopes != nil && token == s.cfg.BotToken {
+		w.Header().Set("X-OAuth-Scopes", strings.Join(s.cfg.Scopes, ","))
+	}
 	if apiErr != "" {
 		_ = json.NewEncoder(w).Encode(map[string]any{"ok": false, "error": apiErr})
 		return
