@@ -339,8 +339,14 @@ func checkTelegram(ctx context.Context, cfg config.Config, _ *slog.Logger) []fin
 		return []finding{{statusFail, "telegram", "getMe at " + apiURL + " did not answer: " + err.Error(),
 			"check that this machine reaches Telegram (proxy, firewall) and EXCALIBOT_TELEGRAM_API_URL if set"}}
 	}
-	return []finding{{statusOK, "telegram", fmt.Sprintf("bot token accepted: @%s (%d), mode %s", me.Username, me.ID,
+	out := []finding{{statusOK, "telegram", fmt.Sprintf("bot token accepted: @%s (%d), mode %s", me.Username, me.ID,
 		cmp.Or(cfg.TelegramMode, "polling")), ""}}
+	// Privacy mode decides what "draw this thread" can read in a group.
+	if me.CanReadAllGroupMessages {
+		return append(out, finding{statusOK, "telegram", "privacy mode off: the bot sees every group message, so “draw this thread” reads the discussion", ""})
+	}
+	return append(out, finding{statusOK, "telegram", "privacy mode on: in groups the bot sees only messages for it, so “draw this thread” there has little to read",
+		"to draw group discussions: @BotFather → /setprivacy → Disable, then add the bot to the group again"})
 }
 
 // checkPublicURL fetches the public URL's /healthz, the way a person's browser or Telegram's

@@ -92,6 +92,7 @@ func TestDoctor(t *testing.T) {
 		"ok    slack       bot token accepted: workspace Fake Workspace (T0FAKE), bot user excalibot (U0BOT)",
 		"ok    slack       app-level token accepted for Socket Mode",
 		"ok    telegram    bot token accepted: @draw_bot (424242), mode polling",
+		"ok    telegram    privacy mode on: in groups the bot sees only messages for it, so “draw this thread” there has little to read — to draw group discussions: @BotFather → /setprivacy → Disable, then add the bot to the group again",
 		"ok    public url  GET " + w.cfg.PublicURL + "/healthz answers",
 		"every check passed",
 	} {
@@ -266,5 +267,22 @@ func TestDoctorSlackScopes(t *testing.T) {
 				t.Errorf("slack lines:\n%s\nwant %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestDoctorTelegramPrivacy: with privacy mode off the report says the bot reads group
+// discussions, and gives no advice.
+func TestDoctorTelegramPrivacy(t *testing.T) {
+	tgf := tgfake.New(doctorTgToken)
+	t.Cleanup(tgf.Close)
+	tgf.SetPrivacy(false)
+	cfg := config.Default()
+	cfg.TelegramToken, cfg.TelegramAPIURL = doctorTgToken, tgf.URL
+	var lines []string
+	for _, f := range checkTelegram(context.Background(), cfg, nil) {
+		lines = append(lines, f.line())
+	}
+	if want := "ok    telegram    privacy mode off: the bot sees every group message, so “draw this thread” reads the discussion"; !slices.Contains(lines, want) {
+		t.Errorf("telegram lines %q, want %q", lines, want)
 	}
 }
