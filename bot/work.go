@@ -48,7 +48,8 @@ type workers struct {
 	unreleased map[ThreadKey]bool    // leases to give back once the store answers again
 	threads    sync.WaitGroup        // serving goroutines
 	sends      sync.WaitGroup        // posting goroutines
-	loops      sync.WaitGroup        // claim loop, send loop
+	claiming   sync.WaitGroup        // claim loop: the only starter of serving goroutines
+	loops      sync.WaitGroup        // send loop
 	beat       sync.WaitGroup        // heartbeat
 }
 
@@ -84,7 +85,8 @@ func (b *Bot) Start() {
 		}
 		b.w.started.Store(true)
 		b.log.Info("bot workers started", "owner", b.opt.Owner, "lease", b.opt.LeaseTTL, "platforms", strings.Join(b.platforms(), ","))
-		b.w.loops.Add(2)
+		b.w.claiming.Add(1)
+		b.w.loops.Add(1)
 		go b.claimLoop()
 		go b.sendLoop()
 		b.w.beat.Add(1)
@@ -151,7 +153,7 @@ func (b *Bot) notice(r store.Run) []store.Outgoing {
 const commandDetail = "command: "
 
 func (b *Bot) claimLoop() {
-	defer b.w.loops.Done()
+	defer b.w.claiming.Done()
 	ctx := b.w.claimCtx
 	tick := time.NewTicker(b.opt.PollInterval)
 	defer tick.Stop()
@@ -415,6 +417,9 @@ func (b *Bot) close(ctx context.Context) {
 		b.w.cancelRuns()
 		return
 	}
+	// The claim loop ends before the serving goroutines are waited for: a claim under way could
+	// start one after the wait began.
+	b.w.claiming.Wait()
 	done := make(chan struct{})
 	go func() { b.w.threads.Wait(); close(done) }()
 	select {
