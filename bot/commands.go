@@ -49,8 +49,10 @@ func (b *Bot) commandReply(ctx context.Context, key ThreadKey, cmd Command) (r R
 	}
 	// Every answer about a diagram names it, so a platform can say which one it answered about
 	// (a Telegram group's plain /undo goes to the sender's last diagram).
+	// A picture's reply has read its diagram's title already (its alt text comes from the same
+	// outline).
 	defer func() {
-		if r.Title == "" && cmd.Kind != CmdReset {
+		if r.Title == "" && r.Alt == "" && cmd.Kind != CmdReset {
 			r.Title = titleOf(th)
 		}
 	}()

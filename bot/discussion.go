@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/excalibot/excalibot/internal/plural"
 )
@@ -29,8 +31,10 @@ var (
 		`(?:discussed|talked\s+about|said|decided|agreed(?:\s+on)?)\b|\b(?:the\s+)?messages\s+above\b`)
 )
 
-// asksForDiscussion reports whether text asks to draw what was said before it.
-func asksForDiscussion(text string) bool {
+// AsksForDiscussion reports whether a drawing request's text (Command.Arg) asks to draw what was
+// said before it. The core reads the discussion for it; an adapter may give such a request a new
+// diagram of its own rather than the one its sender was working on (Telegram groups).
+func AsksForDiscussion(text string) bool {
 	for _, re := range []*regexp.Regexp{ownThread, thatThread, shortThread, saidThings} {
 		if re.MatchString(text) {
 			return true
@@ -38,11 +42,6 @@ func asksForDiscussion(text string) bool {
 	}
 	return false
 }
-
-// AsksForDiscussion reports whether a drawing request's text (Command.Arg) asks to draw what was
-// said before it, for an adapter that gives such a request a new diagram of its own rather than
-// the one its sender was working on (Telegram groups).
-func AsksForDiscussion(text string) bool { return asksForDiscussion(text) }
 
 // fewMessages is below how many earlier messages the reader's note (why there may be little) is
 // passed on to the user.
@@ -111,4 +110,32 @@ func (d discussion) used() string {
 		s += " " + d.note
 	}
 	return s
+}
+
+// Latest is what a DiscussionReader returns of said (a thread's earlier messages, oldest first):
+// the latest messages within limit, oldest first. A message that does not fit whole is cut at its
+// start ("…" and its last words: the ones that lead to the request) and is the oldest kept.
+// Every reader bounds its discussion this one way.
+func Latest(said []Said, limit DiscussionLimit) []Said {
+	var out []Said
+	chars := 0
+	for i := len(said) - 1; i >= 0; i-- {
+		if limit.Messages > 0 && len(out) >= limit.Messages {
+			break
+		}
+		s := said[i]
+		n := utf8.RuneCountInString(s.Text)
+		if limit.Chars > 0 && chars+n > limit.Chars {
+			if room := limit.Chars - chars; room >= 2 {
+				r := []rune(s.Text)
+				s.Text = "…" + string(r[len(r)-(room-1):])
+				out = append(out, s)
+			}
+			break
+		}
+		chars += n
+		out = append(out, s)
+	}
+	slices.Reverse(out)
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -34,8 +35,8 @@ func TestAsksForDiscussion(t *testing.T) {
 		{"draw a login flow", false},
 		{"", false},
 	} {
-		if got := asksForDiscussion(c.text); got != c.want {
-			t.Errorf("asksForDiscussion(%q) = %v, want %v", c.text, got, c.want)
+		if got := AsksForDiscussion(c.text); got != c.want {
+			t.Errorf("AsksForDiscussion(%q) = %v, want %v", c.text, got, c.want)
 		}
 	}
 }
@@ -123,3 +124,30 @@ type telling struct{ reason string }
 
 func (e telling) Error() string { return "slack: conversations.replies: not_in_channel" }
 func (e telling) Tell() string  { return e.reason }
+
+func TestLatest(t *testing.T) {
+	said := []Said{{Author: "A", Text: "first words"}, {Author: "B", Text: "the middle one"}, {Author: "C", Text: "last"}}
+	texts := func(ss []Said) []string {
+		var out []string
+		for _, s := range ss {
+			out = append(out, s.Author+": "+s.Text)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		limit DiscussionLimit
+		want  []string
+	}{
+		{DiscussionLimit{}, []string{"A: first words", "B: the middle one", "C: last"}},
+		{DiscussionLimit{Messages: 2}, []string{"B: the middle one", "C: last"}},
+		{DiscussionLimit{Chars: 4 + 14}, []string{"B: the middle one", "C: last"}},
+		{DiscussionLimit{Chars: 4 + 14 + 6}, []string{"A: …words", "B: the middle one", "C: last"}},
+		{DiscussionLimit{Chars: 5}, []string{"C: last"}}, // room for "…" alone is no room
+		{DiscussionLimit{Chars: 3}, []string{"C: …st"}}, // the latest alone is too long: its end
+		{DiscussionLimit{Chars: 1}, nil},
+	} {
+		if got := texts(Latest(said, c.limit)); !slices.Equal(got, c.want) {
+			t.Errorf("Latest(%+v) = %q, want %q", c.limit, got, c.want)
+		}
+	}
+}

@@ -235,7 +235,7 @@ func (b *Bot) drawing(ctx context.Context, t *turn, jobs []job, prompts []string
 	// said before that request.
 	var talk discussion
 	for _, j := range jobs {
-		if asksForDiscussion(j.cmd.Arg) {
+		if AsksForDiscussion(j.cmd.Arg) {
 			status.update("reading the thread…")
 			if talk, err = b.readDiscussion(ctx, t.a, j.msg); err != nil {
 				return failed(store.RunFailed, "no discussion", err.Error())

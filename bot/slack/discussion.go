@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/slack-go/slack"
 
@@ -101,29 +100,13 @@ func (a *Adapter) Discussion(ctx context.Context, msg bot.Message, limit bot.Dis
 	names := a.names.resolve(nctx, a, users)
 	cancel()
 
-	// The latest first, within the characters.
-	var out []bot.Said
-	chars := 0
-	for i := len(kept) - 1; i >= 0; i-- {
-		m := kept[i]
-		text := discussionText(m, self.UserID, names)
-		if text == "" {
-			continue
+	var said []bot.Said
+	for _, m := range kept {
+		if text := discussionText(m, self.UserID, names); text != "" {
+			said = append(said, bot.Said{Author: names[m.User], Text: text, At: tsTime(m.Timestamp)})
 		}
-		n := utf8.RuneCountInString(text)
-		if chars+n > limit.Chars {
-			if room := limit.Chars - chars; room > 0 && len(out) == 0 {
-				out = append(out, bot.Said{Author: names[m.User], Text: "…" + lastRunes(text, room-1), At: tsTime(m.Timestamp)})
-			}
-			break
-		}
-		chars += n
-		out = append(out, bot.Said{Author: names[m.User], Text: text, At: tsTime(m.Timestamp)})
 	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
-	}
-	return bot.Discussion{Said: out}, nil
+	return bot.Discussion{Said: bot.Latest(said, limit)}, nil
 }
 
 // readFailure is a failed read as the person who asked is told it (the core puts its text in
@@ -187,18 +170,6 @@ func discussionText(m slack.Message, botUserID string, names map[string]string) 
 		text = "(shared " + strings.Join(names, ", ") + ")"
 	}
 	return text
-}
-
-// lastRunes is the last n characters of s.
-func lastRunes(s string, n int) string {
-	r := []rune(s)
-	if n <= 0 {
-		return ""
-	}
-	if len(r) <= n {
-		return s
-	}
-	return string(r[len(r)-n:])
 }
 
 // tsBefore orders Slack timestamps ("1700000000.000123") as numbers, without float rounding.

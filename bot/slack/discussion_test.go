@@ -126,7 +126,8 @@ func TestDiscussionLimits(t *testing.T) {
 			"Bruno Costa: (shared whiteboard.jpg)",
 			"Bruno Costa: Production needs the approval, yes.",
 		}},
-		{"the latest that fit the characters", bot.DiscussionLimit{Messages: 50, Chars: 100}, []string{
+		{"the latest that fit the characters, the oldest of them cut at its start", bot.DiscussionLimit{Messages: 50, Chars: 100}, []string{
+			"Ana: …step.",
 			"U3: Staging deploys should be automatic.",
 			"Bruno Costa: (shared whiteboard.jpg)",
 			"Bruno Costa: Production needs the approval, yes.",

@@ -88,8 +88,9 @@ func startWithDrawer(t *testing.T, edit func(*Config), d *boxDrawer) (*env, *sql
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	// Generous rates: the tests ask more often than a person would.
-	core := bot.New(st, d, pngRenderer{}, nil, bot.Options{UserRatePerMinute: 600}, slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})))
+	// No rate a test reaches: a burst of quick requests (each answered in milliseconds) went over
+	// 600 a minute, whose burst is 3.
+	core := bot.New(st, d, pngRenderer{}, nil, bot.Options{UserRatePerMinute: 1e9, ChatRatePerMinute: 1e9}, slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})))
 	e := startWith(t, fake, edit, core)
 	// Cleanups run last-in first-out: the core finishes its work before the adapter and the
 	// fake go away, so no answer is cut off mid-request.

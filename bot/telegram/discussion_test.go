@@ -79,8 +79,8 @@ func TestDiscussionFromSeenMessages(t *testing.T) {
 		t.Errorf("two messages: got %q, want the latest two", got)
 	}
 	d, _ = e.a.Discussion(t.Context(), req, bot.DiscussionLimit{Messages: 50, Chars: len("And a queue for the mails.") + 5})
-	if got := saidText(d); got != "carol: And a queue for the mails." {
-		t.Errorf("few characters: got %q, want the latest message only", got)
+	if got := saidText(d); got != "Alice: …base\ncarol: And a queue for the mails." {
+		t.Errorf("few characters: got %q, want the latest message and the end of the one before", got)
 	}
 }
 

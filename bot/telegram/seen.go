@@ -167,26 +167,16 @@ func (s *seenLog) before(ref convRef, id int, limit bot.DiscussionLimit) (said [
 		return nil, false, false
 	}
 	c := el.Value.(*conv)
-	chars := 0
-	for i := len(c.msgs) - 1; i >= 0; i-- {
-		m := c.msgs[i]
+	var earlier []bot.Said
+	for _, m := range c.msgs {
 		if m.id == id {
 			hasID = true
 		}
-		if id != 0 && m.id >= id {
-			continue
+		if id == 0 || m.id < id {
+			earlier = append(earlier, bot.Said{Author: m.author, Text: m.text, At: m.at})
 		}
-		if limit.Messages > 0 && len(said) >= limit.Messages || limit.Chars > 0 && chars+m.chars > limit.Chars {
-			break
-		}
-		chars += m.chars
-		said = append(said, bot.Said{Author: m.author, Text: m.text, At: m.at})
 	}
-	// Oldest first, as Discussion wants them.
-	for i, j := 0, len(said)-1; i < j; i, j = i+1, j-1 {
-		said[i], said[j] = said[j], said[i]
-	}
-	return said, hasID || id == 0, c.all
+	return bot.Latest(earlier, limit), hasID || id == 0, c.all
 }
 
 // text is what message id of ref said, or "" when the record does not hold it.

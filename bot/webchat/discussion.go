@@ -3,7 +3,6 @@ package webchat
 import (
 	"context"
 	"slices"
-	"unicode/utf8"
 
 	"github.com/excalibot/excalibot/bot"
 )
@@ -37,34 +36,13 @@ func (c *Adapter) Discussion(ctx context.Context, msg bot.Message, limit bot.Dis
 	}
 	c.mu.Unlock()
 
-	var said []bot.Said
-	chars := 0
-	for i := len(before) - 1; i >= 0; i-- {
-		m := before[i]
-		if m.From != "you" || m.Text == "" {
-			continue
-		}
-		if limit.Messages > 0 && len(said) >= limit.Messages {
-			break
-		}
-		text := m.Text
-		n := utf8.RuneCountInString(text)
-		if limit.Chars > 0 && chars+n > limit.Chars {
-			room := limit.Chars - chars
-			if room < 2 {
-				break
-			}
-			// The latest words of a message are the ones that lead to the request.
-			r := []rune(text)
-			text, n = "…"+string(r[len(r)-(room-1):]), room
-		}
-		chars += n
-		said = append(said, bot.Said{Author: userName, Text: text, At: m.Time})
-		if limit.Chars > 0 && chars >= limit.Chars {
-			break
+	var all []bot.Said
+	for _, m := range before {
+		if m.From == "you" && m.Text != "" {
+			all = append(all, bot.Said{Author: userName, Text: m.Text, At: m.Time})
 		}
 	}
-	slices.Reverse(said)
+	said := bot.Latest(all, limit)
 	d := bot.Discussion{Said: said}
 	if len(said) == 0 {
 		d.Note = noEarlierMessages
