@@ -143,7 +143,7 @@ func TestLatest(t *testing.T) {
 		{DiscussionLimit{Chars: 4 + 14}, []string{"B: the middle one", "C: last"}},
 		{DiscussionLimit{Chars: 4 + 14 + 6}, []string{"A: …words", "B: the middle one", "C: last"}},
 		{DiscussionLimit{Chars: 5}, []string{"C: last"}}, // room for "…" alone is no room
-		{DiscussionLimit{Chars: 3}, []string{"C: …st"}}, // the latest alone is too long: its end
+		{DiscussionLimit{Chars: 3}, []string{"C: …st"}},  // the latest alone is too long: its end
 		{DiscussionLimit{Chars: 1}, nil},
 	} {
 		if got := texts(Latest(said, c.limit)); !slices.Equal(got, c.want) {
