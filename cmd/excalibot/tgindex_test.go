@@ -168,6 +168,16 @@ func TestTgIndexAcrossRestart(t *testing.T) {
 				t.Cleanup(stop) // also when the test fails before stopping it
 				return stop
 			}
+			// confirmed waits until the poller has confirmed every update it received, so that
+			// stopping it then does not hand the next incarnation the same updates again: a
+			// redelivered request would teach the in-memory index Alice's last diagram and the
+			// control would no longer show what a restart forgets.
+			confirmed := func() {
+				t.Helper()
+				if !fake.WaitFor(10*time.Second, func() bool { return len(fake.PendingUpdates()) == 0 }) {
+					t.Fatalf("updates never confirmed: %d pending", len(fake.PendingUpdates()))
+				}
+			}
 			// receive waits for the message with id msgID (a restarted poller may see earlier ones
 			// again, which the core would drop as redeliveries).
 			receive := func(msgID int) tgDelivery {
@@ -199,6 +209,7 @@ func TestTgIndexAcrossRestart(t *testing.T) {
 			if len(answers) != 1 {
 				t.Fatalf("bot messages: got %d, want 1", len(answers))
 			}
+			confirmed()
 			stop()
 
 			stop = start()
@@ -213,6 +224,7 @@ func TestTgIndexAcrossRestart(t *testing.T) {
 
 			// Once more restarted, Alice's plain /undo finds the diagram she last worked on; the
 			// answer replies to the /undo and names the diagram.
+			confirmed()
 			stop()
 			start()
 			undo := fake.Send(tgfake.Post{Chat: group.ID, From: alice, Text: "/undo"})
