@@ -11,8 +11,8 @@ import (
 	"github.com/ollama/ollama/api"
 )
 
-// Fill chooses values while FromSchema builds an instance of a schema. It is called with the
-// path of each value — "" for the root, then property names joined by dots and item indexes in
+// Fill chooses values while FromSchema builds an instance of a schema. It is called once with
+// the path of each value — "" for the root, then property names joined by dots and item indexes in
 // brackets, e.g. "nodes[1].label" — and returns the value to put there (any JSON value, used as
 // is), or nil to let the schema decide. For an array, an int is the number of items to build.
 // An optional property is left out unless Fill returns a value for it; Gen builds it from the
@@ -56,6 +56,13 @@ type builder struct {
 const maxDepth = 32
 
 func (b builder) value(s map[string]any, path, name string, depth int) (any, error) {
+	return b.build(s, path, name, b.fill(path), depth)
+}
+
+// build makes the value at path from the schema and v, what Fill returned there; it is split
+// from value so an optional property's Fill answer, asked to decide whether it appears, is also
+// the one used (a Fill that hands out values in turn is asked once per value).
+func (b builder) build(s map[string]any, path, name string, v any, depth int) (any, error) {
 	if depth > maxDepth {
 		return nil, fmt.Errorf("schema at %q nests deeper than %d levels", path, maxDepth)
 	}
@@ -63,7 +70,6 @@ func (b builder) value(s map[string]any, path, name string, depth int) (any, err
 	if err != nil {
 		return nil, err
 	}
-	v := b.fill(path)
 	if _, ok := v.(gen); ok {
 		v = nil
 	}
@@ -132,10 +138,11 @@ func (b builder) object(s map[string]any, path string, depth int) (any, error) {
 			return nil, fmt.Errorf("schema at %q: property %q is not a schema object", path, name)
 		}
 		sub := join(path, name)
-		if !required[name] && b.fill(sub) == nil {
+		fv := b.fill(sub)
+		if !required[name] && fv == nil {
 			continue
 		}
-		v, err := b.value(ps, sub, name, depth+1)
+		v, err := b.build(ps, sub, name, fv, depth+1)
 		if err != nil {
 			return nil, err
 		}

@@ -219,6 +219,46 @@ func TestFromSchema(t *testing.T) {
 	}
 }
 
+// A Fill is asked once per value, so one that hands out values in turn gives each optional
+// property the next one: asking again to build what it had already said to include would skip
+// values and put the second answer where the first belongs.
+func TestFromSchemaAsksFillOnce(t *testing.T) {
+	asked := map[string]int{}
+	notes := []string{"first", "second", "third"}
+	fill := func(path string) any {
+		asked[path]++
+		if strings.HasSuffix(path, ".note") && len(notes) > 0 {
+			n := notes[0]
+			notes = notes[1:]
+			return n
+		}
+		return nil
+	}
+	b, err := ollamafake.FromSchema(json.RawMessage(planSchema), fill)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct{ Nodes []struct{ Note string } }
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("%s is not JSON: %v", b, err)
+	}
+	var got []string
+	for _, n := range v.Nodes {
+		got = append(got, n.Note)
+	}
+	if want := []string{"first", "second", "third"}; !slices.Equal(got, want) {
+		t.Errorf("notes %q, want %q", got, want)
+	}
+	for path, n := range asked {
+		if n != 1 {
+			t.Errorf("Fill asked %d times for %q, want once", n, path)
+		}
+	}
+	if asked["direction"] != 1 || asked["nodes[2].note"] != 1 {
+		t.Errorf("asked %v, want the optional properties asked too", asked)
+	}
+}
+
 func TestFromSchemaErrors(t *testing.T) {
 	tests := []struct{ schema, want string }{
 		{`[1]`, "schema is not a JSON object"},
