@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/excalibot/excalibot/internal/clip"
 	"github.com/excalibot/excalibot/scene"
 )
 
@@ -128,7 +129,7 @@ func golden(t *testing.T, path string, got []byte) {
 		t.Fatalf("read golden (run go test ./tools -update to create it): %v", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the output (rerun with -update if the change is intended):\n--- got\n%s", path, clip(got))
+		t.Errorf("%s differs from the output (rerun with -update if the change is intended):\n--- got\n%s", path, clip.Runes(string(got), 3000))
 	}
 }
 
@@ -193,11 +194,4 @@ func jsonDiff(path string, got, want any) string {
 		}
 	}
 	return ""
-}
-
-func clip(b []byte) string {
-	if len(b) > 3000 {
-		return string(b[:3000]) + "\n…"
-	}
-	return string(b)
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/excalibot/excalibot/internal/clip"
 	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/scene"
 )
@@ -117,13 +118,7 @@ func num(f float64) string {
 	return strconv.FormatFloat(r, 'f', -1, 64)
 }
 
-func quoteLabel(s string) string {
-	r := []rune(s)
-	if len(r) > maxLabelShown {
-		s = string(r[:maxLabelShown-1]) + "…"
-	}
-	return strconv.Quote(s)
-}
+func quoteLabel(s string) string { return strconv.Quote(clip.Runes(s, maxLabelShown)) }
 
 // elementLine describes one element that is not a label and not a connection.
 func (v *view) elementLine(e *scene.Element) string {

@@ -43,6 +43,22 @@ func TestSceneTextLines(t *testing.T) {
 	})
 }
 
+// get_scene shows a label of up to maxLabelShown runes whole and a longer one cut to that many,
+// the last an ellipsis, counting runes so a cut never splits a character.
+func TestQuoteLabel(t *testing.T) {
+	long := strings.Repeat("ä", maxLabelShown-1)
+	for _, tt := range []struct{ in, want string }{
+		{"", `""`},
+		{long + "b", `"` + long + `b"`},
+		{long + "bc", `"` + long + `…"`},
+		{"a\"b", `"a\"b"`},
+	} {
+		if got := quoteLabel(tt.in); got != tt.want {
+			t.Errorf("quoteLabel(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
 // A file made elsewhere can carry ids with line breaks and quotes; get_scene quotes them.
 func TestSceneTextHostileIDs(t *testing.T) {
 	file := `{"type":"excalidraw","version":2,"elements":[

@@ -42,7 +42,7 @@ var layers = map[string]layer{
 
 	"agent":      {imports: []string{"diagram", "internal/clip", "internal/plural", "scene", "tools"}},
 	"agent/eval": {imports: []string{"agent", "tools"}},
-	"tools":      {imports: []string{"diagram", "diagram/graph", "diagram/mermaid", "diagram/sequence", "internal/plural", "scene", "scene/fontmetrics"}},
+	"tools":      {imports: []string{"diagram", "diagram/graph", "diagram/mermaid", "diagram/sequence", "internal/clip", "internal/plural", "scene", "scene/fontmetrics"}},
 	"render":     {imports: []string{"diagram/mermaid", "internal/clip", "scene"}},
 	"picture":    {imports: []string{"scene"}},
 
