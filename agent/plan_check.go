@@ -52,12 +52,6 @@ var (
 	}
 	planStyleAliases = map[string]string{"dash": "dashed", "dashes": "dashed", "broken": "dashed", "dot": "dotted",
 		"dots": "dotted", "line": "solid", "normal": "solid"}
-	// planColorAliases map colour words outside Excalidraw's palette to its nearest hue.
-	planColorAliases = map[string]string{"grey": "gray", "purple": "violet", "brown": "bronze", "magenta": "pink",
-		"fuchsia": "pink", "lime": "green", "navy": "blue", "sky": "blue", "gold": "yellow", "amber": "orange",
-		"beige": "bronze", "tan": "bronze", "silver": "gray", "indigo": "violet", "turquoise": "teal",
-		"aqua": "cyan", "lavender": "grape", "crimson": "red", "none": "transparent"}
-	planShades = []string{"lightest", "light", "medium", "strong", "dark"}
 )
 
 // planEnum maps s to one of values, directly, case-insensitively or through aliases.
@@ -75,45 +69,6 @@ func planEnum(s string, values []string, aliases map[string]string) (string, boo
 		return v, true
 	}
 	return "", false
-}
-
-// planColor maps a colour to a name or hex code the tools accept: a palette hue, a hue with a
-// shade ("blue-light", also "light blue"), black, white, transparent, or #rgb / #rrggbb.
-func planColor(s string) (string, bool) {
-	k := strings.ToLower(strings.TrimSpace(s))
-	if strings.HasPrefix(k, "#") {
-		h := k[1:]
-		if (len(h) == 3 || len(h) == 6) && strings.Trim(h, "0123456789abcdef") == "" {
-			return k, true
-		}
-		return "", false
-	}
-	k = strings.NewReplacer(" ", "-", "_", "-").Replace(k)
-	hue, shade := k, ""
-	for _, sh := range planShades {
-		if h, ok := strings.CutSuffix(k, "-"+sh); ok {
-			hue, shade = h, sh
-			break
-		}
-		if h, ok := strings.CutPrefix(k, sh+"-"); ok {
-			hue, shade = h, sh
-			break
-		}
-	}
-	if a, ok := planColorAliases[hue]; ok {
-		hue = a
-	}
-	switch {
-	case hue == "transparent" && shade == "":
-		return hue, true
-	case (hue == "white" || hue == "black") && shade == "":
-		return hue, true
-	case !slices.Contains(planColors, hue) || hue == "white" || hue == "black":
-		return "", false
-	case shade != "":
-		return hue + "-" + shade, true
-	}
-	return hue, true
 }
 
 // checkPlan checks a decoded plan against the canvas and the tools' limits, the way the tools
@@ -196,13 +151,7 @@ func (c *planChecker) label(path, s string) (string, bool) {
 // "load-balancer"), so a model that uses names as ids still draws.
 func (c *planChecker) planID(s string) string {
 	s = strings.TrimSpace(s)
-	ok := s != "" && len(s) <= c.lim.MaxIDLength
-	for _, r := range s {
-		if !(r == '-' || r == '_' || r == '.' || r == ':' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-			ok = false
-		}
-	}
-	if ok {
+	if c.lim.CheckID(s) == nil {
 		return s
 	}
 	return diagram.Slug(s, c.lim.MaxIDLength)
@@ -271,8 +220,8 @@ func (c *planChecker) nodes(in []PlanNode) []planNode {
 		}
 		color := ""
 		if s := strings.TrimSpace(n.Color); s != "" {
-			var ok bool
-			if color, ok = planColor(s); !ok {
+			var err error
+			if color, err = tools.NormalizeColor(s); err != nil {
 				c.probs.add(path+".color", "%q is not a colour; use one of %s (or a hex code like #1971c2)", s, strings.Join(planColors, ", "))
 			}
 		}

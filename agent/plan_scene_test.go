@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"os"
 	"reflect"
 	"testing"
@@ -76,17 +77,84 @@ func TestIndexSceneFromTools(t *testing.T) {
 	}
 }
 
-func TestPlanColor(t *testing.T) {
-	for in, want := range map[string]string{"Blue": "blue", "light blue": "blue-light", "dark-red": "red-dark",
-		"grey": "gray", "purple": "violet", "#ABC": "#abc", "#1971c2": "#1971c2", "white": "white", "none": "transparent",
-		"magenta": "pink", "blue_lightest": "blue-lightest"} {
-		if got, ok := planColor(in); !ok || got != want {
-			t.Errorf("planColor(%q) = %q, %v; want %q", in, got, ok, want)
+// A colour word reaches the canvas the same way through a plan and through a tool call of the
+// model's own: "magenta" is one only plans took before the tools and plans shared one reading,
+// "light grey" one the tools took, and the rest are the spellings either took. Words neither
+// takes are refused on both paths.
+func TestColorWordsBothPaths(t *testing.T) {
+	empty := indexScene(tools.New(scene.New(), tools.Limits{}).Call(t.Context(), "get_scene", []byte("{}")).Text)
+	bgOf := func(t *testing.T, set *tools.Set) string {
+		t.Helper()
+		ix := indexScene(set.Call(t.Context(), "get_scene", []byte("{}")).Text)
+		if ix.nodes["a"] == nil {
+			t.Fatalf("no node a on the canvas")
+		}
+		return ix.nodes["a"].bg
+	}
+	viaPlan := func(t *testing.T, word string) (string, bool) {
+		var probs planProblems
+		cp := checkPlan(Plan{Nodes: []PlanNode{{ID: "a", Label: "A", Color: word}}}, empty, tools.Limits{}, &probs)
+		if len(probs) > 0 {
+			return probs.Error(), false
+		}
+		set := tools.New(scene.New(), tools.Limits{})
+		for _, c := range expandPlan(cp, empty) {
+			if r := set.Call(t.Context(), c.name, c.args); r.IsError {
+				t.Fatalf("%s %s: %s", c.name, c.args, r.Text)
+			}
+		}
+		return bgOf(t, set), true
+	}
+	viaTool := func(t *testing.T, word string) (string, bool) {
+		set := tools.New(scene.New(), tools.Limits{})
+		args := fmt.Sprintf(`{"nodes":[{"id":"a","label":"A","color":%q}]}`, word)
+		if r := set.Call(t.Context(), tools.CreateGraph, []byte(args)); r.IsError {
+			return r.Text, false
+		}
+		return bgOf(t, set), true
+	}
+	for _, tt := range []struct {
+		word, bg string // bg is get_scene's name of the fill; "" for none
+	}{
+		{"magenta", "pink"},
+		{"light grey", "gray"}, // the light shade is a bare hue's fill
+		{"Dark Red", "red-dark"},
+		{"blue_lightest", "blue-lightest"},
+		{"purple", "violet"},
+		{"#ABC", "#aabbcc"},
+		{"#1971c2", "blue-dark"},
+		{"white", "white"},
+		{"none", ""},
+		{"blurple", "!"}, // "!" marks a word both paths refuse
+		{"white-dark", "!"},
+		{"light", "!"},
+		{"#12345", "!"},
+		{"#ggg", "!"},
+	} {
+		for _, path := range []struct {
+			name string
+			draw func(*testing.T, string) (string, bool)
+		}{{"plan", viaPlan}, {"tool", viaTool}} {
+			t.Run(path.name+"/"+tt.word, func(t *testing.T) {
+				got, ok := path.draw(t, tt.word)
+				switch {
+				case tt.bg == "!" && ok:
+					t.Errorf("got fill %q, want %q refused", got, tt.word)
+				case tt.bg != "!" && !ok:
+					t.Errorf("refused: %s; want fill %q", got, tt.bg)
+				case ok && got != tt.bg:
+					t.Errorf("got fill %q, want %q", got, tt.bg)
+				}
+			})
 		}
 	}
-	for _, bad := range []string{"blurple", "#12345", "#ggg", "white-dark", "", "light"} {
-		if got, ok := planColor(bad); ok {
-			t.Errorf("planColor(%q) = %q, want refused", bad, got)
+}
+
+// The plan schema's colour enum offers only names the tools read back unchanged.
+func TestPlanColorsAreToolColors(t *testing.T) {
+	for _, c := range planColors {
+		if got, err := tools.NormalizeColor(c); err != nil || got != c {
+			t.Errorf("tools.NormalizeColor(%q) = %q, %v; want it unchanged", c, got, err)
 		}
 	}
 }

@@ -46,51 +46,82 @@ const (
 	roleFill
 )
 
-// colorAliases are names small models use that Excalidraw's palette spells differently.
+// colorAliases are names small models use that Excalidraw's palette spells differently, and
+// colour words outside the palette mapped to its nearest hue.
 var colorAliases = map[string]string{
 	"grey": "gray", "purple": "violet", "brown": "bronze", "none": colorTransparent,
+	"magenta": "pink", "fuchsia": "pink", "crimson": "red", "lime": "green", "navy": "blue", "sky": "blue",
+	"indigo": "violet", "lavender": "grape", "turquoise": "teal", "aqua": "cyan", "gold": "yellow",
+	"amber": "orange", "beige": "bronze", "tan": "bronze", "silver": "gray",
+}
+
+// NormalizeColor gives the spelling the tools read back unchanged for a colour they accept:
+// "#rrggbb", "transparent", "black", "white", a palette hue ("blue") or a hue with a shade
+// ("blue-light"). A bare hue stays bare, so it still means the fill or stroke shade of where it
+// is used. It accepts what every colour argument of the tools accepts, and refuses the rest
+// with the message they give.
+func NormalizeColor(in string) (string, error) {
+	hue, shade, err := parseColor(in)
+	if err != nil || shade < 0 {
+		return hue, err
+	}
+	return hue + shadeSuffixes[shade], nil
 }
 
 // resolveColor turns a colour name or hex code into the hex (or "transparent") stored in the
 // scene. It accepts #rgb, #rrggbb, "transparent", "black", "white", a hue ("red"), a hue with a
 // shade ("red-light", also "light-red" or "light red"), case-insensitively.
 func resolveColor(in string, role colorRole) (string, error) {
+	hue, shade, err := parseColor(in)
+	switch {
+	case err != nil:
+		return "", err
+	case hue == "black":
+		return colorBlack, nil
+	case hue == "white":
+		return colorWhite, nil
+	case hue == colorTransparent, strings.HasPrefix(hue, "#"):
+		return hue, nil
+	case shade < 0 && role == roleFill:
+		return palette[hue][1], nil
+	case shade < 0:
+		return palette[hue][4], nil
+	}
+	return palette[hue][shade], nil
+}
+
+// parseColor reads a colour: a hex code ("#rrggbb"), transparent, black or white with shade -1;
+// or a palette hue with the index of its shade, -1 for a bare hue.
+func parseColor(in string) (hue string, shade int, err error) {
 	s := strings.ToLower(strings.TrimSpace(in))
 	if strings.HasPrefix(s, "#") {
-		return resolveHex(in, s)
+		hex, err := resolveHex(in, s)
+		return hex, -1, err
 	}
 	s = strings.NewReplacer(" ", "-", "_", "-").Replace(s)
 	if a, ok := colorAliases[s]; ok {
 		s = a
 	}
 	switch s {
-	case colorTransparent:
-		return colorTransparent, nil
-	case "black":
-		return colorBlack, nil
-	case "white":
-		return colorWhite, nil
+	case colorTransparent, "black", "white":
+		return s, -1, nil
 	}
-	if shades, ok := palette[s]; ok {
-		if role == roleFill {
-			return shades[1], nil
-		}
-		return shades[4], nil
+	if _, ok := palette[s]; ok {
+		return s, -1, nil
 	}
-	hue, suffix, ok := splitShade(s)
-	if ok {
-		if a, ok := colorAliases[hue]; ok {
-			hue = a
+	if h, suffix, ok := splitShade(s); ok {
+		if a, ok := colorAliases[h]; ok {
+			h = a
 		}
-		if shades, ok := palette[hue]; ok {
+		if _, ok := palette[h]; ok {
 			for i, suf := range shadeSuffixes {
 				if suf == suffix {
-					return shades[i], nil
+					return h, i, nil
 				}
 			}
 		}
 	}
-	return "", fmt.Errorf("unknown colour %q; use a hex code like \"#1971c2\" or one of: %s", in, colorNameList())
+	return "", -1, fmt.Errorf("unknown colour %q; use a hex code like \"#1971c2\" or one of: %s", in, colorNameList())
 }
 
 // splitShade splits "red-light" or "light-red" into ("red", "-light").

@@ -27,6 +27,8 @@ func TestResolveColor(t *testing.T) {
 		{"white", roleStroke, "#ffffff"},
 		{"transparent", roleFill, "transparent"},
 		{"none", roleFill, "transparent"},
+		{"magenta", roleFill, "#fcc2d7"},
+		{"dark crimson", roleFill, "#e03131"},
 		{"#ABC", roleFill, "#aabbcc"},
 		{"#1971C2", roleFill, "#1971c2"},
 		{" #1971c2 ", roleFill, "#1971c2"},
@@ -57,6 +59,33 @@ func TestResolveColorRefused(t *testing.T) {
 		}
 		if !strings.Contains(err.Error(), tt.wantMsg) {
 			t.Errorf("resolveColor(%q) error = %q, want it to mention %q", tt.in, err, tt.wantMsg)
+		}
+	}
+}
+
+// NormalizeColor spells a colour so it resolves as the original does in every role: a bare hue
+// stays bare (its shade depends on the role), a shade or alias is spelled out, hex is expanded.
+func TestNormalizeColor(t *testing.T) {
+	for in, want := range map[string]string{"Blue": "blue", "light blue": "blue-light", "dark-red": "red-dark",
+		"blue_lightest": "blue-lightest", "grey": "gray", "purple": "violet", "magenta": "pink",
+		"light lavender": "grape-light", "none": "transparent", " White ": "white", "BLACK": "black",
+		"#ABC": "#aabbcc", "#1971C2": "#1971c2"} {
+		got, err := NormalizeColor(in)
+		if err != nil || got != want {
+			t.Errorf("NormalizeColor(%q) = %q, %v; want %q", in, got, err, want)
+			continue
+		}
+		for _, role := range []colorRole{roleStroke, roleFill} {
+			a, _ := resolveColor(in, role)
+			if b, err := resolveColor(got, role); err != nil || a != b {
+				t.Errorf("%q resolves to %s in role %v but %q to %s, %v", in, a, role, got, b, err)
+			}
+		}
+	}
+	for _, bad := range []string{"blurple", "#12345", "#ggg", "white-dark", "transparent-light", "", "light"} {
+		got, err := NormalizeColor(bad)
+		if _, rerr := resolveColor(bad, roleFill); err == nil || rerr == nil || err.Error() != rerr.Error() {
+			t.Errorf("NormalizeColor(%q) = %q, %v; want refused as resolveColor refuses it (%v)", bad, got, err, rerr)
 		}
 	}
 }

@@ -136,8 +136,8 @@ func TestBatchCreate(t *testing.T) {
 				}
 			}},
 		{name: "bad colour lists names", tool: "batch_create_elements",
-			args:    `{"elements":[{"id":"r1","type":"rectangle","x":0,"y":0,"backgroundColor":"sky"}]}`,
-			wantErr: true, want: []string{"elements[0].backgroundColor", `unknown colour "sky"`, "blue-light"}},
+			args:    `{"elements":[{"id":"r1","type":"rectangle","x":0,"y":0,"backgroundColor":"cerulean"}]}`,
+			wantErr: true, want: []string{"elements[0].backgroundColor", `unknown colour "cerulean"`, "blue-light"}},
 		{name: "every problem at once", tool: "batch_create_elements",
 			args:    `{"elements":[{"id":"r1","type":"rectangel","x":0,"y":0},{"id":"r2","type":"rectangle","y":0},{"id":"r3","type":"rectangle","x":0,"y":0,"width":-5}]}`,
 			wantErr: true, want: []string{`elements[0].type: "rectangel" is not allowed`, `did you mean "rectangle"`, "elements[1].x: missing", "elements[2].width: -5 is not a positive size"}},

@@ -20,7 +20,7 @@ func Example() {
 		{"id":"q1","type":"arrow","startElementId":"api","endElementId":"db","text":"SQL"}]}`))
 	fmt.Println(res.Text)
 	fmt.Print(set.Call(ctx, "get_scene", nil).Text)
-	res = set.Call(ctx, "update_element", json.RawMessage(`{"id":"dB","backgroundColor":"sky"}`))
+	res = set.Call(ctx, "update_element", json.RawMessage(`{"id":"dB","backgroundColor":"cerulean"}`))
 	fmt.Println(res.IsError)
 	fmt.Println(res.Text)
 	// Output:
@@ -32,6 +32,6 @@ func Example() {
 	// api -> db "SQL" (q1)
 	// true
 	// update_element refused, nothing changed:
-	// - backgroundColor: unknown colour "sky"; use a hex code like "#1971c2" or one of: transparent, black, white, red, pink, grape, violet, blue, cyan, teal, green, yellow, orange, bronze, gray (each also as -lightest, -light, -medium, -strong, -dark, e.g. "blue-light")
+	// - backgroundColor: unknown colour "cerulean"; use a hex code like "#1971c2" or one of: transparent, black, white, red, pink, grape, violet, blue, cyan, teal, green, yellow, orange, bronze, gray (each also as -lightest, -light, -medium, -strong, -dark, e.g. "blue-light")
 	// - id: no element with id "dB"; closest ids: "db"
 }

@@ -130,16 +130,17 @@ func (l Limits) id(o *object, name string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	if err := l.checkID(s); err != nil {
+	if err := l.CheckID(s); err != nil {
 		o.p.add(o.at(name), "%v", err)
 		return "", false
 	}
 	return s, true
 }
 
-// checkID keeps ids short and printable: they appear in get_scene lines, where a space, quote or
-// newline inside an id could be mistaken for structure.
-func (l Limits) checkID(s string) error {
+// CheckID keeps ids short and printable: they appear in get_scene lines, where a space, quote or
+// newline inside an id could be mistaken for structure. Code that makes ids for the tools (a
+// plan's node ids) asks it too, so both accept the same ids.
+func (l Limits) CheckID(s string) error {
 	if s == "" {
 		return fmt.Errorf("empty id; use a short id like \"r1\" or \"db\"")
 	}
