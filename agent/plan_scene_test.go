@@ -78,9 +78,8 @@ func TestIndexSceneFromTools(t *testing.T) {
 }
 
 // A colour word reaches the canvas the same way through a plan and through a tool call of the
-// model's own: "magenta" is one only plans took before the tools and plans shared one reading,
-// "light grey" one the tools took, and the rest are the spellings either took. Words neither
-// takes are refused on both paths.
+// model's own: a word outside the palette ("magenta"), a shade of an alias ("light grey"), hex
+// and the other spellings, and a word one path refuses the other refuses too.
 func TestColorWordsBothPaths(t *testing.T) {
 	empty := indexScene(tools.New(scene.New(), tools.Limits{}).Call(t.Context(), "get_scene", []byte("{}")).Text)
 	bgOf := func(t *testing.T, set *tools.Set) string {
