@@ -48,25 +48,22 @@ func FitLabel(w *scene.Scene, id string) error {
 	return nil
 }
 
-// Bounds is the box around everything on w except lines, arrows and the elements in skip (and
-// their labels); ok is false when nothing is left.
+// Bounds is scene.Bounds without lines, arrows and the elements in skip (and their labels): what a
+// new node or diagram keeps clear of. Arrows are left out because they follow their nodes; skip
+// holds nodes not placed yet. ok is false when nothing is left.
 func Bounds(w *scene.Scene, skip map[string]bool) (box scene.Rect, ok bool) {
-	first := true
-	var minX, minY, maxX, maxY float64
 	w.Each(func(e *scene.Element) bool {
 		if skip[e.ID] || skip[e.ContainerID] || e.Type.IsLinear() {
 			return true
 		}
-		b := e.Bounds()
-		if first {
-			minX, minY, maxX, maxY = b.X, b.Y, b.X+b.Width, b.Y+b.Height
-			first = false
+		if b := scene.BoundingBox(*e); ok {
+			box = box.Union(b)
+		} else {
+			box, ok = b, true
 		}
-		minX, minY = math.Min(minX, b.X), math.Min(minY, b.Y)
-		maxX, maxY = math.Max(maxX, b.X+b.Width), math.Max(maxY, b.Y+b.Height)
 		return true
 	})
-	return scene.Rect{X: minX, Y: minY, Width: maxX - minX, Height: maxY - minY}, !first
+	return box, ok
 }
 
 // Beside is the top-left corner for a new diagram: right of what w already holds, tops aligned,

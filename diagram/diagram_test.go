@@ -53,3 +53,40 @@ func TestFitLabel(t *testing.T) {
 		t.Error("an arrow has a default node size")
 	}
 }
+
+// TestBounds: the box is the one scene.Bounds gives (rotation included) for what is left once
+// lines, arrows and the skipped elements with their labels are taken out.
+func TestBounds(t *testing.T) {
+	add := func(t *testing.T, sc *scene.Scene, typ scene.Type, id string, x, y, w, h, angle float64) {
+		t.Helper()
+		e := scene.NewElement(typ)
+		e.ID, e.X, e.Y, e.Width, e.Height, e.Angle = id, x, y, w, h, angle
+		if typ.IsLinear() {
+			e.Points = []scene.Point{{}, {X: w, Y: h}}
+		}
+		if _, err := sc.Add(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kept := scene.New() // what Bounds should measure, alone on a canvas
+	add(t, kept, scene.Rectangle, "tilted", 0, 0, 200, 40, 0.5)
+	add(t, kept, scene.Ellipse, "e", 300, 100, 80, 60, 0)
+	want, _ := kept.Bounds()
+
+	sc := scene.New()
+	add(t, sc, scene.Rectangle, "tilted", 0, 0, 200, 40, 0.5)
+	add(t, sc, scene.Ellipse, "e", 300, 100, 80, 60, 0)
+	add(t, sc, scene.Arrow, "arrow", -500, -500, 2000, 2000, 0)
+	add(t, sc, scene.Line, "line", -400, 0, 100, 0, 0)
+	add(t, sc, scene.Rectangle, "pending", 900, 900, 160, 80, 0)
+	if _, err := sc.SetLabel("pending", "Not placed yet"); err != nil { // skipped with its box
+		t.Fatal(err)
+	}
+	got, ok := Bounds(sc, map[string]bool{"pending": true})
+	if !ok || got != want {
+		t.Errorf("got %+v (ok %v), want %+v", got, ok, want)
+	}
+	if _, ok := Bounds(sc, map[string]bool{"tilted": true, "e": true, "pending": true}); ok {
+		t.Error("ok with only lines and arrows left, want false")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -87,6 +88,42 @@ func checkBindings(t *testing.T, sc *scene.Scene) {
 	}
 }
 
+// TestNewDiagramsStartTogether: on a canvas that holds a drawing, a Mermaid import, a graph and a
+// sequence start at the same x, right of the drawing: every builder puts a new diagram in one place.
+func TestNewDiagramsStartTogether(t *testing.T) {
+	calls := []struct{ tool, args string }{
+		{"create_from_mermaid", mermaidArgs("flowchart TD\n  A[Start] --> B{Is it?}", false)},
+		{"create_graph", `{"nodes":[{"id":"a","label":"A"},{"id":"b","label":"B"}],"edges":[{"from":"a","to":"b"}]}`},
+		{"create_sequence", `{"messages":[{"from":"Browser","to":"API","label":"GET /"}]}`},
+	}
+	var firstX float64
+	for i, c := range calls {
+		s := New(newTestScene(), Limits{})
+		s.SetMermaid(newFake())
+		mustCall(t, s, "batch_create_elements", orgChart)
+		old := map[string]bool{}
+		for _, id := range s.Scene().IDs() {
+			old[id] = true
+		}
+		before, _ := s.Scene().Bounds()
+		mustCall(t, s, c.tool, c.args)
+		left := math.Inf(1)
+		for _, e := range s.Scene().Elements() {
+			if !old[e.ID] {
+				left = math.Min(left, scene.BoundingBox(e).X)
+			}
+		}
+		if left <= before.X+before.Width {
+			t.Errorf("%s starts at x %v, on the drawing (right edge %v)", c.tool, left, before.X+before.Width)
+		}
+		if i == 0 {
+			firstX = left
+		} else if math.Abs(left-firstX) > 0.01 { // the layout's coordinates carry a little float noise
+			t.Errorf("%s starts at x %v, %s at %v: want one place for a new diagram", c.tool, left, calls[0].tool, firstX)
+		}
+	}
+}
+
 func TestCreateFromMermaid(t *testing.T) {
 	fake := newFake()
 	s := New(newTestScene(), Limits{})
@@ -109,7 +146,7 @@ func TestCreateFromMermaid(t *testing.T) {
 	}
 	checkBindings(t, sc)
 	a := get(t, sc, "A")
-	if a.X < before.X+before.Width+mermaid.Gap-1 || a.Y < before.Y {
+	if a.X <= before.X+before.Width || a.Y < before.Y {
 		t.Errorf("node A at %.0f,%.0f overlaps the old drawing (right edge %.0f)", a.X, a.Y, before.X+before.Width)
 	}
 	ab := get(t, sc, "A_B")

@@ -274,3 +274,77 @@ func TestDrawFitsTheScreen(t *testing.T) {
 		}
 	}
 }
+
+// TestFitGroupWithNothingPlaced: a group still the 1×1 placeholder it is created as, whose members
+// are all skipped (not placed yet) or gone, is left as it is, with finite geometry everywhere; once
+// its members count it grows around them.
+func TestFitGroupWithNothingPlaced(t *testing.T) {
+	for _, style := range []string{"frame", "box"} {
+		t.Run(style, func(t *testing.T) {
+			sc := drawn(t, Graph{
+				Nodes:  []Node{{ID: "a", Label: "A", Group: "g"}, {ID: "b", Label: "B", Group: "g"}},
+				Edges:  []Edge{{From: "a", To: "b"}},
+				Groups: []Group{{ID: "g", Style: style}},
+			})
+			members := Members(sc, "g")
+			if len(members) < 2 {
+				t.Fatalf("group g holds %v, want a and b", members)
+			}
+			placeholder := func(t *testing.T) {
+				t.Helper()
+				if err := sc.Update("g", func(e *scene.Element) error { e.X, e.Y, e.Width, e.Height = 5, 5, 1, 1; return nil }); err != nil {
+					t.Fatal(err)
+				}
+			}
+			unchanged := func(t *testing.T, when string) {
+				t.Helper()
+				if g := get(t, sc, "g"); g.X != 5 || g.Y != 5 || g.Width != 1 || g.Height != 1 {
+					t.Errorf("%s: group at %v,%v %vx%v, want the placeholder left at 5,5 1x1", when, g.X, g.Y, g.Width, g.Height)
+				}
+				for _, e := range sc.Elements() {
+					if b := e.Bounds(); !finite(b.X, b.Y, b.Width, b.Height) {
+						t.Errorf("%s: %s has geometry %+v", when, e.ID, b)
+					}
+				}
+			}
+
+			placeholder(t)
+			skip := map[string]bool{}
+			for _, m := range members {
+				skip[m] = true
+			}
+			if err := fitGroup(sc, "g", skip); err != nil {
+				t.Fatalf("all members skipped: %v", err)
+			}
+			unchanged(t, "all members skipped")
+
+			if err := fitGroup(sc, "g", nil); err != nil {
+				t.Fatal(err)
+			}
+			g, a, b := get(t, sc, "g"), get(t, sc, "a"), get(t, sc, "b")
+			for _, n := range []scene.Element{a, b} {
+				if n.X < g.X || n.Y < g.Y || n.X+n.Width > g.X+g.Width || n.Y+n.Height > g.Y+g.Height {
+					t.Errorf("members counted: %s at %v,%v %vx%v is not inside the group %v,%v %vx%v", n.ID, n.X, n.Y, n.Width, n.Height, g.X, g.Y, g.Width, g.Height)
+				}
+			}
+
+			if _, err := sc.Delete(members...); err != nil {
+				t.Fatal(err)
+			}
+			placeholder(t)
+			if err := fitGroup(sc, "g", nil); err != nil {
+				t.Fatalf("no members left: %v", err)
+			}
+			unchanged(t, "no members left")
+		})
+	}
+}
+
+func finite(fs ...float64) bool {
+	for _, f := range fs {
+		if math.IsInf(f, 0) || math.IsNaN(f) {
+			return false
+		}
+	}
+	return true
+}

@@ -3,6 +3,7 @@ package graph
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -273,18 +274,18 @@ func Members(w *scene.Scene, id string) []string {
 
 // fitGroup grows a frame or box to hold its members with a margin (and a box its title), then its
 // parent groups in turn; it never shrinks, so a group the human sized keeps its size. Members in
-// skip (nodes not placed yet) do not count.
+// skip (nodes not placed yet) do not count, nor do arrows, which follow their nodes; a placeholder
+// with no member left to hold stays as it is.
 func fitGroup(w *scene.Scene, id string, skip map[string]bool) error {
 	for g := id; g != ""; g = parentGroup(w, g) {
 		f, ok := w.Get(g)
 		if !ok {
 			return nil
 		}
+		// A box's title sits inside its top edge; a frame's name is drawn above the frame.
+		top := groupMargin + FrameTitle
 		if f.Type == scene.Frame {
-			if err := fitFrame(w, g, skip); err != nil {
-				return err
-			}
-			continue
+			top = groupMargin
 		}
 		minX, minY, maxX, maxY := f.X, f.Y, f.X+f.Width, f.Y+f.Height
 		if emptyGroup(f) {
@@ -296,14 +297,44 @@ func fitGroup(w *scene.Scene, id string, skip map[string]bool) error {
 				continue
 			}
 			b := c.Bounds()
-			minX, minY = math.Min(minX, b.X-groupMargin), math.Min(minY, b.Y-groupMargin-FrameTitle)
+			minX, minY = math.Min(minX, b.X-groupMargin), math.Min(minY, b.Y-top)
 			maxX, maxY = math.Max(maxX, b.X+b.Width+groupMargin), math.Max(maxY, b.Y+b.Height+groupMargin)
 		}
 		if math.IsInf(minX, 0) || minX == f.X && minY == f.Y && maxX == f.X+f.Width && maxY == f.Y+f.Height {
 			continue
 		}
-		if err := placeBox(w, g, scene.Rect{X: minX, Y: minY, Width: maxX - minX, Height: maxY - minY}); err != nil {
+		r := scene.Rect{X: minX, Y: minY, Width: maxX - minX, Height: maxY - minY}
+		place := placeBox
+		if f.Type == scene.Frame {
+			place = placeFrame
+		}
+		if err := place(w, g, r); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// placeFrame gives a frame its geometry without dragging its children along.
+func placeFrame(w *scene.Scene, id string, r scene.Rect) error {
+	before := map[string]scene.Point{}
+	for _, c := range w.FrameChildren(id) {
+		if e, ok := w.Get(c); ok && !e.Type.IsLinear() {
+			before[c] = scene.Point{X: e.X, Y: e.Y}
+		}
+	}
+	if err := w.Update(id, func(e *scene.Element) error {
+		e.X, e.Y, e.Width, e.Height = r.X, r.Y, r.Width, r.Height
+		return nil
+	}); err != nil {
+		return fmt.Errorf("grow frame %q: %w", id, err)
+	}
+	for _, c := range slices.Sorted(maps.Keys(before)) {
+		e, _ := w.Get(c)
+		if p := before[c]; e.X != p.X || e.Y != p.Y {
+			if err := w.MoveBy([]string{c}, p.X-e.X, p.Y-e.Y); err != nil {
+				return fmt.Errorf("grow frame %q: %w", id, err)
+			}
 		}
 	}
 	return nil

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 
 	"github.com/excalibot/excalibot/diagram/sequence"
@@ -100,60 +99,6 @@ func (g sceneGraph) direction(w *scene.Scene) layout.Direction {
 		return layout.LeftRight
 	}
 	return layout.TopDown
-}
-
-// fitFrame grows a frame to hold all its children with a margin; it never shrinks, so a frame the
-// human sized keeps its size.
-func fitFrame(w *scene.Scene, frameID string, skip map[string]bool) error {
-	const margin = 20.0
-	f, ok := w.Get(frameID)
-	if !ok {
-		return nil
-	}
-	minX, minY, maxX, maxY := f.X, f.Y, f.X+f.Width, f.Y+f.Height
-	if emptyGroup(f) {
-		minX, minY, maxX, maxY = math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
-	}
-	for _, id := range w.FrameChildren(frameID) {
-		c, ok := w.Get(id)
-		if !ok || skip[id] || c.ContainerID != "" {
-			continue
-		}
-		b := c.Bounds()
-		minX, minY = math.Min(minX, b.X-margin), math.Min(minY, b.Y-margin)
-		maxX, maxY = math.Max(maxX, b.X+b.Width+margin), math.Max(maxY, b.Y+b.Height+margin)
-	}
-	if minX == f.X && minY == f.Y && maxX == f.X+f.Width && maxY == f.Y+f.Height {
-		return nil
-	}
-	// Growing a frame must not drag its children: set the geometry, then put the children back.
-	before := map[string]scene.Point{}
-	for _, id := range w.FrameChildren(frameID) {
-		if c, ok := w.Get(id); ok && c.ContainerID == "" && !c.Type.IsLinear() {
-			before[id] = scene.Point{X: c.X, Y: c.Y}
-		}
-	}
-	if err := w.Update(frameID, func(e *scene.Element) error {
-		e.X, e.Y, e.Width, e.Height = minX, minY, maxX-minX, maxY-minY
-		return nil
-	}); err != nil {
-		return fmt.Errorf("grow frame %q: %w", frameID, err)
-	}
-	ids := make([]string, 0, len(before))
-	for id := range before {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		c, _ := w.Get(id)
-		p := before[id]
-		if c.X != p.X || c.Y != p.Y {
-			if err := w.MoveBy([]string{id}, p.X-c.X, p.Y-c.Y); err != nil {
-				return fmt.Errorf("grow frame %q: %w", frameID, err)
-			}
-		}
-	}
-	return nil
 }
 
 // resolveNode finds a node by id, or else by its label (case and spaces ignored). Its error says

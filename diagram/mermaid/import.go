@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/excalibot/excalibot/diagram"
 	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/scene"
 )
@@ -49,11 +50,9 @@ func (m Imported) String() string {
 	return b.String()
 }
 
-// Gap is the space left between the existing drawing and a diagram added beside it.
-const Gap = 100
-
-// Import returns a new scene: sc with the diagram placed to the right of its drawing (top
-// edges aligned), or the diagram alone when replace is set. Ids the scene already uses are renamed
+// Import returns a new scene: sc with the diagram placed where the other builders place a new
+// diagram (diagram.Beside: right of the drawing, tops aligned), or the diagram alone when replace
+// is set. Ids the scene already uses are renamed
 // in every reference. The result is loaded with scene.Decode, which checks and repairs references
 // the way Excalidraw's restore does, so labels stay bound to their shapes and arrows to theirs.
 // sc is not changed.
@@ -112,8 +111,8 @@ func Import(sc *scene.Scene, d Diagram, replace bool) (*scene.Scene, Imported, e
 		minX, minY = math.Min(minX, x), math.Min(minY, y)
 	}
 	at := scene.Point{X: minX, Y: minY}
-	if b, ok := sc.Bounds(); ok && !replace {
-		at = scene.Point{X: math.Round(b.X + b.Width + Gap), Y: math.Round(b.Y)}
+	if _, ok := diagram.Bounds(sc, nil); ok && !replace {
+		at = diagram.Beside(sc)
 	}
 	dx, dy := at.X-minX, at.Y-minY
 	info.At = at

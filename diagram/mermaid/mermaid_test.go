@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/excalibot/excalibot/diagram"
 	"github.com/excalibot/excalibot/scene"
 )
 
@@ -49,8 +50,8 @@ func TestImportBesideTheDrawing(t *testing.T) {
 	if _, ok := next.Get("old"); !ok {
 		t.Error("the old box is gone")
 	}
-	if got, want := info.At, (scene.Point{X: 200 + Gap, Y: 0}); got != want {
-		t.Errorf("diagram at %+v, want %+v (right of the drawing, tops aligned)", got, want)
+	if got, want := info.At, diagram.Beside(sc); got != want || got.X <= 200 || got.Y != 0 {
+		t.Errorf("diagram at %+v, want %+v (where every builder puts a new diagram: right of the drawing, tops aligned)", got, want)
 	}
 	if got, want := len(info.Shapes), 6; got != want {
 		t.Errorf("%d shapes, want %d: %v", got, want, info.Shapes)
@@ -59,7 +60,7 @@ func TestImportBesideTheDrawing(t *testing.T) {
 		t.Errorf("arrows %d renamed %d, want 5 and 0", info.Arrows, info.Renamed)
 	}
 	a, ok := next.Get("A")
-	if !ok || a.X < 200+Gap-1 {
+	if !ok || a.X < info.At.X {
 		t.Errorf("node A %+v, want it right of the old box", a)
 	}
 	ab, _ := next.Get("A_B")

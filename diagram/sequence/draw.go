@@ -23,6 +23,7 @@ const (
 	seqBlockPad   = 14.0 // between a block's box and what it holds
 	seqLabelMin   = 11 * seqFont
 	seqFootFrom   = 400.0 // lifelines longer than this get the actors repeated at their foot
+	maxID         = 64    // the longest id a part gets: the graph builder's default
 )
 
 type seqDrawing struct {
@@ -397,13 +398,9 @@ func closedLine(id string, r scene.Rect) scene.Element {
 	return e
 }
 
-func (d *seqDrawing) freshID(base string) string {
-	id := base
-	for i := 2; d.w.Has(id); i++ {
-		id = fmt.Sprintf("%s-%d", base, i)
-	}
-	return id
-}
+// freshID is base, or base with "-2", "-3"… when the scene has it, cut to maxID like the graph
+// builder's ids.
+func (d *seqDrawing) freshID(base string) string { return diagram.FreshID(base, "", maxID, d.w.Has) }
 
 // emit adds the planned elements, shifted so the diagram's top-left corner is (ox, oy).
 func (d *seqDrawing) emit(bottom, ox, oy float64) (Result, error) {

@@ -88,6 +88,34 @@ func TestDrawBesideTheDrawing(t *testing.T) {
 	}
 }
 
+// TestDrawPartIDs: a part whose id the scene already has gets "-2", and a part named after a long
+// actor id is cut to maxID, as the graph builder cuts its ids.
+func TestDrawPartIDs(t *testing.T) {
+	sc := scene.New()
+	taken := scene.NewElement(scene.Rectangle)
+	taken.ID, taken.X, taken.Width, taken.Height = "msg1", -500, 10, 10
+	if _, err := sc.Add(taken); err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("a", 62)
+	res, err := Draw(sc, Sequence{
+		Actors: []Actor{{ID: long, Label: "Long"}, {ID: "b", Label: "B"}},
+		Steps:  []Step{{Message: &Message{From: "b", To: long, Label: "hi", Activate: true}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := get(t, sc, "msg1-2"); m.Type != scene.Arrow {
+		t.Errorf("msg1-2 is a %s, want the message arrow", m.Type)
+	}
+	get(t, sc, "life-"+long[:55]) // "life-" and the actor id, cut to 60 so a suffix still fits
+	for _, id := range res.IDs {
+		if id != long && len(id) > maxID {
+			t.Errorf("part id %q is %d long, want at most %d", id, len(id), maxID)
+		}
+	}
+}
+
 func TestDrawErrors(t *testing.T) {
 	actors := []Actor{{ID: "a", Label: "A", Ref: "actors[0]"}, {ID: "b", Label: "B"}}
 	for _, tc := range []struct {
