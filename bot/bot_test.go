@@ -647,3 +647,38 @@ func TestCrashedRunSignsComeDown(t *testing.T) {
 	}
 	waitFor(t, "the notice", func() bool { return strings.Contains(rec.last(thread).Text, "restarted while working") })
 }
+
+// emptyRefusingRenderer refuses a scene with nothing left to draw, as the browser renderer does.
+type emptyRefusingRenderer struct{ fakeRenderer }
+
+func (r emptyRefusingRenderer) Render(ctx context.Context, sc *scene.Scene, doc []byte, format string, dark bool) ([]byte, error) {
+	if sc.Len() == 0 {
+		return nil, errors.New("render: the scene has nothing to draw")
+	}
+	return r.fakeRenderer.Render(ctx, sc, doc, format, dark)
+}
+
+// TestEmptyRevisionIsNotARenderFailure: after reset the diagram is empty; posting it (here by a
+// theme change) or exporting it says so instead of reporting a failed render.
+func TestEmptyRevisionIsNotARenderFailure(t *testing.T) {
+	h := newHarness(t, Options{}, emptyRefusingRenderer{})
+	h.say(thread, "draw a box")
+	h.rec.wait(t, 1)
+	h.say(thread, "reset")
+	h.rec.wait(t, 1)
+	tests := []struct {
+		say  string
+		want string
+	}{
+		{"theme dark", "Revision 2 is empty: there is nothing to draw yet."},
+		{"export png", "Revision 2 is empty: there is nothing to export as png yet."},
+	}
+	for _, tt := range tests {
+		h.say(thread, tt.say)
+		h.rec.wait(t, 1)
+		r := h.rec.last(thread)
+		if !strings.Contains(r.Text, tt.want) || strings.Contains(r.Text, "could not render") || r.Error || r.Image != nil {
+			t.Errorf("%s: got %q (error %v, image %v), want %q and no failure", tt.say, r.Text, r.Error, r.Image != nil, tt.want)
+		}
+	}
+}

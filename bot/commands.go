@@ -125,6 +125,11 @@ func (b *Bot) export(ctx context.Context, th *store.Thread, format string) Reply
 	case "excalidraw":
 		r.Files = []File{sceneFile(base, th.Scene)}
 	case "png", "svg":
+		if err == nil && sc != nil && sc.Len() == 0 { // the renderer refuses an empty scene
+			r.Text = fmt.Sprintf("Revision %d is empty: there is nothing to export as %s yet.", th.Rev, format)
+			r.Files = []File{sceneFile(base, th.Scene)}
+			return r
+		}
 		var pic []byte
 		if err == nil {
 			pic, err = b.render.Render(ctx, sc, th.Scene, format, th.Settings.Theme == "dark")

@@ -373,16 +373,28 @@ func (b *Bot) postReply(ctx context.Context, th *store.Thread, text string) Repl
 		err = errors.New("there is no diagram to render")
 	}
 	if err != nil {
-		p := &rendering{cancel: func() {}, done: make(chan struct{}), err: err}
-		close(p.done)
-		return b.withPicture(ctx, th, nil, text, p)
+		return b.withPicture(ctx, th, nil, text, failedRendering(err))
 	}
 	return b.pictureReply(ctx, th, sc, text)
+}
+
+// errNothingDrawn is the picture of a scene with no element left (after reset, or a run that
+// deleted everything): there is nothing to render, and that is not a failure.
+var errNothingDrawn = errors.New("nothing to draw")
+
+// failedRendering is a rendering that ended with err without starting.
+func failedRendering(err error) *rendering {
+	p := &rendering{cancel: func() {}, done: make(chan struct{}), err: err}
+	close(p.done)
+	return p
 }
 
 // pictureReply renders sc, the scene th holds, while the editor links are made, and is the reply
 // with both.
 func (b *Bot) pictureReply(ctx context.Context, th *store.Thread, sc *scene.Scene, text string) Reply {
+	if sc.Len() == 0 { // the renderer refuses an empty scene
+		return b.withPicture(ctx, th, sc, text, failedRendering(errNothingDrawn))
+	}
 	return b.withPicture(ctx, th, sc, text, b.startRender(ctx, sc, th.Scene, th.Settings.Theme == "dark"))
 }
 
@@ -431,12 +443,15 @@ func (b *Bot) withPicture(ctx context.Context, th *store.Thread, sc *scene.Scene
 		}
 	}
 	png, err := pic.wait()
-	if err != nil {
+	switch {
+	case errors.Is(err, errNothingDrawn):
+		r.Text = strings.TrimSpace(r.Text + "\n\n" + fmt.Sprintf("Revision %d is empty: there is nothing to draw yet. Say what to draw, or \"undo\" to go back.", th.Rev))
+	case err != nil:
 		b.log.Warn("render failed", "thread", th.Key.String(), "rev", th.Rev, "err", err)
 		// The drawing is saved; only its picture is missing, and "export png" renders it again.
 		r.Text = strings.TrimSpace(r.Text + "\n\n" + "I could not render the picture (" + strings.TrimSpace(err.Error()) +
 			"). The diagram is saved and the .excalidraw file is attached (it opens in Excalidraw); send \"export png\" to try the picture again.")
-	} else {
+	default:
 		r.Image = &File{Name: base + ".png", MIME: "image/png", Content: png}
 	}
 	return r
