@@ -43,10 +43,6 @@ func AsksForDiscussion(text string) bool {
 	return false
 }
 
-// fewMessages is below how many earlier messages the reader's note (why there may be little) is
-// passed on to the user.
-const fewMessages = 3
-
 // discussion is what a drawing run reads of the chat for a request that asks to draw it.
 type discussion struct {
 	text string // one "Author: text" line per message, oldest first
@@ -85,9 +81,7 @@ func (b *Bot) readDiscussion(ctx context.Context, a Adapter, msg Message) (discu
 		lines = append(lines, author+": "+text)
 	}
 	out := discussion{text: strings.Join(lines, "\n"), n: len(lines)}
-	if out.n < fewMessages {
-		out.note = strings.TrimSpace(d.Note)
-	}
+	out.note = strings.TrimSpace(d.Note) // the reader gives one only when it may miss messages
 	if out.n == 0 {
 		text := "I found no earlier messages in this thread to draw from."
 		if out.note != "" {

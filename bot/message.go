@@ -154,8 +154,9 @@ type DiscussionLimit struct {
 // Discussion is what was said before a request, oldest first.
 type Discussion struct {
 	Said []Said
-	// Note says, for the user, why there may be little to read (Telegram: the bot sees a group's
-	// messages only when its privacy mode is off); "" when there is no reason to think so.
+	// Note says, for the user, why messages may be missing (Telegram: the bot sees a group's
+	// messages only when its privacy mode is off); "" when there is no reason to think so. It
+	// goes with the reply however many messages were read.
 	Note string
 }
 

@@ -39,9 +39,10 @@ func (a *Adapter) Discussion(_ context.Context, msg bot.Message, limit bot.Discu
 	}
 	said, received, all := a.seen.before(convRef{d.chat, d.topic}, id, limit)
 	out := bot.Discussion{Said: said}
+	// With privacy mode on, what the bot heard is only what was addressed to it, however much
+	// that is; a request from before a restart merely may have little before it.
 	switch {
-	case len(said) >= littleToRead:
-	case !received:
+	case !received && len(said) < littleToRead:
 		out.Note = noteMemory
 	case d.thread != "" && !all && !a.readsAll():
 		out.Note = notePrivacy

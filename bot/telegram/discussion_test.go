@@ -109,6 +109,20 @@ func TestDiscussionPrivacyNote(t *testing.T) {
 		}
 	}
 
+	// Requests addressed to the bot are all it hears: however many there are, Bob's messages
+	// between them are missing, and the note still says why.
+	for _, text := range []string{"@draw_bot draw a box", "@draw_bot add a cache", "@draw_bot make it red"} {
+		e.fake.Send(tgfake.Post{Chat: group.ID, From: alice, Text: text})
+		e.rec.next(t)
+		e.fake.Send(tgfake.Post{Chat: group.ID, From: bob, Text: "and a queue"}) // never delivered
+	}
+	e.fake.Send(tgfake.Post{Chat: group.ID, From: alice, Text: "@draw_bot draw this thread"})
+	req = e.rec.next(t)
+	d, _ = e.a.Discussion(t.Context(), req, bot.DiscussionLimit{Messages: 50, Chars: 10_000})
+	if len(d.Said) < littleToRead || d.Note != notePrivacy {
+		t.Errorf("privacy mode on after %d requests: got note %q, want the privacy note", len(d.Said), d.Note)
+	}
+
 	// The bot is made an admin: it receives the chatter although getMe still says privacy mode.
 	e.fake.SetPrivacy(false)
 	e.fake.Send(tgfake.Post{Chat: group.ID, From: bob, Text: "quiet here"})
