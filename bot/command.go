@@ -187,4 +187,6 @@ Commands in a thread:
 • theme dark | light — picture theme for this thread
 • help — this text
 
-Post a .excalidraw file (or a PNG exported from Excalidraw with the scene embedded) to continue from it.`
+Post a .excalidraw file (or a PNG exported from Excalidraw with the scene embedded) to continue from it.
+Post a photo of a whiteboard or a screenshot of a diagram ("redraw this") to get it as an editable diagram.
+Say "draw this thread" to get a diagram of the discussion above.`

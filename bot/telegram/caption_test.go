@@ -63,7 +63,7 @@ func clipped(s string) string {
 
 // TestPictureCaptionAndNames: through the fake, the picture's caption carries the summary and the
 // alt text, and the picture and files keep the names the core gave them (a picture without one is
-// named after the diagram).
+// named after the diagram); an exported picture, sent as a file, has the alt text as its caption.
 func TestPictureCaptionAndNames(t *testing.T) {
 	a, fake, _ := sendOnly(t)
 	key := bot.ThreadKey{Platform: Platform, Channel: "-1001", Thread: "0:1"}
@@ -86,11 +86,19 @@ func TestPictureCaptionAndNames(t *testing.T) {
 	if err := a.Send(t.Context(), key, bot.Reply{Text: "No title.", Image: &bot.File{Content: smallPNG()}}); err != nil {
 		t.Fatal(err)
 	}
+	// An export: the picture is a file, and the alt text is its caption.
+	err = a.Send(t.Context(), key, bot.Reply{Text: "Revision 3 as svg.", Alt: alt, Title: "Deploy pipeline",
+		Files: []bot.File{{Name: "deploy-pipeline-r3.svg", MIME: "image/svg+xml", Content: []byte("<svg/>")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := []string{
 		"photo:Added a deploy step.  " + alt + ":deploy-pipeline-r3.png",
 		"document::deploy-pipeline-r3.excalidraw",
 		"document:" + alt + ":deploy-pipeline.png",
 		"photo:No title.:diagram.png",
+		"text:Revision 3 as svg.:",
+		"document:" + alt + ":deploy-pipeline-r3.svg",
 	}
 	got := summary(fake.BotMessages(group.ID))
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

@@ -157,8 +157,15 @@ func (a *Adapter) steps(r bot.Reply) []step {
 		}
 		out = append(out, func(ctx context.Context, d dest) (int, error) { return a.sendText(ctx, d, chunk, mk) })
 	}
+	// An exported picture (png, svg) is sent as a document; without an image above it, the alt
+	// text is its caption, as it is an image's.
+	altLeft := r.Image == nil && strings.TrimSpace(r.Alt) != ""
 	for _, f := range r.Files {
-		out = append(out, func(ctx context.Context, d dest) (int, error) { return a.sendDocument(ctx, d, f, "", nil) })
+		caption := ""
+		if altLeft && strings.HasPrefix(f.MIME, "image/") {
+			caption, altLeft = fitSentences(strings.TrimSpace(r.Alt), maxCaption, true), false
+		}
+		out = append(out, func(ctx context.Context, d dest) (int, error) { return a.sendDocument(ctx, d, f, caption, nil) })
 	}
 	return out
 }
