@@ -434,3 +434,33 @@ func TestPhotoBecomesAttachment(t *testing.T) {
 		t.Errorf("Fetch: got %d bytes, %v; want %d", len(data), err, len(img))
 	}
 }
+
+// TestRedrawRepliedPhoto: in a group with privacy mode on the bot never hears of Bob's whiteboard
+// photo, but "@bot redraw this" replying to it takes the photo along; a reply to the bot's own
+// picture, or a command replying to the photo, does not.
+func TestRedrawRepliedPhoto(t *testing.T) {
+	e := start(t, nil)
+	e.rec.silence()
+	img := pngOf(40, 30)
+	photo := e.fake.Send(tgfake.Post{Chat: group.ID, From: bob, Photo: &tgfake.Upload{Name: "board.png", Data: img}})
+	e.fake.Send(tgfake.Post{Chat: group.ID, From: alice, Text: "@draw_bot redraw this", ReplyTo: photo.MessageID})
+	m := e.rec.next(t)
+	if len(m.Files) != 1 || m.Files[0].Name != "photo.jpg" || m.Text != "redraw this" {
+		t.Fatalf("reply to a photo: got text %q files %+v, want the replied photo", m.Text, m.Files)
+	}
+	if data, err := e.a.FetchFile(t.Context(), m.Files[0], 1<<20); err != nil || len(data) != len(img) {
+		t.Errorf("Fetch the replied photo: got %d bytes, %v; want %d", len(data), err, len(img))
+	}
+	e.fake.Send(tgfake.Post{Chat: group.ID, From: alice, Text: "/history", ReplyTo: photo.MessageID})
+	if m := e.rec.next(t); len(m.Files) != 0 {
+		t.Errorf("a command replying to the photo: got files %+v, want none", m.Files)
+	}
+	if err := e.a.Send(t.Context(), m.Key, bot.Reply{Text: "Here it is.", Image: &bot.File{Name: "board-r1.png", MIME: "image/png", Content: img}}); err != nil {
+		t.Fatal(err)
+	}
+	answers := e.fake.BotMessages(group.ID)
+	e.fake.Send(tgfake.Post{Chat: group.ID, From: alice, Text: "make it neat", ReplyTo: answers[len(answers)-1].ID})
+	if got := e.rec.next(t); len(got.Files) != 0 || got.Key != m.Key {
+		t.Errorf("a reply to the bot's picture: got files %+v in %v, want none, in %v", got.Files, got.Key, m.Key)
+	}
+}

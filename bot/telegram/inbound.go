@@ -97,14 +97,14 @@ func (a *Adapter) handleUpdate(ctx context.Context, u *models.Update) error {
 		Text:     dropStartPayload(stripped),
 		Received: a.now(), // when the update reached us: m.Date has whole seconds only
 	}
-	if d := m.Document; d != nil {
-		msg.Files = append(msg.Files, a.attachment(d.FileID, d.FileName, d.MimeType, d.FileSize))
-	}
-	if n := len(m.Photo); n > 0 {
-		// A picture sent as a photo arrives recompressed to JPEG, without any scene embedded in
-		// the PNG: the core can tell the user to send it as a file. The last size is the largest.
-		p := m.Photo[n-1]
-		msg.Files = append(msg.Files, a.attachment(p.FileID, "photo.jpg", "image/jpeg", int64(p.FileSize)))
+	msg.Files = a.filesOf(m)
+	// "@bot redraw this" replying to a colleague's whiteboard photo is about that photo: a request
+	// that starts a diagram and has no file of its own takes the file of the message it answers
+	// (never the bot's own pictures, and not a message of a diagram already drawn: that routes
+	// to its thread).
+	if r := m.ReplyToMessage; group && len(msg.Files) == 0 && r != nil && !isTopicRoot(m) && t.root == m.ID &&
+		(r.From == nil || r.From.ID != me.ID) && bot.ParseCommand(stripped).Kind == bot.CmdDraw {
+		msg.Files = a.filesOf(r)
 	}
 	if group {
 		a.file(ctx, m, user, t, byLast)
@@ -258,4 +258,19 @@ func dropStartPayload(text string) string {
 		return word
 	}
 	return text
+}
+
+// filesOf is what m carries: a document and a photo (the largest size).
+func (a *Adapter) filesOf(m *models.Message) []bot.Attachment {
+	var out []bot.Attachment
+	if d := m.Document; d != nil {
+		out = append(out, a.attachment(d.FileID, d.FileName, d.MimeType, d.FileSize))
+	}
+	if n := len(m.Photo); n > 0 {
+		// A picture sent as a photo arrives recompressed to JPEG, without any scene embedded in
+		// the PNG: the core can tell the user to send it as a file. The last size is the largest.
+		p := m.Photo[n-1]
+		out = append(out, a.attachment(p.FileID, "photo.jpg", "image/jpeg", int64(p.FileSize)))
+	}
+	return out
 }
