@@ -3,6 +3,8 @@ package slack
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/excalibot/excalibot/internal/clip"
 )
 
 // Slack's limits on a message's text. A section holds 3 000 characters; a message's text 40 000;
@@ -91,11 +93,11 @@ func escapeText(s string) string {
 
 // truncate cuts s to at most n characters, never inside an escape or a UTF-8 sequence.
 func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
+	cut := clip.Runes(s, n)
+	if cut == s {
 		return s
 	}
-	r := []rune(s)[:n-1]
-	cut := string(r)
+	cut = strings.TrimSuffix(cut, "…")
 	if i := strings.LastIndex(cut, "&"); i >= 0 && !strings.Contains(cut[i:], ";") {
 		cut = cut[:i]
 	}

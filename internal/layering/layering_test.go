@@ -31,9 +31,9 @@ var layers = map[string]layer{
 		"bot/telegram", "bot/webchat", "config", "diagram/mermaid", "diagram/outline", "internal/plural", "links", "picture", "render", "scene", "store", "store/postgres", "store/sqlite", "tools", "web"}},
 	"config": {},
 
-	"web":           {imports: []string{"bot", "diagram/outline", "internal/clip", "ratelimit", "render", "scene", "store"}, tests: []string{"agent", "bot/agentdraw", "bot/webchat", "links"}},
+	"web":           {imports: []string{"bot", "diagram/outline", "ratelimit", "render", "scene", "store"}, tests: []string{"agent", "bot/agentdraw", "bot/webchat", "links"}},
 	"links":         {imports: []string{"bot", "scene", "store"}},
-	"bot/slack":     {imports: []string{"bot"}},
+	"bot/slack":     {imports: []string{"bot", "internal/clip"}},
 	"bot/telegram":  {imports: []string{"bot"}},
 	"bot/webchat":   {imports: []string{"bot", "internal/clip", "scene"}, tests: []string{"links", "store"}},
 	"bot/agentdraw": {imports: []string{"agent", "bot", "diagram/mermaid", "scene", "tools"}},
@@ -42,8 +42,8 @@ var layers = map[string]layer{
 
 	"agent":      {imports: []string{"diagram", "internal/clip", "internal/plural", "scene", "tools"}},
 	"agent/eval": {imports: []string{"agent", "tools"}},
-	"tools":      {imports: []string{"diagram", "diagram/graph", "diagram/mermaid", "diagram/sequence", "internal/clip", "internal/plural", "scene", "scene/fontmetrics"}},
-	"render":     {imports: []string{"diagram/mermaid", "internal/clip", "scene"}},
+	"tools":      {imports: []string{"diagram", "diagram/graph", "diagram/mermaid", "diagram/sequence", "internal/clip", "internal/plural", "scene"}},
+	"render":     {imports: []string{"diagram/mermaid", "scene"}},
 	"picture":    {imports: []string{"scene"}},
 
 	"diagram/graph":    {imports: []string{"diagram", "diagram/sequence", "layout", "scene"}},
@@ -189,7 +189,7 @@ func reach(rel string) map[string]bool {
 }
 
 // TestImports checks every import of ours in the module against the layering table and the
-// named rules, and names each offending import.
+// named rules, and names each offending import and each allowance no package uses.
 func TestImports(t *testing.T) {
 	pkgs := listPackages(t)
 	for _, p := range pkgs {
@@ -197,6 +197,9 @@ func TestImports(t *testing.T) {
 			t.Errorf("%s: %s", p.ImportPath, p.Error.Err)
 		}
 		for _, err := range check(p) {
+			t.Error(err)
+		}
+		for _, err := range unused(p) {
 			t.Error(err)
 		}
 	}
@@ -273,6 +276,35 @@ func check(p pkg) []error {
 		case u.how == "tests import" && !reachable[q] && !slices.Contains(row.imports, q) &&
 			!slices.Contains(row.tests, q) && !slices.Contains(testSupport, q):
 			bad("%s's tests import %s, which is neither below %s in the layering table nor test support", p.rel, q, p.rel)
+		}
+	}
+	return errs
+}
+
+// unused returns one error per allowance in p's row that p does not use: a row says what a
+// package imports, so an allowance nobody takes is a door left open for the wrong import.
+func unused(p pkg) []error {
+	row, ok := layers[p.rel]
+	if !ok {
+		return nil // check reports the missing row
+	}
+	direct := map[string]bool{}
+	for _, q := range p.Imports {
+		direct[ours(q)] = true
+	}
+	tested := map[string]bool{}
+	for _, q := range slices.Concat(p.TestImports, p.XTestImports) {
+		tested[ours(q)] = true
+	}
+	var errs []error
+	for _, q := range row.imports {
+		if !direct[q] {
+			errs = append(errs, fmt.Errorf("%s's row in the layering table allows importing %s, which it does not import; drop it from the row", p.rel, q))
+		}
+	}
+	for _, q := range row.tests {
+		if !tested[q] {
+			errs = append(errs, fmt.Errorf("%s's row in the layering table lets its tests import %s, which they do not; drop it from the row", p.rel, q))
 		}
 	}
 	return errs
