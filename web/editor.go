@@ -12,6 +12,7 @@ import (
 
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/diagram/outline"
+	"github.com/excalibot/excalibot/internal/httpx"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 )
@@ -144,7 +145,7 @@ func (s *Server) getScene(w http.ResponseWriter, r *http.Request) {
 		doc = []byte(`{"type":"excalidraw","version":2,"elements":[],"appState":{},"files":{}}`)
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, sceneDoc{Rev: th.Rev, CanEdit: link.Kind == store.LinkEdit, Scene: doc, Name: docName(th.Scene, th.Rev)})
+	httpx.WriteJSON(w, http.StatusOK, sceneDoc{Rev: th.Rev, CanEdit: link.Kind == store.LinkEdit, Scene: doc, Name: docName(th.Scene, th.Rev)})
 }
 
 // saveReply answers a save: the new revision, or why it was refused.
@@ -165,33 +166,33 @@ func (s *Server) putScene(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if link.Kind != store.LinkEdit {
-		writeJSON(w, http.StatusForbidden, saveReply{Error: "this is a view-only link; ask in the chat thread for the edit link"})
+		httpx.WriteJSON(w, http.StatusForbidden, saveReply{Error: "this is a view-only link; ask in the chat thread for the edit link"})
 		return
 	}
 	base, err := strconv.ParseInt(strings.Trim(r.Header.Get("If-Match"), `"`), 10, 64)
 	if err != nil || base < 0 {
-		writeJSON(w, http.StatusPreconditionRequired, saveReply{Error: "If-Match must carry the revision the edit started from"})
+		httpx.WriteJSON(w, http.StatusPreconditionRequired, saveReply{Error: "If-Match must carry the revision the edit started from"})
 		return
 	}
 	body, err := io.ReadAll(r.Body)
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		writeJSON(w, http.StatusRequestEntityTooLarge, saveReply{Error: fmt.Sprintf("the diagram is larger than %s; remove some images or elements", scene.ByteSize(tooBig.Limit))})
+		httpx.WriteJSON(w, http.StatusRequestEntityTooLarge, saveReply{Error: fmt.Sprintf("the diagram is larger than %s; remove some images or elements", scene.ByteSize(tooBig.Limit))})
 		return
 	}
 	if err != nil {
-		writeJSON(w, http.StatusBadRequest, saveReply{Error: "could not read the request: " + err.Error()})
+		httpx.WriteJSON(w, http.StatusBadRequest, saveReply{Error: "could not read the request: " + err.Error()})
 		return
 	}
 	// Counted before decoding: a few MB of bare elements decode to hundreds of MB.
 	if err := s.opt.Limits.Check(body); err != nil {
 		s.metrics.editorSaves.WithLabelValues("too_large").Inc()
-		writeJSON(w, http.StatusRequestEntityTooLarge, saveReply{Error: overCapAdvice(err)})
+		httpx.WriteJSON(w, http.StatusRequestEntityTooLarge, saveReply{Error: overCapAdvice(err)})
 		return
 	}
 	sc, err := scene.Decode(body)
 	if err != nil {
-		writeJSON(w, http.StatusBadRequest, saveReply{Error: err.Error()})
+		httpx.WriteJSON(w, http.StatusBadRequest, saveReply{Error: err.Error()})
 		return
 	}
 	doc, err := sc.Encode()
@@ -208,11 +209,11 @@ func (s *Server) putScene(w http.ResponseWriter, r *http.Request) {
 			rev = cur.Rev
 		}
 		s.metrics.editorSaves.WithLabelValues("conflict").Inc()
-		writeJSON(w, http.StatusConflict, saveReply{Rev: rev, Error: fmt.Sprintf("the diagram changed since you opened it (now revision %d); reload to see the new version", rev)})
+		httpx.WriteJSON(w, http.StatusConflict, saveReply{Rev: rev, Error: fmt.Sprintf("the diagram changed since you opened it (now revision %d); reload to see the new version", rev)})
 		return
 	case errors.Is(err, store.ErrTooLarge):
 		s.metrics.editorSaves.WithLabelValues("too_large").Inc()
-		writeJSON(w, http.StatusRequestEntityTooLarge, saveReply{Error: err.Error()})
+		httpx.WriteJSON(w, http.StatusRequestEntityTooLarge, saveReply{Error: err.Error()})
 		return
 	case err != nil:
 		s.metrics.editorSaves.WithLabelValues("error").Inc()
@@ -224,7 +225,7 @@ func (s *Server) putScene(w http.ResponseWriter, r *http.Request) {
 	if s.notify != nil {
 		s.notify.Edited(r.Context(), link.Key, th.Rev)
 	}
-	writeJSON(w, http.StatusOK, saveReply{Rev: th.Rev, Name: fileBase(sc, th.Rev)})
+	httpx.WriteJSON(w, http.StatusOK, saveReply{Rev: th.Rev, Name: fileBase(sc, th.Rev)})
 }
 
 // overCapAdvice turns a scene.Limits refusal into the sentence the editor shows: the cap, and
@@ -252,12 +253,6 @@ func (s *Server) fail(w http.ResponseWriter, step string, err error) {
 	}
 	s.log.Error(step, "err", err)
 	http.Error(w, "internal error; the diagram is unchanged", http.StatusInternalServerError)
-}
-
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(v)
 }
 
 func outcome(err error) string {

@@ -9,11 +9,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/excalibot/excalibot/internal/httpx"
 	"github.com/excalibot/excalibot/ratelimit"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
@@ -143,7 +143,7 @@ func (s *Server) HandleBrowser(pattern string, h http.Handler, stream bool) {
 		return
 	}
 	s.mux.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if ok, wait := s.byAddr.Allow(clientAddr(r)); !ok {
+		if ok, wait := s.byAddr.Allow(httpx.ClientAddr(r)); !ok {
 			tooMany(w, wait)
 			return
 		}
@@ -158,7 +158,7 @@ func (s *Server) HandleBrowser(pattern string, h http.Handler, stream bool) {
 func (s *Server) HandleUpload(pattern string, h http.Handler, maxBody int64) {
 	timed := http.TimeoutHandler(h, max(s.opt.HandlerTimeout, s.opt.UploadTimeout), "the server took too long to answer; please try again\n")
 	s.mux.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if ok, wait := s.byAddr.Allow(clientAddr(r)); !ok {
+		if ok, wait := s.byAddr.Allow(httpx.ClientAddr(r)); !ok {
 			tooMany(w, wait)
 			return
 		}
@@ -224,7 +224,7 @@ func (s *Server) headers(next http.Handler) http.Handler {
 func (s *Server) limited(next http.Handler) http.Handler {
 	timed := http.TimeoutHandler(next, s.opt.HandlerTimeout, "the server took too long to answer; please try again\n")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if ok, wait := s.byAddr.Allow(clientAddr(r)); !ok {
+		if ok, wait := s.byAddr.Allow(httpx.ClientAddr(r)); !ok {
 			tooMany(w, wait)
 			return
 		}
@@ -236,15 +236,6 @@ func (s *Server) limited(next http.Handler) http.Handler {
 func tooMany(w http.ResponseWriter, wait time.Duration) {
 	w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds()+0.999)))
 	http.Error(w, "too many requests; slow down", http.StatusTooManyRequests)
-}
-
-// clientAddr is the TCP peer; forwarded headers are not trusted, since any client can send them.
-func clientAddr(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
 
 // errNotFound is the one answer for unknown, expired and revoked tokens, so they cannot be told apart.

@@ -27,6 +27,7 @@ import (
 
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/internal/clip"
+	"github.com/excalibot/excalibot/internal/httpx"
 )
 
 // A browser is a session (a random id kept in its localStorage); its threads and messages live in
@@ -395,7 +396,7 @@ func isLocal(r *http.Request) bool {
 	if r.Header.Get("Forwarded") != "" || r.Header.Get("X-Forwarded-For") != "" || r.Header.Get("X-Real-Ip") != "" {
 		return false
 	}
-	ip := net.ParseIP(clientAddr(r))
+	ip := net.ParseIP(httpx.ClientAddr(r))
 	if ip == nil || !ip.IsLoopback() {
 		return false
 	}
@@ -455,7 +456,7 @@ func (c *Adapter) listThreads(w http.ResponseWriter, r *http.Request) {
 	c.mu.Unlock()
 	sortThreads(list)
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, struct {
+	httpx.WriteJSON(w, http.StatusOK, struct {
 		Threads []chatThread `json:"threads"`
 		Limits  chatLimits   `json:"limits"`
 	}{append([]chatThread{}, list...), chatLimits{ImportBytes: c.maxImport, PictureBytes: max(c.maxImport, c.maxImage)}})
@@ -488,7 +489,7 @@ func (c *Adapter) getThread(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, t)
+	httpx.WriteJSON(w, http.StatusOK, t)
 }
 
 func (c *Adapter) post(w http.ResponseWriter, r *http.Request) {
@@ -540,7 +541,7 @@ func (c *Adapter) post(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "the message was not kept; send it again", http.StatusServiceUnavailable)
 		return
 	}
-	writeJSON(w, http.StatusAccepted, struct {
+	httpx.WriteJSON(w, http.StatusAccepted, struct {
 		Message chatMessage `json:"message"`
 	}{m})
 }
@@ -707,19 +708,4 @@ func randomID(n int) string {
 
 func sortThreads(ts []chatThread) {
 	slices.SortFunc(ts, func(a, b chatThread) int { return b.Updated.Compare(a.Updated) }) // newest first
-}
-
-// clientAddr is the TCP peer; forwarded headers are not trusted, since any client can send them.
-func clientAddr(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
-}
-
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(v)
 }

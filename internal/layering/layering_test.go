@@ -31,11 +31,11 @@ var layers = map[string]layer{
 		"bot/telegram", "bot/webchat", "config", "diagram/mermaid", "diagram/outline", "internal/plural", "links", "picture", "render", "scene", "store", "store/postgres", "store/sqlite", "tools", "web"}},
 	"config": {},
 
-	"web":           {imports: []string{"bot", "diagram/outline", "ratelimit", "render", "scene", "store"}, tests: []string{"agent", "bot/agentdraw", "bot/webchat", "links"}},
+	"web":           {imports: []string{"bot", "diagram/outline", "internal/httpx", "ratelimit", "render", "scene", "store"}, tests: []string{"agent", "bot/agentdraw", "bot/webchat", "links"}},
 	"links":         {imports: []string{"bot", "scene", "store"}},
 	"bot/slack":     {imports: []string{"bot", "internal/clip"}},
 	"bot/telegram":  {imports: []string{"bot"}},
-	"bot/webchat":   {imports: []string{"bot", "internal/clip", "scene"}, tests: []string{"links", "store"}},
+	"bot/webchat":   {imports: []string{"bot", "internal/clip", "internal/httpx", "scene"}, tests: []string{"links", "store"}},
 	"bot/agentdraw": {imports: []string{"agent", "bot", "diagram/mermaid", "scene", "tools"}},
 	"bot":           {imports: []string{"diagram/mermaid", "diagram/outline", "internal/clip", "internal/plural", "picture", "ratelimit", "scene", "store"}},
 	"ratelimit":     {},
@@ -64,6 +64,7 @@ var layers = map[string]layer{
 	"scene/fontmetrics/internal/browser": {},
 	"scene/fontmetrics/internal/gen":     {imports: []string{"scene/fontmetrics/internal/browser"}},
 
+	"internal/httpx":  {},
 	"internal/clip":   {},
 	"internal/plural": {},
 	// The corpus of real diagrams, converted the way the program converts them and measured.
