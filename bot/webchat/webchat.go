@@ -259,8 +259,30 @@ func (c *Adapter) setStatus(key bot.ThreadKey, working bool, text string) {
 	c.publishThreadLocked(key.Workspace, t)
 }
 
+// roomLocked reports whether session id may be used: it is known, or there is room for it, or
+// room can be made by forgetting a session without an open stream. A new browser is refused
+// when every session is held open, so the cap holds against a crowd of open tabs.
+func (c *Adapter) roomLocked(id string) bool {
+	if _, ok := c.sessions[id]; ok || len(c.sessions) < maxSessions {
+		return true
+	}
+	for _, ss := range c.sessions {
+		if len(ss.subs) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// chatFull is the answer to a new browser when roomLocked says no.
+func chatFull(w http.ResponseWriter) {
+	w.Header().Set("Retry-After", "60")
+	http.Error(w, "the chat is full right now (too many open chat pages); try again in a few minutes", http.StatusServiceUnavailable)
+}
+
 // sessionLocked returns a session, making room by forgetting the least recently used one that
-// has no open stream.
+// has no open stream. The HTTP handlers ask roomLocked first; the core's replies go to
+// sessions that posted, so they rarely find theirs forgotten.
 func (c *Adapter) sessionLocked(id string) *chatSession {
 	now := c.now()
 	if ss, ok := c.sessions[id]; ok {
@@ -274,7 +296,9 @@ func (c *Adapter) sessionLocked(id string) *chatSession {
 				oldest = sid
 			}
 		}
-		delete(c.sessions, oldest)
+		if oldest != "" {
+			delete(c.sessions, oldest)
+		}
 	}
 	ss := &chatSession{threads: map[string]*chatThread{}, subs: map[chan chatEvent]struct{}{}, lastUsed: now}
 	c.sessions[id] = ss
@@ -507,6 +531,13 @@ func (c *Adapter) post(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "malformed thread id", http.StatusBadRequest)
 		return
 	}
+	c.mu.Lock()
+	room := c.roomLocked(sid)
+	c.mu.Unlock()
+	if !room {
+		chatFull(w)
+		return
+	}
 	text, up, err := c.readPost(r, sid)
 	if err != nil {
 		fe := &formError{code: http.StatusBadRequest, msg: err.Error()}
@@ -615,6 +646,11 @@ func (c *Adapter) events(w http.ResponseWriter, r *http.Request) {
 	}
 	ch := make(chan chatEvent, 64)
 	c.mu.Lock()
+	if !c.roomLocked(sid) {
+		c.mu.Unlock()
+		chatFull(w)
+		return
+	}
 	ss := c.sessionLocked(sid)
 	if len(ss.subs) >= maxSubscribers {
 		c.mu.Unlock()

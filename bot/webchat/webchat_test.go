@@ -361,3 +361,52 @@ func TestChatPostNotKept(t *testing.T) {
 		t.Errorf("thread %s: want the notice that the message was not kept", body)
 	}
 }
+
+// TestSessionCapHolds: with every session holding an open stream none can be forgotten, so a new
+// browser is refused with a message (posting or streaming) and no existing session is lost; a
+// known session goes on working, and once a stream closes a newcomer gets in within the cap.
+func TestSessionCapHolds(t *testing.T) {
+	e := newChatEnv(t, "", nil)
+	known := fmt.Sprintf("session-%06d", 0)
+	e.chat.mu.Lock()
+	for i := range maxSessions {
+		sub := map[chan chatEvent]struct{}{make(chan chatEvent, 64): {}} // an open stream
+		e.chat.sessions[fmt.Sprintf("session-%06d", i)] = &chatSession{threads: map[string]*chatThread{}, subs: sub, lastUsed: time.Now()}
+	}
+	e.chat.mu.Unlock()
+	post := func(sid string) *http.Response {
+		return e.do(t, "POST", "/chat/api/threads/thread-01/messages", []byte(`{"text":"draw a box"}`), map[string]string{chatSessionHdr: sid})
+	}
+	count := func() int {
+		e.chat.mu.Lock()
+		defer e.chat.mu.Unlock()
+		return len(e.chat.sessions)
+	}
+	res := post("newcomer-1")
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "the chat is full") {
+		t.Errorf("a new browser posting to a full chat: got %d %q, want 503 saying the chat is full", res.StatusCode, body)
+	}
+	if res := e.do(t, "GET", "/chat/api/events?session=newcomer-2", nil, nil); res.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("a new browser streaming from a full chat: got %d, want 503", res.StatusCode)
+	}
+	if got := count(); got != maxSessions {
+		t.Errorf("sessions after refusals: got %d, want %d", got, maxSessions)
+	}
+	if res := post(known); res.StatusCode != http.StatusAccepted {
+		t.Errorf("a known session posting to a full chat: got %d, want 202", res.StatusCode)
+	}
+	e.chat.mu.Lock()
+	clear(e.chat.sessions[fmt.Sprintf("session-%06d", 7)].subs) // its tab closed
+	e.chat.mu.Unlock()
+	if res := post("newcomer-3"); res.StatusCode != http.StatusAccepted {
+		t.Errorf("a new browser once a stream closed: got %d, want 202", res.StatusCode)
+	}
+	e.chat.mu.Lock()
+	_, kept := e.chat.sessions[known]
+	n := len(e.chat.sessions)
+	e.chat.mu.Unlock()
+	if n > maxSessions || !kept {
+		t.Errorf("after a newcomer got in: %d sessions (cap %d), known session kept %v", n, maxSessions, kept)
+	}
+}
