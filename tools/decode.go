@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/excalibot/excalibot/internal/clip"
 )
 
 // maxProblems caps how many argument problems one refusal lists: enough to fix a whole batch in
@@ -460,8 +462,8 @@ func describeJSON(v json.RawMessage) string {
 	default:
 		kind = "a number"
 	}
-	if len(s) > 40 {
-		s = s[:37] + "…"
+	if utf8.RuneCountInString(s) > 40 {
+		s = clip.Runes(s, 38) // 37 runes and "…", never half a rune
 	}
 	return kind + " " + s
 }

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestClosest(t *testing.T) {
@@ -95,5 +96,23 @@ func TestProblemsCap(t *testing.T) {
 	}
 	if got := p.Error(); !strings.HasSuffix(got, "… and 3 more problems") || strings.Count(got, "\n") != maxProblems {
 		t.Errorf("capped list:\n%s", got)
+	}
+}
+
+// TestDescribeJSONCutsWholeRunes: a long wrong value is shortened between runes, so the refusal
+// the model reads stays valid UTF-8.
+func TestDescribeJSONCutsWholeRunes(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string
+	}{
+		{`"` + strings.Repeat("a", 38) + `"`, `a string "` + strings.Repeat("a", 38) + `"`},
+		{`"` + strings.Repeat("é", 50) + `"`, `a string "` + strings.Repeat("é", 36) + "…"},
+	}
+	for _, tt := range tests {
+		got := describeJSON(json.RawMessage(tt.in))
+		if got != tt.want || !utf8.ValidString(got) {
+			t.Errorf("describeJSON(%s): got %q, want %q", tt.in, got, tt.want)
+		}
 	}
 }
