@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/diagram/outline"
@@ -63,7 +65,7 @@ func (s *Server) getDiagram(w http.ResponseWriter, r *http.Request) {
 		// Cross-origin reads let https://excalidraw.com/#url=… open the file directly.
 		w.Header().Set("Access-Control-Allow-Origin", "*")
 		w.Header().Set("Content-Type", "application/vnd.excalidraw+json")
-		w.Header().Set("Content-Disposition", `attachment; filename="`+file+`"`)
+		w.Header().Set("Content-Disposition", attachment(file))
 		w.Header().Set("Cache-Control", "no-store")
 		w.Write(th.Scene)
 	case "png", "svg":
@@ -85,7 +87,7 @@ func (s *Server) getDiagram(w http.ResponseWriter, r *http.Request) {
 			ct = "image/svg+xml"
 		}
 		w.Header().Set("Content-Type", ct)
-		w.Header().Set("Content-Disposition", `attachment; filename="`+file+`"`)
+		w.Header().Set("Content-Disposition", attachment(file))
 		w.Header().Set("Cache-Control", "no-store")
 		w.Write(pic)
 	default:
@@ -260,4 +262,19 @@ func outcome(err error) string {
 		return "error"
 	}
 	return "ok"
+}
+
+// attachment is the Content-Disposition of a download named file. A title in another script
+// makes a name beyond ASCII, which goes as RFC 2231's filename* (what mime.FormatMediaType
+// writes) rather than raw bytes in the header.
+func attachment(file string) string {
+	for _, r := range file {
+		if r >= utf8.RuneSelf {
+			if v := mime.FormatMediaType("attachment", map[string]string{"filename": file}); v != "" {
+				return v
+			}
+			return "attachment"
+		}
+	}
+	return `attachment; filename="` + file + `"`
 }

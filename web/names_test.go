@@ -3,6 +3,8 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"mime"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -72,22 +74,31 @@ func TestFileNames(t *testing.T) {
 		}
 	}
 
-	res := e.do(t, "PUT", "/d/"+e.edit+"/scene", titledScene(t, "Release train"), map[string]string{"If-Match": "2", "Content-Type": "application/json"})
+	// A title in another script: the name goes as RFC 2231's filename*, read back whole.
+	e.saveTitled(t, "Déploiement")
+	res := e.do(t, "GET", "/d/"+e.view+".excalidraw", nil, nil)
+	readAll(t, res)
+	cd := res.Header.Get("Content-Disposition")
+	if _, params, err := mime.ParseMediaType(cd); err != nil || params["filename"] != "déploiement-r3.excalidraw" || strings.ContainsFunc(cd, func(r rune) bool { return r >= 0x80 }) {
+		t.Errorf("non-ASCII download: Content-Disposition %q (%v), want filename déploiement-r3.excalidraw in ASCII", cd, err)
+	}
+
+	res = e.do(t, "PUT", "/d/"+e.edit+"/scene", titledScene(t, "Release train"), map[string]string{"If-Match": "3", "Content-Type": "application/json"})
 	var got saveReply
 	if err := json.NewDecoder(res.Body).Decode(&got); err != nil {
 		t.Fatal(err)
 	}
-	if res.StatusCode != 200 || got.Rev != 3 || got.Name != "release-train-r3" {
-		t.Errorf("save = %d %+v, want 200 at revision 3 named release-train-r3", res.StatusCode, got)
+	if res.StatusCode != 200 || got.Rev != 4 || got.Name != "release-train-r4" {
+		t.Errorf("save = %d %+v, want 200 at revision 4 named release-train-r4", res.StatusCode, got)
 	}
 
 	// A stored scene that cannot be read is still downloaded, named without a title.
-	if _, err := e.st.Save(context.Background(), store.SaveRequest{Key: e.key, Base: 3, Scene: []byte(`{"type":"excalidraw","elements":[{"id":`), Author: store.AuthorImport}); err != nil {
+	if _, err := e.st.Save(context.Background(), store.SaveRequest{Key: e.key, Base: 4, Scene: []byte(`{"type":"excalidraw","elements":[{"id":`), Author: store.AuthorImport}); err != nil {
 		t.Fatal(err)
 	}
 	res = e.do(t, "GET", "/d/"+e.view+".excalidraw", nil, nil)
 	readAll(t, res)
-	if want := `attachment; filename="diagram-r4.excalidraw"`; res.StatusCode != 200 || res.Header.Get("Content-Disposition") != want {
+	if want := `attachment; filename="diagram-r5.excalidraw"`; res.StatusCode != 200 || res.Header.Get("Content-Disposition") != want {
 		t.Errorf("unreadable scene download = %d %q, want 200 %q", res.StatusCode, res.Header.Get("Content-Disposition"), want)
 	}
 }
