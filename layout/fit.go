@@ -13,9 +13,12 @@ import (
 // allows it), the leaves of wide fan-outs stacked, the layers wrapped into a snake — sized from
 // the plain layout so that only the likeliest few are laid out, and the one that fits best wins.
 
-// screen is the side of the square a picture is scored in: a score is the scale at which the
-// picture fits in it.
-const screen = 1600.0
+// screenW×screenH is the preview a picture is scored in, a chat client's picture on a laptop:
+// a score is the scale at which the picture fits in it, both ways.
+const (
+	screenW = 1600.0
+	screenH = 1200.0
+)
 
 // Preferences between arrangements that fit: the plain layout first, then the plain layout
 // spread out, stacked leaves, the other direction, and a snake (each edge between its bands but
@@ -35,6 +38,7 @@ type candidate struct {
 	pl     placed
 	prefer float64
 	w, h   float64
+	d      defects // counted on the candidate's routes
 }
 
 func (f Fit) fits(w, h float64) bool {
@@ -50,7 +54,7 @@ func (f Fit) score(w, h float64) float64 {
 	if w <= 0 || h <= 0 {
 		return 0
 	}
-	s := math.Min(screen/w, screen/h)
+	s := math.Min(screenW/w, screenH/h)
 	if a := math.Max(w/h, h/w); a > f.MaxAspect {
 		s *= (f.MaxAspect / a) * (f.MaxAspect / a)
 	}
@@ -81,40 +85,67 @@ func runCandidate(ctx context.Context, p *plan, prefer float64) (candidate, bool
 		p = q
 	}
 	b := pl.bounds()
-	return candidate{p: p, pl: pl, prefer: prefer, w: b.Width, h: b.Height}, true, nil
+	return candidate{p: p, pl: pl, prefer: prefer, w: b.Width, h: b.Height, d: measureDefects(p.g, p.result(pl))}, true, nil
 }
 
-// fit lays g out, rearranged to g.Fit when the plain layout exceeds it.
+// fit lays g out, rearranged to g.Fit when the plain layout exceeds it. dot is run on the plain
+// plan with its groups placed freely and with them ordered by their edges (when that differs),
+// in the other direction too when Fit.Turn allows; then, when none of those fits the screen, the
+// likeliest rearrangements of the best of them. Of everything laid out, the one with the fewest
+// defects among those that read about as well as the best wins (choose).
 func fit(ctx context.Context, g Graph) (Result, error) {
-	base, ok, err := runCandidate(ctx, newPlan(g, g.Direction), 1)
-	if err != nil {
-		return Result{}, err
-	}
-	if !ok { // a plain plan has no bands to be out of order
-		return Result{}, errors.New("lay out: the plain layout came out of order")
-	}
 	f := g.Fit
-	if f.MaxAspect <= 0 || f.fits(base.w, base.h) {
-		return finish(base), nil
-	}
-	cands := []candidate{base}
-	starts := []candidate{base}
-	if f.Turn {
+	dirs := []Direction{g.Direction}
+	if f.MaxAspect > 0 && f.Turn {
 		other := TopDown
 		if g.Direction == TopDown {
 			other = LeftRight
 		}
-		turned, ok, err := runCandidate(ctx, newPlan(g, other), preferTurned)
-		if err != nil {
-			return Result{}, err
+		dirs = append(dirs, other)
+	}
+	var cands, starts []candidate
+	for k, dir := range dirs {
+		prefer, name := 1.0, ""
+		if k > 0 {
+			prefer, name = preferTurned, "turned "+string(dir)
 		}
-		if ok {
-			turned.p.arrangement = "turned " + string(other)
-			cands = append(cands, turned)
-			starts = append(starts, turned)
+		for _, gated := range []bool{true, false} {
+			p := newPlan(g, dir, gated)
+			if gated && !p.hasGates() {
+				continue
+			}
+			p.arrangement = name
+			c, ok, err := runCandidate(ctx, p, prefer)
+			if err != nil {
+				return Result{}, err
+			}
+			if !ok {
+				continue
+			}
+			if len(cands) == 0 && c.d.weight() == 0 && (f.MaxAspect <= 0 || f.fits(c.w, c.h)) {
+				return finish(c), nil // nothing to improve on
+			}
+			cands = append(cands, c)
+			starts = append(starts, c)
 		}
 	}
-	// The other arrangements of each direction, scored on sizes estimated from its plain layout.
+	if len(cands) == 0 { // a plain plan has no bands to be out of order
+		return Result{}, errors.New("lay out: the plain layout came out of order")
+	}
+	if f.MaxAspect <= 0 {
+		return finish(choose(cands, f)), nil
+	}
+	for _, c := range cands {
+		if f.fits(c.w, c.h) {
+			return finish(choose(cands, f)), nil
+		}
+	}
+	// The other arrangements of the best two starts, scored on sizes estimated from their plain
+	// layouts.
+	sort.SliceStable(starts, func(i, j int) bool { return starts[i].score(f) > starts[j].score(f) })
+	if len(starts) > 2 {
+		starts = starts[:2]
+	}
 	type option struct {
 		p        *plan
 		prefer   float64
@@ -157,8 +188,9 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 		}
 		return a.estimate > b.estimate
 	})
+	fitting := 0
 	for i, o := range opts {
-		if i >= maxRuns || len(g.Nodes) > bigGraph && i >= maxRuns/2 {
+		if i >= maxRuns || len(g.Nodes) > bigGraph && i >= maxRuns/2 || fitting >= 2 {
 			break
 		}
 		c, ok, err := runCandidate(ctx, o.p, o.prefer)
@@ -168,32 +200,44 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 		if ok {
 			cands = append(cands, c)
 			if f.fits(c.w, c.h) {
-				break
+				fitting++
 			}
 		}
 	}
 	return finish(choose(cands, f)), nil
 }
 
-// choose picks, of the candidates that fit, the least changed one (the best scored of those
-// about as little changed) — unless it scores far worse than the best candidate, as a huge graph
-// folded to a legal width but three times taller does; then, and when none fits, the best scored.
+// choose picks, of the candidates that fit, the one with the fewest defects (a rearrangement
+// counted as a few more, by how much it changes the plain layout; of equals the first) among
+// those that read nearly as well as the best fitting one — unless all of them score far worse than the best candidate,
+// as a huge graph folded to a legal width but three times taller does; then, and when none fits,
+// the best scored, a rearrangement only when it is clearly better than the plain layout.
 func choose(cands []candidate, f Fit) candidate {
-	var best, fitting *candidate
+	var best *candidate
+	var fitting []*candidate
+	bestFit := 0.0
 	for i := range cands {
 		c := &cands[i]
 		if best == nil || c.score(f) > best.score(f) {
 			best = c
 		}
-		if !f.fits(c.w, c.h) {
-			continue
-		}
-		if fitting == nil || c.prefer > fitting.prefer+0.005 || math.Abs(c.prefer-fitting.prefer) <= 0.005 && c.score(f) > fitting.score(f) {
-			fitting = c
+		if f.MaxAspect <= 0 || f.fits(c.w, c.h) {
+			fitting = append(fitting, c)
+			bestFit = math.Max(bestFit, c.score(f))
 		}
 	}
-	if fitting != nil && fitting.score(f) >= worthFitting*best.score(f) {
-		return *fitting
+	if len(fitting) > 0 && (f.MaxAspect <= 0 || bestFit >= worthFitting*best.score(f)) {
+		var pick *candidate
+		cost := func(c *candidate) float64 { return c.d.weight() + changeCost*(1-c.prefer) }
+		for _, c := range fitting {
+			if c.score(f) < readsAsWell*bestFit {
+				continue
+			}
+			if pick == nil || cost(c) < cost(pick)-1e-9 {
+				pick = c
+			}
+		}
+		return *pick
 	}
 	// Nothing fits well: a rearrangement must be clearly better than the plain layout to be worth
 	// its strangeness.
@@ -202,6 +246,14 @@ func choose(cands []candidate, f Fit) candidate {
 	}
 	return *best
 }
+
+// readsAsWell is the least share of the best fitting candidate's score another must reach to be
+// chosen for having fewer defects.
+const readsAsWell = 0.75
+
+// changeCost turns a rearrangement's preference into defects: a snake (0.92) counts as four
+// crossings more than the plain layout, the other direction (0.95) as two and a half.
+const changeCost = 50
 
 // worthChange is how much better than the plain layout's score a rearrangement that does not fit
 // must be to be chosen.

@@ -304,6 +304,7 @@ func (p *plan) fold(r ranks, starts []int) *plan {
 		u, v = q.blockOf(u), q.blockOf(v)
 		switch {
 		case nodePos[u] < nodePos[v]:
+			e.back = false
 		case nodePos[u] > nodePos[v]:
 			e.back = true
 		default:

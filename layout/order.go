@@ -175,3 +175,89 @@ func (p *plan) realIndex(id string) int {
 func jsonUnmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }
 
 func dist(a, b Point) float64 { return math.Hypot(b.X-a.X, b.Y-a.Y) }
+
+// againstFlow marks, per edge of g, the edges that run against the flow: a set whose reversal
+// leaves no cycle, found with Eades, Lin and Smyth's greedy heuristic (sinks to the end, sources
+// to the front, else the node with the most more edges out than in), ties going to the node given
+// first. dot breaks cycles itself by a depth-first search, which can make the start of a long
+// chain — a source system fed back by the last step ("sync back") — the end of it instead and
+// stretch its group over every layer; here a feedback edge is the one a person reads as going
+// back.
+func againstFlow(g Graph) []bool {
+	n := len(g.Nodes)
+	index := make(map[string]int, n)
+	for i, nd := range g.Nodes {
+		index[nd.ID] = i
+	}
+	out := make([][]int, n)
+	in := make([][]int, n)
+	for _, e := range g.Edges {
+		u, v := index[e.From], index[e.To]
+		if u != v {
+			out[u] = append(out[u], v)
+			in[v] = append(in[v], u)
+		}
+	}
+	gone := make([]bool, n)
+	outDeg, inDeg := make([]int, n), make([]int, n)
+	for i := range n {
+		outDeg[i], inDeg[i] = len(out[i]), len(in[i])
+	}
+	remove := func(i int) {
+		gone[i] = true
+		for _, v := range out[i] {
+			inDeg[v]--
+		}
+		for _, u := range in[i] {
+			outDeg[u]--
+		}
+	}
+	var front, back []int
+	left := n
+	for left > 0 {
+		changed := true
+		for changed {
+			changed = false
+			for i := n - 1; i >= 0; i-- { // sinks, the last given first to the end
+				if !gone[i] && outDeg[i] == 0 {
+					back = append(back, i)
+					remove(i)
+					left--
+					changed = true
+				}
+			}
+			for i := range n {
+				if !gone[i] && inDeg[i] == 0 {
+					front = append(front, i)
+					remove(i)
+					left--
+					changed = true
+				}
+			}
+		}
+		if left == 0 {
+			break
+		}
+		best := -1
+		for i := range n {
+			if !gone[i] && (best < 0 || outDeg[i]-inDeg[i] > outDeg[best]-inDeg[best]) {
+				best = i
+			}
+		}
+		front = append(front, best)
+		remove(best)
+		left--
+	}
+	pos := make([]int, n)
+	for k, i := range front {
+		pos[i] = k
+	}
+	for k, i := range back {
+		pos[i] = n - 1 - k
+	}
+	res := make([]bool, len(g.Edges))
+	for k, e := range g.Edges {
+		res[k] = pos[index[e.From]] > pos[index[e.To]]
+	}
+	return res
+}

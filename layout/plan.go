@@ -74,6 +74,16 @@ type plan struct {
 	arrangement string
 }
 
+// hasGates reports whether the plan orders groups with gates.
+func (p *plan) hasGates() bool {
+	for _, n := range p.nodes {
+		if n.kind == gateNode {
+			return true
+		}
+	}
+	return false
+}
+
 // clone is a copy of p that can be changed without changing p.
 func (p *plan) clone() *plan {
 	q := *p
@@ -107,13 +117,15 @@ func (p *plan) blockOf(i int) int {
 func (p *plan) wholeEdge(i int, free bool) {
 	if l := p.label[i]; l >= 0 && !p.nodes[l].gone {
 		p.nodes[l].gone = true
+		back := false
 		for k := range p.edges {
 			if p.edges[k].edge == i {
 				p.edges[k].gone = true
+				back = p.edges[k].back
 			}
 		}
 		e := p.g.Edges[i]
-		p.edges = append(p.edges, pedge{from: p.realIndex(e.From), to: p.realIndex(e.To), minlen: p.span, weight: 1, edge: i, free: free})
+		p.edges = append(p.edges, pedge{from: p.realIndex(e.From), to: p.realIndex(e.To), minlen: p.span, weight: 1, edge: i, free: free, back: back})
 		return
 	}
 	for k := range p.edges {
@@ -127,8 +139,9 @@ func (p *plan) wholeEdge(i int, free bool) {
 // and neighbouring labels keep apart.
 const labelPad = 8.0
 
-// newPlan is the plain plan of g in direction dir.
-func newPlan(g Graph, dir Direction) *plan {
+// newPlan is the plain plan of g in direction dir; gated, sibling groups are put one after the
+// other along the layers by the edges between them (orderGroups), else dot places them freely.
+func newPlan(g Graph, dir Direction, gated bool) *plan {
 	p := &plan{g: g, dir: dir}
 	clusterIndex := make(map[string]int, len(g.Clusters))
 	for i, c := range g.Clusters {
@@ -158,22 +171,25 @@ func newPlan(g Graph, dir Direction) *plan {
 			p.span = 2
 		}
 	}
+	back := againstFlow(g)
 	for i, e := range g.Edges {
 		u, v := nodeIndex[e.From], nodeIndex[e.To]
 		p.label[i] = -1
 		if e.LabelWidth <= 0 || e.LabelHeight <= 0 || u == v {
-			p.edges = append(p.edges, pedge{from: u, to: v, minlen: p.span, weight: 1, edge: i})
+			p.edges = append(p.edges, pedge{from: u, to: v, minlen: p.span, weight: 1, edge: i, back: back[i]})
 			continue
 		}
 		l := len(p.nodes)
 		p.label[i] = l
 		p.nodes = append(p.nodes, pnode{kind: labelNode, w: e.LabelWidth + 2*labelPad, h: e.LabelHeight + labelPad,
 			cluster: p.commonCluster(p.nodes[u].cluster, p.nodes[v].cluster), ref: i})
-		p.edges = append(p.edges, pedge{from: u, to: l, minlen: 1, weight: 1, edge: i, part: 1},
-			pedge{from: l, to: v, minlen: 1, weight: 1, edge: i, part: 2})
+		p.edges = append(p.edges, pedge{from: u, to: l, minlen: 1, weight: 1, edge: i, part: 1, back: back[i]},
+			pedge{from: l, to: v, minlen: 1, weight: 1, edge: i, part: 2, back: back[i]})
 	}
 	p.anchorLoners()
-	p.orderGroups()
+	if gated {
+		p.orderGroups()
+	}
 	return p
 }
 
