@@ -12,7 +12,7 @@ func inside(in, out Rect) bool {
 func TestPlainDot(t *testing.T) {
 	g := Graph{Direction: TopDown, Engine: EnginePlainDot,
 		Clusters: []Cluster{{ID: "outer", TitleHeight: 30}, {ID: "inner", TitleHeight: 30, Parent: "outer"}},
-		Nodes: []Node{{"a", 160, 80, ""}, {"b", 120, 60, "outer"}, {"c", 140, 70, "inner"}, {"d", 100, 50, "inner"}, {"e", 160, 80, ""}},
+		Nodes:    []Node{{"a", 160, 80, ""}, {"b", 120, 60, "outer"}, {"c", 140, 70, "inner"}, {"d", 100, 50, "inner"}, {"e", 160, 80, ""}},
 		Edges: []Edge{{From: "a", To: "b", LabelWidth: 90, LabelHeight: 25}, {From: "b", To: "c"}, {From: "c", To: "d"},
 			{From: "d", To: "e", LabelWidth: 60, LabelHeight: 25}, {From: "e", To: "a"}, {From: "a", To: "e"}}}
 	for _, dir := range []Direction{TopDown, LeftRight} {
