@@ -48,15 +48,11 @@ func TestLayoutSideBySide(t *testing.T) {
 	defer cancel()
 	runs := sideBySideRuns(ctx, t)
 	got := formatSideBySide(runs)
-	if *sheetsDir != "" {
-		writeSheets(ctx, t, *sheetsDir, runs)
-	}
 	const golden = "testdata/layout.md"
 	if *update {
 		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		return
 	}
 	want, err := os.ReadFile(golden)
 	if err != nil {
@@ -64,6 +60,9 @@ func TestLayoutSideBySide(t *testing.T) {
 	}
 	if d := diffLines(string(want), got); d != "" {
 		t.Errorf("the layout figures changed (if for the better, refresh with go test ./internal/corpus -run TestLayoutSideBySide -update):\n%s", d)
+	}
+	if *sheetsDir != "" {
+		writeSheets(ctx, t, *sheetsDir, runs)
 	}
 }
 
