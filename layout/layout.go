@@ -73,6 +73,8 @@ type Graph struct {
 	NodeSep, RankSep float64
 	// Fit, when its MaxAspect is set, lets Layout rearrange the graph to fit a screen.
 	Fit Fit
+	// Engine picks the layout: the project's own (zero) or plain dot, the baseline (plaindot.go).
+	Engine Engine
 }
 
 // Fit bounds the picture a layout makes, so that it can be read once a chat client scales it to
@@ -142,6 +144,9 @@ var (
 func Layout(ctx context.Context, g Graph) (Result, error) {
 	if err := check(g); err != nil {
 		return Result{}, err
+	}
+	if g.Engine == EnginePlainDot {
+		return plainDot(ctx, g)
 	}
 	if g.Direction == MindMap {
 		return mindMap(ctx, g)

@@ -55,9 +55,9 @@ func fitFor(w *scene.Scene, g sceneGraph, turn bool) layout.Fit {
 }
 
 // layoutOf runs the layout over the scene's graph with the nodes' current sizes and the edges'
-// labels, fitted to fit (the zero Fit for dot's plain layout).
-func layoutOf(ctx context.Context, w *scene.Scene, g sceneGraph, dir layout.Direction, fit layout.Fit) (layout.Graph, layout.Result, error) {
-	lg := layout.Graph{Direction: dir, Fit: fit}
+// labels, fitted to fit (the zero Fit for dot's plain layout), by the engine eng.
+func layoutOf(ctx context.Context, w *scene.Scene, g sceneGraph, dir layout.Direction, fit layout.Fit, eng layout.Engine) (layout.Graph, layout.Result, error) {
+	lg := layout.Graph{Direction: dir, Fit: fit, Engine: eng}
 	for _, f := range g.frames {
 		lg.Clusters = append(lg.Clusters, layout.Cluster{ID: f, TitleHeight: FrameTitle, Parent: g.parent[f]})
 	}

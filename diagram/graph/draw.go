@@ -81,7 +81,19 @@ type Group struct {
 type Options struct {
 	MaxIDLength int // the longest id made (from labels, for edges); 64 when 0
 	MaxElements int // the most elements the canvas may hold, labels included; no limit when 0
+	// Engine is the layout Draw and RelayoutWith run: the project's own (zero), or PlainDot,
+	// the baseline the own layout is measured against.
+	Engine Engine
 }
+
+// Engine is a layout engine (layout.Engine).
+type Engine = layout.Engine
+
+// The engines Options.Engine takes.
+const (
+	OwnLayout = layout.EngineOwn
+	PlainDot  = layout.EnginePlainDot
+)
 
 // Result says what Draw or Add made.
 type Result struct {
@@ -178,7 +190,7 @@ func Draw(ctx context.Context, w *scene.Scene, gr Graph, opt Options) (Result, e
 	if dir == MindMap {
 		fit = layout.Fit{}
 	}
-	lg, r, err := layoutOf(ctx, w, g, dir, fit)
+	lg, r, err := layoutOf(ctx, w, g, dir, fit, opt.Engine)
 	if err != nil {
 		return Result{}, err
 	}

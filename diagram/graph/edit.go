@@ -77,6 +77,11 @@ func Remove(w *scene.Scene, nodes []string, edges []Edge) ([]string, error) {
 // Relayout lays the whole diagram out again in dir (the way it runs now when empty), keeping its
 // top-left corner. A canvas without nodes is ErrNoNodes; locked nodes are a *LockedError.
 func Relayout(ctx context.Context, w *scene.Scene, dir Direction) (Result, error) {
+	return RelayoutWith(ctx, w, dir, Options{})
+}
+
+// RelayoutWith is Relayout with the layout engine opt.Engine.
+func RelayoutWith(ctx context.Context, w *scene.Scene, dir Direction, opt Options) (Result, error) {
 	g := readGraph(w, nil)
 	if dir == "" {
 		dir = g.direction(w)
@@ -98,7 +103,7 @@ func Relayout(ctx context.Context, w *scene.Scene, dir Direction) (Result, error
 	if dir == MindMap {
 		fit = layout.Fit{}
 	}
-	lg, r, err := layoutOf(ctx, w, g, dir, fit)
+	lg, r, err := layoutOf(ctx, w, g, dir, fit, opt.Engine)
 	if err != nil {
 		return Result{}, err
 	}

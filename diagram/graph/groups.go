@@ -25,7 +25,7 @@ import (
 // its innermost box, else its frame.
 
 const (
-	boxGroupPrefix = "grp-"
+	boxGroupPrefix = scene.BoxGroupPrefix
 	groupMargin    = 20.0 // between a group's border and its members
 	boxFill        = "#f8f9fa"
 	boxInnerFill   = "#f1f3f5" // a box inside a box, a shade darker so the nesting shows
@@ -33,9 +33,7 @@ const (
 )
 
 // IsBox reports whether e is a group's box: a rectangle in the Excalidraw group named after it.
-func IsBox(e *scene.Element) bool {
-	return e.Type == scene.Rectangle && e.InGroup(boxGroupPrefix+e.ID)
-}
+func IsBox(e *scene.Element) bool { return scene.IsGroupBox(e) }
 
 // boxOf returns the innermost box e is in (not counting e itself when e is a box), or "".
 func boxOf(w *scene.Scene, e *scene.Element) string {

@@ -186,7 +186,7 @@ func placeNew(ctx context.Context, w *scene.Scene, fresh []string, dir layout.Di
 		return nil
 	}
 	g := readGraph(w, nil)
-	_, r, err := layoutOf(ctx, w, g, dir, layout.Fit{})
+	_, r, err := layoutOf(ctx, w, g, dir, layout.Fit{}, OwnLayout)
 	if err != nil {
 		return err
 	}

@@ -39,10 +39,31 @@ type Report struct {
 	Markup int
 	// MarkupSamples holds the first few such texts, shortened.
 	MarkupSamples []string
-	// ArrowsThroughNodes counts arrows that pass through a node other than the ones they join.
+	// ArrowsThroughNodes counts arrows whose drawn path (the curve Excalidraw draws, see
+	// drawnPath) passes through a node other than the ones they join.
 	ArrowsThroughNodes int
-	// Crossings counts pairs of arrows that cross each other.
+	// Crossings counts pairs of arrows whose drawn paths cross each other; arrows that share an
+	// end node are not compared (they meet there, and a fan-out is no crossing).
 	Crossings int
+
+	// Groups counts frames and group boxes (scene.IsGroupBox).
+	Groups int
+	// FrameOverlaps counts pairs of groups whose boxes overlap where neither holds the other.
+	FrameOverlaps int
+	// Intruders counts nodes lying inside the box of a group they do not belong to.
+	Intruders int
+	// BorderCrossings counts the times drawn paths cross a group's border;
+	// NeedlessBorderCrossings those beyond what membership requires (an edge must cross once
+	// each group that holds one of its ends and not the other, and no other).
+	BorderCrossings, NeedlessBorderCrossings int
+	// EdgeLengthRatio is the total drawn length of the arrows over the drawing's diagonal.
+	EdgeLengthRatio float64
+	// NodeArea is the share of the drawing's bounding box that nodes (not groups) cover.
+	NodeArea float64
+	// LabelPx1600 and LabelPxPhone are the median font size in px of the labels of nodes and
+	// arrows when the whole picture, padding included, is fitted into 1600×1200 and into a
+	// phone's 390×844 (scaled by the smaller of the width and height ratios).
+	LabelPx1600, LabelPxPhone float64
 
 	// Width and Height are the drawing's extent in scene pixels.
 	Width, Height float64
@@ -154,19 +175,104 @@ func Measure(sc *scene.Scene, opt Options) Report {
 			}
 		}
 	}
-	for _, a := range arrows {
-		if throughNode(a, nodes) {
+	paths := drawnPaths(arrows, nodes, byID)
+	length := 0.0
+	for _, p := range paths {
+		if throughNode(p, nodes) {
 			r.ArrowsThroughNodes++
 		}
+		length += pathLength(p.pts)
 	}
-	r.Crossings = crossings(arrows)
+	r.Crossings = crossings(paths)
+
+	gs := readGroups(shapesOf(els), byID)
+	var plain []*scene.Element // nodes that are not an (empty) group's own box
+	for _, n := range nodes {
+		if !scene.IsGroupBox(n) {
+			plain = append(plain, n)
+		}
+	}
+	r.Groups = len(gs)
+	r.FrameOverlaps = frameOverlaps(gs)
+	r.Intruders = intruders(gs, plain)
+	r.BorderCrossings, r.NeedlessBorderCrossings = borderCrossings(gs, paths)
 
 	if b, ok := sc.Bounds(); ok {
 		r.Width, r.Height = math.Round(b.Width), math.Round(b.Height)
 		scale := opt.DisplayWidth / (b.Width + 2*opt.Padding)
 		r.MinTextPx, r.MedianTextPx = textSizes(texts, scale)
+		labels := labelTexts(texts, byID, plain)
+		fitted := func(w, h float64) float64 {
+			return min(w/(b.Width+2*opt.Padding), h/(b.Height+2*opt.Padding))
+		}
+		_, r.LabelPx1600 = textSizes(labels, fitted(1600, 1200))
+		_, r.LabelPxPhone = textSizes(labels, fitted(390, 844))
+		if d := math.Hypot(b.Width, b.Height); d > 0 {
+			r.EdgeLengthRatio = round3(length / d)
+		}
+		if a := area(b); a > 0 {
+			covered := 0.0
+			for _, n := range plain {
+				covered += area(n.Bounds())
+			}
+			r.NodeArea = round3(covered / a)
+		}
 	}
 	return r
+}
+
+// labelTexts are the texts bound to a node or an arrow.
+func labelTexts(texts []*scene.Element, byID map[string]*scene.Element, nodes []*scene.Element) []*scene.Element {
+	var out []*scene.Element
+	for _, t := range texts {
+		c := byID[t.ContainerID]
+		if c != nil && (c.Type == scene.Arrow || slices.Contains(nodes, c)) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func shapesOf(els []scene.Element) []*scene.Element {
+	var out []*scene.Element
+	for i := range els {
+		if closed(els[i].Type) {
+			out = append(out, &els[i])
+		}
+	}
+	return out
+}
+
+// drawn is an arrow's drawn path and the nodes at its ends (nil for an end on no node).
+type drawn struct {
+	el       *scene.Element
+	pts      []scene.Point
+	from, to *scene.Element
+}
+
+// drawnPaths returns each arrow's drawn path with its end nodes: the bound ones, else a node the
+// loose end lies in (a sequence message leaving an activation bar belongs to it).
+func drawnPaths(arrows, nodes []*scene.Element, byID map[string]*scene.Element) []drawn {
+	out := make([]drawn, 0, len(arrows))
+	for _, a := range arrows {
+		d := drawn{el: a, pts: drawnPath(a)}
+		end := func(b *scene.Binding, at scene.Point) *scene.Element {
+			if b != nil {
+				return byID[b.ElementID]
+			}
+			for _, n := range nodes {
+				if scene.ContainsPoint(*n, at, 0) {
+					return n
+				}
+			}
+			return nil
+		}
+		if len(d.pts) > 0 {
+			d.from, d.to = end(a.StartBinding, d.pts[0]), end(a.EndBinding, d.pts[len(d.pts)-1])
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 func closed(t scene.Type) bool {
@@ -225,34 +331,19 @@ func textOverlaps(texts []*scene.Element) int {
 // any of them is text a person reads literally.
 var markup = regexp.MustCompile(`(?i)</?(br|a|b|i|u|s|em|strong|small|big|sub|sup|span|div|p|img|font|code|pre|ul|li|hr|center)\b[^>]*>|&(lt|gt|amp|quot|apos|nbsp|#\d+|#x[0-9a-f]+);`)
 
-// throughNode reports whether arrow a passes through the inside of a node it does not join. The
-// nodes are shrunk by a few pixels first, so an arrow ending on or gliding along a border is no hit.
-func throughNode(a *scene.Element, nodes []*scene.Element) bool {
-	pts := a.AbsPoints()
-	ends := map[string]bool{}
-	if a.StartBinding != nil {
-		ends[a.StartBinding.ElementID] = true
-	}
-	if a.EndBinding != nil {
-		ends[a.EndBinding.ElementID] = true
-	}
+// throughNode reports whether a drawn path passes through the inside of a node that is not one
+// of its ends. The nodes are shrunk by a few pixels first, so an arrow ending on or gliding along
+// a border is no hit.
+func throughNode(p drawn, nodes []*scene.Element) bool {
 	const m = 4
 	for _, n := range nodes {
-		if ends[n.ID] || n.Width <= 2*m || n.Height <= 2*m {
+		if n == p.from || n == p.to || n.Width <= 2*m || n.Height <= 2*m {
 			continue
 		}
 		s := *n
 		s.X, s.Y, s.Width, s.Height = n.X+m, n.Y+m, n.Width-2*m, n.Height-2*m
-		// An unbound end that starts inside a node belongs to it (a sequence message leaving
-		// an activation bar), so only the inner segments' pass through counts there.
-		for i := 0; i+1 < len(pts); i++ {
-			if i == 0 && a.StartBinding == nil && scene.ContainsPoint(s, pts[0], 0) {
-				continue
-			}
-			if i+2 == len(pts) && a.EndBinding == nil && scene.ContainsPoint(s, pts[i+1], 0) {
-				continue
-			}
-			if scene.SegmentIntersects(s, pts[i], pts[i+1]) {
+		for i := 0; i+1 < len(p.pts); i++ {
+			if scene.SegmentIntersects(s, p.pts[i], p.pts[i+1]) {
 				return true
 			}
 		}
@@ -260,22 +351,25 @@ func throughNode(a *scene.Element, nodes []*scene.Element) bool {
 	return false
 }
 
-// crossings counts pairs of arrows whose polylines cross properly (touching at an end, as arrows
-// meeting at one node do, is no crossing).
-func crossings(arrows []*scene.Element) int {
-	polys := make([][]scene.Point, len(arrows))
-	for i, a := range arrows {
-		polys[i] = a.AbsPoints()
-	}
+// crossings counts pairs of drawn paths that cross properly (touching is no crossing). Arrows
+// sharing an end node are not compared: they meet at that node by design.
+func crossings(paths []drawn) int {
 	n := 0
-	for i := range polys {
-		for j := i + 1; j < len(polys); j++ {
-			if polylinesCross(polys[i], polys[j]) {
+	for i, a := range paths {
+		for _, b := range paths[i+1:] {
+			if shareEnd(a, b) {
+				continue
+			}
+			if polylinesCross(a.pts, b.pts) {
 				n++
 			}
 		}
 	}
 	return n
+}
+
+func shareEnd(a, b drawn) bool {
+	return a.from != nil && (a.from == b.from || a.from == b.to) || a.to != nil && (a.to == b.from || a.to == b.to)
 }
 
 func textSizes(texts []*scene.Element, scale float64) (minPx, medianPx float64) {

@@ -15,7 +15,7 @@ func build(t *testing.T, els []scene.Element, labels map[string]string) *scene.S
 		base := scene.NewElement(e.Type)
 		base.ID, base.X, base.Y, base.Width, base.Height = e.ID, e.X, e.Y, e.Width, e.Height
 		if e.Type.IsLinear() {
-			base.Points = e.Points
+			base.Points, base.Roundness = e.Points, e.Roundness
 		}
 		if e.Type == scene.Text {
 			base.Text, base.OriginalText, base.FontSize = e.Text, e.Text, e.FontSize

@@ -1,0 +1,121 @@
+package measure
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/excalibot/excalibot/scene"
+)
+
+// group is a frame or a group box (scene.IsGroupBox) with what it holds by membership, not by
+// where things happen to lie: the figures below compare the two.
+type group struct {
+	el *scene.Element
+	// in says which elements are members, directly or through a box inside it.
+	in func(e *scene.Element) bool
+}
+
+// readGroups finds the frames and boxes of a scene. A box's members share its Excalidraw group;
+// a frame's members carry its id as their frameId, or sit in a box that does.
+func readGroups(els []*scene.Element, byID map[string]*scene.Element) []group {
+	var out []group
+	for _, e := range els {
+		switch {
+		case e.Type == scene.Frame:
+			id := e.ID
+			out = append(out, group{el: e, in: func(m *scene.Element) bool {
+				if m.FrameID == id {
+					return true
+				}
+				return slices.ContainsFunc(boxesOf(m, byID), func(b *scene.Element) bool { return b.FrameID == id })
+			}})
+		case scene.IsGroupBox(e):
+			g, id := scene.BoxGroup(e.ID), e.ID
+			out = append(out, group{el: e, in: func(m *scene.Element) bool { return m.ID != id && m.InGroup(g) }})
+		}
+	}
+	return out
+}
+
+// boxesOf returns the boxes e sits in.
+func boxesOf(e *scene.Element, byID map[string]*scene.Element) []*scene.Element {
+	var out []*scene.Element
+	for _, g := range e.GroupIDs {
+		id, ok := strings.CutPrefix(g, scene.BoxGroupPrefix)
+		if !ok {
+			continue
+		}
+		if b := byID[id]; b != nil && b != e && scene.IsGroupBox(b) {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// frameOverlaps counts pairs of groups whose boxes overlap where neither holds the other: one
+// group inside another must lie wholly inside it, two others must not meet at all.
+func frameOverlaps(gs []group) int {
+	n := 0
+	for i, a := range gs {
+		for _, b := range gs[i+1:] {
+			ra, rb := a.el.Bounds(), b.el.Bounds()
+			if overlapArea(ra, rb) <= 1 {
+				continue
+			}
+			if a.in(b.el) && contains(ra, rb) || b.in(a.el) && contains(rb, ra) {
+				continue
+			}
+			n++
+		}
+	}
+	return n
+}
+
+// intruders counts the nodes that lie (in part) inside the box of a group they do not belong to.
+func intruders(gs []group, nodes []*scene.Element) int {
+	n := 0
+	for _, nd := range nodes {
+		if slices.ContainsFunc(gs, func(g group) bool {
+			return !g.in(nd) && g.el != nd && overlapArea(inset(nd.Bounds(), 1), g.el.Bounds()) > 0
+		}) {
+			n++
+		}
+	}
+	return n
+}
+
+// borderCrossings counts how often each drawn path crosses a group's border, and how many of
+// those membership does not ask for: an edge crosses the border of each group that holds one of
+// its ends and not the other once, and no other border. An end that is no node counts as in the
+// groups it lies in.
+func borderCrossings(gs []group, paths []drawn) (all, needless int) {
+	for _, p := range paths {
+		if len(p.pts) < 2 {
+			continue
+		}
+		for _, g := range gs {
+			r := g.el.Bounds()
+			c := 0
+			inside := r.Contains(p.pts[0])
+			for _, q := range p.pts[1:] {
+				if in := r.Contains(q); in != inside {
+					c++
+					inside = in
+				}
+			}
+			holds := func(end *scene.Element, at scene.Point) bool {
+				if end == nil {
+					return r.Contains(at)
+				}
+				return g.in(end)
+			}
+			want := 0
+			if holds(p.from, p.pts[0]) != holds(p.to, p.pts[len(p.pts)-1]) {
+				want = 1
+			}
+			all += c
+			needless += max(0, c-want)
+		}
+	}
+	return all, needless
+}

@@ -1,0 +1,122 @@
+package corpus
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"html"
+	"image"
+	"image/color"
+	"image/draw"
+	"image/png"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/basicfont"
+	"golang.org/x/image/math/fixed"
+
+	"github.com/excalibot/excalibot/diagram/measure"
+	"github.com/excalibot/excalibot/render"
+)
+
+// writeSheets renders both engines' pictures of each input into one contact sheet, DIR/NAME.png
+// (ours left, plain dot right, each captioned with its key figures), and lists them in
+// DIR/index.html. It skips the test when there is no Chromium: the figures were compared already.
+func writeSheets(ctx context.Context, t *testing.T, dir string, runs []sideBySide) {
+	t.Helper()
+	r, err := render.New(ctx, render.Config{ChromePath: os.Getenv("CHROME"), Tabs: 1, PracticeRenders: -1}, slog.New(slog.DiscardHandler))
+	if errors.Is(err, render.ErrNoChrome) {
+		t.Skipf("no contact sheets: needs Chromium: %v", err)
+	}
+	if err != nil {
+		t.Fatalf("start the renderer: %v", err)
+	}
+	defer func() {
+		if err := r.Close(); err != nil {
+			t.Errorf("close the renderer: %v", err)
+		}
+	}()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var idx strings.Builder
+	idx.WriteString("<!doctype html><meta charset=utf-8><title>Layout side by side</title>\n" +
+		"<style>body{font-family:sans-serif} img{max-width:100%;border:1px solid #ccc} td,th{padding:2px 8px}</style>\n" +
+		"<h1>The own layout (left) and plain dot (right)</h1>\n")
+	for _, s := range runs {
+		if s.err != "" {
+			fmt.Fprintf(&idx, "<h2>%s</h2><p>refused: %s</p>\n", html.EscapeString(s.name), html.EscapeString(s.err))
+			continue
+		}
+		var pics [2]image.Image
+		for i, e := range []engineRun{s.ours, s.dt} {
+			doc, err := e.sc.Encode()
+			if err != nil {
+				t.Fatalf("%s: encode: %v", s.name, err)
+			}
+			b, err := r.PNG(ctx, doc, render.Options{NoEmbedScene: true, Scale: 1})
+			if err != nil {
+				t.Fatalf("%s: picture: %v", s.name, err)
+			}
+			if pics[i], err = png.Decode(bytes.NewReader(b)); err != nil {
+				t.Fatalf("%s: decode picture: %v", s.name, err)
+			}
+		}
+		captions := [2][]string{
+			{s.name + ": ours", keyFigures(s.ours.m)},
+			{s.name + ": plain dot", keyFigures(s.dt.m)},
+		}
+		var out bytes.Buffer
+		if err := png.Encode(&out, sheet(pics, captions)); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, s.name+".png"), out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&idx, "<h2>%s</h2>\n<table><tr><th>ours</th><td>%s</td></tr><tr><th>plain dot</th><td>%s</td></tr></table>\n<img src=\"%s.png\">\n",
+			html.EscapeString(s.name), html.EscapeString(keyFigures(s.ours.m)), html.EscapeString(keyFigures(s.dt.m)), html.EscapeString(s.name))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte(idx.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func keyFigures(m measure.Report) string {
+	return fmt.Sprintf("crossings %d, through nodes %d, needless border crossings %d, intruders %d, %.0fx%.0f (%s), labels %.1f px at 1600x1200, %.1f px on a phone",
+		m.Crossings, m.ArrowsThroughNodes, m.NeedlessBorderCrossings, m.Intruders, m.Width, m.Height, aspect(m), m.LabelPx1600, m.LabelPxPhone)
+}
+
+// sheet puts two pictures side by side on white, each with its caption lines above it.
+func sheet(pics [2]image.Image, captions [2][]string) image.Image {
+	const gap, line = 40, 16
+	capH := line*len(captions[0]) + 10
+	w, h := gap, 0
+	for _, p := range pics {
+		w += p.Bounds().Dx() + gap
+		h = max(h, p.Bounds().Dy())
+	}
+	for _, c := range captions {
+		for _, l := range c {
+			w = max(w, 2*gap+7*len(l)) // basicfont's glyphs are 7 px wide
+		}
+	}
+	out := image.NewRGBA(image.Rect(0, 0, w, h+capH+2*gap))
+	draw.Draw(out, out.Bounds(), image.White, image.Point{}, draw.Src)
+	x := gap
+	for i, p := range pics {
+		d := font.Drawer{Dst: out, Src: image.NewUniform(color.Black), Face: basicfont.Face7x13}
+		for k, l := range captions[i] {
+			d.Dot = fixed.P(x, gap+line*(k+1))
+			d.DrawString(l)
+		}
+		r := p.Bounds()
+		draw.Draw(out, image.Rect(x, gap+capH, x+r.Dx(), gap+capH+r.Dy()), p, r.Min, draw.Over)
+		x += r.Dx() + gap
+	}
+	return out
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Draws every graph input of the corpus (internal/corpus/testdata/graph) with the own layout and
+# with plain Graphviz dot, and renders one contact sheet per input (both pictures side by side,
+# each captioned with its key figures) plus OUT/index.html, to look at what testdata/layout.md
+# counts. The figures themselves need no browser: go test ./internal/corpus -run TestLayoutSideBySide.
+#
+#   scripts/layout-side-by-side.sh [OUT]      (default OUT: ./layout-side-by-side)
+#
+# CHROME names the Chromium binary (default: the renderer's own search, chromium on PATH).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=$(mkdir -p "${1:-layout-side-by-side}" && cd "${1:-layout-side-by-side}" && pwd)
+cd "$root"
+go test ./internal/corpus -run '^TestLayoutSideBySide$' -count=1 -v -layout.sheets "$out" | grep -v '^=== RUN'
+echo "contact sheets in $out/index.html"
