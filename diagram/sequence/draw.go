@@ -25,7 +25,7 @@ const (
 	seqFootFrom   = 400.0 // lifelines longer than this get the actors repeated at their foot
 	seqBadge      = 22.0  // the height of a message's number badge (autonumber)
 	seqBadgeFont  = 14.0
-	maxID         = 64    // the longest id a part gets: the graph builder's default
+	maxID         = 64 // the longest id a part gets: the graph builder's default
 )
 
 type seqDrawing struct {
