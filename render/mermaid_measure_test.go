@@ -40,6 +40,7 @@ type melem struct {
 		ID   string `json:"id"`
 		Type string `json:"type"`
 	} `json:"boundElements"`
+	GroupIDs []string `json:"groupIds"`
 }
 
 type mbinding struct {

@@ -6,7 +6,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -294,26 +296,17 @@ func TestMermaidRealSequence(t *testing.T) {
 	if activations != 4 {
 		t.Errorf("%d activations, want 4", activations)
 	}
-	// The message to its own lifeline has its text where Mermaid writes it: over the lifeline,
-	// above the loop.
-	var self, text *melem
+	// The message to its own lifeline has its text beside the loop (checkSelfMessages).
+	var self *melem
 	for i, e := range es {
 		if e.Type == "arrow" && len(e.Points) > 2 && math.Abs(e.Points[len(e.Points)-1][0]) <= 2 {
 			self = &es[i]
 		}
-		if e.Type == "text" && e.ContainerID == "" && e.Text == "Generate state token" {
-			text = &es[i]
-		}
 	}
-	if self == nil || text == nil {
-		t.Fatalf("self-message %v, its text %v", self, text)
+	if self == nil {
+		t.Fatal("no self-message")
 	}
-	if _, bound := labelOf(es, *self); bound {
-		t.Error("the self-message still has a bound label")
-	}
-	if cx := text.X + text.Width/2; math.Abs(cx-self.X) > 10 || text.Y+text.Height > self.Y+2 {
-		t.Errorf("self-message text at %+v, want it centred over x %.0f above y %.0f", text.box(), self.X, self.Y)
-	}
+	checkSelfMessages(t, es)
 	var note *melem
 	for _, e := range es {
 		if l, ok := labelOf(es, e); ok && strings.HasPrefix(l.OriginalText, "consent is remembered") {
@@ -326,5 +319,126 @@ func TestMermaidRealSequence(t *testing.T) {
 	provider := m["Provider-top"]
 	if !(note.X <= lifelines[0] && note.X+note.Width >= provider.X+provider.Width/2) {
 		t.Errorf("the note over User,Provider spans %.0f..%.0f, not both lifelines (%.0f, %.0f)", note.X, note.X+note.Width, lifelines[0], provider.X+provider.Width/2)
+	}
+}
+
+// checkSelfMessages checks every message to its own lifeline: its text is a free text beside the
+// loop, past the loop's far side, across its middle, grouped with it, and on no lifeline and no
+// other text.
+func checkSelfMessages(t *testing.T, es []melem) {
+	t.Helper()
+	longest := 0.0
+	for _, e := range es {
+		if e.Type == "line" && len(e.Points) == 2 && e.Points[1][0] == 0 {
+			longest = math.Max(longest, e.Points[1][1])
+		}
+	}
+	for _, a := range es {
+		pts := a.abs()
+		if a.Type != "arrow" || len(pts) < 3 || math.Abs(pts[0].X-pts[len(pts)-1].X) > 2 {
+			continue
+		}
+		if l, bound := labelOf(es, a); bound {
+			t.Errorf("self-message %s has a bound label %q, drawn on its loop", a.ID, l.Text)
+			continue
+		}
+		far, y0, y1 := math.Inf(-1), math.Inf(1), math.Inf(-1)
+		for _, p := range pts {
+			far, y0, y1 = math.Max(far, p.X), math.Min(y0, p.Y), math.Max(y1, p.Y)
+		}
+		var text *melem
+		for i, e := range es {
+			if e.Type == "text" && e.ContainerID == "" && len(a.GroupIDs) > 0 && slices.Equal(e.GroupIDs, a.GroupIDs) && !isNumber(e.Text) {
+				text = &es[i]
+			}
+		}
+		if text == nil {
+			t.Errorf("self-message %s: no text grouped with it", a.ID)
+			continue
+		}
+		mid := (y0 + y1) / 2
+		if text.X < far || text.Y > mid || text.Y+text.Height < mid {
+			t.Errorf("self-message %s's text %q at %+v, want it right of x %.0f and across y %.0f", a.ID, text.Text, text.box(), far, mid)
+		}
+		for _, e := range es {
+			switch {
+			case e.ID == text.ID:
+			case e.Type == "line" && len(e.Points) == 2 && e.Points[1][0] == 0 && e.Points[1][1] > 0.8*longest:
+				if e.X > text.X && e.X < text.X+text.Width && e.Y < text.Y+text.Height && e.Y+e.Points[1][1] > text.Y {
+					t.Errorf("self-message %s's text %q at %+v lies on the lifeline at x %.0f", a.ID, text.Text, text.box(), e.X)
+				}
+			case e.Type == "text" && text.box().overlaps(e.box(), 1):
+				t.Errorf("self-message %s's text %q at %+v covers %q at %+v", a.ID, text.Text, text.box(), e.Text, e.box())
+			}
+		}
+	}
+}
+
+func isNumber(s string) bool {
+	_, err := strconv.Atoi(s)
+	return err == nil
+}
+
+// TestMermaidSequenceParts: self-messages with their text beside the loop (short, long enough to
+// be wrapped before the next lifeline, on a bar, on the last lifeline), and autonumber drawn as a
+// badge at each message's start, grouped with it.
+func TestMermaidSequenceParts(t *testing.T) {
+	const src = `sequenceDiagram
+  autonumber
+  participant C as Client
+  participant S as Server
+  participant D as DB
+  C->>S: request
+  activate S
+  S->>S: validate the request body against the schema and the caller's quota
+  S->>D: query
+  D->>D: plan
+  D-->>S: rows
+  S->>S: render
+  deactivate S
+  S-->>C: 200 OK
+`
+	res, err := shared(t).Mermaid(testCtx(t), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := melems(t, res.Elements)
+	checkSelfMessages(t, es)
+	var arrows []melem
+	for _, e := range es {
+		if e.Type == "arrow" {
+			arrows = append(arrows, e)
+		}
+	}
+	if len(arrows) != 7 {
+		t.Fatalf("%d messages, want 7", len(arrows))
+	}
+	sort.SliceStable(arrows, func(i, j int) bool { return arrows[i].abs()[0].Y < arrows[j].abs()[0].Y })
+	for k, a := range arrows {
+		want := strconv.Itoa(k + 1)
+		var badge, num *melem
+		for i, e := range es {
+			if len(a.GroupIDs) == 0 || !slices.Equal(e.GroupIDs, a.GroupIDs) {
+				continue
+			}
+			switch {
+			case e.Type == "ellipse":
+				badge = &es[i]
+			case e.Type == "text" && isNumber(e.Text):
+				num = &es[i]
+			}
+		}
+		if badge == nil || num == nil {
+			t.Errorf("message %d (%s): badge %v, number %v; want both grouped with it", k+1, a.ID, badge, num)
+			continue
+		}
+		start := a.abs()[0]
+		bx, by := badge.X+badge.Width/2, badge.Y+badge.Height/2
+		if math.Abs(bx-start.X) > 3 || math.Abs(by-start.Y) > 3 || badge.Width > 40 {
+			t.Errorf("message %d's badge at %+v, want a small circle centred on its start (%.0f, %.0f)", k+1, badge.box(), start.X, start.Y)
+		}
+		if num.Text != want || math.Abs(num.X+num.Width/2-bx) > 1 || math.Abs(num.Y+num.Height/2-by) > 1 {
+			t.Errorf("message %d's number %q at %+v, want %q centred in its badge (%.0f, %.0f)", k+1, num.Text, num.box(), want, bx, by)
+		}
 	}
 }

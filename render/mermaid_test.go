@@ -240,7 +240,8 @@ func TestMermaidSyntaxErrors(t *testing.T) {
 		{"er relation in a flowchart", "flowchart TD\n  %% orders\n  A[Customer] ||--o{ B[Order]\n", 3, "A[Customer] ||--o{ B[Order]", "`erDiagram`", "`||--o{` is a relation of erDiagram, not of flowchart"},
 		{"flowchart arrow in an erDiagram", "erDiagram\n  CUSTOMER ||--o{ ORDER : places\n  ORDER --> ITEM : contains\n", 3, "ORDER --> ITEM : contains", "cardinalities", "`-->` is a relation of flowchart"},
 		{"class relation in a flowchart", "flowchart LR\n  Animal <|-- Duck\n", 2, "Animal <|-- Duck", "`classDiagram`", "`<|--` is a relation of classDiagram"},
-		{"er relation in a class diagram", "classDiagram\n  Animal ||--o{ Duck\n", 2, "Animal ||--o{ Duck", "`erDiagram`", "not of classDiagram"},
+		// Entities a class cannot be named after (a space) are not turned into associations.
+		{"er relation in a class diagram", "classDiagram\n  \"Order item\" ||--o{ Duck\n", 2, "\"Order item\" ||--o{ Duck", "`erDiagram`", "not of classDiagram"},
 		{"unknown type", "flowchat TD\n  A --> B\n", 0, "", "first line", ""},
 		{"fenced, line counted from the message", "Please draw:\n```mermaid\nsequenceDiagram\n  Alice->>Bob hello\n```\n", 4, "Alice->>Bob hello", "colon", ""},
 		{"empty", "```mermaid\n```", 0, "", "diagram type", ""},
@@ -288,6 +289,7 @@ func TestMermaidFixes(t *testing.T) {
 		{"deactivate an inactive participant", "sequenceDiagram\n  Alice->>Bob: hi\n  deactivate Bob\n", "deactivate", false, ""},
 		{"zero-width space", "flowchart TD\n  A\u200b --> B\n", "invisible", false, ""},
 		{"brackets in an edge label", "flowchart TD\n  A -->|ownerRef <br/> (root only)| B\n", "quoted an edge label", false, "ownerRef\n(root only)"},
+		{"erDiagram relations in a class diagram", "classDiagram\n  class User\n  User ||--o{ Order : places\n  Order }|..|| Product : \"contains\"\n", "class associations with their cardinalities", false, "0..*"},
 		{"semicolons in messages", "sequenceDiagram\n  A->>B: check; then retry\n  Note over A: one; two\n  B-->>A: ok\n", "#59;", false, "check; then retry"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -126,10 +126,12 @@ func Measure(sc *scene.Scene, opt Options) Report {
 	els := sc.Elements()
 	byID := make(map[string]*scene.Element, len(els))
 	var shapes, arrows, texts []*scene.Element
+	badges := numberBadges(els)
 	for i := range els {
 		e := &els[i]
 		byID[e.ID] = e
 		switch {
+		case badges[e.ID]: // part of its message, on the lifeline by design
 		case closed(e.Type):
 			shapes = append(shapes, e)
 		case e.Type == scene.Arrow:
@@ -424,4 +426,42 @@ func Moved(before, after *scene.Scene, tol float64) int {
 		return true
 	})
 	return n
+}
+
+// numberBadges finds the number badges of sequence messages (Mermaid's autonumber): a small circle
+// in a group with one arrow and nothing else but texts. They sit on a lifeline or an activation bar
+// at the message's start, as Mermaid draws them, so they are neither nodes nor overlaps.
+func numberBadges(els []scene.Element) map[string]bool {
+	type group struct {
+		arrows, other int
+		circles       []string
+	}
+	groups := map[string]*group{}
+	for _, e := range els {
+		if len(e.GroupIDs) == 0 || e.ContainerID != "" {
+			continue
+		}
+		g := groups[e.GroupIDs[0]]
+		if g == nil {
+			g = &group{}
+			groups[e.GroupIDs[0]] = g
+		}
+		switch {
+		case e.Type == scene.Arrow:
+			g.arrows++
+		case e.Type == scene.Ellipse && e.Width <= 40 && e.Height <= 40:
+			g.circles = append(g.circles, e.ID)
+		case e.Type != scene.Text:
+			g.other++
+		}
+	}
+	out := map[string]bool{}
+	for _, g := range groups {
+		if g.arrows == 1 && g.other == 0 {
+			for _, id := range g.circles {
+				out[id] = true
+			}
+		}
+	}
+	return out
 }

@@ -167,3 +167,23 @@ func TestProject(t *testing.T) {
 		}
 	}
 }
+
+// TestNumberBadges: a message's number badge, grouped with its arrow, sits on the lifeline's bar
+// by design: it is no node and no overlap.
+func TestNumberBadges(t *testing.T) {
+	sc := scene.New()
+	bar := scene.NewElement(scene.Rectangle)
+	bar.ID, bar.X, bar.Y, bar.Width, bar.Height = "bar", 94, 80, 12, 200
+	msg := scene.NewElement(scene.Arrow)
+	msg.ID, msg.X, msg.Y, msg.Points, msg.GroupIDs = "m1", 100, 100, []scene.Point{{}, {X: 200}}, []string{"message-1"}
+	badge := scene.NewElement(scene.Ellipse)
+	badge.ID, badge.X, badge.Y, badge.Width, badge.Height, badge.GroupIDs = "m1-badge", 89, 89, 22, 22, []string{"message-1"}
+	for _, e := range []scene.Element{bar, msg, badge} {
+		if _, err := sc.Add(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := Measure(sc, Options{}); r.Nodes != 1 || r.ShapeOverlaps != 0 {
+		t.Errorf("nodes %d, shape overlaps %d; want 1 and 0 (the badge is part of its message)", r.Nodes, r.ShapeOverlaps)
+	}
+}

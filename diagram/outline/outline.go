@@ -52,9 +52,11 @@ func Of(sc *scene.Scene) Outline {
 			labels[e.ContainerID] = written(e)
 		}
 	}
+	skip := arrowParts(els, labels)
 	var shapes, texts, arrows, lines, frames []scene.Element
 	for _, e := range els {
 		switch {
+		case skip[e.ID]:
 		case e.Type.IsShape():
 			shapes = append(shapes, e)
 		case e.Type == scene.Text && e.ContainerID == "" && strings.TrimSpace(e.Text) != "":
@@ -143,6 +145,63 @@ func Of(sc *scene.Scene) Outline {
 		o.Kind = "drawing"
 	}
 	return o
+}
+
+// arrowParts reads what a group holding one arrow adds to it, as a sequence diagram draws a message
+// to oneself (its label beside the loop, since a bound label would sit on the loop's line) and a
+// numbered message (Mermaid's autonumber: a small circle with the number at the message's start).
+// Free texts in the group are the arrow's label when it has none; circles and the texts over them
+// are the number, read as part of the message. It returns the elements taken.
+func arrowParts(els []scene.Element, labels map[string]string) map[string]bool {
+	members := map[string][]scene.Element{}
+	for _, e := range els {
+		if e.ContainerID == "" && len(e.GroupIDs) > 0 {
+			g := e.GroupIDs[0] // the innermost group
+			members[g] = append(members[g], e)
+		}
+	}
+	taken := map[string]bool{}
+groups:
+	for _, ms := range members {
+		var arrow *scene.Element
+		var badges, texts []scene.Element
+		for i, e := range ms {
+			switch {
+			case e.Type == scene.Arrow && arrow == nil:
+				arrow = &ms[i]
+			case e.Type == scene.Arrow:
+				continue groups // two arrows: not one message's parts
+			case e.Type == scene.Ellipse && e.Width <= 40 && e.Height <= 40:
+				badges = append(badges, e)
+			case e.Type == scene.Text:
+				texts = append(texts, e)
+			default:
+				continue groups // anything else: a group of the drawing's own
+			}
+		}
+		if arrow == nil {
+			continue
+		}
+		var words []string
+		for _, t := range texts {
+			c := t.Center()
+			over := slices.ContainsFunc(badges, func(b scene.Element) bool {
+				r := b.Bounds()
+				return c.X >= r.X && c.X <= r.X+r.Width && c.Y >= r.Y && c.Y <= r.Y+r.Height
+			})
+			if !over {
+				words = append(words, written(t))
+			}
+			taken[t.ID] = over || labels[arrow.ID] == ""
+		}
+		for _, b := range badges {
+			taken[b.ID] = true
+		}
+		if labels[arrow.ID] == "" && len(words) > 0 {
+			labels[arrow.ID] = strings.Join(words, " ")
+		}
+	}
+	return taken
 }
 
 // labelInside reads free text placed over a shape without a label of its own as that shape's

@@ -109,3 +109,32 @@ func firstDiff(got, want string) string {
 	}
 	return ""
 }
+
+// TestSequenceMessageParts: a message to oneself has its label as a free text beside the loop and a
+// numbered diagram has number badges; both are read as parts of their message, not as notes or
+// participants.
+func TestSequenceMessageParts(t *testing.T) {
+	sc := scene.New()
+	_, err := sequence.Draw(sc, sequence.Sequence{
+		Actors:     []sequence.Actor{{ID: "web", Label: "Browser"}, {ID: "api", Label: "API"}},
+		Autonumber: true,
+		Steps: []sequence.Step{{Message: &sequence.Message{From: "web", To: "api", Label: "POST /checkout"}},
+			{Message: &sequence.Message{From: "api", To: "api", Label: "validate cart"}},
+			{Message: &sequence.Message{From: "api", To: "web", Label: "201 Created", Style: "dashed"}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Of(sc)
+	var got []string
+	for _, e := range o.Edges {
+		got = append(got, e.From+" -> "+e.To+": "+e.Label)
+	}
+	want := []string{"Browser -> API: POST /checkout", "API -> API: validate cart", "API -> Browser: 201 Created"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("messages\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(o.Notes) > 0 || len(o.Nodes) != 2 {
+		t.Errorf("notes %q, %d participants; want no notes and 2 participants", o.Notes, len(o.Nodes))
+	}
+}

@@ -23,7 +23,9 @@ const (
 	seqBlockPad   = 14.0 // between a block's box and what it holds
 	seqLabelMin   = 11 * seqFont
 	seqFootFrom   = 400.0 // lifelines longer than this get the actors repeated at their foot
-	maxID         = 64    // the longest id a part gets: the graph builder's default
+	seqBadge      = 22.0  // the height of a message's number badge (autonumber)
+	seqBadgeFont  = 14.0
+	maxID         = 64 // the longest id a part gets: the graph builder's default
 )
 
 type seqDrawing struct {
@@ -46,6 +48,11 @@ type seqMsgPlan struct {
 	st    *step
 	label string
 	pts   []scene.Point // absolute
+	// self is a message to its own lifeline: its label is a free text left-aligned at side, beside
+	// the loop, since a bound label would sit on the loop's far side.
+	self bool
+	side scene.Point // the left end of the label's middle line, absolute
+	n    int         // its number when the diagram is numbered, else 0
 }
 
 type seqNotePlan struct {
@@ -83,16 +90,13 @@ func seqText(text string, size, maxW float64) (w, h float64) {
 	return fontmetrics.Measure(scene.DefaultFontFamily, size, wrapped)
 }
 
-// labelOf is a message's label as drawn, numbered when asked.
-func (d *seqDrawing) labelOf(st *step) string {
+// number is the next message's number when the diagram is numbered, else 0.
+func (d *seqDrawing) number() int {
 	if !d.autonumber {
-		return st.label
+		return 0
 	}
 	d.n++
-	if st.label == "" {
-		return fmt.Sprint(d.n)
-	}
-	return fmt.Sprintf("%d. %s", d.n, st.label)
+	return d.n
 }
 
 func (d *seqDrawing) draw(steps []step, ox, oy float64) (Result, error) {
@@ -176,11 +180,12 @@ func (d *seqDrawing) columns(steps []step) {
 					need(st.cols[0], st.cols[0]+1, nw+50)
 				}
 			default:
-				lw, _ := seqText(st.label+"00. ", seqFont, math.Inf(1))
+				lw, _ := seqText(st.label, seqFont, math.Inf(1))
 				lo, hi := min(st.cols[0], st.cols[1]), max(st.cols[0], st.cols[1])
 				if lo == hi {
-					lw = math.Min(lw, seqLabelMin)
-					need(lo, lo+1, selfLoop(lw)+lw/2+40)
+					lw, _ = seqText(st.label, seqFont, seqLabelMin)
+					// Nested bars, the loop, the label beside it, clear of the next lifeline's bars.
+					need(lo, lo+1, seqBarWidth+seqSelfLoop+seqSelfGap+lw+seqBarWidth+12)
 				} else {
 					need(lo, hi, math.Max(lw+70, lw/0.7+30))
 					if hi-lo >= 2 { // the label sits in the middle gap, clear of the lifelines it passes
@@ -205,9 +210,12 @@ func (d *seqDrawing) columns(steps []step) {
 // spanning them has its label.
 func labelGap(lo, hi int) int { return (lo + hi - 1) / 2 }
 
-// selfLoop is how far a message to oneself reaches out: its label is centred on the loop's far
-// side, so the loop reaches past half the label to keep it off the lifeline.
-func selfLoop(labelW float64) float64 { return math.Max(40, labelW/2+16) }
+// A message to oneself is a square loop seqSelfLoop wide with its label seqSelfGap past its far
+// side, level with the loop's middle: never on the loop's line nor over the lifeline.
+const (
+	seqSelfLoop = 40.0
+	seqSelfGap  = 8.0
+)
 
 func noteWidth(text string) float64 {
 	w, _ := seqText(text, seqFont, math.Inf(1))
@@ -264,15 +272,15 @@ func (d *seqDrawing) walk(steps []step, y float64, depth int) (float64, span) {
 }
 
 func (d *seqDrawing) planMessage(st *step, y float64) (float64, span) {
-	label := d.labelOf(st)
+	label, n := st.label, d.number()
 	from, to := st.cols[0], st.cols[1]
 	if from == to {
 		lw, lh := seqText(label, seqFont, seqLabelMin)
 		if label == "" {
 			lw, lh = 0, 0
 		}
-		loop := selfLoop(lw)
-		// The label is centred on the loop's far side: room above and below for it.
+		loop := seqSelfLoop
+		// The label is level with the loop's middle: room above and below for it.
 		ay := y + math.Max(14, 6+lh/2-seqSelfDrop/2)
 		x0 := d.edge(from, math.Inf(1))
 		if st.activate {
@@ -280,12 +288,13 @@ func (d *seqDrawing) planMessage(st *step, y float64) (float64, span) {
 		}
 		x1 := d.edge(from, math.Inf(1))
 		pts := []scene.Point{{X: x0, Y: ay}, {X: x0 + loop, Y: ay}, {X: x0 + loop, Y: ay + seqSelfDrop}, {X: x1, Y: ay + seqSelfDrop}}
-		d.msgs = append(d.msgs, seqMsgPlan{st: st, label: label, pts: pts})
+		side := scene.Point{X: x0 + loop + seqSelfGap, Y: ay + seqSelfDrop/2}
+		d.msgs = append(d.msgs, seqMsgPlan{st: st, label: label, pts: pts, self: true, side: side, n: n})
 		if st.deactivate {
 			d.closeBar(from, ay+seqSelfDrop)
 		}
 		bottom := math.Max(ay+seqSelfDrop, ay+seqSelfDrop/2+lh/2) + 14
-		return bottom, span{d.centres[from] - seqBarWidth, x0 + loop + lw/2}
+		return bottom, span{d.centres[from] - seqBarWidth, side.X + lw}
 	}
 	cf, ct := d.centres[from], d.centres[to]
 	width := math.Abs(ct - cf)
@@ -309,7 +318,7 @@ func (d *seqDrawing) planMessage(st *step, y float64) (float64, span) {
 		mid = (d.centres[k] + d.centres[k+1]) / 2
 		pts = []scene.Point{pts[0], {X: mid, Y: ay}, pts[1]}
 	}
-	d.msgs = append(d.msgs, seqMsgPlan{st: st, label: label, pts: pts})
+	d.msgs = append(d.msgs, seqMsgPlan{st: st, label: label, pts: pts, n: n})
 	if st.deactivate && !d.closeBar(from, ay) && !st.activate {
 		d.closeBar(to, ay) // "deactivate" on a message to a busy actor that sent nothing open
 	}
@@ -518,13 +527,37 @@ func (d *seqDrawing) emit(bottom, ox, oy float64) (Result, error) {
 		if len(m.pts) > 2 {
 			e.Roundness = nil // a square loop (a rounded one curls into its own label), or a straight line
 		}
+		// A self-message's label and a number badge are free elements: grouped with their arrow
+		// so they move with it in the editor.
+		var group []string
+		if m.self && m.label != "" || m.n > 0 {
+			group = []string{d.freshID(GroupPrefix + e.ID)}
+			e.GroupIDs = group
+		}
 		if _, err := w.Add(e); err != nil {
 			return Result{}, &ItemError{Item: m.st.ref, Err: err}
 		}
 		ids = append(ids, e.ID)
-		if m.label != "" {
+		switch {
+		case m.label == "":
+		case m.self:
+			wrapped := fontmetrics.Wrap(scene.DefaultFontFamily, seqFont, m.label, seqLabelMin)
+			_, h := fontmetrics.Measure(scene.DefaultFontFamily, seqFont, wrapped)
+			x, y := at(m.side.X, m.side.Y-h/2)
+			t := d.freeText(e.ID+"-label", wrapped, x, y, group[0])
+			t.StrokeColor = "#1e1e1e"
+			if err := add(t, "label of "+e.ID); err != nil {
+				return Result{}, &ItemError{Item: m.st.ref, Field: "label", Err: err}
+			}
+		default:
 			if _, err := w.SetLabel(e.ID, m.label, scene.TextStyle{FontSize: seqFont}); err != nil {
 				return Result{}, &ItemError{Item: m.st.ref, Field: "label", Err: err}
+			}
+		}
+		if m.n > 0 {
+			x, y := at(m.pts[0].X, m.pts[0].Y)
+			if err := d.badge(add, e.ID, m.n, x, y, group[0]); err != nil {
+				return Result{}, err
 			}
 		}
 	}
@@ -571,6 +604,25 @@ func (d *seqDrawing) emit(bottom, ox, oy float64) (Result, error) {
 		}
 	}
 	return Result{IDs: ids, Actors: len(d.actors), Messages: len(d.msgs), Notes: len(d.notes), Blocks: len(d.blocks), Activations: len(d.bars)}, nil
+}
+
+// badge draws a message's number as Mermaid's autonumber does: a dark circle with the number in
+// white, centred on the message's start. The number is a free text over the circle rather than its
+// label: a label would make Excalidraw grow the circle to its padded text box.
+func (d *seqDrawing) badge(add func(scene.Element, string) error, msgID string, n int, cx, cy float64, group string) error {
+	num := fmt.Sprint(n)
+	tw, th := seqText(num, seqBadgeFont, math.Inf(1))
+	size := math.Max(seqBadge, tw+10)
+	c := scene.NewElement(scene.Ellipse)
+	c.ID, c.X, c.Y, c.Width, c.Height = d.freshID(msgID+"-badge"), cx-size/2, cy-seqBadge/2, size, seqBadge
+	c.BackgroundColor, c.StrokeColor, c.StrokeWidth, c.FillStyle, c.Roughness = "#343a40", "#343a40", 1, "solid", 0
+	c.GroupIDs = []string{group}
+	if err := add(c, "number of "+msgID); err != nil {
+		return err
+	}
+	t := d.freeText(c.ID+"-text", num, cx-tw/2, cy-th/2, group)
+	t.FontSize, t.StrokeColor, t.TextAlign = seqBadgeFont, "#ffffff", "center"
+	return add(t, "number of "+msgID)
 }
 
 func (d *seqDrawing) freeText(id, text string, x, y float64, group string) scene.Element {

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -197,6 +198,71 @@ func checkGeometry(t *testing.T, sc *scene.Scene, seq Sequence) {
 		}
 	}
 	checkNotes(t, sc, seq, p)
+	checkSelfLabels(t, sc, seq)
+}
+
+// checkSelfLabels checks every message to oneself: its label is a free text grouped with the loop,
+// left of nothing it could cover — beside the loop's far side and level with its middle, clear of
+// the loop's line, of every lifeline and bar, and of every other text.
+func checkSelfLabels(t *testing.T, sc *scene.Scene, seq Sequence) {
+	t.Helper()
+	p := partsOf(sc, seq)
+	var texts []scene.Element
+	for _, e := range sc.Elements() {
+		if e.Type == scene.Text && !strings.HasSuffix(e.ID, "-badge-text") {
+			texts = append(texts, e)
+		}
+	}
+	for _, m := range p.messages {
+		abs := m.AbsPoints()
+		if abs[0].X != abs[len(abs)-1].X {
+			continue
+		}
+		if sc.LabelText(m.ID) != "" {
+			t.Errorf("%s, a message to itself, has a bound label %q: Excalidraw draws it on the loop's line", m.ID, sc.LabelText(m.ID))
+		}
+		l, ok := sc.Get(m.ID + "-label")
+		if !ok {
+			continue // no label
+		}
+		far := math.Inf(-1)
+		for _, q := range abs {
+			far = math.Max(far, q.X)
+		}
+		mid := (abs[0].Y + abs[len(abs)-1].Y) / 2
+		if l.X < far+seqSelfGap-1e-6 || l.Y > mid || l.Y+l.Height < mid {
+			t.Errorf("%s's label spans %v..%v × %v..%v, want it from %v past the loop's far side and across its middle %v", m.ID, l.X, l.X+l.Width, l.Y, l.Y+l.Height, far+seqSelfGap, mid)
+		}
+		if len(m.GroupIDs) == 0 || !slices.Equal(l.GroupIDs, m.GroupIDs) {
+			t.Errorf("%s's label groups %v, the message %v: want them together", m.ID, l.GroupIDs, m.GroupIDs)
+		}
+		box := scene.Rect{X: l.X, Y: l.Y, Width: l.Width, Height: l.Height}
+		for _, line := range append(mapValues(p.lifelines), mapValues(p.bars)...) {
+			if b := scene.BoundingBox(line); overlaps(box, b) {
+				t.Errorf("%s's label %v covers %s %v", m.ID, box, line.ID, b)
+			}
+		}
+		for _, o := range texts {
+			if o.ID == l.ID {
+				continue
+			}
+			if overlaps(box, scene.Rect{X: o.X, Y: o.Y, Width: o.Width, Height: o.Height}) {
+				t.Errorf("%s's label %v covers the text %s %q", m.ID, box, o.ID, o.Text)
+			}
+		}
+	}
+}
+
+func overlaps(a, b scene.Rect) bool {
+	return a.X < b.X+b.Width && b.X < a.X+a.Width && a.Y < b.Y+b.Height && b.Y < a.Y+a.Height
+}
+
+func mapValues(m map[string]scene.Element) []scene.Element {
+	var out []scene.Element
+	for _, e := range m {
+		out = append(out, e)
+	}
+	return out
 }
 
 func restsOnAny(q scene.Point, lines []scene.Element) bool {

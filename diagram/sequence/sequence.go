@@ -33,7 +33,7 @@ const (
 type Sequence struct {
 	Actors []Actor
 	Steps  []Step
-	// Autonumber numbers the messages 1, 2, 3 … in their labels.
+	// Autonumber draws each message's number (1, 2, 3 …) in a badge at its start, as Mermaid does.
 	Autonumber bool
 }
 

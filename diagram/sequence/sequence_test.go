@@ -2,6 +2,9 @@ package sequence
 
 import (
 	"errors"
+	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,8 +61,21 @@ func TestDraw(t *testing.T) {
 			t.Errorf("%s groups %v, want %s", id, e.GroupIDs, group)
 		}
 	}
-	if got := sc.LabelText("msg1"); got != "1. GET /cart" {
-		t.Errorf("first message reads %q, want it numbered", got)
+	if got := sc.LabelText("msg1"); got != "GET /cart" {
+		t.Errorf("first message reads %q, want its label alone (the number is a badge)", got)
+	}
+	for k, id := range []string{"msg1", "msg2", "msg3"} {
+		m, badge, num := get(t, sc, id), get(t, sc, id+"-badge"), get(t, sc, id+"-badge-text")
+		start := m.AbsPoints()[0]
+		if c := badge.Center(); math.Abs(c.X-start.X) > 1e-6 || math.Abs(c.Y-start.Y) > 1e-6 || badge.Type != scene.Ellipse {
+			t.Errorf("%s's badge is a %s centred at %v, want a circle on the message's start %v", id, badge.Type, c, start)
+		}
+		if want := fmt.Sprint(k + 1); num.Text != want || math.Abs(num.Center().X-start.X) > 1 {
+			t.Errorf("%s's badge reads %q at x %v, want %q centred on %v", id, num.Text, num.Center().X, want, start.X)
+		}
+		if g := m.GroupIDs; len(g) != 1 || !slices.Equal(badge.GroupIDs, g) || !slices.Equal(num.GroupIDs, g) {
+			t.Errorf("%s groups %v, badge %v, number %v: want one group, so they move together", id, g, badge.GroupIDs, num.GroupIDs)
+		}
 	}
 	if reply := get(t, sc, "msg2"); reply.StrokeStyle != "dashed" {
 		t.Errorf("reply style %q, want dashed", reply.StrokeStyle)
@@ -156,4 +172,35 @@ func where(e *ItemError) string {
 		return ""
 	}
 	return e.Where()
+}
+
+// TestSelfMessageLabels: a message to oneself has its label beside the loop, level with its
+// middle, off the loop's line, its own lifeline and bars, the next lifeline and every other text.
+func TestSelfMessageLabels(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		seq  Sequence
+	}{
+		{"short", Sequence{Actors: []Actor{{ID: "a", Label: "A"}, {ID: "b", Label: "B"}},
+			Steps: []Step{msg("a", "b", "call"), msg("b", "b", "check")}}},
+		{"long label wraps", Sequence{Actors: []Actor{{ID: "a", Label: "A"}, {ID: "b", Label: "B"}},
+			Steps: []Step{msg("a", "a", "validate the whole request against the schema and the user's quota"), msg("a", "b", "go")}}},
+		{"on bars", Sequence{Actors: []Actor{{ID: "a", Label: "Client"}, {ID: "b", Label: "Server"}, {ID: "c", Label: "DB"}},
+			Steps: []Step{
+				{Message: &Message{From: "a", To: "b", Label: "request", Activate: true}},
+				{Message: &Message{From: "b", To: "b", Label: "hash password", Activate: true}},
+				{Message: &Message{From: "b", To: "b", Label: "compare with stored hash", Deactivate: true}},
+				{Message: &Message{From: "b", To: "a", Label: "ok", Style: "dashed", Deactivate: true}},
+			}}},
+		{"last actor, numbered", Sequence{Actors: []Actor{{ID: "a", Label: "A"}, {ID: "b", Label: "B"}}, Autonumber: true,
+			Steps: []Step{msg("a", "b", "x"), msg("b", "b", "retry three times"), msg("b", "a", "y")}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := scene.New()
+			if _, err := Draw(sc, tc.seq); err != nil {
+				t.Fatal(err)
+			}
+			checkSelfLabels(t, sc, tc.seq)
+		})
+	}
 }

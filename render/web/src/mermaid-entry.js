@@ -15,7 +15,7 @@ import { parseMermaidToExcalidraw } from "@excalidraw/mermaid-to-excalidraw";
 import mermaid from "mermaid";
 import { convertToExcalidrawElements, exportToCanvas, FONT_FAMILY, restoreElements } from "@excalidraw/excalidraw";
 import { extract, parseError, repair } from "./mermaid-repair.js";
-import { centreTexts, cleanSkeleton, fitLabels, flowchartArrows, mount, selfMessageTexts, stateRoutes, takeSvg, uniqueIds } from "./mermaid-layout.js";
+import { cleanSkeleton, fitLabels, flowchartArrows, mount, placeTexts, sequenceParts, stateRoutes, takeSvg, uniqueIds } from "./mermaid-layout.js";
 
 window.EXCALIDRAW_ASSET_PATH = location.origin + "/";
 
@@ -57,14 +57,14 @@ const loadFonts = async (text) => {
 
 // routesOf reads the routes of the arrows from Mermaid's SVG (flowcharts get their arrows rebuilt
 // from Mermaid's edges on the way).
-// For sequence diagrams it moves the labels of self-messages out to where Mermaid writes them
-// (texts: the centres to apply after conversion).
+// For sequence diagrams it moves the labels of self-messages beside their loops and adds the
+// autonumber badges (texts: where their texts go after conversion).
 const routesOf = async (skeleton, text, type, svg) => {
   if (!svg || !/^(flowchart|graph|state|sequence)/i.test(type)) return { routes: {}, texts: {} };
   const { root, remove } = mount(svg);
   try {
     if (!root) return { routes: {}, texts: {} };
-    if (type === "sequence") return { routes: {}, texts: selfMessageTexts(skeleton, root) };
+    if (type === "sequence") return { routes: {}, texts: sequenceParts(skeleton, root) };
     const routes = /^state/i.test(type) ? await stateRoutes(skeleton, text, root) : await flowchartArrows(skeleton, text, root, FONT_SIZE);
     return { routes, texts: {} };
   } finally {
@@ -122,7 +122,7 @@ const convert = async (src) => {
     // Loaded the way the editor loads a file, so labels are wrapped as it wraps them (an arrow's
     // to 70% of its width: Mermaid may give a message less).
     elements = restoreElements(elements, null, { refreshDimensions: true, repairBindings: true });
-    centreTexts(elements, read.texts);
+    placeTexts(elements, read.texts);
   } catch (e) {
     return { error: { code: "convert", message: String((e && e.message) || e), source: text, fixes } };
   }

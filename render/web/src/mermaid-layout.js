@@ -337,54 +337,139 @@ export const stateRoutes = async (skeleton, text, root) => {
 
 // ---- sequence diagrams ------------------------------------------------------------------------
 
-// selfMessageTexts takes the label off each message to its own lifeline and makes it a free text
-// where Mermaid writes it, centred over the lifeline above the loop: as an arrow's label it would
-// sit on the loop's far side, covering the lifeline, and be wrapped to the loop's width. It
-// returns the centre of each new text by id, to be applied once Excalidraw has measured them.
+// boxOf is el's bounding box in the SVG's own coordinates.
+const boxOf = (el, root) => {
+  const b = el.getBBox();
+  const m = toRoot(el, root);
+  const p = m.transformPoint(new DOMPoint(b.x, b.y));
+  const q = m.transformPoint(new DOMPoint(b.x + b.width, b.y + b.height));
+  return { x0: Math.min(p.x, q.x), y0: Math.min(p.y, q.y), x1: Math.max(p.x, q.x), y1: Math.max(p.y, q.y) };
+};
+
+// wrapWords breaks text into lines no wider than maxW (a word longer than that keeps its line).
+const wrapWords = (text, size, maxW) =>
+  String(text)
+    .split("\n")
+    .map((para) => {
+      const lines = [];
+      let line = "";
+      for (const word of para.split(/\s+/).filter(Boolean)) {
+        const next = line ? `${line} ${word}` : word;
+        if (line && textWidth(next, size) > maxW) {
+          lines.push(line);
+          line = word;
+        } else line = next;
+      }
+      return [...lines, line].join("\n");
+    })
+    .join("\n");
+
+export const SELF_GAP = 8; // between a self-message's loop and its text
+const BADGE = 22; // the height of an autonumber badge
+const BADGE_FONT = 14;
+
+// sequenceParts reworks what mermaid-to-excalidraw makes of a sequence diagram's messages; it
+// returns where the new texts go once Excalidraw has measured them (placeTexts).
+//
+// A message to its own lifeline has its label taken off and made a free text beside the loop, left
+// of nothing: as an arrow's label Excalidraw centres it on the loop's far side, on the line, and
+// Mermaid writes it over the lifeline above the loop. It is level with the loop's middle, within the
+// rows Mermaid left for the text and the loop, and wrapped to stop short of the next lifeline when
+// there is room for that. It is grouped with the loop so they move together.
+//
+// With autonumber, Mermaid draws each message's number in a circle at its start (text.sequenceNumber
+// after the message's line); mermaid-to-excalidraw drops them. Each becomes a dark circle with the
+// number in white, grouped with its message.
+//
 // mermaid-to-excalidraw's k-th arrow is the k-th message line of Mermaid's SVG.
-export const selfMessageTexts = (skeleton, root) => {
+export const sequenceParts = (skeleton, root) => {
   const lines = Array.from(root.querySelectorAll('[class*="messageLine"]'));
   const arrows = skeleton.filter((e) => e.type === "arrow");
-  const centres = {};
-  if (lines.length !== arrows.length) return centres;
+  const place = {};
+  if (lines.length !== arrows.length) return place;
+  const lifelines = Array.from(root.querySelectorAll(".actor-line"))
+    .map((l) => boxOf(l, root).x0)
+    .sort((a, b) => a - b);
   arrows.forEach((a, k) => {
     const line = lines[k];
+    const group = () => {
+      if (!a.groupIds) a.groupIds = [`message-${k + 1}`];
+      return a.groupIds;
+    };
+    // After the line Mermaid puts an empty line carrying the circle marker, then the number.
+    let num = line.nextElementSibling;
+    if (num && num.tagName.toLowerCase() === "line" && !/messageLine/.test(num.getAttribute("class") || "")) num = num.nextElementSibling;
+    if (num && num.classList.contains("sequenceNumber") && num.textContent.trim()) {
+      const n = num.textContent.trim();
+      // Centred on the start of the arrow as converted (Mermaid centres it on its line's start).
+      const c = boxOf(num, root);
+      const p = (a.points && a.points[0]) || [0, 0];
+      const [x, y] = Number.isFinite(a.x) && Number.isFinite(a.y) ? [a.x + p[0], a.y + p[1]] : [(c.x0 + c.x1) / 2, (c.y0 + c.y1) / 2];
+      const w = Math.max(BADGE, Math.ceil(textWidth(n, BADGE_FONT)) + 10);
+      const id = `message-number-${k + 1}`;
+      skeleton.push({
+        type: "ellipse", id, x: x - w / 2, y: y - BADGE / 2, width: w, height: BADGE, groupIds: group(),
+        backgroundColor: "#343a40", strokeColor: "#343a40", fillStyle: "solid", strokeWidth: 1, roughness: 0,
+      });
+      skeleton.push({ type: "text", id: `${id}-text`, x: x - 4, y: y - 8, text: n, fontSize: BADGE_FONT, strokeColor: "#ffffff", textAlign: "center", groupIds: group() });
+      place[`${id}-text`] = { cx: x, cy: y };
+    }
     if (line.tagName.toLowerCase() !== "path" || !a.label || !a.label.text) return;
     // The message's text lines are the messageText elements just before its line.
     const texts = [];
     for (let n = line.previousElementSibling; n && n.classList.contains("messageText"); n = n.previousElementSibling) texts.push(n);
     if (!texts.length) return;
-    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-    for (const t of texts) {
-      const b = t.getBBox();
-      const m = toRoot(t, root);
-      const p = m.transformPoint(new DOMPoint(b.x, b.y));
-      const q = m.transformPoint(new DOMPoint(b.x + b.width, b.y + b.height));
-      x0 = Math.min(x0, p.x); y0 = Math.min(y0, p.y); x1 = Math.max(x1, q.x); y1 = Math.max(y1, q.y);
+    // The loop as drawn: Mermaid's path and the arrow mermaid-to-excalidraw made of it (through
+    // the curve's control points, so wider), plus the few pixels Excalidraw's curve bulges past them.
+    const loop = boxOf(line, root);
+    for (const [px, py] of a.points || []) {
+      loop.x1 = Math.max(loop.x1, a.x + px + 4);
+      loop.y0 = Math.min(loop.y0, a.y + py);
+      loop.y1 = Math.max(loop.y1, a.y + py);
     }
-    if (!Number.isFinite(x0) || x1 <= x0) return;
+    let top = Infinity;
+    for (const t of texts) top = Math.min(top, boxOf(t, root).y0);
+    if (!Number.isFinite(top) || !(loop.x1 > loop.x0)) return;
+    const left = loop.x1 + SELF_GAP;
+    const size = a.label.fontSize || 16;
+    let text = a.label.text;
+    const next = lifelines.find((x) => x > loop.x1 + 1);
+    const room = next === undefined ? Infinity : next - SELF_GAP - left;
+    if (textWidth(text, size) > room && room >= wordWidth(text, size)) text = wrapWords(text, size, room);
     const id = `message-text-${k + 1}`;
-    skeleton.push({ type: "text", id, x: x0, y: y0, text: a.label.text, fontSize: a.label.fontSize || 16, textAlign: "center" });
-    centres[id] = [(x0 + x1) / 2, (y0 + y1) / 2];
+    skeleton.push({ type: "text", id, x: left, y: top, text, fontSize: size, textAlign: "left", groupIds: group() });
+    place[id] = { left, cy: (loop.y0 + loop.y1) / 2, top, bottom: loop.y1 };
     delete a.label;
   });
-  return centres;
+  return place;
 };
 
-// centreTexts moves converted texts so that their centres are where centres says.
-export const centreTexts = (elements, centres) => {
+// placeTexts moves converted texts where place says, now that Excalidraw has measured them:
+// {cx, cy} centres a text there; {left, cy, top, bottom} puts its left side at left and its middle
+// at cy, kept within top..bottom when it fits there.
+export const placeTexts = (elements, place) => {
   for (const e of elements) {
-    const c = e.type === "text" && centres[e.id];
-    if (c) {
-      e.x = c[0] - e.width / 2;
-      e.y = c[1] - e.height / 2;
+    const p = e.type === "text" && place[e.id];
+    if (!p) continue;
+    if (p.left === undefined) {
+      e.x = p.cx - e.width / 2;
+      e.y = p.cy - e.height / 2;
+      continue;
     }
+    e.x = p.left;
+    e.y = p.cy - e.height / 2;
+    if (p.bottom - p.top >= e.height) e.y = Math.min(Math.max(e.y, p.top), p.bottom - e.height);
   }
 };
 
 // ---- shapes that fit their labels --------------------------------------------------------------
 
 const ctx2d = document.createElement("canvas").getContext("2d");
+// textWidth is the width of text's widest line in Excalifont.
+const textWidth = (text, size) => {
+  ctx2d.font = `${size}px Excalifont, Xiaolai, sans-serif`;
+  return Math.max(0, ...String(text).split("\n").map((l) => ctx2d.measureText(l).width));
+};
 const wordWidth = (text, size) => {
   ctx2d.font = `${size}px Excalifont, Xiaolai, sans-serif`;
   let w = 0;

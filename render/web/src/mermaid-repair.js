@@ -250,6 +250,27 @@ const dropDeactivate = (text, who) => {
   return null;
 };
 
+// erDiagram relations written in a classDiagram: `CUSTOMER ||--o{ ORDER : places` becomes the
+// association `CUSTOMER "1" --> "0..*" ORDER : places`, the crow's feet as UML multiplicities
+// (`..`, a non-identifying relation, as a dashed `..>`). Quoted names that a class could not
+// take (`"Order item"`) are left for Mermaid to refuse.
+const ER_CARD = { "||": "1", "|o": "0..1", "o|": "0..1", "}|": "1..*", "|{": "1..*", "}o": "0..*", "o{": "0..*" };
+const ER_IN_CLASS = /^(\s*)"?([\w-]+)"?\s*(\|\||\|o|\}\||\}o)(--|\.\.)(\|\||o\||\|\{|o\{)\s*"?([\w-]+)"?\s*(?::\s*(.*))?$/;
+export const erRelationsInClass = (text) => {
+  if (!/^\s*classDiagram(?:-v2)?\b/m.test(text)) return { text: null, lines: [] };
+  const lines = [];
+  const out = text.split("\n").map((l, i) => {
+    const m = ER_IN_CLASS.exec(l);
+    if (!m) return l;
+    lines.push(i + 1);
+    const [, pad, a, left, link, right, b, label] = m;
+    const arrow = link === "--" ? "-->" : "..>";
+    const rest = label && label.trim() ? ` : ${label.trim().replace(/^"(.*)"$/, "$1")}` : "";
+    return `${pad}${a} "${ER_CARD[left]}" ${arrow} "${ER_CARD[right]}" ${b}${rest}`;
+  });
+  return { text: lines.length ? out.join("\n") : null, lines };
+};
+
 const isFlowchart = (text) => /^\s*(?:flowchart|graph)\b/m.test(text.replace(/^\s*%%[^\n]*\n/gm, ""));
 
 const candidates = (text, err) => {
@@ -272,6 +293,11 @@ const candidates = (text, err) => {
     }
   }
   if (/^\s*sequenceDiagram\b/m.test(text)) add("wrote the ';' inside messages as #59;", semicolonsInMessages(text));
+  const er = erRelationsInClass(text);
+  if (er.text) {
+    const where = er.lines.length === 1 ? `line ${er.lines[0]}` : `lines ${er.lines.join(", ")}`;
+    add(`wrote the erDiagram relations on ${where} as class associations with their cardinalities (A "1" --> "0..*" B)`, er.text);
+  }
   add("removed a '>' typed after an edge label", dropHeadAfterLabel(text));
   add("moved a class's <<annotation>> to a line of its own", annotationLine(text));
   add("added the missing 'end' of a block", appendEnds(text));
