@@ -27,6 +27,7 @@ const (
 const (
 	preferSpread = 0.99
 	preferStack  = 0.97
+	preferWrap   = 0.96
 	preferTurned = 0.95
 	preferFold   = 0.92
 	maxRuns      = 4  // layouts tried beyond the plain one (and the turned one)
@@ -161,6 +162,20 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 				opts = append(opts, option{q, s.prefer * preferStack, f.score(w, h) * s.prefer * preferStack, f.fits(w, h)})
 			}
 		}
+		if row, ok := s.p.widestRow(s.pl); ok {
+			n := len(row.groups)
+			tried := map[int]bool{}
+			for _, per := range []int{(n + 1) / 2, (n + 2) / 3, int(math.Ceil(math.Sqrt(float64(n))))} {
+				if tried[per] {
+					continue
+				}
+				tried[per] = true
+				if q := s.p.wrapGroups(row, per); q != nil {
+					w, h := s.p.wrapEstimate(s.pl, row, per)
+					opts = append(opts, option{q, s.prefer * preferWrap, f.score(w, h) * s.prefer * preferWrap, f.fits(w, h)})
+				}
+			}
+		}
 		if q, w, h := s.p.spread(s, r, f); q != nil {
 			opts = append(opts, option{q, s.prefer * preferSpread, f.score(w, h) * s.prefer * preferSpread, f.fits(w, h)})
 		}
@@ -207,61 +222,33 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 	return finish(choose(cands, f)), nil
 }
 
-// choose picks, of the candidates that fit, the one with the fewest defects (a rearrangement
-// counted as a few more, by how much it changes the plain layout; of equals the first) among
-// those that read nearly as well as the best fitting one — unless all of them score far worse than the best candidate,
-// as a huge graph folded to a legal width but three times taller does; then, and when none fits,
-// the best scored, a rearrangement only when it is clearly better than the plain layout.
+// choose picks the candidate a person reads best: the scale at which it fits the preview
+// (lowered for an aspect or width beyond the fit), times how clear its arrows are — fewer
+// crossings, arrows through boxes and needless trips across group borders per edge — times how
+// little it rearranges the plain layout. Beyond its natural size a picture reads no better, so
+// of two that both fit at full size the clearer wins. Of equals, the first.
 func choose(cands []candidate, f Fit) candidate {
-	var best *candidate
-	var fitting []*candidate
-	bestFit := 0.0
-	for i := range cands {
-		c := &cands[i]
-		if best == nil || c.score(f) > best.score(f) {
-			best = c
-		}
-		if f.MaxAspect <= 0 || f.fits(c.w, c.h) {
-			fitting = append(fitting, c)
-			bestFit = math.Max(bestFit, c.score(f))
+	best, bestValue := 0, -1.0
+	for i, c := range cands {
+		if v := c.value(f); v > bestValue+1e-9 {
+			best, bestValue = i, v
 		}
 	}
-	if len(fitting) > 0 && (f.MaxAspect <= 0 || bestFit >= worthFitting*best.score(f)) {
-		var pick *candidate
-		cost := func(c *candidate) float64 { return c.d.weight() + changeCost*(1-c.prefer) }
-		for _, c := range fitting {
-			if c.score(f) < readsAsWell*bestFit {
-				continue
-			}
-			if pick == nil || cost(c) < cost(pick)-1e-9 {
-				pick = c
-			}
-		}
-		return *pick
-	}
-	// Nothing fits well: a rearrangement must be clearly better than the plain layout to be worth
-	// its strangeness.
-	if base := &cands[0]; best != base && best.score(f) < worthChange*base.score(f) {
-		return *base
-	}
-	return *best
+	return cands[best]
 }
 
-// readsAsWell is the least share of the best fitting candidate's score another must reach to be
-// chosen for having fewer defects.
-const readsAsWell = 0.75
+// value is what choose maximises.
+func (c candidate) value(f Fit) float64 {
+	legible := 1.0
+	if f.MaxAspect > 0 {
+		legible = math.Min(f.score(c.w, c.h), fullSize)
+	}
+	edges := max(len(c.p.g.Edges), 1)
+	return legible * c.prefer / (1 + c.d.weight()/float64(edges))
+}
 
-// changeCost turns a rearrangement's preference into defects: a snake (0.92) counts as four
-// crossings more than the plain layout, the other direction (0.95) as two and a half.
-const changeCost = 50
-
-// worthChange is how much better than the plain layout's score a rearrangement that does not fit
-// must be to be chosen.
-const worthChange = 1.25
-
-// worthFitting is the least share of the best score a candidate that fits must reach to be
-// chosen over it.
-const worthFitting = 0.5
+// fullSize is the scale beyond which a larger picture reads no better.
+const fullSize = 1.0
 
 // longestBand is the length along the layers of the longest band of a fold at starts.
 func longestBand(r ranks, starts []int) float64 {

@@ -3,6 +3,16 @@ package layout
 // Routes: the points of dot's splines an arrow is drawn through, a labelled edge's two halves
 // joined at its label, and the caller's view of a laid-out plan.
 
+// curveStep is about the longest stretch of a spline left without a point to draw through.
+const curveStep = 80.0
+
+// bezier is the point at t of the cubic Bézier p0 p1 p2 p3.
+func bezier(p0, p1, p2, p3 Point, t float64) Point {
+	u := 1 - t
+	a, b, c, d := u*u*u, 3*u*u*t, 3*u*t*t, t*t*t
+	return Point{a*p0.X + b*p1.X + c*p2.X + d*p3.X, a*p0.Y + b*p1.Y + c*p2.Y + d*p3.Y}
+}
+
 // curvePoints keeps the points a spline passes through between its ends: each segment's middle
 // and the joints between segments. A drawing that curves through them follows dot's route around
 // the nodes in between. A spline of one segment, a gentle curve, gives none: it is drawn straight.
@@ -13,8 +23,12 @@ func curvePoints(pts []Point) []Point {
 	var out []Point
 	for i := 0; i+3 < len(pts); i += 3 {
 		p0, p1, p2, p3 := pts[i], pts[i+1], pts[i+2], pts[i+3]
-		// B(1/2) = (p0 + 3 p1 + 3 p2 + p3) / 8
-		out = append(out, Point{(p0.X + 3*p1.X + 3*p2.X + p3.X) / 8, (p0.Y + 3*p1.Y + 3*p2.Y + p3.Y) / 8})
+		// A long segment gets more points, so the curve drawn through them keeps to dot's
+		// spline instead of cutting the corners of the nodes it goes around.
+		n := max(2, min(6, int(dist(p0, p3)/curveStep)+1))
+		for k := 1; k < n; k++ {
+			out = append(out, bezier(p0, p1, p2, p3, float64(k)/float64(n)))
+		}
 		if i+3 < len(pts)-1 {
 			out = append(out, p3)
 		}
