@@ -137,7 +137,7 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 		return finish(choose(cands, f)), nil
 	}
 	for _, c := range cands {
-		if f.fits(c.w, c.h) {
+		if c.prefer == 1 && f.fits(c.w, c.h) { // the given direction fits as it is
 			return finish(choose(cands, f)), nil
 		}
 	}

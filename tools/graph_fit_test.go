@@ -188,9 +188,9 @@ func measureFit(t *testing.T, sc *scene.Scene) fitFigures {
 	return f
 }
 
-// graphNodesHit counts the nodes an arrow's polyline passes through, other than its own ends.
+// graphNodesHit counts the nodes an arrow's drawn path passes through, other than its own ends.
 func graphNodesHit(a scene.Element, nodes []scene.Element) int {
-	pts := a.AbsPoints()
+	pts := a.DrawnPath()
 	n := 0
 	for _, nd := range nodes {
 		if a.StartBinding != nil && nd.ID == a.StartBinding.ElementID || a.EndBinding != nil && nd.ID == a.EndBinding.ElementID {

@@ -159,39 +159,128 @@ func routeEdges(w *scene.Scene, ids []string, r layout.Result, ox, oy float64) e
 			return fmt.Errorf("route edge %q: %w", id, err)
 		}
 		a, _ := w.Get(id)
-		labelled := a.Label() != "" && len(bends)%2 == 1
-		if len(bends) == 0 || sharp || labelled && len(bends) == 1 {
+		if sharp || nodesHit(a, nodes) == 0 {
 			continue
 		}
-		hit := nodesHit(a, nodes)
-		if hit == 0 {
-			continue
-		}
-		var straight []layout.Point
-		if labelled {
-			straight = bends[len(bends)/2 : len(bends)/2+1] // keep the label's place
-		}
-		if err := w.Update(id, func(e *scene.Element) error {
-			setBends(w, e, straight)
-			return nil
-		}); err != nil {
+		if err := unblock(w, id, bends, nodes); err != nil {
 			return fmt.Errorf("route edge %q: %w", id, err)
-		}
-		if s, _ := w.Get(id); nodesHit(s, nodes) >= hit {
-			if err := w.Update(id, func(e *scene.Element) error {
-				setBends(w, e, bends)
-				return nil
-			}); err != nil {
-				return fmt.Errorf("route edge %q: %w", id, err)
-			}
 		}
 	}
 	return nil
 }
 
-// nodesHit counts the nodes an arrow's polyline passes through, other than its own ends.
+// unblock reroutes an arrow whose drawn path passes through a node that is not one of its ends:
+// drawn with sharp corners it keeps to its points (the curve bulges past them at its bends);
+// else straight, through its label's place; else around each node in its way (detour). The
+// first of these that passes fewest nodes stays.
+func unblock(w *scene.Scene, id string, bends []layout.Point, nodes []scene.Element) error {
+	a, _ := w.Get(id)
+	labelled := a.Label() != "" && len(bends)%2 == 1
+	type try struct {
+		bends []layout.Point
+		sharp bool
+	}
+	tries := []try{{bends, false}, {bends, true}}
+	if labelled {
+		tries = append(tries, try{bends[len(bends)/2 : len(bends)/2+1], false})
+	} else {
+		tries = append(tries, try{nil, false})
+	}
+	set := func(t try) error {
+		return w.Update(id, func(e *scene.Element) error {
+			setBends(w, e, t.bends)
+			e.Roundness = &scene.Roundness{Type: scene.RoundnessProportional}
+			if t.sharp {
+				e.Roundness = nil
+			}
+			return nil
+		})
+	}
+	best, bestHit := tries[0], math.MaxInt
+	for _, t := range tries {
+		if err := set(t); err != nil {
+			return err
+		}
+		a, _ = w.Get(id)
+		if h := nodesHit(a, nodes); h < bestHit {
+			best, bestHit = t, h
+		}
+		if bestHit == 0 {
+			return set(best)
+		}
+	}
+	if err := set(best); err != nil {
+		return err
+	}
+	a, _ = w.Get(id)
+	var boxes []scene.Rect
+	for _, n := range nodes {
+		if n.ID != a.StartBinding.ElementID && n.ID != a.EndBinding.ElementID {
+			boxes = append(boxes, n.Bounds())
+		}
+	}
+	line, ok := detour(a.AbsPoints(), boxes)
+	if !ok {
+		return nil
+	}
+	inner := make([]layout.Point, 0, len(line))
+	for _, p := range line[1 : len(line)-1] {
+		inner = append(inner, layout.Point{X: p.X, Y: p.Y})
+	}
+	if labelled {
+		inner = centreOn(inner, best.bends[len(best.bends)/2])
+	}
+	if err := set(try{inner, true}); err != nil {
+		return err
+	}
+	if a, _ = w.Get(id); nodesHit(a, nodes) >= bestHit {
+		return set(best)
+	}
+	return nil
+}
+
+// centreOn adds points (halving the longest stretch) on the shorter side of at until at is the
+// middle point of bends, where Excalidraw centres an arrow's label.
+func centreOn(bends []layout.Point, at layout.Point) []layout.Point {
+	k := -1
+	for i, b := range bends {
+		if math.Abs(b.X-at.X) < 0.5 && math.Abs(b.Y-at.Y) < 0.5 {
+			k = i
+		}
+	}
+	if k < 0 {
+		return bends
+	}
+	before, after := append([]layout.Point(nil), bends[:k]...), append([]layout.Point(nil), bends[k+1:]...)
+	half := func(ps []layout.Point, from, to layout.Point) []layout.Point {
+		line := append(append([]layout.Point{from}, ps...), to)
+		best, bestLen := 1, -1.0
+		for i := 1; i < len(line); i++ {
+			if d := math.Hypot(line[i].X-line[i-1].X, line[i].Y-line[i-1].Y); d > bestLen {
+				best, bestLen = i, d
+			}
+		}
+		mid := layout.Point{X: (line[best-1].X + line[best].X) / 2, Y: (line[best-1].Y + line[best].Y) / 2}
+		out := append([]layout.Point(nil), line[1:best]...)
+		out = append(out, mid)
+		return append(out, line[best:len(line)-1]...)
+	}
+	first, last := at, at
+	if len(bends) > 0 {
+		first, last = bends[0], bends[len(bends)-1]
+	}
+	for len(before) < len(after) {
+		before = half(before, first, at)
+	}
+	for len(after) < len(before) {
+		after = half(after, at, last)
+	}
+	return append(append(before, at), after...)
+}
+
+// nodesHit counts the nodes an arrow's drawn path passes through, other than its own ends.
 func nodesHit(a scene.Element, nodes []scene.Element) int {
-	pts := a.AbsPoints()
+	pts := a.DrawnPath()
 	n := 0
 	for _, nd := range nodes {
 		if a.StartBinding != nil && nd.ID == a.StartBinding.ElementID || a.EndBinding != nil && nd.ID == a.EndBinding.ElementID {

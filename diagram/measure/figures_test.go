@@ -145,27 +145,3 @@ func groupScene() []scene.Element {
 		arrow("xy", pt(-170, 320), pt(150, 150), pt(510, 320)),
 	}
 }
-
-func TestDrawnPath(t *testing.T) {
-	a := curved(arrow("e", pt(0, 0), pt(100, 100), pt(200, 0)))
-	a.X, a.Y = 0, 0
-	got := drawnPath(&a)
-	if got[0] != pt(0, 0) || got[len(got)-1] != pt(200, 0) {
-		t.Errorf("ends %v … %v, want (0,0) … (200,0)", got[0], got[len(got)-1])
-	}
-	// rough.js: from (0,0) to (100,100) with controls (0,0)+((100,100)-(0,0))/6 and
-	// (100,100)+((0,0)-(200,0))/6; its middle is the Bézier at t=0.5.
-	mid := bezier(pt(0, 0), pt(100.0/6, 100.0/6), pt(100-200.0/6, 100), pt(100, 100), 0.5)
-	found := false
-	for _, p := range got {
-		if math.Hypot(p.X-mid.X, p.Y-mid.Y) < 1e-9 {
-			found = true
-		}
-	}
-	if !found {
-		t.Errorf("the curve misses rough.js's point %v", mid)
-	}
-	if l, poly := pathLength(got), pathLength(a.AbsPoints()); l <= poly {
-		t.Errorf("curve length %v, want more than the polyline's %v: it bulges out at the bend", l, poly)
-	}
-}
