@@ -30,8 +30,9 @@ const (
 	preferWrap   = 0.96
 	preferTurned = 0.95
 	preferFold   = 0.92
-	maxRuns      = 4  // layouts tried beyond the plain one (and the turned one)
-	bigGraph     = 40 // nodes from which only half as many are tried: each run costs more
+	maxRuns      = 7  // dot runs for one layout
+	bigGraph     = 25 // nodes from which only bigRuns are made: each run costs more
+	bigRuns      = 4
 )
 
 type candidate struct {
@@ -112,8 +113,8 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 		}
 		for _, gated := range []bool{true, false} {
 			p := newPlan(g, dir, gated)
-			if gated && !p.hasGates() {
-				continue
+			if gated && (!p.hasGates() || k > 0 && len(g.Nodes) >= bigGraph) {
+				continue // a big graph is turned only as dot places its groups
 			}
 			p.arrangement = name
 			c, ok, err := runCandidate(ctx, p, prefer)
@@ -128,6 +129,19 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 			}
 			cands = append(cands, c)
 			starts = append(starts, c)
+		}
+		if k == 0 && len(g.Nodes) < bigGraph {
+			if p := newPlan(g, dir, false); p.forwardAll() {
+				p.arrangement = name
+				c, ok, err := runCandidate(ctx, p, prefer)
+				if err != nil {
+					return Result{}, err
+				}
+				if ok {
+					cands = append(cands, c)
+					starts = append(starts, c)
+				}
+			}
 		}
 	}
 	if len(cands) == 0 { // a plain plan has no bands to be out of order
@@ -203,9 +217,13 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 		}
 		return a.estimate > b.estimate
 	})
+	runs := maxRuns
+	if len(g.Nodes) >= bigGraph {
+		runs = bigRuns
+	}
 	fitting := 0
 	for i, o := range opts {
-		if i >= maxRuns || len(g.Nodes) > bigGraph && i >= maxRuns/2 || fitting >= 2 {
+		if len(cands)+i >= runs || fitting >= 2 {
 			break
 		}
 		c, ok, err := runCandidate(ctx, o.p, o.prefer)

@@ -74,6 +74,20 @@ type plan struct {
 	arrangement string
 }
 
+// forwardAll writes every edge as given, leaving dot to break cycles its own way (a depth-first
+// search): a second opinion on which edges go back, different from againstFlow's on some graphs.
+// It reports whether any edge was written backwards before.
+func (p *plan) forwardAll() bool {
+	changed := false
+	for k := range p.edges {
+		if p.edges[k].edge >= 0 && p.edges[k].back {
+			p.edges[k].back = false
+			changed = true
+		}
+	}
+	return changed
+}
+
 // hasGates reports whether the plan orders groups with gates.
 func (p *plan) hasGates() bool {
 	for _, n := range p.nodes {
@@ -247,10 +261,13 @@ func (p *plan) clusterPath(c int) []int {
 // source writes the plan as DOT. Nodes are named p<index>, clusters cluster_<index> and edges
 // carry their plan index in xi, so no caller's ID needs quoting rules; sizes are fixed so dot's
 // estimate of label text plays no part. Crossing reduction gets four times dot's default effort
-// (mclimit): it finds fewer crossings among labels' nodes, at little cost at these sizes.
+// (mclimit): it finds fewer crossings among labels' nodes, at little cost at these sizes. Network
+// simplex is bounded (nslimit, nslimit1: iterations per node): on some graphs it cycles, and a
+// Graphviz run cannot be interrupted once started, so an unbounded one would hang every layout
+// behind it.
 func (p *plan) source() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "digraph G {\nrankdir=%s; nodesep=%s; ranksep=%s; splines=spline; newrank=true; mclimit=4;\n",
+	fmt.Fprintf(&b, "digraph G {\nrankdir=%s; nodesep=%s; ranksep=%s; splines=spline; newrank=true; mclimit=4; nslimit=100; nslimit1=100;\n",
 		p.dir, inch(p.g.NodeSep), inch(p.g.RankSep/float64(p.span)))
 	b.WriteString("node [shape=box, fixedsize=true, label=\"\"];\nedge [arrowhead=none];\n")
 	inside := make([][]int, len(p.clusters))

@@ -312,6 +312,11 @@ func OnBorder(e Element, p Point, tol float64) bool { return DistanceToBorder(e,
 // (crossing or touching its border, or lying inside it). Arrows and lines: whether it crosses
 // their polyline.
 func SegmentIntersects(e Element, a, b Point) bool {
+	// The outline is costly to build; a segment clear of the element's box is clear of it.
+	if box := BoundingBox(e); math.Max(a.X, b.X) < box.X-1 || math.Min(a.X, b.X) > box.X+box.Width+1 ||
+		math.Max(a.Y, b.Y) < box.Y-1 || math.Min(a.Y, b.Y) > box.Y+box.Height+1 {
+		return false
+	}
 	poly := outline(&e)
 	closed := !e.Type.IsLinear()
 	if closed && (pointInPolygon(poly, a) || pointInPolygon(poly, b)) {

@@ -344,14 +344,8 @@ func throughNode(p drawn, nodes []*scene.Element) bool {
 		}
 		s := *n
 		s.X, s.Y, s.Width, s.Height = n.X+m, n.Y+m, n.Width-2*m, n.Height-2*m
-		box := s.Bounds() // a cheap test first: the outline's test is costly
 		for i := 0; i+1 < len(p.pts); i++ {
-			a, b := p.pts[i], p.pts[i+1]
-			if math.Max(a.X, b.X) < box.X || math.Min(a.X, b.X) > box.X+box.Width ||
-				math.Max(a.Y, b.Y) < box.Y || math.Min(a.Y, b.Y) > box.Y+box.Height {
-				continue
-			}
-			if scene.SegmentIntersects(s, a, b) {
+			if scene.SegmentIntersects(s, p.pts[i], p.pts[i+1]) {
 				return true
 			}
 		}
