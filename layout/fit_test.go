@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -409,6 +410,101 @@ func TestFitRandomGraphs(t *testing.T) {
 		for i, e := range g.Edges {
 			if e.LabelWidth > 0 && (len(res.Routes[i])%2 != 1 || res.Routes[i][len(res.Routes[i])/2] != res.Labels[i]) {
 				t.Errorf("seed %d (%s): label of edge %d not the middle of %v", seed, res.Arrangement, i, res.Routes[i])
+			}
+		}
+	}
+}
+
+// TestSiblingGroupsWrap: a dozen services, each a group of two fed from one gateway, are rows of
+// groups (a grid), not a strip twelve groups wide; each group stays whole and the services keep
+// the order they were given, row by row.
+func TestSiblingGroupsWrap(t *testing.T) {
+	g := Graph{Direction: TopDown, Fit: Fit{MaxAspect: 2.5, Small: 1000}}
+	g.Nodes = append(g.Nodes, Node{ID: "gw", Width: 160, Height: 60})
+	for i := range 12 {
+		c := fmt.Sprintf("svc%02d", i)
+		g.Clusters = append(g.Clusters, Cluster{ID: c, TitleHeight: 30})
+		g.Nodes = append(g.Nodes, Node{ID: c + "-api", Width: 160, Height: 60, Cluster: c}, Node{ID: c + "-db", Width: 160, Height: 60, Cluster: c})
+		g.Edges = append(g.Edges, Edge{From: "gw", To: c + "-api"}, Edge{From: c + "-api", To: c + "-db"})
+	}
+	r, err := Layout(context.Background(), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[float64][]string{}
+	for _, c := range g.Clusters {
+		b := r.Clusters[c.ID]
+		rows[b.Y] = append(rows[b.Y], c.ID)
+		for _, m := range []string{c.ID + "-api", c.ID + "-db"} {
+			n := r.Nodes[m]
+			if n.X < b.X || n.Y < b.Y || n.X+n.Width > b.X+b.Width || n.Y+n.Height > b.Y+b.Height {
+				t.Errorf("%s %v is outside its group %v", m, n, b)
+			}
+		}
+	}
+	if len(rows) < 2 {
+		t.Errorf("the groups lie in %d row (%s), want them wrapped into rows", len(rows), r.Arrangement)
+	}
+	var ys []float64
+	for y := range rows {
+		ys = append(ys, y)
+	}
+	sort.Float64s(ys)
+	var order []string
+	for _, y := range ys {
+		row := rows[y]
+		sort.Slice(row, func(i, j int) bool { return r.Clusters[row[i]].X < r.Clusters[row[j]].X })
+		order = append(order, row...)
+	}
+	for i := 1; i < len(order); i++ {
+		if order[i] < order[i-1] {
+			t.Errorf("groups read %v row by row, want the order given", order)
+			break
+		}
+	}
+	var w, h float64
+	for _, b := range r.Nodes {
+		w, h = math.Max(w, b.X+b.Width), math.Max(h, b.Y+b.Height)
+	}
+	if a := math.Max(w/h, h/w); a > 2.5 {
+		t.Errorf("%.0f×%.0f is %.1f:1 (%s), want within 2.5:1", w, h, a, r.Arrangement)
+	}
+	t.Logf("%s: %d rows, %.0f×%.0f", r.Arrangement, len(rows), w, h)
+}
+
+// TestOrderKept: the children of one node lie in the order they were given, left to right (top
+// to bottom in a left-right layout), whatever the fitting does.
+func TestOrderKept(t *testing.T) {
+	for _, dir := range []Direction{TopDown, LeftRight} {
+		for _, n := range []int{4, 12} {
+			g := Graph{Direction: dir, Fit: Fit{MaxAspect: 2.5, Small: 1000}}
+			g.Nodes = append(g.Nodes, Node{ID: "root", Width: 160, Height: 60})
+			for i := range n {
+				id := fmt.Sprintf("node %02d", i+1)
+				g.Nodes = append(g.Nodes, Node{ID: id, Width: 160, Height: 60})
+				g.Edges = append(g.Edges, Edge{From: "root", To: id})
+			}
+			r, err := Layout(context.Background(), g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Read in rows (columns), then along them: the way a person reads a stacked fan-out.
+			ids := make([]string, 0, n)
+			for _, nd := range g.Nodes[1:] {
+				ids = append(ids, nd.ID)
+			}
+			sort.SliceStable(ids, func(i, j int) bool {
+				a, b := r.Nodes[ids[i]], r.Nodes[ids[j]]
+				if r.Direction == LeftRight {
+					a.X, a.Y, b.X, b.Y = a.Y, a.X, b.Y, b.X
+				}
+				if math.Abs(a.X-b.X) > 1 {
+					return a.X < b.X
+				}
+				return a.Y < b.Y
+			})
+			if !sort.StringsAreSorted(ids) {
+				t.Errorf("%s, %d children (%s): read in order %v", dir, n, r.Arrangement, ids)
 			}
 		}
 	}

@@ -137,8 +137,41 @@ func (s *Set) createGraph(w *scene.Scene, o *object) (string, error) {
 	if len(res.Dropped) > 0 {
 		note = fmt.Sprintf("groups without nodes were not drawn: %s.\n", strings.Join(res.Dropped, ", "))
 	}
+	var top []string
+	for _, g := range groups {
+		if g.parent == "" && g.title != "" {
+			top = append(top, g.title)
+		}
+	}
+	note += legibilityNote(res.Legibility, top)
 	return fmt.Sprintf("graph laid out %s%s: %s, %s.\n", res.Direction, arrangementText(res.Arrangement), graphCounts(res.Nodes, res.Edges, res.Groups), plural.Count(res.Crossings, "edge crossing", "")) +
 		note + createdText(w, res.IDs, s.lim), nil
+}
+
+// legibilityNote tells the model, when a laid-out diagram will not read well in a chat (longer
+// than graph.MaxAspect, or labels under graph.MinPreviewPx in the preview), what it will look like
+// and how to split it; "" when it reads well. groups are the top groups' titles, to name the parts.
+func legibilityNote(l graph.Legibility, groups []string) string {
+	if l.Readable() {
+		return ""
+	}
+	var what string
+	switch {
+	case l.Aspect > graph.MaxAspect+0.05 && l.PreviewPx < graph.MinPreviewPx:
+		what = fmt.Sprintf("it is %.1f:1 and its labels come out about %.0f px high in a chat preview", l.Aspect, l.PreviewPx)
+	case l.Aspect > graph.MaxAspect+0.05:
+		what = fmt.Sprintf("it is %.1f:1, one long strip", l.Aspect)
+	default:
+		what = fmt.Sprintf("its labels come out about %.0f px high in a chat preview", l.PreviewPx)
+	}
+	split := "draw the main flow first and the details as a second diagram"
+	if len(groups) >= 2 {
+		if len(groups) > 4 {
+			groups = append(groups[:4:4], "…")
+		}
+		split = "draw one diagram per group (" + strings.Join(groups, ", ") + ") and an overview of how they connect"
+	}
+	return fmt.Sprintf("note: this picture will be hard to read in a chat: %s (%.0f px reads well). If the user did not ask for everything in one picture, split it: %s; shorter labels help too.\n", what, graph.MinPreviewPx, split)
 }
 
 // arrangementText is how a layout was fitted to the screen, for a result's first line.

@@ -202,6 +202,10 @@ func (s *Set) relayoutGraph(w *scene.Scene, o *object) (string, error) {
 	if err != nil {
 		return "", graphRefusal(err)
 	}
+	note := legibilityNote(res.Legibility, nil)
+	if note != "" {
+		note = "\n" + strings.TrimSuffix(note, "\n")
+	}
 	return fmt.Sprintf("laid out %s%s again: %s; %s.", res.Direction, arrangementText(res.Arrangement), graphCounts(res.Nodes, res.Edges, res.Groups), plural.Count(res.Crossings, "edge crossing", "")) +
-		warningsAbout(w, res.IDs), nil
+		note + warningsAbout(w, res.IDs), nil
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/excalibot/excalibot/layout"
 	"github.com/excalibot/excalibot/scene"
@@ -127,13 +129,7 @@ func applyLayout(w *scene.Scene, lg layout.Graph, r layout.Result, ox, oy float6
 // the label's place) is taken instead when it passes fewer nodes. Routes are shifted by (ox, oy)
 // like the nodes (applyLayout); a bus of stacked leaves is drawn with sharp corners.
 func routeEdges(w *scene.Scene, ids []string, r layout.Result, ox, oy float64) error {
-	var nodes []scene.Element
-	w.Each(func(e *scene.Element) bool {
-		if IsNode(e.Type) && !IsBox(e) {
-			nodes = append(nodes, *e)
-		}
-		return true
-	})
+	nodes := graphNodes(w)
 	shift := func(ps []layout.Point) []layout.Point {
 		out := make([]layout.Point, len(ps))
 		for k, b := range ps {
@@ -161,6 +157,54 @@ func routeEdges(w *scene.Scene, ids []string, r layout.Result, ox, oy float64) e
 		a, _ := w.Get(id)
 		if sharp || nodesHit(a, nodes) == 0 {
 			continue
+		}
+		if err := unblock(w, id, bends, nodes); err != nil {
+			return fmt.Errorf("route edge %q: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// graphNodes is the nodes of w arrows may not pass through: every node, group boxes not counted.
+func graphNodes(w *scene.Scene) []scene.Element {
+	var nodes []scene.Element
+	w.Each(func(e *scene.Element) bool {
+		if IsNode(e.Type) && !IsBox(e) {
+			nodes = append(nodes, *e)
+		}
+		return true
+	})
+	return nodes
+}
+
+// blockedArrows is the set of bound arrows of w that pass through a node not their end.
+func blockedArrows(w *scene.Scene) map[string]bool {
+	nodes := graphNodes(w)
+	out := map[string]bool{}
+	w.Each(func(e *scene.Element) bool {
+		if e.Type == scene.Arrow && e.StartBinding != nil && e.EndBinding != nil && nodesHit(*e, nodes) > 0 {
+			out[e.ID] = true
+		}
+		return true
+	})
+	return out
+}
+
+// unblockNew reroutes the bound arrows that pass through a node now and did not before (those
+// in before): the new ones, and those a node placed or moved since came to lie on. An arrow
+// that already did stays as it was: a person may have drawn it so.
+func unblockNew(w *scene.Scene, before map[string]bool) error {
+	now := blockedArrows(w)
+	nodes := graphNodes(w)
+	for _, id := range slices.Sorted(maps.Keys(now)) {
+		if before[id] {
+			continue
+		}
+		a, _ := w.Get(id)
+		pts := a.AbsPoints()
+		var bends []layout.Point
+		for _, p := range pts[1 : len(pts)-1] {
+			bends = append(bends, layout.Point{X: p.X, Y: p.Y})
 		}
 		if err := unblock(w, id, bends, nodes); err != nil {
 			return fmt.Errorf("route edge %q: %w", id, err)

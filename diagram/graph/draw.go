@@ -104,9 +104,11 @@ type Result struct {
 	Arrangement string
 	Nodes       int
 	Edges       int
-	Groups      int      // the groups laid out, the canvas's groups around the new nodes included
-	Crossings   int      // of edges in the layout
-	Dropped     []string // groups of the graph that held no node and were not drawn
+	Groups      int // the groups laid out, the canvas's groups around the new nodes included
+	Crossings   int // of edges in the layout
+	// Legibility is how the whole diagram reads at chat size once laid out (Draw, Relayout).
+	Legibility Legibility
+	Dropped    []string // groups of the graph that held no node and were not drawn
 }
 
 func (o Options) withDefaults() Options {
@@ -204,7 +206,8 @@ func Draw(ctx context.Context, w *scene.Scene, gr Graph, opt Options) (Result, e
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{IDs: ids, Direction: r.Direction, Arrangement: r.Arrangement, Nodes: len(nodes), Edges: len(edges), Groups: len(g.frames), Crossings: r.Crossings, Dropped: dropped}, nil
+	return Result{IDs: ids, Direction: r.Direction, Arrangement: r.Arrangement, Nodes: len(nodes), Edges: len(edges), Groups: len(g.frames), Crossings: r.Crossings, Dropped: dropped,
+		Legibility: legibility(w, readGraph(w, only))}, nil
 }
 
 // Add adds nodes and edges to the diagram on w. Nodes already there stay where they are (a
@@ -214,6 +217,7 @@ func Add(ctx context.Context, w *scene.Scene, nodes []Node, edges []Edge, opt Op
 	opt = opt.withDefaults()
 	ns, es, _ := internal(nodes, edges, nil)
 	dir := readGraph(w, nil).direction(w)
+	blocked := blockedArrows(w) // before the new arrows exist: theirs are always routed
 	ids, err := addItems(w, ns, es, nil, opt)
 	if err != nil {
 		return Result{}, err
@@ -223,6 +227,9 @@ func Add(ctx context.Context, w *scene.Scene, nodes []Node, edges []Edge, opt Op
 		fresh[i] = n.id
 	}
 	if err := placeNew(ctx, w, fresh, dir); err != nil {
+		return Result{}, err
+	}
+	if err := unblockNew(w, blocked); err != nil {
 		return Result{}, err
 	}
 	return Result{IDs: ids, Direction: dir, Nodes: len(ns), Edges: len(es)}, nil

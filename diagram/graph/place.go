@@ -178,6 +178,26 @@ func spotTest(w *scene.Scene, id, groupID string, skip map[string]bool, placed [
 	}
 }
 
+// inGroup reports whether every node of ids is in group (or, for "", in none).
+func inGroup(w *scene.Scene, ids []string, group string) bool {
+	for _, id := range ids {
+		if e, ok := w.Get(id); !ok || groupOf(w, &e) != group {
+			return false
+		}
+	}
+	return true
+}
+
+// roomIn is the part of group g a node may take without the group growing: inside its margins,
+// below a box's title strip.
+func roomIn(g scene.Element) scene.Rect {
+	top := groupMargin
+	if g.Type != scene.Frame {
+		top += FrameTitle // a box's title is drawn inside its top strip
+	}
+	return scene.Rect{X: g.X + groupMargin, Y: g.Y + top, Width: g.Width - 2*groupMargin, Height: g.Height - top - groupMargin}
+}
+
 // placeNew puts the nodes in fresh (already on w, at any position) near their laid-out neighbours
 // and leaves every other node where it is: a node's offset from a neighbour that is already placed
 // is taken from a layout of the whole graph, then the node slides to the nearest free spot.
@@ -248,6 +268,9 @@ func placeNew(ctx context.Context, w *scene.Scene, fresh []string, dir layout.Di
 		var follow string // the sibling whose bus the new arrow takes
 		if anchor != "" {
 			for _, sp := range lineEnd(w, anchor, siblings(g, anchor, id, pending), e.Width, e.Height) {
+				if !inGroup(w, sp.line, groupOf(w, &e)) {
+					continue // a line of another group's nodes: its group would grow over them
+				}
 				last := sp.line[len(sp.line)-1]
 				bus := isBus(w, g, anchor, last)
 				inLine := maps.Clone(skip)
@@ -267,8 +290,17 @@ func placeNew(ctx context.Context, w *scene.Scene, fresh []string, dir layout.Di
 				}
 			}
 		}
+		test := spotTest(w, id, groupOf(w, &e), skip, placedExcept(""))
+		if gr := groupOf(w, &e); !found && gr != "" && !emptyGroup(mustElem(w, gr)) {
+			// Inside the group as it is first: a group grown to hold a node placed at the far end of
+			// its layer comes out much wider than its siblings.
+			room := roomIn(mustElem(w, gr))
+			p, found = freeSpot(want, e.Width, e.Height, dir, back, func(r scene.Rect) bool {
+				return r.X >= room.X && r.Y >= room.Y && r.X+r.Width <= room.X+room.Width && r.Y+r.Height <= room.Y+room.Height && test(r)
+			})
+		}
 		if !found {
-			p, found = freeSpot(want, e.Width, e.Height, dir, back, spotTest(w, id, groupOf(w, &e), skip, placedExcept("")))
+			p, found = freeSpot(want, e.Width, e.Height, dir, back, test)
 		}
 		if gr := groupOf(w, &e); !found && gr != "" && !emptyGroup(mustElem(w, gr)) {
 			// No spot where the group can grow around the node: open a band in the group for it.

@@ -103,6 +103,7 @@ type result struct {
 	check              render.CheckReport
 	moved              int // nodes a follow-up call moved; -1 without follow-up
 	fixes              []string
+	said               string // what the graph tools answered, every call's text
 }
 
 // TestCorpus converts every input the way the program does (Mermaid through the renderer's
@@ -227,6 +228,7 @@ func drawGraph(ctx context.Context, in input, res *result) (*scene.Scene, int, e
 		if out.IsError {
 			return nil, 0, fmt.Errorf("call %d (%s) refused: %s", i+1, c.Tool, out.Text)
 		}
+		res.said += out.Text + "\n"
 		if i > 0 && i == len(in.calls)-1 {
 			moved = measure.Moved(before, set.Scene(), 1)
 		}

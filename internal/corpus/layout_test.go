@@ -37,6 +37,7 @@ type sideBySide struct {
 	name     string
 	err      string
 	ours, dt engineRun
+	said     string // what the tools answered while drawing ours
 }
 
 // TestLayoutSideBySide draws every graph input as the tools do (the own layout) and lays the
@@ -86,6 +87,7 @@ func sideBySideRuns(ctx context.Context, t *testing.T) []sideBySide {
 		if _, err := graph.RelayoutWith(ctx, dot, askedDirection(in, ours), graph.Options{Engine: graph.PlainDot}); err != nil {
 			t.Fatalf("%s: plain dot: %v", in.name, err)
 		}
+		s.said = res.said
 		s.ours = engineRun{ours, measure.Measure(ours, opt)}
 		s.dt = engineRun{dot, measure.Measure(dot, opt)}
 		out = append(out, s)
