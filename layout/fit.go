@@ -262,8 +262,24 @@ func (c candidate) value(f Fit) float64 {
 		legible = math.Min(f.score(c.w, c.h), fullSize)
 	}
 	edges := max(len(c.p.g.Edges), 1)
-	return legible * c.prefer / (1 + c.d.weight()/float64(edges))
+	return legible * c.prefer * math.Pow(c.density(), densityWeight) / (1 + c.d.weight()/float64(edges))
 }
+
+// density is the share of the candidate's picture its nodes cover.
+func (c candidate) density() float64 {
+	var a float64
+	for _, n := range c.p.g.Nodes {
+		a += n.Width * n.Height
+	}
+	if c.w <= 0 || c.h <= 0 {
+		return 1
+	}
+	return math.Min(a/(c.w*c.h), 1)
+}
+
+// densityWeight is how much a denser picture is preferred, all else equal: a canvas half empty
+// reads as sparse, and its text is smaller once fitted.
+const densityWeight = 0.25
 
 // fullSize is the scale beyond which a larger picture reads no better.
 const fullSize = 1.0

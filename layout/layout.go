@@ -69,7 +69,7 @@ type Graph struct {
 	Edges     []Edge
 	Clusters  []Cluster
 	// NodeSep is the gap between nodes in one layer, RankSep the gap between layers (px); zero
-	// takes 60 and 90, the diagram guide's spacing.
+	// takes DefaultNodeSep and DefaultRankSep.
 	NodeSep, RankSep float64
 	// Fit, when its MaxAspect is set, lets Layout rearrange the graph to fit a screen.
 	Fit Fit
@@ -125,6 +125,25 @@ type Result struct {
 	Crossings int
 }
 
+// The gaps between nodes in one layer and between layers (px) when a Graph gives none: room for
+// a hand-drawn arrow and its head, and for a label's node between two layers, without the
+// canvas turning sparse (every engine uses them, so pictures compare at the same spacing).
+const (
+	DefaultNodeSep = 60.0
+	DefaultRankSep = 90.0
+)
+
+// withSpacing is g with the default gaps where it gives none.
+func (g Graph) withSpacing() Graph {
+	if g.NodeSep <= 0 {
+		g.NodeSep = DefaultNodeSep
+	}
+	if g.RankSep <= 0 {
+		g.RankSep = DefaultRankSep
+	}
+	return g
+}
+
 // MaxNodes bounds one layout; dot's time grows quickly past a few hundred nodes.
 const MaxNodes = 500
 
@@ -151,12 +170,7 @@ func Layout(ctx context.Context, g Graph) (Result, error) {
 	if g.Direction == MindMap {
 		return mindMap(ctx, g)
 	}
-	if g.NodeSep <= 0 {
-		g.NodeSep = 60
-	}
-	if g.RankSep <= 0 {
-		g.RankSep = 90
-	}
+	g = g.withSpacing()
 	res, err := fit(ctx, g)
 	if err != nil {
 		return Result{}, err

@@ -33,12 +33,7 @@ func plainDot(ctx context.Context, g Graph) (Result, error) {
 	if g.Direction == MindMap {
 		return mindMap(ctx, g)
 	}
-	if g.NodeSep <= 0 {
-		g.NodeSep = 60
-	}
-	if g.RankSep <= 0 {
-		g.RankSep = 90
-	}
+	g = g.withSpacing()
 	src := plainSource(g)
 	gvOnce.Do(func() {
 		gv, gvErr = graphviz.New(context.Background())
