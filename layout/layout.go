@@ -144,6 +144,21 @@ func (g Graph) withSpacing() Graph {
 	return g
 }
 
+// SelfLoopReach is how far the loop of an edge from a node back to itself reaches out of the
+// node's side when it has no label.
+const SelfLoopReach = 40.0
+
+// LoopReach is how far a loop with a label labelWidth px wide reaches out of its node's side:
+// Excalidraw centres a label on its arrow's middle, the loop's far side, so the loop reaches out
+// far enough for the label to clear the node. The layout keeps the room to the label's far end
+// free beside the node.
+func LoopReach(labelWidth float64) float64 {
+	if labelWidth <= 0 {
+		return SelfLoopReach
+	}
+	return SelfLoopReach/2 + labelWidth/2 + labelPad
+}
+
 // MaxNodes bounds one layout; dot's time grows quickly past a few hundred nodes.
 const MaxNodes = 500
 

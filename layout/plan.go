@@ -2,6 +2,7 @@ package layout
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -346,6 +347,14 @@ func (p *plan) source() string {
 			from, to = to, from
 		}
 		fmt.Fprintf(&b, "p%d -> p%d [minlen=%d, weight=%d, xi=%d", from, to, e.minlen, e.weight, k)
+		if from == to && e.edge >= 0 {
+			// A loop is drawn by the caller beside its node (LoopReach out, its label on its
+			// far side); an empty label of that size makes dot keep the room free.
+			lw := p.g.Edges[e.edge].LabelWidth
+			w := int(math.Ceil(LoopReach(lw) + lw/2 + labelPad))
+			h := int(math.Ceil(p.nodes[from].h))
+			fmt.Fprintf(&b, `, label=<<table fixedsize="true" width="%d" height="%d" border="0" cellborder="0" cellspacing="0" cellpadding="0"><tr><td fixedsize="true" width="%d" height="%d"></td></tr></table>>`, w, h, w, h)
+		}
 		if e.invis {
 			b.WriteString(", style=invis")
 		}

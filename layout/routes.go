@@ -57,6 +57,9 @@ func (p *plan) result(pl placed) Result {
 		if e.gone || e.edge < 0 || e.part != 0 {
 			continue
 		}
+		if ge := g.Edges[e.edge]; ge.From == ge.To {
+			continue // a loop: the caller draws it beside its node
+		}
 		res.Routes[e.edge] = curvePoints(pl.splines[k])
 	}
 	ends := map[int][2]Point{} // per labelled edge routed through its label: where its route starts and ends

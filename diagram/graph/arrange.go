@@ -141,6 +141,12 @@ func routeEdges(w *scene.Scene, ids []string, r layout.Result, ox, oy float64) e
 		if i >= len(r.Routes) {
 			break
 		}
+		if a, _ := w.Get(id); a.StartBinding.ElementID == a.EndBinding.ElementID {
+			if err := drawLoop(w, id); err != nil {
+				return err
+			}
+			continue
+		}
 		bends := shift(r.Routes[i])
 		sharp := i < len(r.Sharp) && r.Sharp[i]
 		if err := w.Update(id, func(e *scene.Element) error {
@@ -161,6 +167,24 @@ func routeEdges(w *scene.Scene, ids []string, r layout.Result, ox, oy float64) e
 		if err := unblock(w, id, bends, nodes); err != nil {
 			return fmt.Errorf("route edge %q: %w", id, err)
 		}
+	}
+	return nil
+}
+
+// drawLoop puts the arrow id, from a node back to itself, beside its node (selfLoop).
+func drawLoop(w *scene.Scene, id string) error {
+	if err := w.Update(id, func(e *scene.Element) error {
+		n, _ := w.Get(e.StartBinding.ElementID)
+		e.X, e.Y = n.X+n.Width, n.Y+n.Height/4
+		lw := 0.0
+		if l, ok := w.Get(e.Label()); ok && e.Label() != "" && l.Text != "" {
+			lw = l.Width
+		}
+		e.Points = selfLoop(n.Width, n.Height, lw)
+		e.Roundness = &scene.Roundness{Type: scene.RoundnessProportional}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("route loop %q: %w", id, err)
 	}
 	return nil
 }

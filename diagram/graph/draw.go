@@ -229,6 +229,13 @@ func Add(ctx context.Context, w *scene.Scene, nodes []Node, edges []Edge, opt Op
 	if err := placeNew(ctx, w, fresh, dir); err != nil {
 		return Result{}, err
 	}
+	for _, id := range ids {
+		if a, ok := w.Get(id); ok && a.Type == scene.Arrow && a.StartBinding != nil && a.EndBinding != nil && a.StartBinding.ElementID == a.EndBinding.ElementID {
+			if err := drawLoop(w, id); err != nil {
+				return Result{}, err
+			}
+		}
+	}
 	if err := unblockNew(w, blocked); err != nil {
 		return Result{}, err
 	}
@@ -408,7 +415,16 @@ func frameIDTaken(frames []groupArgs, id string) bool {
 	return false
 }
 
-// addEdge adds one edge as an arrow bound at both ends, with its label.
+// selfLoop is the points, from its start, of a loop leaving a w×h node's right side a quarter
+// down and coming back a quarter up, as state diagrams draw a transition to the same state,
+// reaching out far enough for a label labelWidth px wide on its far side to clear the node.
+func selfLoop(w, h, labelWidth float64) []scene.Point {
+	r := layout.LoopReach(labelWidth)
+	return []scene.Point{{X: 0, Y: 0}, {X: r, Y: -h / 4}, {X: r, Y: h/2 + h/4}, {X: 0, Y: h / 2}}
+}
+
+// addEdge adds one edge as an arrow bound at both ends (a loop when both are one node), with its
+// label.
 func addEdge(w *scene.Scene, g sceneGraph, a edgeArgs, maxID int) (string, error) {
 	from, err := resolveNode(w, g, a.from)
 	if err != nil {
@@ -417,9 +433,6 @@ func addEdge(w *scene.Scene, g sceneGraph, a edgeArgs, maxID int) (string, error
 	to, err := resolveNode(w, g, a.to)
 	if err != nil {
 		return "", fmt.Errorf("to: %w", err)
-	}
-	if from == to {
-		return "", fmt.Errorf("from and to are both %q; an edge joins two different nodes", from)
 	}
 	id := "e-" + from + "-" + to
 	if w.Has(id) || len(id) > maxID {
@@ -430,6 +443,11 @@ func addEdge(w *scene.Scene, g sceneGraph, a edgeArgs, maxID int) (string, error
 	e.StrokeStyle = a.style
 	e.StartBinding = &scene.Binding{ElementID: from, Gap: scene.DefaultGap}
 	e.EndBinding = &scene.Binding{ElementID: to, Gap: scene.DefaultGap}
+	if from == to { // a loop: its route goes round the node's corner until the layout gives one
+		n, _ := w.Get(from)
+		e.X, e.Y = n.X+n.Width, n.Y+n.Height/4
+		e.Points = selfLoop(n.Width, n.Height, 0)
+	}
 	e.EndArrowhead = "arrow"
 	switch a.arrow {
 	case "both":

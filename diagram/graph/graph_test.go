@@ -348,3 +348,40 @@ func finite(fs ...float64) bool {
 	}
 	return true
 }
+
+// TestSelfLoop: an edge from a node back to itself is a short loop out of the node's right side,
+// bound at both ends to the node, its label on the loop's far side clear of every node; the
+// layout keeps that room free, so the loop touches no other node.
+func TestSelfLoop(t *testing.T) {
+	for _, dir := range []Direction{TopDown, LeftRight} {
+		w := scene.New()
+		gr := Graph{Direction: dir, Nodes: []Node{{ID: "pending", Label: "Pending"}, {ID: "paid", Label: "Paid"}, {ID: "failed", Label: "Failed"}},
+			Edges: []Edge{{From: "pending", To: "pending", Label: "retry payment"}, {From: "pending", To: "paid"}, {From: "pending", To: "failed"}, {From: "failed", To: "failed"}}}
+		if _, err := Draw(context.Background(), w, gr, Options{}); err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		for _, id := range []string{"e-pending-pending", "e-failed-failed"} {
+			a, ok := w.Get(id)
+			if !ok {
+				t.Fatalf("%s: no arrow %s", dir, id)
+			}
+			n, _ := w.Get(a.StartBinding.ElementID)
+			if a.EndBinding.ElementID != n.ID || len(a.Points) < 3 {
+				t.Errorf("%s: %s is bound %s → %s with %d points, want a loop on one node", dir, id, a.StartBinding.ElementID, a.EndBinding.ElementID, len(a.Points))
+			}
+			box := scene.BoundingBox(a)
+			if box.X+box.Width <= n.X+n.Width || box.X < n.X+n.Width-scene.DefaultGap-1 {
+				t.Errorf("%s: %s spans %v, want it beside %s's right side %v", dir, id, box, n.ID, n.Bounds())
+			}
+			w.Each(func(o *scene.Element) bool {
+				if IsNode(o.Type) && o.ID != n.ID && box.Intersects(o.Bounds()) {
+					t.Errorf("%s: %s %v touches %s %v", dir, id, box, o.ID, o.Bounds())
+				}
+				if l, ok := w.Get(a.Label()); ok && a.Label() != "" && IsNode(o.Type) && l.Bounds().Intersects(o.Bounds()) {
+					t.Errorf("%s: %s's label %v lies on %s %v", dir, id, l.Bounds(), o.ID, o.Bounds())
+				}
+				return true
+			})
+		}
+	}
+}

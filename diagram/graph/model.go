@@ -55,7 +55,7 @@ func readGraph(w *scene.Scene, only map[string]bool) sceneGraph {
 	})
 	for _, a := range arrows {
 		from, to := a.StartBinding.ElementID, a.EndBinding.ElementID
-		if g.isNode[from] && g.isNode[to] && from != to {
+		if g.isNode[from] && g.isNode[to] {
 			g.edges = append(g.edges, graphEdge{a.ID, from, to})
 		}
 	}
