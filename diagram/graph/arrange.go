@@ -287,24 +287,27 @@ func unblock(w *scene.Scene, id string, bends []layout.Point, nodes []scene.Elem
 			boxes = append(boxes, n.Bounds())
 		}
 	}
-	line, ok := detour(a.AbsPoints(), boxes)
-	if !ok {
-		return nil
+	from := a.AbsPoints()
+	for _, m := range detourMargins {
+		line, ok := detour(from, boxes, m)
+		if !ok {
+			continue
+		}
+		inner := make([]layout.Point, 0, len(line))
+		for _, p := range line[1 : len(line)-1] {
+			inner = append(inner, layout.Point{X: p.X, Y: p.Y})
+		}
+		if labelled {
+			inner = centreOn(inner, best.bends[len(best.bends)/2])
+		}
+		if err := set(try{inner, true}); err != nil {
+			return err
+		}
+		if a, _ = w.Get(id); nodesHit(a, nodes) < bestHit {
+			return nil
+		}
 	}
-	inner := make([]layout.Point, 0, len(line))
-	for _, p := range line[1 : len(line)-1] {
-		inner = append(inner, layout.Point{X: p.X, Y: p.Y})
-	}
-	if labelled {
-		inner = centreOn(inner, best.bends[len(best.bends)/2])
-	}
-	if err := set(try{inner, true}); err != nil {
-		return err
-	}
-	if a, _ = w.Get(id); nodesHit(a, nodes) >= bestHit {
-		return set(best)
-	}
-	return nil
+	return set(best)
 }
 
 // centreOn adds points (halving the longest stretch) on the shorter side of at until at is the
@@ -354,8 +357,13 @@ func nodesHit(a scene.Element, nodes []scene.Element) int {
 		if a.StartBinding != nil && nd.ID == a.StartBinding.ElementID || a.EndBinding != nil && nd.ID == a.EndBinding.ElementID {
 			continue
 		}
+		if nd.Width <= 2*glide || nd.Height <= 2*glide {
+			continue
+		}
+		in := nd
+		in.X, in.Y, in.Width, in.Height = nd.X+glide, nd.Y+glide, nd.Width-2*glide, nd.Height-2*glide
 		for k := 1; k < len(pts); k++ {
-			if scene.SegmentIntersects(nd, pts[k-1], pts[k]) {
+			if scene.SegmentIntersects(in, pts[k-1], pts[k]) {
 				n++
 				break
 			}
@@ -363,6 +371,10 @@ func nodesHit(a scene.Element, nodes []scene.Element) int {
 	}
 	return n
 }
+
+// glide is how far into a node an arrow may come without passing through it: one gliding along
+// a border reads as going past (diagram/measure counts the same way).
+const glide = 4.0
 
 // setBends sets an arrow's points to its start centre, the bends and its end centre; the scene then
 // moves the two ends onto the borders, aimed at the neighbouring bend.

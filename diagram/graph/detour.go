@@ -11,18 +11,19 @@ import (
 // through a box reads as a connection it is not, so such a stretch is taken around the box
 // instead, along the box's margin on the shorter side.
 
-// detourMargin is how far from a box a detour keeps.
-const detourMargin = 14.0
+// detourMargins are how far from a box a detour keeps: as far as the first, else as far as there
+// is room for.
+var detourMargins = []float64{14, 8}
 
-// detour returns line with each stretch through one of boxes (other than the first and last
+// detour returns line, drawn margin px clear of boxes, with each stretch through one of boxes (other than the first and last
 // point's own) replaced by a walk around that box; ok is false when a box could not be walked
 // around in a few tries.
-func detour(line []scene.Point, boxes []scene.Rect) ([]scene.Point, bool) {
+func detour(line []scene.Point, boxes []scene.Rect, margin float64) ([]scene.Point, bool) {
 	for range 2 * len(boxes) {
 		hit := -1
 		var in, out int // the first segment entering the box, the last leaving it
 		for b, r := range boxes {
-			g := grow(r, detourMargin-2)
+			g := grow(r, margin-2)
 			first, last := -1, -1
 			for k := 1; k < len(line); k++ {
 				if segmentThrough(line[k-1], line[k], g) {
@@ -40,7 +41,20 @@ func detour(line []scene.Point, boxes []scene.Rect) ([]scene.Point, bool) {
 		if hit < 0 {
 			return line, true
 		}
-		g := grow(boxes[hit], detourMargin)
+		g := grow(boxes[hit], margin)
+		// The walk starts and ends on the margin's border: points within the margin are left out.
+		inside := func(p scene.Point) bool {
+			return p.X > g.X && p.X < g.X+g.Width && p.Y > g.Y && p.Y < g.Y+g.Height
+		}
+		for in > 0 && inside(line[in]) {
+			in--
+		}
+		for out < len(line)-1 && inside(line[out]) {
+			out++
+		}
+		if inside(line[in]) || inside(line[out]) {
+			return line, false // an end of the line is at the box
+		}
 		a, ok1 := clipPoint(line[in], line[in+1], g, true)
 		z, ok2 := clipPoint(line[out-1], line[out], g, false)
 		if !ok1 || !ok2 {

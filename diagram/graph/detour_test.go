@@ -20,7 +20,7 @@ func TestDetour(t *testing.T) {
 		{"a bend inside", []scene.Point{{X: 0, Y: 0}, {X: 100, Y: 50}, {X: 200, Y: 0}}},
 	}
 	for _, tt := range tests {
-		got, ok := detour(tt.line, []scene.Rect{other, box})
+		got, ok := detour(tt.line, []scene.Rect{other, box}, detourMargins[0])
 		if !ok {
 			t.Errorf("%s: no detour found", tt.name)
 			continue
