@@ -133,23 +133,8 @@ func plainSource(g Graph) string {
 	return b.String()
 }
 
-// plainJSON is the part of `dot -Tjson` output readPlain reads.
-type plainJSON struct {
-	BB      string `json:"bb"`
-	Objects []struct {
-		Name string `json:"name"`
-		BB   string `json:"bb"`
-		Pos  string `json:"pos"`
-	} `json:"objects"`
-	Edges []struct {
-		Pos string `json:"pos"`
-		LP  string `json:"lp"`
-		XI  string `json:"xi"`
-	} `json:"edges"`
-}
-
 func readPlain(g Graph, data []byte) (Result, error) {
-	var out plainJSON
+	var out dotJSON
 	if err := jsonUnmarshal(data, &out); err != nil {
 		return Result{}, err
 	}

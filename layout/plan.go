@@ -371,7 +371,7 @@ func inch(px float64) string { return num(px / pt) }
 
 func num(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
 
-// dotJSON is the part of `dot -Tjson` output read here.
+// dotJSON is the part of `dot -Tjson` output read here and by readPlain.
 type dotJSON struct {
 	BB      string `json:"bb"`
 	Objects []struct {
@@ -381,6 +381,7 @@ type dotJSON struct {
 	} `json:"objects"`
 	Edges []struct {
 		Pos string `json:"pos"`
+		LP  string `json:"lp"` // a dot label's centre (plain dot only)
 		XI  string `json:"xi"`
 	} `json:"edges"`
 }

@@ -423,3 +423,29 @@ func distToPolyline(poly []Point, p Point, closed bool) float64 {
 	}
 	return d
 }
+
+// ClipSegment clips the segment a–b to the box r (Liang–Barsky): the part of it within r runs
+// from a+t0·(b−a) to a+t1·(b−a); ok is false when the segment misses r.
+func ClipSegment(a, b Point, r Rect) (t0, t1 float64, ok bool) {
+	t0, t1 = 0, 1
+	dx, dy := b.X-a.X, b.Y-a.Y
+	for _, c := range [4][2]float64{{-dx, a.X - r.X}, {dx, r.X + r.Width - a.X}, {-dy, a.Y - r.Y}, {dy, r.Y + r.Height - a.Y}} {
+		p, q := c[0], c[1]
+		if p == 0 {
+			if q < 0 {
+				return 0, 0, false
+			}
+			continue
+		}
+		t := q / p
+		if p < 0 {
+			t0 = math.Max(t0, t)
+		} else {
+			t1 = math.Min(t1, t)
+		}
+		if t0 > t1 {
+			return 0, 0, false
+		}
+	}
+	return t0, t1, true
+}

@@ -411,27 +411,8 @@ func innerBoxes(s *scene.Element) []scene.Rect {
 // segmentHitsBox reports whether segment a-b meets box r (Liang–Barsky clipping): a necessary
 // condition for crossing the shape inside the box, used to skip the exact test.
 func segmentHitsBox(a, b scene.Point, r scene.Rect) bool {
-	t0, t1 := 0.0, 1.0
-	dx, dy := b.X-a.X, b.Y-a.Y
-	for _, c := range [4][2]float64{{-dx, a.X - r.X}, {dx, r.X + r.Width - a.X}, {-dy, a.Y - r.Y}, {dy, r.Y + r.Height - a.Y}} {
-		p, q := c[0], c[1]
-		if p == 0 {
-			if q < 0 {
-				return false
-			}
-			continue
-		}
-		t := q / p
-		if p < 0 {
-			t0 = math.Max(t0, t)
-		} else {
-			t1 = math.Min(t1, t)
-		}
-		if t0 > t1 {
-			return false
-		}
-	}
-	return true
+	_, _, ok := scene.ClipSegment(a, b, r)
+	return ok
 }
 
 // lintFar flags elements much further from their nearest neighbour than elements usually are:

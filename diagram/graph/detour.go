@@ -77,35 +77,13 @@ func grow(r scene.Rect, m float64) scene.Rect {
 
 // segmentThrough reports whether a–b has a part strictly inside r.
 func segmentThrough(a, b scene.Point, r scene.Rect) bool {
-	t0, t1, ok := clipT(a, b, r)
+	t0, t1, ok := scene.ClipSegment(a, b, r)
 	return ok && t1-t0 > 1e-6
-}
-
-// clipT clips the segment a–b to r (Liang–Barsky): the part inside runs from t0 to t1.
-func clipT(a, b scene.Point, r scene.Rect) (t0, t1 float64, ok bool) {
-	t0, t1 = 0, 1
-	dx, dy := b.X-a.X, b.Y-a.Y
-	for _, c := range [4][2]float64{{-dx, a.X - r.X}, {dx, r.X + r.Width - a.X}, {-dy, a.Y - r.Y}, {dy, r.Y + r.Height - a.Y}} {
-		p, q := c[0], c[1]
-		if p == 0 {
-			if q <= 0 {
-				return 0, 0, false
-			}
-			continue
-		}
-		t := q / p
-		if p < 0 {
-			t0 = math.Max(t0, t)
-		} else {
-			t1 = math.Min(t1, t)
-		}
-	}
-	return t0, t1, t0 < t1
 }
 
 // clipPoint is where a–b enters r (first) or leaves it.
 func clipPoint(a, b scene.Point, r scene.Rect, first bool) (scene.Point, bool) {
-	t0, t1, ok := clipT(a, b, r)
+	t0, t1, ok := scene.ClipSegment(a, b, r)
 	if !ok {
 		return scene.Point{}, false
 	}
