@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -47,7 +48,7 @@ type sideBySide struct {
 func TestLayoutSideBySide(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	runs := sideBySideRuns(ctx, t)
+	runs := cachedRuns(ctx, t)
 	got := formatSideBySide(runs)
 	const golden = "testdata/layout.md"
 	if *update {
@@ -65,6 +66,20 @@ func TestLayoutSideBySide(t *testing.T) {
 	if *sheetsDir != "" {
 		writeSheets(ctx, t, *sheetsDir, runs)
 	}
+}
+
+// laidOut holds the side-by-side runs once made: TestLayoutSideBySide and TestLayoutQuality read
+// the same ones, and making them takes long under the race detector.
+var laidOut struct {
+	once sync.Once
+	runs []sideBySide
+}
+
+// cachedRuns makes the side-by-side runs once per test binary.
+func cachedRuns(ctx context.Context, t *testing.T) []sideBySide {
+	t.Helper()
+	laidOut.once.Do(func() { laidOut.runs = sideBySideRuns(ctx, t) })
+	return laidOut.runs
 }
 
 func sideBySideRuns(ctx context.Context, t *testing.T) []sideBySide {
