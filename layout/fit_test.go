@@ -509,3 +509,26 @@ func TestOrderKept(t *testing.T) {
 		}
 	}
 }
+
+// TestSpreadNeverSqueezes: a picture already wider than its aspect asks is not "spread" by
+// narrowing the gaps between its nodes (which once put nodes 1 px apart).
+func TestSpreadNeverSqueezes(t *testing.T) {
+	for _, dir := range []Direction{TopDown, LeftRight} {
+		g := Graph{Direction: dir, NodeSep: 60, RankSep: 90}
+		for i := range 6 {
+			g.Nodes = append(g.Nodes, Node{ID: fmt.Sprintf("n%d", i), Width: 300, Height: 120})
+			if i > 0 {
+				g.Edges = append(g.Edges, Edge{From: "n0", To: fmt.Sprintf("n%d", i)})
+			}
+		}
+		p := newPlan(g, dir, false)
+		c, ok, err := runCandidate(context.Background(), p, 1)
+		if err != nil || !ok {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		q, _, _ := p.spread(c, p.ranksOf(c.pl), Fit{MaxAspect: 2.5})
+		if q != nil && (q.g.NodeSep < g.NodeSep || q.g.RankSep < g.RankSep) {
+			t.Errorf("%s: spread to gaps %v/%v, want no less than %v/%v", dir, q.g.NodeSep, q.g.RankSep, g.NodeSep, g.RankSep)
+		}
+	}
+}

@@ -32,6 +32,9 @@ func (p *plan) spread(c candidate, r ranks, f Fit) (*plan, float64, float64) {
 			return nil, 0, 0
 		}
 		add := (along/target - across) / float64(n-1)
+		if add <= 0 {
+			return nil, 0, 0 // wide enough already: spreading would squeeze
+		}
 		q.g.NodeSep = math.Min(maxSpread*p.g.NodeSep, p.g.NodeSep+add)
 		across += float64(n-1) * (q.g.NodeSep - p.g.NodeSep)
 	} else {
@@ -39,6 +42,9 @@ func (p *plan) spread(c candidate, r ranks, f Fit) (*plan, float64, float64) {
 			return nil, 0, 0
 		}
 		add := (across/target - along) / float64(len(r.lo)-1)
+		if add <= 0 {
+			return nil, 0, 0
+		}
 		q.g.RankSep = math.Min(maxSpread*p.g.RankSep, p.g.RankSep+add)
 		along += float64(len(r.lo)-1) * (q.g.RankSep - p.g.RankSep)
 	}
