@@ -177,9 +177,28 @@ func TestChangeSummary(t *testing.T) {
 		{"connected", []ElementState{build, deploy}, before, "Connected 1 more arrow; 2 boxes, 1 arrow."},
 		{"arrow removed", before, []ElementState{build, deploy}, "Removed 1 arrow; 2 boxes."},
 		{"unchanged", before, before, ""},
+		{"a memory without colours", []ElementState{{ID: "b", Type: "rectangle", Label: "Build"}, {ID: "d", Type: "rectangle", Label: "Deploy"}, arrow},
+			before, ""},
+		{"labelled", before, []ElementState{build, deploy, {ID: "a1", Type: "arrow", From: "b", To: "d", Label: "on merge"}},
+			"Labelled an arrow on merge; 2 boxes, 1 arrow."},
+		{"label taken off", before, []ElementState{{ID: "b", Type: "rectangle", Stroke: "#1e1e1e"}, deploy, arrow},
+			"Took the label Build off; 2 boxes, 1 arrow."},
+		{"an arrow by its ends", []ElementState{build, deploy, {ID: "a1", Type: "arrow", From: "b", To: "d", Stroke: "#1e1e1e"}},
+			[]ElementState{build, deploy, {ID: "a1", Type: "arrow", From: "b", To: "d", Stroke: "#e03131"}},
+			"Recoloured the arrow from Build to Deploy; 2 boxes, 1 arrow."},
+		{"reconnected", append(append([]ElementState(nil), before...), mon), []ElementState{build, deploy, {ID: "a1", Type: "arrow", From: "b", To: "m"}, mon},
+			"Reconnected the arrow from Build to Monitoring; 3 boxes, 1 arrow."},
+		{"moved", before, []ElementState{build, {ID: "d", Type: "rectangle", Label: "Deploy", Stroke: "#1e1e1e", Y: 200}, arrow},
+			"Moved Deploy; 2 boxes, 1 arrow."},
+		{"resized", before, []ElementState{build, {ID: "d", Type: "rectangle", Label: "Deploy", Stroke: "#1e1e1e", W: 300}, arrow},
+			"Resized Deploy; 2 boxes, 1 arrow."},
+		{"a rename grows its box", before, []ElementState{{ID: "b", Type: "rectangle", Label: "Compile everything", Stroke: "#1e1e1e", W: 300}, deploy, arrow},
+			"Renamed Build to Compile everything; 2 boxes, 1 arrow."},
+		{"moves beside an addition are the layout's", before, append([]ElementState{{ID: "b", Type: "rectangle", Label: "Build", Stroke: "#1e1e1e", X: 80}, deploy, arrow}, mon),
+			"Added Monitoring; 3 boxes, 1 arrow."},
 	}
 	for _, tt := range tests {
-		if got := changeSummary(tt.before, tt.after); got != tt.want {
+		if got := ChangeSummary(tt.before, tt.after); got != tt.want {
 			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
 		}
 	}

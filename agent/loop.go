@@ -451,7 +451,7 @@ func (r *run) finish(reason StopReason) Result {
 	if r.req.Scene != nil {
 		res.State, res.Warnings = r.req.Scene.State(), r.req.Scene.Warnings()
 		if res.Changed {
-			change = changeSummary(r.before, res.State)
+			change = ChangeSummary(r.before, res.State)
 		}
 	}
 	res.Summary = r.summary(reason, res.Warnings, change)
@@ -481,7 +481,7 @@ var stopSentences = map[StopReason]string{
 }
 
 // summary says what happened in a sentence or three, honestly. change is what the run changed in
-// a person's words (changeSummary); it stands in when the model wrote no summary of its own.
+// a person's words (ChangeSummary); it stands in when the model wrote no summary of its own.
 func (r *run) summary(reason StopReason, warnings []string, change string) string {
 	body := r.doneAt
 	if body == "" {

@@ -245,6 +245,41 @@ func TestStateOfAndDiff(t *testing.T) {
 	}
 }
 
+func TestDiffScenesStates(t *testing.T) {
+	a := ElementState{ID: "a", Type: "rectangle", W: 100, H: 50, Label: "API", Stroke: "#1e1e1e"}
+	b := ElementState{ID: "b", Type: "rectangle", X: 200, W: 100, H: 50, Label: "DB", Stroke: "#1e1e1e", Fill: "transparent"}
+	c := ElementState{ID: "c", Type: "rectangle", X: 400, W: 100, H: 50, Label: "Cache", Stroke: "#1e1e1e"}
+	ab := ElementState{ID: "x", Type: "arrow", X: 100, Y: 25, W: 100, From: "a", To: "b", Stroke: "#1e1e1e"}
+	ac := ab
+	ac.To = "c"
+	red := b
+	red.Fill = "#ffc9c9"
+	tests := []struct {
+		name          string
+		before, after []ElementState
+		want          string
+	}{
+		{"reconnected", []ElementState{a, b, c, ab}, []ElementState{a, b, c, ac}, `- reconnected arrow x: was a -> b, now a -> c`},
+		{"let go", []ElementState{a, b, ab}, []ElementState{a, b, {ID: "x", Type: "arrow", X: 100, Y: 25, W: 100, From: "a", Stroke: "#1e1e1e"}},
+			`- reconnected arrow x: was a -> b, now a -> nothing`},
+		{"recoloured", []ElementState{a, b}, []ElementState{a, red}, `- recoloured rectangle b "DB"`},
+		// A memory written before colours were kept has none; that is not a change of colour.
+		{"a memory without colours", []ElementState{{ID: "a", Type: "rectangle", W: 100, H: 50, Label: "API"}}, []ElementState{a}, ""},
+		{"wrapping is no relabel", []ElementState{{ID: "a", Type: "rectangle", W: 100, H: 50, Label: "Head of\nFinance", Stroke: "#1e1e1e"}},
+			[]ElementState{{ID: "a", Type: "rectangle", W: 100, H: 50, Label: "Head of Finance", Stroke: "#1e1e1e"}}, ""},
+		{"under a pixel", []ElementState{a}, []ElementState{{ID: "a", Type: "rectangle", X: 0.9, W: 100.9, H: 50, Label: "API", Stroke: "#1e1e1e"}}, ""},
+		{"moved and resized", []ElementState{a}, []ElementState{{ID: "a", Type: "rectangle", X: 1, W: 120, H: 50, Label: "API", Stroke: "#1e1e1e"}},
+			"- moved rectangle a \"API\" from (0,0) to (1,0)\n- resized rectangle a \"API\" from 100x50 to 120x50"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := DiffScenes(tt.before, tt.after); got != tt.want {
+				t.Errorf("got\n%s\nwant\n%s", got, tt.want)
+			}
+		})
+	}
+}
+
 // stateOf decodes an .excalidraw document and returns what the agent remembers of it.
 func stateOf(t *testing.T, doc string) []ElementState {
 	t.Helper()

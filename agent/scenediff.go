@@ -1,10 +1,13 @@
 package agent
 
 import (
+	"cmp"
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
 
+	"github.com/excalibot/excalibot/diagram/outline"
 	"github.com/excalibot/excalibot/internal/clip"
 	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/scene"
@@ -12,7 +15,8 @@ import (
 
 // ElementState is what the agent remembers of one element: enough to tell the next run that a
 // person added, removed, moved or relabelled something. Bound text is folded into its container's
-// Label, so a label edit reads as a relabel, not as a new text element.
+// Label, so a label edit reads as a relabel, not as a new text element. Style other than colours and
+// grouping are not kept, so the agent's words about changes leave them out.
 type ElementState struct {
 	ID    string  `json:"id"`
 	Type  string  `json:"type"`
@@ -71,44 +75,43 @@ const maxDiffLines = 15
 // quoted so that their text cannot pass for instructions or structure. It returns "" when nothing
 // changed.
 func DiffScenes(before, now []ElementState) string {
-	old := make(map[string]ElementState, len(before))
-	for _, e := range before {
-		old[e.ID] = e
+	old, cur, err := scenesOf(before, now)
+	if err != nil {
+		return "" // states read from JSON always encode; telling nothing beats telling wrong
 	}
-	cur := make(map[string]bool, len(now))
+	return changeNote(outline.Diff(old, cur))
+}
+
+// changeNote words what changed for the model, ids and all, so that it can act on each line.
+func changeNote(changes []outline.Change) string {
 	var lines []string
-	var added, removed, moved, relabelled int
-	for _, e := range now {
-		cur[e.ID] = true
-		o, ok := old[e.ID]
-		if !ok {
+	var added, removed, relabelled int
+	reshaped := map[string]bool{}
+	for _, c := range changes {
+		o, p := c.Before, c.After
+		var line string
+		switch c.Kind {
+		case outline.Added:
 			added++
-			lines = append(lines, fmt.Sprintf("added %s", describe(e)))
-			continue
-		}
-		if o.Label != e.Label {
-			relabelled++
-			lines = append(lines, fmt.Sprintf("relabelled %s %s: %q -> %q", e.Type, e.ID, clip.Runes(o.Label, 60), clip.Runes(e.Label, 60)))
-		}
-		if recoloured(o, e) {
-			lines = append(lines, fmt.Sprintf("recoloured %s", describe(e)))
-		}
-		if e.Type == "arrow" || e.Type == "line" {
-			continue // bound arrows move with their shapes; their own moves are noise here
-		}
-		if math.Abs(o.X-e.X) >= 1 || math.Abs(o.Y-e.Y) >= 1 {
-			moved++
-			lines = append(lines, fmt.Sprintf("moved %s from (%g,%g) to (%g,%g)", describe(e), o.X, o.Y, e.X, e.Y))
-		} else if math.Abs(o.W-e.W) >= 1 || math.Abs(o.H-e.H) >= 1 {
-			moved++
-			lines = append(lines, fmt.Sprintf("resized %s from %gx%g to %gx%g", describe(e), o.W, o.H, e.W, e.H))
-		}
-	}
-	for _, o := range before {
-		if !cur[o.ID] {
+			line = "added " + describe(p)
+		case outline.Removed:
 			removed++
-			lines = append(lines, fmt.Sprintf("removed %s", describe(o)))
+			line = "removed " + describe(o)
+		case outline.Renamed:
+			relabelled++
+			line = fmt.Sprintf("relabelled %s %s: %q -> %q", p.El.Type, p.El.ID, clip.Runes(o.Label, 60), clip.Runes(p.Label, 60))
+		case outline.Moved:
+			reshaped[p.El.ID] = true
+			line = fmt.Sprintf("moved %s from (%g,%g) to (%g,%g)", describe(p), o.El.X, o.El.Y, p.El.X, p.El.Y)
+		case outline.Resized:
+			reshaped[p.El.ID] = true
+			line = fmt.Sprintf("resized %s from %gx%g to %gx%g", describe(p), o.El.Width, o.El.Height, p.El.Width, p.El.Height)
+		case outline.Reconnected:
+			line = fmt.Sprintf("reconnected %s: was %s -> %s, now %s -> %s", describe(p), endOf(o.From), endOf(o.To), endOf(p.From), endOf(p.To))
+		default:
+			line = c.Kind.String() + " " + describe(p)
 		}
+		lines = append(lines, line)
 	}
 	if len(lines) == 0 {
 		return ""
@@ -116,19 +119,96 @@ func DiffScenes(before, now []ElementState) string {
 	if len(lines) > maxDiffLines {
 		more := len(lines) - maxDiffLines
 		lines = append(lines[:maxDiffLines], fmt.Sprintf("… and %s (%d added, %d removed, %d moved or resized, %d relabelled in all)",
-			plural.Count(more, "more change", ""), added, removed, moved, relabelled))
+			plural.Count(more, "more change", ""), added, removed, len(reshaped), relabelled))
 	}
 	return "- " + strings.Join(lines, "\n- ")
 }
 
-// recoloured reports a colour change; a colour missing on either side (an older memory) is none.
-func recoloured(o, e ElementState) bool {
-	return o.Stroke != "" && e.Stroke != "" && o.Stroke != e.Stroke || o.Fill != "" && e.Fill != "" && o.Fill != e.Fill
+func describe(p outline.Part) string {
+	if p.Label != "" {
+		return fmt.Sprintf("%s %s %q", p.El.Type, p.El.ID, clip.Runes(p.Label, 60))
+	}
+	return string(p.El.Type) + " " + p.El.ID
 }
 
-func describe(e ElementState) string {
-	if e.Label != "" {
-		return fmt.Sprintf("%s %s %q", e.Type, e.ID, clip.Runes(e.Label, 60))
+// endOf names what an arrow's end is bound to by id, as get_scene does.
+func endOf(e outline.End) string {
+	if e.ID == "" {
+		return "nothing"
 	}
-	return e.Type + " " + e.ID
+	return e.ID
+}
+
+// scenesOf rebuilds the scenes two states describe, for outline.Diff. A colour missing on one side
+// (a memory written before colours were kept) is taken from the other, so that it is no change.
+func scenesOf(before, after []ElementState) (*scene.Scene, *scene.Scene, error) {
+	byID := func(sts []ElementState) map[string]ElementState {
+		m := make(map[string]ElementState, len(sts))
+		for _, st := range sts {
+			m[st.ID] = st
+		}
+		return m
+	}
+	old, cur := byID(before), byID(after)
+	b, err := sceneOf(before, cur)
+	if err != nil {
+		return nil, nil, err
+	}
+	a, err := sceneOf(after, old)
+	if err != nil {
+		return nil, nil, err
+	}
+	return b, a, nil
+}
+
+// labelSuffix makes the id of a label's text out of its container's; no id the tools or the editor
+// give has a NUL in it.
+const labelSuffix = "\x00label"
+
+// sceneOf is the scene states describe: each element with its colours, a label bound to its
+// container, an arrow bound at its ends. Colours missing from a state are taken from other's.
+func sceneOf(states []ElementState, other map[string]ElementState) (*scene.Scene, error) {
+	els := make([]map[string]any, 0, len(states))
+	for _, st := range states {
+		if st.ID == "" {
+			continue
+		}
+		stroke, fill := st.Stroke, st.Fill
+		if o, ok := other[st.ID]; ok {
+			stroke, fill = cmp.Or(stroke, o.Stroke), cmp.Or(fill, o.Fill)
+		}
+		e := map[string]any{"id": st.ID, "type": st.Type, "x": st.X, "y": st.Y, "width": st.W, "height": st.H,
+			"strokeColor": stroke, "backgroundColor": fill}
+		if scene.Type(st.Type).IsLinear() {
+			e["points"] = [][2]float64{{0, 0}, {st.W, st.H}}
+			if st.From != "" {
+				e["startBinding"] = map[string]any{"elementId": st.From, "focus": 0, "gap": 1}
+			}
+			if st.To != "" {
+				e["endBinding"] = map[string]any{"elementId": st.To, "focus": 0, "gap": 1}
+			}
+		}
+		var label map[string]any
+		switch t := scene.Type(st.Type); {
+		case t == scene.Text:
+			e["text"], e["originalText"] = st.Label, st.Label
+		case t == scene.Frame:
+			e["name"] = st.Label
+		case st.Label != "" && (t.IsShape() || t.IsLinear()): // the only containers a label can have
+			label = map[string]any{"id": st.ID + labelSuffix, "type": "text", "text": st.Label, "originalText": st.Label, "containerId": st.ID}
+		}
+		els = append(els, e)
+		if label != nil {
+			els = append(els, label)
+		}
+	}
+	data, err := json.Marshal(map[string]any{"type": "excalidraw", "version": 2, "elements": els})
+	if err != nil {
+		return nil, fmt.Errorf("encode remembered scene: %w", err)
+	}
+	sc, err := scene.Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("decode remembered scene: %w", err)
+	}
+	return sc, nil
 }

@@ -2,135 +2,179 @@ package agent
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
+	"github.com/excalibot/excalibot/diagram/outline"
 	"github.com/excalibot/excalibot/internal/clip"
 	"github.com/excalibot/excalibot/internal/plural"
+	"github.com/excalibot/excalibot/scene"
 )
 
-// changeSummary says in a person's words what a run changed, from the scenes before and after it:
+// ChangeSummary says in a person's words what a run changed, from the scenes before and after it:
 // "Added Monitoring after Deploy; 5 boxes, 4 arrows." It is the reply when the model wrote no
 // summary of its own, so it names things by their labels, never by tool calls. It returns "" when
 // nothing a person would see changed.
-func changeSummary(before, after []ElementState) string {
-	old := make(map[string]ElementState, len(before))
-	for _, e := range before {
-		old[e.ID] = e
+func ChangeSummary(before, after []ElementState) string {
+	if len(before) == 0 && len(after) > 0 {
+		return "Drew " + listOf(labelsOf(after), 6) + "; " + tally(after) + "."
 	}
-	byID := make(map[string]ElementState, len(after))
-	for _, e := range after {
-		byID[e.ID] = e
+	old, cur, err := scenesOf(before, after)
+	if err != nil {
+		return ""
 	}
-	var added, removed, renamed, recolored, moved []string
-	newArrows := 0
-	for _, e := range after {
-		o, ok := old[e.ID]
-		switch {
-		case !ok && isConnector(e):
-			newArrows++
-		case !ok:
-			added = append(added, addedPhrase(e, after, old, byID))
-		case o.Label != e.Label && e.Label != "" && o.Label != "":
-			renamed = append(renamed, fmt.Sprintf("%s to %s", quoteLabel(o.Label), quoteLabel(e.Label)))
-		case o.Label != e.Label && e.Label != "":
-			renamed = append(renamed, "labelled "+quoteLabel(e.Label))
-		}
-		if ok && recoloured(o, e) {
-			recolored = append(recolored, nameOf(e))
-		}
-		if ok && !isConnector(e) && (math.Abs(o.X-e.X) >= 1 || math.Abs(o.Y-e.Y) >= 1) {
-			moved = append(moved, nameOf(e))
+	s := changeReply(outline.Diff(old, cur))
+	if s == "" {
+		return ""
+	}
+	return s + "; " + tally(after) + "."
+}
+
+// changeReply words what changed for the person who asked. New and removed arrows are counted, and
+// said only when nothing else changed; moves and resizes are said only when nothing came or went:
+// adding or removing a box moves the others, which is the layout's doing, not news.
+func changeReply(changes []outline.Change) string {
+	added := map[string]bool{}
+	renamed := map[string]bool{}
+	for _, c := range changes {
+		switch c.Kind {
+		case outline.Added:
+			added[c.ID()] = true
+		case outline.Renamed:
+			renamed[c.ID()] = true
 		}
 	}
-	goneArrows := 0
-	for _, o := range before {
-		if _, ok := byID[o.ID]; !ok {
-			if isConnector(o) {
+	var adds, removes, renames, labels, unlabels, recolours, reconnects, moves, resizes []string
+	newArrows, goneArrows := 0, 0
+	for _, c := range changes {
+		o, p := c.Before, c.After
+		switch c.Kind {
+		case outline.Added:
+			if p.Noun.Linear() {
+				newArrows++
+			} else {
+				adds = append(adds, addedPhrase(p, changes, added))
+			}
+		case outline.Removed:
+			if o.Noun.Linear() {
 				goneArrows++
 			} else {
-				removed = append(removed, nameOf(o))
+				removes = append(removes, nameOf(o))
+			}
+		case outline.Renamed:
+			switch {
+			case o.Label == "":
+				labels = append(labels, kindOf(p)+" "+quoteLabel(p.Label))
+			case p.Label == "":
+				unlabels = append(unlabels, quoteLabel(o.Label))
+			default:
+				renames = append(renames, quoteLabel(o.Label)+" to "+quoteLabel(p.Label))
+			}
+		case outline.Recoloured:
+			recolours = append(recolours, nameOf(p))
+		case outline.Reconnected:
+			reconnects = append(reconnects, nameOf(p))
+		case outline.Moved:
+			moves = append(moves, nameOf(p))
+		case outline.Resized:
+			if !renamed[p.El.ID] { // a new label grows its box
+				resizes = append(resizes, nameOf(p))
 			}
 		}
 	}
 	var parts []string
-	if len(before) == 0 && len(after) > 0 {
-		parts = append(parts, "Drew "+listOf(labelsOf(after), 6))
-	} else {
-		if len(added) > 0 {
-			parts = append(parts, "Added "+listOf(added, 4))
+	say := func(verb string, items []string, n int) {
+		if len(items) > 0 {
+			parts = append(parts, verb+" "+listOf(items, n))
 		}
-		if len(renamed) > 0 {
-			parts = append(parts, "Renamed "+listOf(renamed, 3))
+	}
+	say("Added", adds, 4)
+	say("Renamed", renames, 3)
+	say("Labelled", labels, 3)
+	if len(unlabels) > 0 {
+		word := "label"
+		if len(unlabels) > 1 {
+			word = "labels"
 		}
-		if len(recolored) > 0 {
-			parts = append(parts, "Recoloured "+listOf(recolored, 4))
-		}
-		if len(removed) > 0 {
-			parts = append(parts, "Removed "+listOf(removed, 4))
-		}
-		if len(moved) > 0 && len(added)+len(removed) == 0 {
-			parts = append(parts, "Moved "+listOf(moved, 4))
-		}
-		if len(parts) == 0 {
-			switch {
-			case newArrows > 0:
-				parts = append(parts, "Connected "+plural.Count(newArrows, "more arrow", ""))
-			case goneArrows > 0:
-				parts = append(parts, "Removed "+plural.Count(goneArrows, "arrow", ""))
-			}
-		}
+		parts = append(parts, "Took the "+word+" "+listOf(unlabels, 3)+" off")
+	}
+	say("Recoloured", recolours, 4)
+	say("Removed", removes, 4)
+	say("Reconnected", reconnects, 4)
+	if len(adds)+len(removes) == 0 {
+		say("Moved", moves, 4)
+		say("Resized", resizes, 4)
 	}
 	if len(parts) == 0 {
-		return ""
+		switch {
+		case newArrows > 0:
+			parts = append(parts, "Connected "+plural.Count(newArrows, "more arrow", ""))
+		case goneArrows > 0:
+			parts = append(parts, "Removed "+plural.Count(goneArrows, "arrow", ""))
+		}
 	}
-	return strings.Join(parts, "; ") + "; " + tally(after) + "."
+	return strings.Join(parts, "; ")
 }
 
 // addedPhrase names a new element and, when a new arrow ties it to an element that was already
 // there, where it went: "Monitoring after Deploy".
-func addedPhrase(e ElementState, after []ElementState, old, byID map[string]ElementState) string {
-	name := nameOf(e)
-	for _, a := range after {
-		if !isConnector(a) || old[a.ID].ID != "" {
+func addedPhrase(p outline.Part, changes []outline.Change, added map[string]bool) string {
+	name := nameOf(p)
+	for _, c := range changes {
+		a := c.After
+		if c.Kind != outline.Added || !a.Noun.Linear() {
 			continue
 		}
-		if a.To == e.ID {
-			if p, ok := old[a.From]; ok && p.Label != "" {
-				return name + " after " + quoteLabel(p.Label)
-			}
+		if a.To.ID == p.El.ID && a.From.ID != "" && !added[a.From.ID] && a.From.Label != "" {
+			return name + " after " + quoteLabel(a.From.Label)
 		}
-		if a.From == e.ID {
-			if n, ok := old[a.To]; ok && n.Label != "" {
-				return name + " before " + quoteLabel(n.Label)
-			}
+		if a.From.ID == p.El.ID && a.To.ID != "" && !added[a.To.ID] && a.To.Label != "" {
+			return name + " before " + quoteLabel(a.To.Label)
 		}
 	}
 	return name
 }
 
-func isConnector(e ElementState) bool { return e.Type == "arrow" || e.Type == "line" }
+// nameOf is an element as a person calls it: its label, an arrow by what it connects, else its
+// kind.
+func nameOf(p outline.Part) string {
+	switch {
+	case p.Label != "":
+		return quoteLabel(p.Label)
+	case p.Noun.Linear() && p.From.Label != "" && p.To.Label != "":
+		_, kind, _ := strings.Cut(kindOf(p), " ")
+		return "the " + kind + " from " + quoteLabel(p.From.Label) + " to " + quoteLabel(p.To.Label)
+	}
+	return kindOf(p)
+}
 
-// nameOf is an element as a person calls it: its label, else its kind.
-func nameOf(e ElementState) string {
-	if e.Label != "" {
-		return quoteLabel(e.Label)
-	}
-	switch e.Type {
-	case "rectangle", "ellipse", "diamond":
+// kindOf is what an element is, with its article: "a box", "an arrow".
+func kindOf(p outline.Part) string {
+	switch p.Noun {
+	case outline.NounBox:
 		return "a box"
-	case "frame":
+	case outline.NounArrow:
+		return "an arrow"
+	case outline.NounLine:
+		return "a line"
+	case outline.NounText:
+		return "a text"
+	case outline.NounFrame:
 		return "a group"
+	case outline.NounPicture:
+		return "a picture"
+	case outline.NounSketch:
+		return "a freehand drawing"
 	}
-	return "a " + e.Type
+	return "an element"
 }
 
 func quoteLabel(s string) string { return clip.Runes(oneLine(s), 40) }
 
+// labelsOf is the labels of a new diagram's boxes and groups, what "Drew …" names.
 func labelsOf(els []ElementState) []string {
 	var out []string
 	for _, e := range els {
-		if !isConnector(e) && e.Label != "" && e.Type != "text" {
+		if n := outline.NounOf(scene.Type(e.Type)); !n.Linear() && n != outline.NounText && e.Label != "" {
 			out = append(out, quoteLabel(e.Label))
 		}
 	}

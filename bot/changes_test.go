@@ -84,6 +84,11 @@ func jsonOf(t *testing.T, e el) string {
 			s = fmt.Sprintf(`{"elementId":%q,"focus":0,"gap":1}`, v["elementId"])
 		case bool:
 			s = fmt.Sprint(v)
+		case []string:
+			s = "[]"
+			if len(v) > 0 {
+				s = `["` + strings.Join(v, `","`) + `"]`
+			}
 		default:
 			s = fmt.Sprintf("%v", v)
 		}
@@ -112,7 +117,7 @@ func TestChanges(t *testing.T) {
 			"removed 1 box, 1 arrow"},
 		{"moved", pipeline, [][]el{box("a", 0, "API"), with(box("b", 200, "DB"), "b", el{"y": 300}), arrow("ab", "a", "b")},
 			"moved 1 box"},
-		{"half a pixel is rounding", pipeline, [][]el{box("a", 0, "API"), with(box("b", 200, "DB"), "b", el{"x": 200.3}), arrow("ab", "a", "b")}, ""},
+		{"under a pixel is rounding", pipeline, [][]el{box("a", 0, "API"), with(box("b", 200, "DB"), "b", el{"x": 200.9}), arrow("ab", "a", "b")}, ""},
 		{"resized", pipeline, [][]el{with(box("a", 0, "API"), "a", el{"width": 300}), box("b", 200, "DB"), arrow("ab", "a", "b")},
 			"resized 1 box"},
 		{"recoloured", pipeline, [][]el{with(box("a", 0, "API"), "a", el{"backgroundColor": "#ffc9c9"}), with(box("b", 200, "DB"), "b", el{"strokeColor": "#e03131"}), arrow("ab", "a", "b")},
@@ -121,6 +126,10 @@ func TestChanges(t *testing.T) {
 			"recoloured 1 box"},
 		{"restyled", pipeline, [][]el{box("a", 0, "API"), box("b", 200, "DB"), with(arrow("ab", "a", "b"), "ab", el{"strokeStyle": "dashed"})},
 			"restyled 1 arrow"},
+		{"recoloured and restyled", pipeline, [][]el{with(box("a", 0, "API"), "a", el{"strokeColor": "#e03131", "strokeStyle": "dashed"}), box("b", 200, "DB"), arrow("ab", "a", "b")},
+			"recoloured 1 box; restyled 1 box"},
+		{"regrouped", pipeline, [][]el{with(box("a", 0, "API"), "a", el{"groupIds": []string{"g"}}), with(box("b", 200, "DB"), "b", el{"groupIds": []string{"g"}}), arrow("ab", "a", "b")},
+			"regrouped 2 boxes"},
 		{"arrows follow boxes", pipeline, [][]el{box("a", 0, "API"), box("b", 200, "DB"), with(arrow("ab", "a", "b"), "ab", el{"y": 90})}, ""},
 		{"reconnected", [][]el{box("a", 0, "API"), box("b", 200, "DB"), box("c", 400, "Cache"), arrow("x", "a", "b")},
 			[][]el{box("a", 0, "API"), box("b", 200, "DB"), box("c", 400, "Cache"), arrow("x", "a", "c")}, "reconnected 1 arrow"},
@@ -137,8 +146,8 @@ func TestChanges(t *testing.T) {
 			if tt.before != nil {
 				before = testScene(t, tt.before...)
 			}
-			if got := changes(before, testScene(t, tt.after...)); got != tt.want {
-				t.Errorf("changes = %q, want %q", got, tt.want)
+			if got := Changes(before, testScene(t, tt.after...)); got != tt.want {
+				t.Errorf("Changes = %q, want %q", got, tt.want)
 			}
 		})
 	}

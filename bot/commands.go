@@ -260,7 +260,7 @@ func movedText(kind CommandKind, from, to *store.Thread) string {
 	var change string
 	if b, err := storedScene(before); err == nil {
 		if a, err := storedScene(after); err == nil && a != nil {
-			change = changes(b, a)
+			change = Changes(b, a)
 		}
 	}
 	switch {

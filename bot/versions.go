@@ -183,7 +183,7 @@ func (s *revScenes) change(ctx context.Context, r store.Revision) (string, bool)
 			return "", false
 		}
 	}
-	return changes(before, after), true
+	return Changes(before, after), true
 }
 
 // revisionOf loads revision n of th, or is the reply that says why there is none.
@@ -251,7 +251,7 @@ func (b *Bot) revert(ctx context.Context, th *store.Thread, n int64) (Reply, *st
 	next := predicted(th, r.Scene, th.Memory)
 	text := fmt.Sprintf("Reverted to revision %d: the diagram is now revision %d", n, next.Rev)
 	if cur, err := storedScene(th); err == nil {
-		if c := changes(cur, old); c != "" {
+		if c := Changes(cur, old); c != "" {
 			text += " (" + c + ")"
 		}
 	}

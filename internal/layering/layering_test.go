@@ -40,7 +40,7 @@ var layers = map[string]layer{
 	"bot":           {imports: []string{"diagram/mermaid", "diagram/outline", "internal/clip", "internal/plural", "picture", "ratelimit", "scene", "store"}},
 	"ratelimit":     {},
 
-	"agent":      {imports: []string{"diagram", "internal/clip", "internal/plural", "scene", "tools"}},
+	"agent":      {imports: []string{"diagram", "diagram/outline", "internal/clip", "internal/plural", "scene", "tools"}},
 	"agent/eval": {imports: []string{"agent", "tools"}},
 	"tools":      {imports: []string{"diagram", "diagram/graph", "diagram/mermaid", "diagram/sequence", "internal/clip", "internal/plural", "scene"}},
 	"render":     {imports: []string{"diagram/mermaid", "scene"}},
