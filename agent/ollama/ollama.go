@@ -34,7 +34,7 @@ var (
 	ErrStreamCut     = errors.New("stream ended before done")
 	ErrModelTimeout  = errors.New("model request timed out")
 	// ErrBadToolCall: Ollama could not parse a tool call the model wrote (it answers HTTP 500).
-	// The loop retries once, telling the model to write the call again.
+	// The agent retries once, telling the model to write the call again.
 	ErrBadToolCall = errors.New("model wrote a tool call Ollama could not parse")
 	// ErrNoVision: the server refused the pictures of a request, as the model has no vision data.
 	ErrNoVision = errors.New("model cannot read pictures")
@@ -105,7 +105,7 @@ func New(cfg Config, log *slog.Logger) (*Client, error) {
 	if strings.TrimSpace(cfg.Model) == "" {
 		return nil, errors.New("ollama: no model named; pass one, e.g. qwen3:8b")
 	}
-	base, err := ParseHost(cfg.Host)
+	base, err := parseHost(cfg.Host)
 	if err != nil {
 		return nil, err
 	}
@@ -138,9 +138,9 @@ func New(cfg Config, log *slog.Logger) (*Client, error) {
 		log: log.With("component", "ollama", "model", cfg.Model)}, nil
 }
 
-// ParseHost reads OLLAMA_HOST the way the ollama CLI does: empty means http://127.0.0.1:11434,
+// parseHost reads OLLAMA_HOST the way the ollama CLI does: empty means http://127.0.0.1:11434,
 // "host" and "host:port" get the http scheme and the default port.
-func ParseHost(s string) (*url.URL, error) {
+func parseHost(s string) (*url.URL, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return &url.URL{Scheme: "http", Host: "127.0.0.1:11434"}, nil

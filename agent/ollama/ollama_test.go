@@ -31,15 +31,15 @@ func TestParseHost(t *testing.T) {
 		{"host:99999", "", "port"},
 	}
 	for _, tt := range tests {
-		u, err := ParseHost(tt.in)
+		u, err := parseHost(tt.in)
 		if tt.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
-				t.Errorf("ParseHost(%q) err %v, want %q", tt.in, err, tt.err)
+				t.Errorf("parseHost(%q) err %v, want %q", tt.in, err, tt.err)
 			}
 			continue
 		}
 		if err != nil || u.String() != tt.want {
-			t.Errorf("ParseHost(%q) = %v, %v; want %s", tt.in, u, err, tt.want)
+			t.Errorf("parseHost(%q) = %v, %v; want %s", tt.in, u, err, tt.want)
 		}
 	}
 }
