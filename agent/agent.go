@@ -1,7 +1,9 @@
 // Package agent runs the drawing loop: it sends a model the conversation and the tool schemas,
 // executes the tool calls the model asks for, answers every one of them, and stops when the drawing
-// is done or a limit is reached. The Ollama implementation of Model lives in ollama.go; the tools
-// themselves (and the scene they edit) belong to the caller, seen here only through Toolbox.
+// is done or a limit is reached. The conversation is Ollama's (package agent/ollama, whose Client
+// is the Model the program runs); calls written in the reply text are read by agent/textcall and
+// typed plans by agent/plan. The tools themselves (and the scene they edit) belong to the caller,
+// seen here only through Toolbox.
 package agent
 
 import (
@@ -9,56 +11,18 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/excalibot/excalibot/agent/ollama"
 	"github.com/excalibot/excalibot/tools"
 )
-
-// Roles of a Message, as Ollama names them.
-const (
-	RoleSystem    = "system"
-	RoleUser      = "user"
-	RoleAssistant = "assistant"
-	RoleTool      = "tool"
-)
-
-// Message is one entry of a conversation with the model.
-type Message struct {
-	Role    string
-	Content string
-	// ToolCalls are the calls an assistant message asks for, in the order they must run.
-	ToolCalls []ToolCall
-	// ToolCallID and ToolName tie a tool message to the call it answers.
-	ToolCallID string
-	ToolName   string
-	// Images are the pictures a user message carries (PNG or JPEG bytes, see Image).
-	Images [][]byte
-}
-
-// ToolCall is one tool invocation requested by the model.
-type ToolCall struct {
-	ID   string
-	Name string
-	// Args is the JSON object of arguments. When the model sent something that is not a JSON
-	// object, Args is nil and ArgsErr says what was wrong; the call is still answered.
-	Args    json.RawMessage
-	ArgsErr string
-}
-
-// Reply is the model's answer to one request.
-type Reply struct {
-	Message Message
-	// PromptTokens and OutputTokens are the model's own counts (0 when it reports none).
-	PromptTokens int
-	OutputTokens int
-}
 
 // Model is one chat turn with a language model. Implementations stream internally if they like,
 // but Chat returns only once the whole reply has arrived.
 //
 // Chat returns an error when no complete reply arrived: the server is unreachable, the model is
 // missing or cannot call tools, the stream was cut short, or ctx ended. Errors that a user can fix
-// match ErrUnreachable, ErrModelNotFound or ErrNoToolSupport with errors.Is.
+// match ollama.ErrUnreachable, ollama.ErrModelNotFound or ollama.ErrNoToolSupport with errors.Is.
 type Model interface {
-	Chat(ctx context.Context, msgs []Message, specs []tools.Spec) (Reply, error)
+	Chat(ctx context.Context, msgs []ollama.Message, specs []tools.Spec) (ollama.Reply, error)
 }
 
 // Toolbox is the set of tools one run may call. The loop never sees the scene behind it.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/excalibot/excalibot/agent/ollama"
 	"github.com/excalibot/excalibot/tools"
 )
 
@@ -15,14 +16,14 @@ type instantModel struct {
 	n, turns int
 }
 
-func (m *instantModel) Chat(_ context.Context, _ []Message, _ []tools.Spec) (Reply, error) {
+func (m *instantModel) Chat(_ context.Context, _ []ollama.Message, _ []tools.Spec) (ollama.Reply, error) {
 	m.n++
 	name := "get_scene"
 	if m.n >= m.turns {
 		name = "done"
 	}
-	return Reply{Message: Message{Role: RoleAssistant,
-		ToolCalls: []ToolCall{{ID: fmt.Sprintf("call_%d", m.n), Name: name, Args: json.RawMessage(`{}`)}}},
+	return ollama.Reply{Message: ollama.Message{Role: ollama.RoleAssistant,
+		ToolCalls: []ollama.ToolCall{{ID: fmt.Sprintf("call_%d", m.n), Name: name, Args: json.RawMessage(`{}`)}}},
 		PromptTokens: 1000, OutputTokens: 20}, nil
 }
 
@@ -61,12 +62,12 @@ func BenchmarkLoopOverhead(b *testing.B) {
 	b.Run("bare", func(b *testing.B) {
 		for b.Loop() {
 			m := &instantModel{turns: benchTurns}
-			var msgs []Message
+			var msgs []ollama.Message
 			for range benchTurns {
 				r, _ := m.Chat(ctx, msgs, tb.specs)
 				msgs = append(msgs, r.Message)
 				for _, c := range r.Message.ToolCalls {
-					msgs = append(msgs, Message{Role: RoleTool, Content: tb.Call(ctx, c.Name, c.Args).Text})
+					msgs = append(msgs, ollama.Message{Role: ollama.RoleTool, Content: tb.Call(ctx, c.Name, c.Args).Text})
 				}
 			}
 		}
@@ -75,11 +76,11 @@ func BenchmarkLoopOverhead(b *testing.B) {
 	})
 	b.Run("http-request", func(b *testing.B) {
 		f, srv := newFakeOllama(b)
-		m, err := NewOllama(OllamaConfig{Host: srv.URL, Model: "qwen3:8b"}, nil)
+		m, err := ollama.New(ollama.Config{Host: srv.URL, Model: "qwen3:8b"}, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
-		msgs := []Message{{Role: RoleSystem, Content: SystemPrompt()}, {Role: RoleUser, Content: "org chart"}}
+		msgs := []ollama.Message{{Role: ollama.RoleSystem, Content: SystemPrompt()}, {Role: ollama.RoleUser, Content: "org chart"}}
 		turn := calls(call("get_scene", `{}`))
 		for b.Loop() {
 			f.mu.Lock()
@@ -135,11 +136,11 @@ func reportPromptSize(b *testing.B, specs []tools.Spec, allTools bool) {
 // finer than the estimate, and keeps what it was sent.
 type countingModel struct {
 	instantModel
-	sent [][]Message
+	sent [][]ollama.Message
 }
 
-func (m *countingModel) Chat(ctx context.Context, msgs []Message, specs []tools.Spec) (Reply, error) {
-	m.sent = append(m.sent, append([]Message(nil), msgs...))
+func (m *countingModel) Chat(ctx context.Context, msgs []ollama.Message, specs []tools.Spec) (ollama.Reply, error) {
+	m.sent = append(m.sent, append([]ollama.Message(nil), msgs...))
 	r, err := m.instantModel.Chat(ctx, msgs, specs)
 	est := schemaTokens(specs)
 	for _, x := range msgs {

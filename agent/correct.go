@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+
+	"github.com/excalibot/excalibot/agent/textcall"
 )
 
 // Course corrections: a small model that answers with nothing, with a call the loop cannot read,
@@ -22,7 +24,7 @@ func (r *run) correction() string {
 	switch {
 	case r.turnText == "" && r.res.ToolCalls == 0:
 		return r.once("empty", emptyReplyText)
-	case r.turnCalls == 0 && looksLikeCall(r.raw, r.known):
+	case r.turnCalls == 0 && textcall.LooksLikeCall(r.raw, r.known):
 		return r.once("garbled", garbledText)
 	case r.drawingMissing():
 		return r.once("nothing", nothingText)
@@ -115,18 +117,4 @@ func unwrapArgs(args json.RawMessage, schema json.RawMessage) json.RawMessage {
 		return t
 	}
 	return args
-}
-
-// badCallSigns are what Ollama answers (HTTP 500, or an error line in the stream) when its parser
-// cannot read a call the model wrote: the model's fault, worth one retry, not a broken server.
-var badCallSigns = []string{"tool call", "failed to parse json", "invalid character", "unexpected end of json input",
-	"empty function name", "cannot unmarshal", "looking for beginning of value", "error parsing"}
-
-func isBadCall(lowerMsg string) bool {
-	for _, s := range badCallSigns {
-		if strings.Contains(lowerMsg, s) {
-			return true
-		}
-	}
-	return false
 }

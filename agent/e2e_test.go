@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/excalibot/excalibot/agent/ollama"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/tools"
 )
@@ -145,7 +146,7 @@ func TestAllToolsAndToolsNotOffered(t *testing.T) {
 		t.Errorf("create_element (not offered) did not run: %+v", res.Steps)
 	}
 	f2, srv2 := newFakeOllama(t, calls(call("done", `{}`)))
-	m, err := NewOllama(OllamaConfig{Host: srv2.URL, Model: "qwen3:8b"}, nil)
+	m, err := ollama.New(ollama.Config{Host: srv2.URL, Model: "qwen3:8b"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

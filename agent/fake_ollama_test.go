@@ -15,12 +15,10 @@ import (
 
 // fakeOllama speaks Ollama's /api/chat: it decodes the request, and streams the next scripted turn
 // as NDJSON chunks (content, then tool calls, then a done chunk with metrics), flushing each one
-// as the real server does. It answers HEAD / like Ollama, 404 for a model it does not have and 400
-// for tools on a model without tool support.
+// as the real server does. It answers HEAD / like Ollama, and 404 for a model it does not have.
 type fakeOllama struct {
-	t       testing.TB
-	model   string // the only model pulled
-	noTools bool   // the model has no tool support
+	t     testing.TB
+	model string // the only model pulled
 
 	mu       sync.Mutex
 	turns    []fakeTurn
@@ -66,11 +64,6 @@ func (f *fakeOllama) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if req.Model != f.model {
 		w.WriteHeader(http.StatusNotFound)
 		io.WriteString(w, `{"error":"model '`+req.Model+`' not found"}`)
-		return
-	}
-	if f.noTools && len(req.Tools) > 0 {
-		w.WriteHeader(http.StatusBadRequest)
-		io.WriteString(w, `{"error":"registry.ollama.ai/library/`+req.Model+` does not support tools"}`)
 		return
 	}
 	f.mu.Lock()

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/excalibot/excalibot/agent/ollama"
 	"github.com/excalibot/excalibot/agent/ollamafake"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/tools"
@@ -125,7 +126,7 @@ func TestPromptInjection(t *testing.T) {
 		turns = append(turns, ollamafake.Calls(ollamafake.Call(c.name, c.args)))
 	}
 	fake := ollamafake.New(t, ollamafake.Config{Responder: ollamafake.Script(turns...)})
-	m, err := NewOllama(OllamaConfig{Host: fake.URL(), Model: ollamafake.DefaultModel}, nil)
+	m, err := ollama.New(ollama.Config{Host: fake.URL(), Model: ollamafake.DefaultModel}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

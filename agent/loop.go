@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/excalibot/excalibot/agent/ollama"
+	"github.com/excalibot/excalibot/agent/textcall"
 	"github.com/excalibot/excalibot/internal/clip"
 	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/tools"
@@ -31,10 +33,10 @@ type Config struct {
 	Now func() time.Time
 	// Protocol is how the model is asked to draw (default ProtocolAuto; see plan_run.go).
 	Protocol Protocol
-	// VisionModel names the model of the same server that runs requests carrying pictures
-	// (Request.Images); requests without pictures keep the Agent's model. Empty: the Agent's model
-	// reads the pictures itself, if it can (see vision.go).
-	VisionModel string
+	// VisionModel is the model (usually of the same server) that runs requests carrying pictures
+	// (Request.Images); requests without pictures keep the Agent's model. Nil, or the Agent's
+	// model by name: the Agent's model reads the pictures itself, if it can (see vision.go).
+	VisionModel Model
 }
 
 // CoreTools are the tools offered by default: enough to draw, check, fix and finish. The graph
@@ -80,8 +82,7 @@ type seat struct {
 	plan  planState
 }
 
-// New returns an Agent over model. With Config.VisionModel set, model must be a ModelSwitcher
-// (*Ollama is) for runs with pictures to reach the vision model; otherwise they fail saying so.
+// New returns an Agent over model, and over Config.VisionModel for requests with pictures.
 func New(model Model, cfg Config, log *slog.Logger) *Agent {
 	cfg.Limits = cfg.Limits.withDefaults()
 	if cfg.ContextTokens <= 0 {
@@ -97,10 +98,8 @@ func New(model Model, cfg Config, log *slog.Logger) *Agent {
 		log = slog.New(slog.DiscardHandler)
 	}
 	a := &Agent{main: &seat{model: model}, cfg: cfg, log: log.With("component", "agent")}
-	if name := strings.TrimSpace(cfg.VisionModel); name != "" && name != modelName(model) {
-		if sw, ok := model.(ModelSwitcher); ok {
-			a.vision = &seat{model: sw.ForModel(name)}
-		}
+	if v := cfg.VisionModel; v != nil && (modelName(v) == "" || modelName(v) != modelName(model)) {
+		a.vision = &seat{model: v}
 	}
 	return a
 }
@@ -118,7 +117,7 @@ type run struct {
 	req       Request
 	res       Result
 	specs     map[string]tools.Spec
-	known     toolTypes // every tool of the toolbox, with its parameters' types
+	known     textcall.Types // every tool of the toolbox, with its parameters' types
 	names     []string
 	start     time.Time
 	failed    string // key of the last failing call
@@ -157,11 +156,9 @@ func (a *Agent) Run(ctx context.Context, req Request) (Result, error) {
 		}
 	}
 	res, err := a.byProtocol(ctx, s, req)
-	if errors.Is(err, ErrNoVision) {
-		var nv *NoVisionError
-		if !errors.As(err, &nv) { // the server refused the pictures: say which models can read them
-			err = a.noVision(ctx, s, err)
-		}
+	var nv *NoVisionError
+	if errors.Is(err, ollama.ErrNoVision) && !errors.As(err, &nv) {
+		err = a.noVision(ctx, s, err) // the server refused the pictures: say which models can read them
 	}
 	return res, err
 }
@@ -174,7 +171,7 @@ func (a *Agent) runTools(ctx context.Context, s *seat, req Request) (Result, err
 	for _, s := range all {
 		r.specs[s.Name] = s
 	}
-	r.known = typesOf(all)
+	r.known = textcall.TypesOf(all)
 	specs := offered(all, a.cfg.AllTools)
 	for _, s := range specs {
 		r.names = append(r.names, s.Name)
@@ -210,12 +207,12 @@ func (a *Agent) runTools(ctx context.Context, s *seat, req Request) (Result, err
 				return r.finish(StopError), fmt.Errorf("agent run: %w", ctx.Err())
 			case runCtx.Err() != nil:
 				return r.finish(StopWallTime), nil
-			case errors.Is(err, ErrBadToolCall) && !r.retried:
+			case errors.Is(err, ollama.ErrBadToolCall) && !r.retried:
 				r.retried = true
-				msgs = append(msgs, Message{Role: RoleUser, Content: badCallText})
+				msgs = append(msgs, ollama.Message{Role: ollama.RoleUser, Content: badCallText})
 				r.step(Step{Kind: StepNudge, Turn: turn, Result: badCallText})
 				continue
-			case errors.Is(err, ErrBadToolCall):
+			case errors.Is(err, ollama.ErrBadToolCall):
 				// The model's calls are broken, not the server: end like a limit, keeping what was drawn.
 				return r.finish(StopUnreadableCalls), nil
 			}
@@ -225,7 +222,7 @@ func (a *Agent) runTools(ctx context.Context, s *seat, req Request) (Result, err
 		msgs = append(msgs, msg)
 		if len(msg.ToolCalls) == 0 {
 			if text := r.correction(); text != "" {
-				msgs = append(msgs, Message{Role: RoleUser, Content: text})
+				msgs = append(msgs, ollama.Message{Role: ollama.RoleUser, Content: text})
 				r.step(Step{Kind: StepNudge, Turn: turn, Result: text})
 				continue
 			}
@@ -261,14 +258,14 @@ func (a *Agent) runTools(ctx context.Context, s *seat, req Request) (Result, err
 		if stop == StopDone {
 			if text := r.correction(); text != "" {
 				stop = ""
-				msgs = append(msgs, Message{Role: RoleUser, Content: text})
+				msgs = append(msgs, ollama.Message{Role: ollama.RoleUser, Content: text})
 				r.step(Step{Kind: StepNudge, Turn: turn, Result: text})
 			} else {
 				stop = r.ended(StopDone)
 			}
 		}
 		if nudge && stop == "" {
-			msgs = append(msgs, Message{Role: RoleUser, Content: nudgeText})
+			msgs = append(msgs, ollama.Message{Role: ollama.RoleUser, Content: nudgeText})
 			r.step(Step{Kind: StepNudge, Turn: turn, Result: nudgeText})
 		}
 		if stop == "" && runCtx.Err() != nil {
@@ -281,12 +278,12 @@ func (a *Agent) runTools(ctx context.Context, s *seat, req Request) (Result, err
 }
 
 // opening builds the system prompt, the thread's memory and the request with the current scene.
-func (r *run) opening(ctx context.Context) ([]Message, error) {
+func (r *run) opening(ctx context.Context) ([]ollama.Message, error) {
 	sceneText, changes, err := r.startScene(ctx)
 	if err != nil {
 		return nil, err
 	}
-	msgs := []Message{{Role: RoleSystem, Content: withPictures(SystemPrompt(), len(r.req.Images))}}
+	msgs := []ollama.Message{{Role: ollama.RoleSystem, Content: withPictures(SystemPrompt(), len(r.req.Images))}}
 	msgs = append(msgs, r.req.Memory.History(r.a.cfg.MemoryTokens)...)
 	return append(msgs, r.requestMessage(sceneText, changes)), nil
 }
@@ -309,22 +306,22 @@ func (r *run) startScene(ctx context.Context) (sceneText, changes string, err er
 }
 
 // ask sends one request bounded by the per-request limit and records it as a step.
-func (r *run) ask(ctx context.Context, turn int, msgs []Message, specs []tools.Spec) (Reply, error) {
-	reply, d, err := r.a.timedRequest(ctx, turn, &r.res, func(ctx context.Context) (Reply, error) {
+func (r *run) ask(ctx context.Context, turn int, msgs []ollama.Message, specs []tools.Spec) (ollama.Reply, error) {
+	reply, d, err := r.a.timedRequest(ctx, turn, &r.res, func(ctx context.Context) (ollama.Reply, error) {
 		return r.model.Chat(ctx, msgs, specs)
 	})
 	if err != nil {
 		return reply, err
 	}
 	r.step(Step{Kind: StepModel, Turn: turn, PromptTokens: reply.PromptTokens, OutputTokens: reply.OutputTokens,
-		Duration: d, Result: clip.Runes(oneLine(visibleText(reply.Message.Content)), 160)})
+		Duration: d, Result: clip.Runes(oneLine(textcall.Visible(reply.Message.Content)), 160)})
 	return reply, nil
 }
 
 // timedRequest makes one model request bounded by the per-request limit and counts it in res: the
 // turn, the model's time and, when it answered, the tokens. A request that hit the limit returns
 // an error naming it, since the model client cannot know it.
-func (a *Agent) timedRequest(ctx context.Context, turn int, res *Result, request func(context.Context) (Reply, error)) (Reply, time.Duration, error) {
+func (a *Agent) timedRequest(ctx context.Context, turn int, res *Result, request func(context.Context) (ollama.Reply, error)) (ollama.Reply, time.Duration, error) {
 	reqCtx, cancel := context.WithTimeout(ctx, a.cfg.Limits.Request)
 	defer cancel()
 	t0 := a.cfg.Now()
@@ -334,9 +331,7 @@ func (a *Agent) timedRequest(ctx context.Context, turn int, res *Result, request
 	res.Turns = turn
 	if err != nil {
 		if errors.Is(reqCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-			err = &actionable{kind: ErrModelTimeout, msg: fmt.Sprintf(
-				"the model did not answer within %s; a smaller model or a longer model timeout may help", a.cfg.Limits.Request),
-				cause: err}
+			err = &timeoutError{limit: a.cfg.Limits.Request, cause: err}
 		}
 		a.log.Warn("model request failed", "turn", turn, "err", err)
 		return reply, d, err
@@ -346,23 +341,38 @@ func (a *Agent) timedRequest(ctx context.Context, turn int, res *Result, request
 	return reply, d, nil
 }
 
+// timeoutError is a model request that hit Limits.Request: a sentence for the user that matches
+// ollama.ErrModelTimeout, keeping the client's error for operators.
+type timeoutError struct {
+	limit time.Duration
+	cause error
+}
+
+func (e *timeoutError) Error() string {
+	return fmt.Sprintf("the model did not answer within %s; a smaller model or a longer model timeout may help", e.limit)
+}
+
+func (e *timeoutError) Unwrap() []error { return []error{ollama.ErrModelTimeout, e.cause} }
+
 // toolCallsOf returns the assistant message with its calls in the tool-call field: the calls
 // Ollama parsed, then those written in the text (a model may do both in one reply; a call written
 // both ways runs once), each with an id.
-func (r *run) toolCallsOf(m Message) Message {
-	m.Role = RoleAssistant
+func (r *run) toolCallsOf(m ollama.Message) ollama.Message {
+	m.Role = ollama.RoleAssistant
 	r.raw = m.Content
-	textCalls, rest := parseTextCalls(m.Content, r.known)
+	textCalls, rest := textcall.Parse(m.Content, r.known)
 	m.Content, r.turnText, r.turnCalls = rest, rest, len(textCalls)
 	if rest != "" {
 		r.final = rest
 	}
 	fieldCalls := len(m.ToolCalls)
-	calls := append([]ToolCall(nil), m.ToolCalls...)
+	calls := append([]ollama.ToolCall(nil), m.ToolCalls...)
 	if len(textCalls) > 0 {
 		r.a.log.Info("tool calls recovered from reply text", "count", len(textCalls), "beside_tool_calls", fieldCalls)
 	}
-	calls = append(calls, textCalls...)
+	for _, c := range textCalls {
+		calls = append(calls, ollama.ToolCall{Name: c.Name, Args: c.Args, ArgsErr: c.ArgsErr})
+	}
 	seen := map[string]bool{}
 	m.ToolCalls = calls[:0]
 	for i, c := range calls {
@@ -391,7 +401,7 @@ func (r *run) toolCallsOf(m Message) Message {
 }
 
 // call runs one tool call, answering bad names and bad arguments itself.
-func (r *run) call(ctx context.Context, turn int, c ToolCall) tools.Result {
+func (r *run) call(ctx context.Context, turn int, c ollama.ToolCall) tools.Result {
 	t0 := r.a.cfg.Now()
 	var res tools.Result
 	switch {
@@ -422,7 +432,7 @@ func (r *run) call(ctx context.Context, turn int, c ToolCall) tools.Result {
 }
 
 // repeated tracks identical failing calls in a row and reports the second and later repeats.
-func (r *run) repeated(c ToolCall, res tools.Result) bool {
+func (r *run) repeated(c ollama.ToolCall, res tools.Result) bool {
 	if !res.IsError {
 		r.failed, r.fails = "", 0
 		return false
@@ -487,7 +497,7 @@ func (r *run) summary(reason StopReason, warnings []string, change string) strin
 	if body == "" {
 		body = r.final
 	}
-	body = clip.Runes(oneLine(visibleText(body)), 300)
+	body = clip.Runes(oneLine(textcall.Visible(body)), 300)
 	var parts []string
 	switch reason {
 	case StopDone, StopNoToolCalls:
@@ -533,8 +543,8 @@ func (r *run) summary(reason StopReason, warnings []string, change string) strin
 	return strings.Join(parts, " ")
 }
 
-func toolMessage(c ToolCall, text string) Message {
-	return Message{Role: RoleTool, ToolCallID: c.ID, ToolName: orUnnamed(c.Name), Content: text}
+func toolMessage(c ollama.ToolCall, text string) ollama.Message {
+	return ollama.Message{Role: ollama.RoleTool, ToolCallID: c.ID, ToolName: orUnnamed(c.Name), Content: text}
 }
 
 func orUnnamed(name string) string {
@@ -544,7 +554,7 @@ func orUnnamed(name string) string {
 	return name
 }
 
-func argsText(c ToolCall) string {
+func argsText(c ollama.ToolCall) string {
 	if c.ArgsErr != "" {
 		return "invalid: " + c.ArgsErr
 	}

@@ -1,18 +1,23 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/excalibot/excalibot/agent/ollama"
 	"github.com/ollama/ollama/api"
 )
 
@@ -26,7 +31,7 @@ const orgChart = `{"elements":[
 // newAgent returns an agent on the Ollama client pointed at the fake server.
 func newAgent(t *testing.T, url string, lim Limits) *Agent {
 	t.Helper()
-	m, err := NewOllama(OllamaConfig{Host: url, Model: "qwen3:8b"}, nil)
+	m, err := ollama.New(ollama.Config{Host: url, Model: "qwen3:8b"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,8 +291,8 @@ func TestStreamCutShort(t *testing.T) {
 	turn.cut = true
 	_, srv := newFakeOllama(t, turn)
 	res, err := runOn(t, newAgent(t, srv.URL, Limits{}), newBoard(), "x", Memory{})
-	if !errors.Is(err, ErrStreamCut) {
-		t.Fatalf("err %v, want ErrStreamCut", err)
+	if !errors.Is(err, ollama.ErrStreamCut) {
+		t.Fatalf("err %v, want ollama.ErrStreamCut", err)
 	}
 	if res.Reason != StopError || len(res.Memory.Exchanges) != 0 {
 		t.Errorf("reason %s, memory %d exchanges (a failed run must not be remembered)", res.Reason, len(res.Memory.Exchanges))
@@ -298,8 +303,8 @@ func TestModelNotPulled(t *testing.T) {
 	f, srv := newFakeOllama(t)
 	f.model = "llama3.1:8b"
 	_, err := runOn(t, newAgent(t, srv.URL, Limits{}), newBoard(), "x", Memory{})
-	if !errors.Is(err, ErrModelNotFound) || !strings.Contains(err.Error(), "ollama pull qwen3:8b") {
-		t.Fatalf("err %v, want ErrModelNotFound telling to pull", err)
+	if !errors.Is(err, ollama.ErrModelNotFound) || !strings.Contains(err.Error(), "ollama pull qwen3:8b") {
+		t.Fatalf("err %v, want ollama.ErrModelNotFound telling to pull", err)
 	}
 }
 
@@ -308,8 +313,8 @@ func TestSlowModelTimesOut(t *testing.T) {
 	slow.delay = 5 * time.Second
 	_, srv := newFakeOllama(t, slow)
 	res, err := runOn(t, newAgent(t, srv.URL, Limits{Request: 50 * time.Millisecond}), newBoard(), "x", Memory{})
-	if !errors.Is(err, ErrModelTimeout) || res.Reason != StopError {
-		t.Fatalf("err %v reason %s, want ErrModelTimeout", err, res.Reason)
+	if !errors.Is(err, ollama.ErrModelTimeout) || res.Reason != StopError {
+		t.Fatalf("err %v reason %s, want ollama.ErrModelTimeout", err, res.Reason)
 	}
 }
 
@@ -547,5 +552,34 @@ func TestUnparseableToolCallRetriedOnce(t *testing.T) {
 	res, err = runOn(t, newAgent(t, srv.URL, Limits{}), newBoard(), "x", Memory{})
 	if err != nil || res.Reason != StopUnreadableCalls {
 		t.Errorf("err %v reason %s, want unreadable_calls after one retry", err, res.Reason)
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata")
+
+// TestRequestGolden pins the first request of a run as it goes on the wire: system prompt,
+// opening message, tools and options. Refresh with go test ./agent -update.
+func TestRequestGolden(t *testing.T) {
+	f, srv := newFakeOllama(t, calls(call("done", `{}`)), calls(call("done", `{}`)))
+	if _, err := runOn(t, newAgent(t, srv.URL, Limits{}), newBoard(), "org chart: CEO, CTO, CFO", Memory{}); err != nil {
+		t.Fatal(err)
+	}
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, f.raw[0], "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	pretty.WriteByte('\n')
+	path := filepath.Join("testdata", "request.golden.json")
+	if *update {
+		if err := os.WriteFile(path, pretty.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./agent -update to create it)", err)
+	}
+	if !bytes.Equal(pretty.Bytes(), want) {
+		t.Errorf("request differs from %s (go test ./agent -update after checking):\n%s", path, pretty.String())
 	}
 }

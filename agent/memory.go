@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/excalibot/excalibot/agent/ollama"
 )
 
 // Memory is what a thread remembers between runs: the user's requests with the agent's short
@@ -72,7 +74,7 @@ func (m Memory) Add(e Exchange) Memory {
 
 // History returns the newest exchanges that fit in budget tokens, oldest first, as user/assistant
 // message pairs. A pair is kept or dropped whole.
-func (m Memory) History(budget int) []Message {
+func (m Memory) History(budget int) []ollama.Message {
 	var keep []Exchange
 	used := 0
 	for i := len(m.Exchanges) - 1; i >= 0; i-- {
@@ -84,11 +86,11 @@ func (m Memory) History(budget int) []Message {
 		used += cost
 		keep = append(keep, e)
 	}
-	msgs := make([]Message, 0, 2*len(keep))
+	msgs := make([]ollama.Message, 0, 2*len(keep))
 	for i := len(keep) - 1; i >= 0; i-- {
 		msgs = append(msgs,
-			Message{Role: RoleUser, Content: keep[i].Request},
-			Message{Role: RoleAssistant, Content: keep[i].Summary})
+			ollama.Message{Role: ollama.RoleUser, Content: keep[i].Request},
+			ollama.Message{Role: ollama.RoleAssistant, Content: keep[i].Summary})
 	}
 	return msgs
 }
@@ -97,7 +99,7 @@ func (m Memory) History(budget int) []Message {
 // own prompt_eval_count is logged against num_ctx for the real figure.
 func estimateTokens(s string) int { return (len(s) + 3) / 4 }
 
-func messageTokens(m Message) int {
+func messageTokens(m ollama.Message) int {
 	n := 4 + estimateTokens(m.Content) + imageTokens*len(m.Images)
 	for _, c := range m.ToolCalls {
 		n += 8 + estimateTokens(c.Name) + (len(c.Args)+3)/4
@@ -109,7 +111,7 @@ func messageTokens(m Message) int {
 // request) always stay. Older tool results are shortened first; then whole turns (an assistant
 // message with the tool messages answering it) are dropped oldest first, so a call is never
 // separated from its result. The newest turn is never touched.
-func trimConversation(msgs []Message, keepHead, budget int) []Message {
+func trimConversation(msgs []ollama.Message, keepHead, budget int) []ollama.Message {
 	total := 0
 	for _, m := range msgs {
 		total += messageTokens(m)
@@ -120,7 +122,7 @@ func trimConversation(msgs []Message, keepHead, budget int) []Message {
 	// Turn boundaries after the head: each turn starts at an assistant message.
 	var starts []int
 	for i := keepHead; i < len(msgs); i++ {
-		if msgs[i].Role == RoleAssistant {
+		if msgs[i].Role == ollama.RoleAssistant {
 			starts = append(starts, i)
 		}
 	}
@@ -128,10 +130,10 @@ func trimConversation(msgs []Message, keepHead, budget int) []Message {
 		return msgs
 	}
 	last := starts[len(starts)-1]
-	out := append([]Message(nil), msgs...)
+	out := append([]ollama.Message(nil), msgs...)
 	const omitted = "(older result shortened to save context)"
 	for i := keepHead; i < last && total > budget; i++ {
-		if out[i].Role == RoleTool && len(out[i].Content) > 200 {
+		if out[i].Role == ollama.RoleTool && len(out[i].Content) > 200 {
 			total -= messageTokens(out[i])
 			out[i].Content = out[i].Content[:120] + "… " + omitted
 			total += messageTokens(out[i])

@@ -3,46 +3,27 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"slices"
+
+	"github.com/excalibot/excalibot/agent/ollama"
 )
 
-// ModelInfo is what the server says of a model before the first request: what it can do and how
-// much context it takes. Ollama reports it through /api/show.
-type ModelInfo struct {
-	Name string
-	// Capabilities as the server names them: "completion", "tools", "thinking", "vision",
-	// "insert", "embedding". Empty when the server is too old to report them.
-	Capabilities []string
-	// ContextLength is the model's trained context window in tokens (0 when unknown).
-	ContextLength int
-	Family        string // e.g. "qwen3", "gemma3"
-	ParameterSize string // e.g. "8.2B"
-	Quantization  string // e.g. "Q4_K_M"
-}
-
-// Capability names reported by Ollama.
-const (
-	CapCompletion = "completion"
-	CapTools      = "tools"
-	CapThinking   = "thinking"
-	CapVision     = "vision"
+// The Ollama client is the Model the program runs, with every optional interface of one.
+var (
+	_ Model       = (*ollama.Client)(nil)
+	_ Describer   = (*ollama.Client)(nil)
+	_ Formatter   = (*ollama.Client)(nil)
+	_ ModelLister = (*ollama.Client)(nil)
 )
 
-// Has reports whether the model has capability c.
-func (m ModelInfo) Has(c string) bool { return slices.Contains(m.Capabilities, c) }
-
-// Known reports whether the server reported capabilities at all.
-func (m ModelInfo) Known() bool { return len(m.Capabilities) > 0 }
-
-// Describer is a Model that can say what it can do. *Ollama implements it.
+// Describer is a Model that can say what it can do. *ollama.Client implements it.
 type Describer interface {
-	Describe(ctx context.Context) (ModelInfo, error)
+	Describe(ctx context.Context) (ollama.ModelInfo, error)
 }
 
 // Formatter is a Model that can be asked for one answer constrained to a JSON schema (Ollama's
-// structured outputs, the request's "format"), without tools. *Ollama implements it.
+// structured outputs, the request's "format"), without tools. *ollama.Client implements it.
 type Formatter interface {
-	ChatFormat(ctx context.Context, msgs []Message, format json.RawMessage) (Reply, error)
+	ChatFormat(ctx context.Context, msgs []ollama.Message, format json.RawMessage) (ollama.Reply, error)
 }
 
 // Protocol is the way a run asks the model to draw.

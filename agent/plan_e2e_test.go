@@ -17,6 +17,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/excalibot/excalibot/agent/ollama"
 	"github.com/excalibot/excalibot/agent/ollamafake"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/tools"
@@ -74,7 +75,7 @@ func planFill(followUp bool) map[string]any {
 // the fake, and returns the chat requests each run sent.
 func planThread(t *testing.T, host string, fake *ollamafake.Server, model string, proto Protocol) (a *Agent, sc *scene.Scene, counts [2]int) {
 	t.Helper()
-	m, err := NewOllama(OllamaConfig{Host: host, Model: model}, nil)
+	m, err := ollama.New(ollama.Config{Host: host, Model: model}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

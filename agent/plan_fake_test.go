@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/excalibot/excalibot/agent/ollama"
 	"github.com/excalibot/excalibot/diagram/mermaid"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/tools"
@@ -23,30 +24,30 @@ type scriptedPlanner struct {
 
 	chats   int
 	formats []json.RawMessage // the format of each ChatFormat request (nil: a free answer)
-	sent    [][]Message
+	sent    [][]ollama.Message
 }
 
-func (s *scriptedPlanner) Chat(_ context.Context, msgs []Message, _ []tools.Spec) (Reply, error) {
+func (s *scriptedPlanner) Chat(_ context.Context, msgs []ollama.Message, _ []tools.Spec) (ollama.Reply, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.chats++
 	if s.chatErr != nil {
-		return Reply{}, s.chatErr
+		return ollama.Reply{}, s.chatErr
 	}
-	return Reply{Message: Message{Role: RoleAssistant, Content: "nothing to do"}}, nil
+	return ollama.Reply{Message: ollama.Message{Role: ollama.RoleAssistant, Content: "nothing to do"}}, nil
 }
 
-func (s *scriptedPlanner) ChatFormat(_ context.Context, msgs []Message, format json.RawMessage) (Reply, error) {
+func (s *scriptedPlanner) ChatFormat(_ context.Context, msgs []ollama.Message, format json.RawMessage) (ollama.Reply, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.formats = append(s.formats, format)
-	s.sent = append(s.sent, append([]Message(nil), msgs...))
+	s.sent = append(s.sent, append([]ollama.Message(nil), msgs...))
 	if len(s.answers) == 0 {
-		return Reply{Message: Message{Role: RoleAssistant}}, nil
+		return ollama.Reply{Message: ollama.Message{Role: ollama.RoleAssistant}}, nil
 	}
 	a := s.answers[0]
 	s.answers = s.answers[1:]
-	return Reply{Message: Message{Role: RoleAssistant, Content: a}, PromptTokens: 900, OutputTokens: 120}, nil
+	return ollama.Reply{Message: ollama.Message{Role: ollama.RoleAssistant, Content: a}, PromptTokens: 900, OutputTokens: 120}, nil
 }
 
 func (s *scriptedPlanner) requests() int {
@@ -65,7 +66,7 @@ func (s *scriptedPlanner) lastUser(t *testing.T, i int) string {
 	}
 	ms := s.sent[i]
 	for j := len(ms) - 1; j >= 0; j-- {
-		if ms[j].Role == RoleUser {
+		if ms[j].Role == ollama.RoleUser {
 			return ms[j].Content
 		}
 	}
@@ -75,16 +76,16 @@ func (s *scriptedPlanner) lastUser(t *testing.T, i int) string {
 // describedPlanner is a scriptedPlanner that also says what the model can do.
 type describedPlanner struct {
 	*scriptedPlanner
-	info ModelInfo
+	info ollama.ModelInfo
 }
 
-func (d describedPlanner) Describe(context.Context) (ModelInfo, error) { return d.info, nil }
+func (d describedPlanner) Describe(context.Context) (ollama.ModelInfo, error) { return d.info, nil }
 
 // toolsOnlyModel can call tools but cannot answer in a format.
 type toolsOnlyModel struct{}
 
-func (toolsOnlyModel) Chat(context.Context, []Message, []tools.Spec) (Reply, error) {
-	return Reply{Message: Message{Role: RoleAssistant, Content: "ok"}}, nil
+func (toolsOnlyModel) Chat(context.Context, []ollama.Message, []tools.Spec) (ollama.Reply, error) {
+	return ollama.Reply{Message: ollama.Message{Role: ollama.RoleAssistant, Content: "ok"}}, nil
 }
 
 // recordingSet is a tool set that records the calls made through it, whole.

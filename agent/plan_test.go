@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/excalibot/excalibot/agent/ollama"
+	"github.com/excalibot/excalibot/agent/plan"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/tools"
 )
@@ -45,7 +48,7 @@ func TestPlanNewFlowchart(t *testing.T) {
 	if got := m.requests(); got != 1 {
 		t.Fatalf("model requests = %d, want 1", got)
 	}
-	if !bytes.Equal(m.formats[0], PlanSchema()) {
+	if !bytes.Equal(m.formats[0], plan.Schema()) {
 		t.Errorf("format of the request is not the plan schema: %s", m.formats[0])
 	}
 	if u := m.lastUser(t, 0); !strings.Contains(u, "<request>\nflowchart of an order") || !strings.Contains(u, "<scene>\nscene: empty") {
@@ -256,7 +259,7 @@ func TestPlanInvalidRetried(t *testing.T) {
 			if m.formats[1] == nil {
 				t.Error("the retry was sent without the schema")
 			}
-			if ms := m.sent[1]; ms[len(ms)-2].Role != RoleAssistant || ms[len(ms)-2].Content == "" {
+			if ms := m.sent[1]; ms[len(ms)-2].Role != ollama.RoleAssistant || ms[len(ms)-2].Content == "" {
 				t.Errorf("the retry does not show the model its answer: %+v", ms[len(ms)-2])
 			}
 			if res.Reason != StopDone || res.Summary != "A to B." || !res.Finished {
@@ -423,7 +426,7 @@ func TestPlanProtocolChoice(t *testing.T) {
 	good := `{"kind":"flowchart","nodes":[{"id":"a","label":"A"}],"edges":[],"summary":"A."}`
 	t.Run("auto picks plans for a model without tools", func(t *testing.T) {
 		m := &scriptedPlanner{answers: []string{good}}
-		d := describedPlanner{m, ModelInfo{Name: "gemma3:4b", Capabilities: []string{CapCompletion, CapVision}}}
+		d := describedPlanner{m, ollama.ModelInfo{Name: "gemma3:4b", Capabilities: []string{ollama.CapCompletion, ollama.CapVision}}}
 		set := newRecordingSet(nil)
 		res := runPlanned(t, New(d, Config{}, nil), set.request("a", Memory{}))
 		if m.chats != 0 || m.requests() != 1 || res.Reason != StopDone {
@@ -432,7 +435,7 @@ func TestPlanProtocolChoice(t *testing.T) {
 	})
 	t.Run("auto keeps tools for a model with them", func(t *testing.T) {
 		m := &scriptedPlanner{}
-		d := describedPlanner{m, ModelInfo{Capabilities: []string{CapCompletion, CapTools}}}
+		d := describedPlanner{m, ollama.ModelInfo{Capabilities: []string{ollama.CapCompletion, ollama.CapTools}}}
 		runPlanned(t, New(d, Config{}, nil), newRecordingSet(nil).request("a", Memory{}))
 		if m.chats == 0 || m.requests() != 0 { // the loop may ask again after an answer that draws nothing
 			t.Fatalf("chats %d, plan requests %d", m.chats, m.requests())
@@ -440,7 +443,7 @@ func TestPlanProtocolChoice(t *testing.T) {
 	})
 	t.Run("auto keeps tools when capabilities are unknown", func(t *testing.T) {
 		m := &scriptedPlanner{}
-		d := describedPlanner{m, ModelInfo{}}
+		d := describedPlanner{m, ollama.ModelInfo{}}
 		runPlanned(t, New(d, Config{}, nil), newRecordingSet(nil).request("a", Memory{}))
 		if m.chats == 0 || m.requests() != 0 { // the loop may ask again after an answer that draws nothing
 			t.Fatalf("chats %d, plan requests %d", m.chats, m.requests())
@@ -448,7 +451,7 @@ func TestPlanProtocolChoice(t *testing.T) {
 	})
 	t.Run("auto switches after the server refuses tools, and stays", func(t *testing.T) {
 		m := &scriptedPlanner{answers: []string{good, good},
-			chatErr: &actionable{kind: ErrNoToolSupport, msg: "model x cannot call tools", cause: ErrNoToolSupport}}
+			chatErr: fmt.Errorf("model x cannot call tools: %w", ollama.ErrNoToolSupport)}
 		a := New(m, Config{}, nil)
 		res := runPlanned(t, a, newRecordingSet(nil).request("a", Memory{}))
 		if m.chats != 1 || m.requests() != 1 || res.Reason != StopDone || res.Summary != "A." {
@@ -460,9 +463,9 @@ func TestPlanProtocolChoice(t *testing.T) {
 		}
 	})
 	t.Run("tools never plans", func(t *testing.T) {
-		m := &scriptedPlanner{chatErr: &actionable{kind: ErrNoToolSupport, msg: "model x cannot call tools", cause: ErrNoToolSupport}}
+		m := &scriptedPlanner{chatErr: fmt.Errorf("model x cannot call tools: %w", ollama.ErrNoToolSupport)}
 		_, err := New(m, Config{Protocol: ProtocolTools}, nil).Run(t.Context(), newRecordingSet(nil).request("a", Memory{}))
-		if !errors.Is(err, ErrNoToolSupport) || m.requests() != 0 {
+		if !errors.Is(err, ollama.ErrNoToolSupport) || m.requests() != 0 {
 			t.Fatalf("err %v, plan requests %d", err, m.requests())
 		}
 	})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/excalibot/excalibot/agent/ollama"
 	"github.com/excalibot/excalibot/tools"
 )
 
@@ -29,7 +30,7 @@ func SystemPrompt() string {
 // (see Config.AllTools) take in a request, as Ollama receives them (the tools as JSON after
 // conversion to Ollama's tool type).
 func PromptSize(specs []tools.Spec, allTools bool) (system, schemas int, err error) {
-	ts, err := APITools(offered(specs, allTools))
+	ts, err := ollama.APITools(offered(specs, allTools))
 	if err != nil {
 		return 0, 0, err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/excalibot/excalibot/agent/ollama"
 	"github.com/excalibot/excalibot/agent/ollamafake"
 	"github.com/excalibot/excalibot/internal/clip"
 	"github.com/excalibot/excalibot/tools"
@@ -182,7 +183,7 @@ func TestRealModelOutputs(t *testing.T) {
 func runRealOutput(t *testing.T, o realOutput) string {
 	fake := ollamafake.New(t, ollamafake.Config{Responder: ollamafake.Script(firstTurn(o),
 		ollamafake.Say(""), ollamafake.Say(""), ollamafake.Say(""))})
-	m, err := NewOllama(OllamaConfig{Host: fake.URL(), Model: ollamafake.DefaultModel}, nil)
+	m, err := ollama.New(ollama.Config{Host: fake.URL(), Model: ollamafake.DefaultModel}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/excalibot/excalibot/agent/ollama"
 )
 
 // Pictures: a request may carry images (a whiteboard photo, a screenshot of a diagram). They go
@@ -15,8 +17,8 @@ import (
 // rather than a tracing.
 
 // ErrNoVision matches the error of a run with pictures whose model cannot read them: the model
-// reports no vision capability, or the server refused the pictures. The error is a
-// *NoVisionError, whose text is the sentence for the user.
+// reports no vision capability, or the server refused the pictures (ollama.ErrNoVision). The error
+// is a *NoVisionError, whose text is the sentence for the user.
 var ErrNoVision = errors.New("model cannot read pictures")
 
 // VisionExamples are models known to read pictures through Ollama; the error for a model without
@@ -47,14 +49,8 @@ func (e *NoVisionError) Error() string {
 func (e *NoVisionError) Is(target error) bool { return target == ErrNoVision }
 func (e *NoVisionError) Unwrap() error        { return e.cause }
 
-// ModelSwitcher is a Model whose server serves other models by name: the Agent takes its vision
-// model from it (Config.VisionModel). *Ollama implements it.
-type ModelSwitcher interface {
-	ForModel(name string) Model
-}
-
 // ModelLister is a Model that can name the server's models that have a capability; the error
-// for a model without vision uses it. *Ollama implements it.
+// for a model without vision uses it. *ollama.Client implements it.
 type ModelLister interface {
 	ModelsWith(ctx context.Context, capability string) ([]string, error)
 }
@@ -67,10 +63,7 @@ const listTimeout = 5 * time.Second
 // configured, else the Agent's model.
 func (a *Agent) seeing(ctx context.Context) (*seat, error) {
 	s := a.main
-	if name := strings.TrimSpace(a.cfg.VisionModel); name != "" && name != modelName(a.main.model) {
-		if a.vision == nil {
-			return nil, fmt.Errorf("agent run: the vision model %s cannot be reached through this model's client", name)
-		}
+	if a.vision != nil {
 		s = a.vision
 	}
 	d, ok := s.model.(Describer)
@@ -79,11 +72,11 @@ func (a *Agent) seeing(ctx context.Context) (*seat, error) {
 	}
 	info, err := d.Describe(ctx)
 	switch {
-	case errors.Is(err, ErrUnreachable) || errors.Is(err, ErrModelNotFound):
+	case errors.Is(err, ollama.ErrUnreachable) || errors.Is(err, ollama.ErrModelNotFound):
 		return nil, err
 	case err != nil:
 		a.log.Warn("describe the vision model; sending the pictures anyway", "model", modelName(s.model), "err", err)
-	case info.Known() && !info.Has(CapVision):
+	case info.Known() && !info.Has(ollama.CapVision):
 		return nil, a.noVision(ctx, s, nil)
 	}
 	return s, nil
@@ -98,7 +91,7 @@ func (a *Agent) noVision(ctx context.Context, s *seat, cause error) error {
 	if l, ok := s.model.(ModelLister); ok {
 		lctx, cancel := context.WithTimeout(ctx, listTimeout)
 		defer cancel()
-		names, err := l.ModelsWith(lctx, CapVision)
+		names, err := l.ModelsWith(lctx, ollama.CapVision)
 		if err != nil {
 			a.log.Info("list the models that read pictures", "err", err)
 		}
@@ -107,7 +100,7 @@ func (a *Agent) noVision(ctx context.Context, s *seat, cause error) error {
 	return e
 }
 
-// modelName is the model's name when it has one (*Ollama has), else "".
+// modelName is the model's name when it has one (*ollama.Client has), else "".
 func modelName(m Model) string {
 	if n, ok := m.(interface{ Name() string }); ok {
 		return n.Name()
@@ -130,8 +123,8 @@ func withPictures(system string, n int) string {
 }
 
 // requestMessage is the user message that opens a run, with the request's pictures.
-func (r *run) requestMessage(sceneText, changes string) Message {
-	m := Message{Role: RoleUser, Content: requestMessage(r.req.Prompt, sceneText, changes, r.req.Discussion, len(r.req.Images))}
+func (r *run) requestMessage(sceneText, changes string) ollama.Message {
+	m := ollama.Message{Role: ollama.RoleUser, Content: requestMessage(r.req.Prompt, sceneText, changes, r.req.Discussion, len(r.req.Images))}
 	for _, img := range r.req.Images {
 		m.Images = append(m.Images, img.Data)
 	}

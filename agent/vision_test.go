@@ -15,6 +15,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/excalibot/excalibot/agent/ollama"
 	"github.com/excalibot/excalibot/agent/ollamafake"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/tools"
@@ -39,11 +40,16 @@ func testPicture(t testing.TB) Image {
 	return Image{Data: b.Bytes(), Width: 64, Height: 48}
 }
 
-func visionAgent(t *testing.T, fake *ollamafake.Server, model string, cfg Config) *Agent {
+// visionAgent is an agent over model of the fake, and over its vision model when one is named.
+func visionAgent(t *testing.T, fake *ollamafake.Server, model, vision string) *Agent {
 	t.Helper()
-	m, err := NewOllama(OllamaConfig{Host: fake.URL(), Model: model}, nil)
+	m, err := ollama.New(ollama.Config{Host: fake.URL(), Model: model}, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	var cfg Config
+	if vision != "" {
+		cfg.VisionModel = m.ForModel(vision)
 	}
 	return New(m, cfg, nil)
 }
@@ -83,7 +89,7 @@ func TestPictureEndToEnd(t *testing.T) {
 	}{{ollamafake.VisionToolModel, false}, {ollamafake.ToolLessModel, true}} {
 		t.Run(tc.model, func(t *testing.T) {
 			fake := ollamafake.New(t, ollamafake.Config{Models: []string{tc.model}, Responder: ollamafake.Sees(whiteboard)})
-			a := visionAgent(t, fake, tc.model, Config{})
+			a := visionAgent(t, fake, tc.model, "")
 			set := tools.New(scene.New(), tools.Limits{})
 			pic := testPicture(t)
 			req := SetRequest(set, "redraw this", Memory{}, nil)
@@ -165,7 +171,7 @@ func TestVisionModel(t *testing.T) {
 		}
 		return drawingModel(req)
 	})
-	a := visionAgent(t, fake, ollamafake.ToolModel, Config{VisionModel: ollamafake.VisionToolModel})
+	a := visionAgent(t, fake, ollamafake.ToolModel, ollamafake.VisionToolModel)
 	set := tools.New(scene.New(), tools.Limits{})
 	req := SetRequest(set, "", Memory{}, nil) // a picture alone, no words
 	req.Images = []Image{testPicture(t)}
@@ -216,7 +222,7 @@ func TestNoVision(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fake := ollamafake.New(t, ollamafake.Config{Models: tt.models, Responder: ollamafake.Sees(whiteboard)})
-			a := visionAgent(t, fake, tt.model, Config{VisionModel: tt.vision})
+			a := visionAgent(t, fake, tt.model, tt.vision)
 			set := tools.New(scene.New(), tools.Limits{})
 			req := SetRequest(set, "redraw this", Memory{}, nil)
 			req.Images = []Image{testPicture(t)}
@@ -244,7 +250,7 @@ func TestNoVisionRefused(t *testing.T) {
 	fake := ollamafake.New(t, ollamafake.Config{Models: []string{ollamafake.ToolModel}, Responder: ollamafake.Sees(whiteboard)})
 	old := httptest.NewServer(oldShow(fake))
 	t.Cleanup(old.Close)
-	m, err := NewOllama(OllamaConfig{Host: old.URL, Model: ollamafake.ToolModel}, nil)
+	m, err := ollama.New(ollama.Config{Host: old.URL, Model: ollamafake.ToolModel}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,14 +273,14 @@ func TestNoVisionRefused(t *testing.T) {
 // TestVisionModelMissing: a vision model that is not pulled gets the sentence to pull it.
 func TestVisionModelMissing(t *testing.T) {
 	fake := ollamafake.New(t, ollamafake.Config{Models: []string{ollamafake.ToolModel}})
-	a := visionAgent(t, fake, ollamafake.ToolModel, Config{VisionModel: "qwen2.5vl:7b"})
+	a := visionAgent(t, fake, ollamafake.ToolModel, "qwen2.5vl:7b")
 	set := tools.New(scene.New(), tools.Limits{})
 	req := SetRequest(set, "redraw this", Memory{}, nil)
 	req.Images = []Image{testPicture(t)}
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	_, err := a.Run(ctx, req)
-	if !errors.Is(err, ErrModelNotFound) || !strings.Contains(err.Error(), "run `ollama pull qwen2.5vl:7b`") {
+	if !errors.Is(err, ollama.ErrModelNotFound) || !strings.Contains(err.Error(), "run `ollama pull qwen2.5vl:7b`") {
 		t.Errorf("err %v, want the model-not-pulled sentence for the vision model", err)
 	}
 }

@@ -18,7 +18,7 @@ parallel="${FUZZ_PARALLEL:-1}" # the machine class is 2 shared cores: one worker
 minimize="${FUZZ_MINIMIZE:-2s}"
 targets=(
 	"./tools FuzzCall"
-	"./agent FuzzParseTextCalls"
+	"./agent/textcall FuzzParse"
 	"./scene FuzzDecode"
 	"./scene FuzzEmbeddedScene"
 	"./scene FuzzLimitsCheck"

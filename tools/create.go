@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -11,10 +12,10 @@ import (
 	"github.com/excalibot/excalibot/scene"
 )
 
-func (s *Set) batchCreate(w *scene.Scene, o *object) (string, error) {
+func (s *Set) batchCreate(ctx context.Context, w *scene.Scene, o *object) (string, error) {
 	if !o.has("elements") && o.has("type") {
 		// One element sent without the list around it: small models do this; take it as meant.
-		return s.createElement(w, o)
+		return s.createElement(ctx, w, o)
 	}
 	items, ok := o.objList("elements")
 	if !ok && !o.has("elements") {
@@ -41,10 +42,10 @@ func (s *Set) batchCreate(w *scene.Scene, o *object) (string, error) {
 	return createdText(w, created, s.lim), nil
 }
 
-func (s *Set) createElement(w *scene.Scene, o *object) (string, error) {
+func (s *Set) createElement(ctx context.Context, w *scene.Scene, o *object) (string, error) {
 	if o.has("elements") && !o.has("type") {
 		// A list sent to the one-element tool: do what batch_create_elements would.
-		return s.batchCreate(w, o)
+		return s.batchCreate(ctx, w, o)
 	}
 	a := decodeElement(o, s.lim, true)
 	if !o.p.ok() {

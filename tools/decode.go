@@ -2,7 +2,6 @@ package tools
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -64,7 +63,6 @@ type object struct {
 	fields map[string]json.RawMessage
 	order  []string // field names in input order, for deterministic messages
 	p      *problems
-	ctx    context.Context // the call's context, set on the top-level object only (graph layout uses it)
 	// decoded is set on objects that came out of a JSON-encoded string, and on everything inside
 	// them: a string there is never decoded again (see structured).
 	decoded bool

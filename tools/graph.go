@@ -90,7 +90,7 @@ func decodeEdge(o *object, lim Limits) edgeArgs {
 }
 
 // createGraph draws a whole diagram from structure and lays it out.
-func (s *Set) createGraph(w *scene.Scene, o *object) (string, error) {
+func (s *Set) createGraph(ctx context.Context, w *scene.Scene, o *object) (string, error) {
 	var dir graph.Direction // none given: graph.Draw picks the one that fits
 	if d, ok := o.enum("direction", graphDirs, graphDirAlias); ok {
 		dir = graph.Direction(d)
@@ -129,7 +129,7 @@ func (s *Set) createGraph(w *scene.Scene, o *object) (string, error) {
 	for _, g := range groups {
 		gr.Groups = append(gr.Groups, graph.Group{ID: g.id, Title: g.title, Style: g.style, Parent: g.parent, Ref: g.path})
 	}
-	res, err := graph.Draw(graphContext(o), w, gr, s.graphOptions())
+	res, err := graph.Draw(ctx, w, gr, s.graphOptions())
 	if err != nil {
 		return "", graphRefusal(err)
 	}
@@ -257,12 +257,4 @@ func (s *Set) decodeGraphItems(o *object, nodeObjs, edgeObjs []*object) ([]nodeA
 		edges = append(edges, decodeEdge(e, s.lim))
 	}
 	return nodes, edges
-}
-
-// graphContext returns the call's context, or Background for calls made without one.
-func graphContext(o *object) context.Context {
-	if o.ctx != nil {
-		return o.ctx
-	}
-	return context.Background()
 }

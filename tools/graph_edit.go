@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -13,7 +14,7 @@ import (
 
 // addToGraph adds nodes and edges to the diagram on the canvas. Nodes already there stay where they
 // are (the human's edits included); each new node goes near its neighbours, clear of everything.
-func (s *Set) addToGraph(w *scene.Scene, o *object) (string, error) {
+func (s *Set) addToGraph(ctx context.Context, w *scene.Scene, o *object) (string, error) {
 	nodeObjs, _ := o.objList("nodes")
 	edgeObjs, _ := o.objList("edges")
 	finishGraph(o, []string{"nodes", "edges"})
@@ -24,7 +25,7 @@ func (s *Set) addToGraph(w *scene.Scene, o *object) (string, error) {
 	if len(nodes)+len(edges) == 0 {
 		return "", refuse("give nodes or edges to add, e.g. {\"nodes\":[{\"id\":\"cache\",\"label\":\"Cache\"}],\"edges\":[{\"from\":\"api\",\"to\":\"cache\"}]}")
 	}
-	res, err := graph.Add(graphContext(o), w, graphNodes(nodes), graphEdges(edges), s.graphOptions())
+	res, err := graph.Add(ctx, w, graphNodes(nodes), graphEdges(edges), s.graphOptions())
 	if err != nil {
 		return "", graphRefusal(err)
 	}
@@ -32,7 +33,7 @@ func (s *Set) addToGraph(w *scene.Scene, o *object) (string, error) {
 }
 
 // updateGraph changes labels, colours and groups of nodes, and labels and styles of edges.
-func (s *Set) updateGraph(w *scene.Scene, o *object) (string, error) {
+func (s *Set) updateGraph(_ context.Context, w *scene.Scene, o *object) (string, error) {
 	nodeObjs, _ := o.objList("nodes")
 	edgeObjs, _ := o.objList("edges")
 	finishGraph(o, []string{"nodes", "edges"})
@@ -158,7 +159,7 @@ func (s *Set) updateGraph(w *scene.Scene, o *object) (string, error) {
 }
 
 // removeFromGraph deletes nodes (with their labels and edges) and edges.
-func (s *Set) removeFromGraph(w *scene.Scene, o *object) (string, error) {
+func (s *Set) removeFromGraph(_ context.Context, w *scene.Scene, o *object) (string, error) {
 	refs, _ := o.strList("nodes")
 	edgeObjs, _ := o.objList("edges")
 	finishGraph(o, []string{"nodes", "edges"})
@@ -189,7 +190,7 @@ func (s *Set) removeFromGraph(w *scene.Scene, o *object) (string, error) {
 }
 
 // relayoutGraph lays the whole diagram out again, keeping its top-left corner.
-func (s *Set) relayoutGraph(w *scene.Scene, o *object) (string, error) {
+func (s *Set) relayoutGraph(ctx context.Context, w *scene.Scene, o *object) (string, error) {
 	var dir graph.Direction // the way the diagram runs now
 	if d, ok := o.enum("direction", graphDirs, graphDirAlias); ok {
 		dir = graph.Direction(d)
@@ -198,7 +199,7 @@ func (s *Set) relayoutGraph(w *scene.Scene, o *object) (string, error) {
 	if !o.p.ok() {
 		return "", o.p
 	}
-	res, err := graph.Relayout(graphContext(o), w, dir)
+	res, err := graph.Relayout(ctx, w, dir)
 	if err != nil {
 		return "", graphRefusal(err)
 	}

@@ -1,13 +1,14 @@
 package tools
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
 	"github.com/excalibot/excalibot/scene"
 )
 
-func (s *Set) groupElements(w *scene.Scene, o *object) (string, error) {
+func (s *Set) groupElements(_ context.Context, w *scene.Scene, o *object) (string, error) {
 	gid, hasGID := s.lim.id(o, "groupId")
 	ids, err := s.idList(w, o, 2, `["r1","r2"]`, "groupId")
 	if err != nil {
@@ -44,7 +45,7 @@ func freeGroupID(w *scene.Scene) string {
 	}
 }
 
-func (s *Set) ungroupElements(w *scene.Scene, o *object) (string, error) {
+func (s *Set) ungroupElements(_ context.Context, w *scene.Scene, o *object) (string, error) {
 	gid, hasGID := o.str("groupId")
 	ids, hasIDs := o.strList("ids")
 	o.finish("groupId", "ids")
@@ -111,7 +112,7 @@ func visibleOnly(w *scene.Scene, ids []string) []string {
 	return out
 }
 
-func (s *Set) alignElements(w *scene.Scene, o *object) (string, error) {
+func (s *Set) alignElements(_ context.Context, w *scene.Scene, o *object) (string, error) {
 	how, _ := o.enum("alignment", alignments, map[string]string{"centre": "center", "vertical": "center", "horizontal": "middle"})
 	if !o.has("alignment") {
 		o.p.add("alignment", "missing; use one of %s", quoteList(alignments))
@@ -126,7 +127,7 @@ func (s *Set) alignElements(w *scene.Scene, o *object) (string, error) {
 	return fmt.Sprintf("aligned %s on their %s; attached arrows followed.%s", strings.Join(ids, ", "), how, positions(w, ids)), nil
 }
 
-func (s *Set) distributeElements(w *scene.Scene, o *object) (string, error) {
+func (s *Set) distributeElements(_ context.Context, w *scene.Scene, o *object) (string, error) {
 	dir, _ := o.enum("direction", directions, map[string]string{"horizontally": "horizontal", "vertically": "vertical", "x": "horizontal", "y": "vertical"})
 	if !o.has("direction") {
 		o.p.add("direction", "missing; use \"horizontal\" or \"vertical\"")

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -22,7 +23,7 @@ const beforeMermaid = "before-mermaid"
 // createFromMermaid converts the model's Mermaid and puts it on the canvas, beside what is there or
 // (replace) instead of it. It replaces s.sc like restore_snapshot: the result is a loaded file, not
 // a sequence of edits.
-func (s *Set) createFromMermaid(sc *scene.Scene, o *object) (string, error) {
+func (s *Set) createFromMermaid(ctx context.Context, sc *scene.Scene, o *object) (string, error) {
 	src, _ := o.str("mermaid")
 	replace, _ := o.boolean("replace")
 	o.finish("mermaid", "replace")
@@ -35,7 +36,7 @@ func (s *Set) createFromMermaid(sc *scene.Scene, o *object) (string, error) {
 	if s.mermaid == nil {
 		return "", refuse("Mermaid is not available here (no browser); draw with " + CreateGraph + " or " + BatchCreateElements + " instead")
 	}
-	d, err := s.mermaid.Mermaid(graphContext(o), src)
+	d, err := s.mermaid.Mermaid(ctx, src)
 	var se *mermaid.Error
 	switch {
 	case errors.As(err, &se):

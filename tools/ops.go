@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -56,7 +57,7 @@ func (s *Set) checkIDs(w *scene.Scene, o *object, ids []string, minN int, exampl
 	return out, nil
 }
 
-func (s *Set) deleteElements(w *scene.Scene, o *object) (string, error) {
+func (s *Set) deleteElements(_ context.Context, w *scene.Scene, o *object) (string, error) {
 	ids, err := s.idList(w, o, 1, `["r1","a1"]`)
 	if err != nil {
 		return "", err
@@ -87,7 +88,7 @@ func (s *Set) deleteElements(w *scene.Scene, o *object) (string, error) {
 	return msg + ". The canvas has " + plural.Count(w.Len(), "element", "") + ".", nil
 }
 
-func (s *Set) lockElements(w *scene.Scene, o *object) (string, error) {
+func (s *Set) lockElements(_ context.Context, w *scene.Scene, o *object) (string, error) {
 	ids, err := s.idList(w, o, 1, `["r1"]`)
 	if err != nil {
 		return "", err
@@ -98,7 +99,7 @@ func (s *Set) lockElements(w *scene.Scene, o *object) (string, error) {
 	return fmt.Sprintf("locked %s: they refuse changes until unlock_elements.", strings.Join(ids, ", ")), nil
 }
 
-func (s *Set) unlockElements(w *scene.Scene, o *object) (string, error) {
+func (s *Set) unlockElements(_ context.Context, w *scene.Scene, o *object) (string, error) {
 	ids, err := s.idList(w, o, 1, `["r1"]`)
 	if err != nil {
 		return "", err

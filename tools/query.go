@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strconv"
@@ -57,7 +58,7 @@ func visibleIDs(sc *scene.Scene) []string {
 	return out
 }
 
-func (s *Set) getElement(sc *scene.Scene, o *object) (string, error) {
+func (s *Set) getElement(_ context.Context, sc *scene.Scene, o *object) (string, error) {
 	id, ok := o.str("id")
 	if !ok && !o.has("id") {
 		o.p.add("id", "missing; give the id of an element, e.g. \"r1\"")
@@ -170,7 +171,7 @@ func orNone(list []string) string {
 	return strings.Join(list, ", ")
 }
 
-func (s *Set) queryElements(sc *scene.Scene, o *object) (string, error) {
+func (s *Set) queryElements(_ context.Context, sc *scene.Scene, o *object) (string, error) {
 	typ, hasType := o.enum("type", elementTypes, typeAliases)
 	ids, hasIDs := o.strList("ids")
 	text, hasText := o.str("text")

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -167,7 +168,7 @@ func decodeEdgeFields(o *object, lim Limits) edgeArgs {
 	return a
 }
 
-func (s *Set) createSequence(w *scene.Scene, o *object) (string, error) {
+func (s *Set) createSequence(_ context.Context, w *scene.Scene, o *object) (string, error) {
 	actorObjs, _ := o.objList("actors")
 	msgObjs, _ := o.objList("messages")
 	autonumber, _ := o.boolean("autonumber")

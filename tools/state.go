@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -26,7 +27,7 @@ func (s *Set) snapshotName(o *object) (string, bool) {
 	return name, o.p.ok()
 }
 
-func (s *Set) snapshotScene(sc *scene.Scene, o *object) (string, error) {
+func (s *Set) snapshotScene(_ context.Context, sc *scene.Scene, o *object) (string, error) {
 	name, ok := s.snapshotName(o)
 	if !ok {
 		return "", o.p
@@ -54,7 +55,7 @@ func (s *Set) saveSnapshot(name string, sc *scene.Scene) {
 	}
 }
 
-func (s *Set) restoreSnapshot(_ *scene.Scene, o *object) (string, error) {
+func (s *Set) restoreSnapshot(_ context.Context, _ *scene.Scene, o *object) (string, error) {
 	name, ok := s.snapshotName(o)
 	if !ok {
 		return "", o.p
@@ -73,7 +74,7 @@ func (s *Set) restoreSnapshot(_ *scene.Scene, o *object) (string, error) {
 	return fmt.Sprintf("restored snapshot %q: the canvas has %s again.", name, plural.Count(s.sc.Len(), "element", "")), nil
 }
 
-func (s *Set) clearCanvas(sc *scene.Scene, _ *object) (string, error) {
+func (s *Set) clearCanvas(_ context.Context, sc *scene.Scene, _ *object) (string, error) {
 	n := sc.Len()
 	if n == 0 {
 		return "the canvas was already empty.", nil
@@ -85,7 +86,7 @@ func (s *Set) clearCanvas(sc *scene.Scene, _ *object) (string, error) {
 	return fmt.Sprintf("cleared %s. To undo: restore_snapshot {\"name\":%q}.", plural.Count(n, "element", ""), beforeClear), nil
 }
 
-func (s *Set) setViewport(w *scene.Scene, o *object) (string, error) {
+func (s *Set) setViewport(_ context.Context, w *scene.Scene, o *object) (string, error) {
 	ids, hasIDs := o.strList("ids")
 	x, hasX := s.lim.coord(o, "x")
 	y, hasY := s.lim.coord(o, "y")

@@ -85,12 +85,13 @@ func (s *Set) Specs() []Spec {
 	return out
 }
 
-// handler runs one tool. Mutating handlers get w, the working copy of a scene.Batch whose changes
-// are kept only when the handler returns no error; the others get the scene itself and must not
-// change it (snapshot, restore and clear replace s.sc instead).
+// handler runs one tool with the call's context (graph layout and Mermaid conversion honour it).
+// Mutating handlers get w, the working copy of a scene.Batch whose changes are kept only when the
+// handler returns no error; the others get the scene itself and must not change it (snapshot,
+// restore and clear replace s.sc instead).
 type handler struct {
 	mutates bool
-	run     func(s *Set, w *scene.Scene, o *object) (string, error)
+	run     func(s *Set, ctx context.Context, w *scene.Scene, o *object) (string, error)
 }
 
 // handlers maps tool names to their implementation; Specs' order and texts live in specs.go.
@@ -158,21 +159,20 @@ func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) (res 
 		return Result{IsError: true, Text: fmt.Sprintf("%s refused, nothing changed:\n%s", name, p.Error())}
 	}
 	o.p = p
-	o.ctx = ctx
 	var text string
 	var err error
 	if h.mutates {
 		// One working copy per call: the scene keeps the changes only if the whole call succeeds.
 		err = s.sc.Batch(func(w *scene.Scene) error {
 			var e error
-			text, e = h.run(s, w, o)
+			text, e = h.run(s, ctx, w, o)
 			if e == nil && !p.ok() {
 				e = p
 			}
 			return e
 		})
 	} else {
-		text, err = h.run(s, s.sc, o)
+		text, err = h.run(s, ctx, s.sc, o)
 		if err == nil && !p.ok() {
 			err = p
 		}
@@ -203,15 +203,15 @@ func errorText(err error) string {
 // Tools without parameters ignore stray arguments: refusing get_scene over an extra field would
 // only cost the model a turn.
 
-func (s *Set) readGuide(_ *scene.Scene, _ *object) (string, error) {
+func (s *Set) readGuide(_ context.Context, _ *scene.Scene, _ *object) (string, error) {
 	return guideText + "\nColour names: " + colorNameList() + ".\n", nil
 }
 
-func (s *Set) getScene(sc *scene.Scene, _ *object) (string, error) {
+func (s *Set) getScene(_ context.Context, sc *scene.Scene, _ *object) (string, error) {
 	return describeScene(sc, s.lim), nil
 }
 
-func (s *Set) done(_ *scene.Scene, o *object) (string, error) {
+func (s *Set) done(_ context.Context, _ *scene.Scene, o *object) (string, error) {
 	// done never refuses: a run that is over should not loop on a malformed summary.
 	var summary string
 	if v := o.raw("summary"); v != nil {

@@ -1,12 +1,13 @@
 package tools
 
 import (
+	"context"
 	"strings"
 
 	"github.com/excalibot/excalibot/scene"
 )
 
-func (s *Set) updateElement(w *scene.Scene, o *object) (string, error) {
+func (s *Set) updateElement(_ context.Context, w *scene.Scene, o *object) (string, error) {
 	a := decodeElement(o, s.lim, false)
 	e, ok := w.Get(a.ID)
 	if !ok && a.ID != "" {

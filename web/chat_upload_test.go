@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/excalibot/excalibot/agent"
+	"github.com/excalibot/excalibot/agent/ollama"
 	"github.com/excalibot/excalibot/agent/ollamafake"
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/bot/agentdraw"
@@ -94,7 +95,7 @@ func TestBrowserChatUpload(t *testing.T) {
 	ctx := tab(t)
 	const limit = 256 << 10
 	fake := ollamafake.New(t, ollamafake.Config{Models: []string{ollamafake.VisionToolModel}, Responder: ollamafake.Sees(boardSketch)})
-	model, err := agent.NewOllama(agent.OllamaConfig{Host: fake.URL(), Model: ollamafake.VisionToolModel}, nil)
+	model, err := ollama.New(ollama.Config{Host: fake.URL(), Model: ollamafake.VisionToolModel}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,21 +8,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/excalibot/excalibot/agent"
+	"github.com/excalibot/excalibot/agent/ollama"
 	"github.com/excalibot/excalibot/agent/ollamafake"
 	"github.com/ollama/ollama/api"
 )
 
-func client(t *testing.T, url, model string) *agent.Ollama {
+func client(t *testing.T, url, model string) *ollama.Client {
 	t.Helper()
-	o, err := agent.NewOllama(agent.OllamaConfig{Host: url, Model: model}, nil)
+	o, err := ollama.New(ollama.Config{Host: url, Model: model}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return o
 }
 
-func user(text string) []agent.Message { return []agent.Message{{Role: agent.RoleUser, Content: text}} }
+func user(text string) []ollama.Message {
+	return []ollama.Message{{Role: ollama.RoleUser, Content: text}}
+}
 
 // The fake driven through the agent's real Ollama client (github.com/ollama/ollama/api): each
 // scripted situation gives the reply or the error the client gets from a real server.
@@ -47,7 +49,7 @@ func TestThroughTheClient(t *testing.T) {
 	if _, err = o.Chat(ctx, user("x"), nil); err == nil || !strings.Contains(err.Error(), "runner crashed") {
 		t.Errorf("Fail: err = %v, want the server's message", err)
 	}
-	if _, err = o.Chat(ctx, user("x"), nil); !errors.Is(err, agent.ErrStreamCut) {
+	if _, err = o.Chat(ctx, user("x"), nil); !errors.Is(err, ollama.ErrStreamCut) {
 		t.Errorf("Cut: err = %v, want ErrStreamCut", err)
 	}
 	if _, err = o.Chat(ctx, user("x"), nil); err == nil || !strings.Contains(err.Error(), "no scripted turn left") {
@@ -57,12 +59,12 @@ func TestThroughTheClient(t *testing.T) {
 		t.Errorf("recorded %d requests, want 5", got)
 	}
 
-	if _, err := client(t, f.URL(), "llama9:1b").Chat(ctx, user("x"), nil); !errors.Is(err, agent.ErrModelNotFound) {
+	if _, err := client(t, f.URL(), "llama9:1b").Chat(ctx, user("x"), nil); !errors.Is(err, ollama.ErrModelNotFound) {
 		t.Errorf("unknown model: err = %v, want ErrModelNotFound", err)
 	}
 
 	f.Stop()
-	if _, err := o.Chat(ctx, user("x"), nil); !errors.Is(err, agent.ErrUnreachable) {
+	if _, err := o.Chat(ctx, user("x"), nil); !errors.Is(err, ollama.ErrUnreachable) {
 		t.Errorf("stopped: err = %v, want ErrUnreachable", err)
 	}
 	f.Start()

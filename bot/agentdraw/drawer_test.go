@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/excalibot/excalibot/agent"
+	"github.com/excalibot/excalibot/agent/ollama"
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/tools"
 )
@@ -16,35 +17,35 @@ import (
 // scriptedModel answers each request with the next reply of its script.
 type scriptedModel struct {
 	mu      sync.Mutex
-	replies []agent.Message
+	replies []ollama.Message
 	err     error
 }
 
-func (m *scriptedModel) Chat(ctx context.Context, msgs []agent.Message, specs []tools.Spec) (agent.Reply, error) {
+func (m *scriptedModel) Chat(ctx context.Context, msgs []ollama.Message, specs []tools.Spec) (ollama.Reply, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.err != nil {
-		return agent.Reply{}, m.err
+		return ollama.Reply{}, m.err
 	}
 	if len(m.replies) == 0 {
-		return agent.Reply{Message: agent.Message{Role: agent.RoleAssistant, Content: "Finished."}}, nil
+		return ollama.Reply{Message: ollama.Message{Role: ollama.RoleAssistant, Content: "Finished."}}, nil
 	}
 	r := m.replies[0]
 	m.replies = m.replies[1:]
-	return agent.Reply{Message: r}, nil
+	return ollama.Reply{Message: r}, nil
 }
 
-func call(name, args string) agent.ToolCall {
-	return agent.ToolCall{ID: name, Name: name, Args: json.RawMessage(args)}
+func call(name, args string) ollama.ToolCall {
+	return ollama.ToolCall{ID: name, Name: name, Args: json.RawMessage(args)}
 }
 
 func TestDrawer(t *testing.T) {
-	model := &scriptedModel{replies: []agent.Message{
-		{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{call("batch_create_elements", `{"elements":[
+	model := &scriptedModel{replies: []ollama.Message{
+		{Role: ollama.RoleAssistant, ToolCalls: []ollama.ToolCall{call("batch_create_elements", `{"elements":[
 			{"id":"api","type":"rectangle","x":0,"y":0,"width":160,"height":80,"text":"API"},
 			{"id":"db","type":"ellipse","x":300,"y":0,"width":160,"height":80,"text":"Postgres"},
 			{"id":"a1","type":"arrow","startElementId":"api","endElementId":"db"}]}`)}},
-		{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{call("done", `{}`)}},
+		{Role: ollama.RoleAssistant, ToolCalls: []ollama.ToolCall{call("done", `{}`)}},
 	}}
 	d := Drawer{Agent: agent.New(model, agent.Config{}, nil)}
 	var steps []bot.Progress
@@ -66,7 +67,7 @@ func TestDrawer(t *testing.T) {
 	}
 
 	// A follow-up that only answers changes nothing.
-	model.replies = []agent.Message{{Role: agent.RoleAssistant, Content: "Which box do you mean?"}}
+	model.replies = []ollama.Message{{Role: ollama.RoleAssistant, Content: "Which box do you mean?"}}
 	res2, err := d.Draw(context.Background(), bot.DrawRequest{Prompt: "make it bigger", Scene: res.Scene, Memory: res.Memory})
 	if err != nil {
 		t.Fatal(err)

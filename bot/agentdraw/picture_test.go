@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/excalibot/excalibot/agent"
+	"github.com/excalibot/excalibot/agent/ollama"
 	"github.com/excalibot/excalibot/agent/ollamafake"
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/tools"
@@ -32,11 +33,15 @@ func board(t *testing.T) bot.Image {
 
 func drawerOn(t *testing.T, fake *ollamafake.Server, model, vision string) Drawer {
 	t.Helper()
-	o, err := agent.NewOllama(agent.OllamaConfig{Host: fake.URL(), Model: model}, nil)
+	o, err := ollama.New(ollama.Config{Host: fake.URL(), Model: model}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Drawer{Agent: agent.New(o, agent.Config{VisionModel: vision}, nil), Limits: tools.Limits{}}
+	var cfg agent.Config
+	if vision != "" {
+		cfg.VisionModel = o.ForModel(vision)
+	}
+	return Drawer{Agent: agent.New(o, cfg, nil), Limits: tools.Limits{}}
 }
 
 // TestPictureThroughOllama sends a picture through the real Ollama client to the fake's vision

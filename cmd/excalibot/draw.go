@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/excalibot/excalibot/agent"
+	"github.com/excalibot/excalibot/agent/ollama"
 	"github.com/excalibot/excalibot/config"
 	"github.com/excalibot/excalibot/diagram/mermaid"
 	"github.com/excalibot/excalibot/internal/plural"
@@ -141,7 +142,7 @@ type kit struct {
 	cfg      config.Config
 	agent    *agent.Agent
 	allTools bool
-	model    *agent.Ollama
+	model    *ollama.Client
 	log      *slog.Logger
 	rend     *render.Renderer // started on first use, or by startRenderer
 	// starting delivers the renderer that startRenderer is bringing up; whoever receives it
@@ -201,9 +202,7 @@ func (k *kit) use(model string, proto agent.Protocol) error {
 func (k *kit) checkModel(ctx context.Context, pictures bool) error {
 	m := k.model
 	if pictures && k.cfg.VisionModel != "" {
-		if v, ok := m.ForModel(k.cfg.VisionModel).(*agent.Ollama); ok {
-			m = v
-		}
+		m = m.ForModel(k.cfg.VisionModel)
 	}
 	_, err := checkModel(ctx, m, k.log)
 	return err

@@ -13,6 +13,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/excalibot/excalibot/agent"
+	"github.com/excalibot/excalibot/agent/ollama"
 	"github.com/excalibot/excalibot/agent/ollamafake"
 	"github.com/excalibot/excalibot/picture"
 	"github.com/excalibot/excalibot/render"
@@ -48,7 +49,7 @@ func BenchmarkPictureToDiagram(b *testing.B) {
 		}
 		return seen(req)
 	})
-	m, err := agent.NewOllama(agent.OllamaConfig{Host: fake.URL(), Model: ollamafake.VisionToolModel}, nil)
+	m, err := ollama.New(ollama.Config{Host: fake.URL(), Model: ollamafake.VisionToolModel}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -7,14 +7,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/excalibot/excalibot/agent"
+	"github.com/excalibot/excalibot/agent/ollama"
 	"github.com/excalibot/excalibot/config"
 )
 
 // newModel is the Ollama model as the settings describe it, for serve, the kit and doctor.
-func newModel(cfg config.Config, log *slog.Logger) (*agent.Ollama, error) {
+func newModel(cfg config.Config, log *slog.Logger) (*ollama.Client, error) {
 	temp := cfg.Temperature
-	return agent.NewOllama(agent.OllamaConfig{Host: cfg.OllamaHost, Model: cfg.Model, NumCtx: cfg.NumCtx,
+	return ollama.New(ollama.Config{Host: cfg.OllamaHost, Model: cfg.Model, NumCtx: cfg.NumCtx,
 		Temperature: &temp, KeepAlive: cfg.KeepAlive, Think: cfg.Think}, log)
 }
 
@@ -27,7 +27,7 @@ const describeTimeout = 5 * time.Second
 // does not fit it. When Ollama is down or the model not pulled it returns the sentence to act on,
 // for the caller to show: a one-shot command stops; serve logs it and goes on, as Ollama may come
 // up later and each request reports the same sentence.
-func checkModel(ctx context.Context, m *agent.Ollama, log *slog.Logger) (agent.ModelInfo, error) {
+func checkModel(ctx context.Context, m *ollama.Client, log *slog.Logger) (ollama.ModelInfo, error) {
 	ctx, cancel := context.WithTimeout(ctx, describeTimeout)
 	defer cancel()
 	info, err := m.Describe(ctx)
@@ -47,7 +47,7 @@ func checkModel(ctx context.Context, m *agent.Ollama, log *slog.Logger) (agent.M
 }
 
 // modelWarnings are the sentences for settings that do not fit the model; doctor prints the same.
-func modelWarnings(info agent.ModelInfo, numCtx int) []string {
+func modelWarnings(info ollama.ModelInfo, numCtx int) []string {
 	var out []string
 	if w := numCtxWarning(info, numCtx); w != "" {
 		out = append(out, w)
@@ -58,7 +58,7 @@ func modelWarnings(info agent.ModelInfo, numCtx int) []string {
 	return out
 }
 
-func numCtxWarning(info agent.ModelInfo, numCtx int) string {
+func numCtxWarning(info ollama.ModelInfo, numCtx int) string {
 	if info.ContextLength <= 0 || numCtx <= info.ContextLength {
 		return ""
 	}
@@ -66,13 +66,13 @@ func numCtxWarning(info agent.ModelInfo, numCtx int) string {
 		numCtx, info.ContextLength, info.Name, info.ContextLength)
 }
 
-func toolsWarning(info agent.ModelInfo) string {
+func toolsWarning(info ollama.ModelInfo) string {
 	switch {
 	case !info.Known():
 		return "Ollama did not say what the model can do (a version before 0.6.4 does not); upgrade Ollama so runs can pick how to draw"
-	case !info.Has(agent.CapTools):
+	case !info.Has(ollama.CapTools):
 		return fmt.Sprintf("%s cannot call tools: it will draw through typed plans (EXCALIBOT_PROTOCOL=plan); models that call tools: %s",
-			info.Name, agent.ToolModels)
+			info.Name, ollama.ToolModels)
 	}
 	return ""
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/excalibot/excalibot/agent"
+	"github.com/excalibot/excalibot/agent/ollama"
 	"github.com/excalibot/excalibot/agent/ollamafake"
 	"github.com/excalibot/excalibot/config"
 )
@@ -53,12 +53,12 @@ func TestServeStartupModelCheck(t *testing.T) {
 }
 
 func TestModelWarnings(t *testing.T) {
-	qwen := agent.ModelInfo{Name: "qwen3:8b", Capabilities: []string{"completion", "tools"}, ContextLength: 40960}
-	gemma := agent.ModelInfo{Name: "gemma3:4b", Capabilities: []string{"completion", "vision"}, ContextLength: 131072}
-	old := agent.ModelInfo{Name: "old:7b", ContextLength: 0}
+	qwen := ollama.ModelInfo{Name: "qwen3:8b", Capabilities: []string{"completion", "tools"}, ContextLength: 40960}
+	gemma := ollama.ModelInfo{Name: "gemma3:4b", Capabilities: []string{"completion", "vision"}, ContextLength: 131072}
+	old := ollama.ModelInfo{Name: "old:7b", ContextLength: 0}
 	tests := []struct {
 		name   string
-		info   agent.ModelInfo
+		info   ollama.ModelInfo
 		numCtx int
 		want   []string
 	}{

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/excalibot/excalibot/agent"
+	"github.com/excalibot/excalibot/agent/ollama"
 	"github.com/excalibot/excalibot/config"
 	"github.com/excalibot/excalibot/tools"
 )
@@ -13,7 +14,7 @@ import (
 // newAgent is the drawing agent over the Ollama model the settings name, one protocol, as serve
 // and the kit (draw, chat, eval) run it; requests with pictures go to the vision model when the
 // settings name one. allTools offers every tool from the first turn.
-func newAgent(cfg config.Config, allTools bool, log *slog.Logger) (*agent.Agent, *agent.Ollama, error) {
+func newAgent(cfg config.Config, allTools bool, log *slog.Logger) (*agent.Agent, *ollama.Client, error) {
 	m, err := newModel(cfg, log)
 	if err != nil {
 		return nil, nil, fmt.Errorf("ollama client: %w", err)
@@ -22,7 +23,16 @@ func newAgent(cfg config.Config, allTools bool, log *slog.Logger) (*agent.Agent,
 	if err != nil {
 		return nil, nil, err
 	}
-	return agent.New(m, agentConfig(cfg, allTools, proto), log), m, nil
+	return agent.New(m, agentConfig(cfg, allTools, proto, visionModel(cfg, m)), log), m, nil
+}
+
+// visionModel is the model of m's server that reads pictures, when the settings name one; nil
+// leaves them to m.
+func visionModel(cfg config.Config, m *ollama.Client) agent.Model {
+	if cfg.VisionModel == "" {
+		return nil
+	}
+	return m.ForModel(cfg.VisionModel)
 }
 
 // toolLimits are the drawing tools' limits from the settings.
@@ -44,8 +54,9 @@ func oneProtocol(cfg config.Config) (agent.Protocol, error) {
 	return agent.Protocol(ps[0]), nil
 }
 
-// agentConfig is the agent's configuration from the settings.
-func agentConfig(cfg config.Config, allTools bool, proto agent.Protocol) agent.Config {
-	return agent.Config{ContextTokens: cfg.NumCtx, AllTools: allTools, Protocol: proto, VisionModel: cfg.VisionModel, Limits: agent.Limits{
+// agentConfig is the agent's configuration from the settings, with the model that reads pictures
+// (nil: the agent's model).
+func agentConfig(cfg config.Config, allTools bool, proto agent.Protocol, vision agent.Model) agent.Config {
+	return agent.Config{ContextTokens: cfg.NumCtx, AllTools: allTools, Protocol: proto, VisionModel: vision, Limits: agent.Limits{
 		Turns: cfg.MaxTurns, ToolCalls: cfg.MaxToolCalls, Wall: cfg.RunTimeout, Request: cfg.ModelTimeout}}
 }

@@ -27,11 +27,11 @@ type layer struct {
 // layers is the allowed-imports table, top of the stack first. Every package of the module has a
 // row; a new package needs one, a new import of ours needs its row to allow it.
 var layers = map[string]layer{
-	"cmd/excalibot": {imports: []string{"agent", "agent/eval", "bot", "bot/agentdraw", "bot/slack",
+	"cmd/excalibot": {imports: []string{"agent", "agent/eval", "agent/ollama", "bot", "bot/agentdraw", "bot/slack",
 		"bot/telegram", "bot/webchat", "config", "diagram/mermaid", "diagram/outline", "internal/plural", "links", "picture", "render", "scene", "store", "store/postgres", "store/sqlite", "tools", "web"}},
 	"config": {},
 
-	"web":           {imports: []string{"bot", "diagram/outline", "internal/httpx", "ratelimit", "render", "scene", "store"}, tests: []string{"agent", "bot/agentdraw", "bot/webchat", "links"}},
+	"web":           {imports: []string{"bot", "diagram/outline", "internal/httpx", "ratelimit", "render", "scene", "store"}, tests: []string{"agent", "agent/ollama", "bot/agentdraw", "bot/webchat", "links"}},
 	"links":         {imports: []string{"bot", "scene", "store"}},
 	"bot/slack":     {imports: []string{"bot", "internal/clip"}},
 	"bot/telegram":  {imports: []string{"bot"}},
@@ -40,11 +40,14 @@ var layers = map[string]layer{
 	"bot":           {imports: []string{"diagram/mermaid", "diagram/outline", "internal/clip", "internal/plural", "picture", "ratelimit", "scene", "store"}},
 	"ratelimit":     {},
 
-	"agent":      {imports: []string{"diagram", "diagram/outline", "internal/clip", "internal/plural", "scene", "tools"}},
-	"agent/eval": {imports: []string{"agent", "tools"}},
-	"tools":      {imports: []string{"diagram", "diagram/graph", "diagram/mermaid", "diagram/sequence", "internal/clip", "internal/plural", "scene"}},
-	"render":     {imports: []string{"diagram/mermaid", "scene"}},
-	"picture":    {imports: []string{"scene"}},
+	"agent":          {imports: []string{"agent/ollama", "agent/plan", "agent/textcall", "diagram/outline", "internal/clip", "internal/plural", "scene", "tools"}},
+	"agent/eval":     {imports: []string{"agent", "tools"}},
+	"agent/ollama":   {imports: []string{"tools"}},
+	"agent/plan":     {imports: []string{"diagram", "internal/clip", "tools"}},
+	"agent/textcall": {imports: []string{"internal/clip", "tools"}},
+	"tools":          {imports: []string{"diagram", "diagram/graph", "diagram/mermaid", "diagram/sequence", "internal/clip", "internal/plural", "scene"}},
+	"render":         {imports: []string{"diagram/mermaid", "scene"}},
+	"picture":        {imports: []string{"scene"}},
 
 	"diagram/graph":    {imports: []string{"diagram", "diagram/sequence", "layout", "scene"}},
 	"diagram/sequence": {imports: []string{"diagram", "scene", "scene/fontmetrics"}},
@@ -71,7 +74,7 @@ var layers = map[string]layer{
 	"internal/corpus": {tests: []string{"diagram/graph", "diagram/measure", "diagram/mermaid", "render", "scene", "tools"}},
 
 	// Test support: fakes of outside services and helpers, imported by tests only.
-	"agent/ollamafake":    {tests: []string{"agent"}},
+	"agent/ollamafake":    {tests: []string{"agent/ollama"}},
 	"bot/slack/slackfake": {},
 	"bot/telegram/tgfake": {},
 	"bot/bottest":         {imports: []string{"bot", "scene"}},
@@ -93,7 +96,8 @@ var adapters = []string{"bot/slack", "bot/telegram", "bot/webchat"}
 // that lay out graphs, and the ones above them that draw with them, may reach it.
 const layoutEngine = "github.com/goccy/go-graphviz"
 
-var layingOut = []string{"layout", "diagram/graph", "tools", "agent", "agent/eval", "bot/agentdraw", "cmd/excalibot"}
+var layingOut = []string{"layout", "diagram/graph", "tools", "agent", "agent/eval", "agent/ollama", "agent/plan", "agent/textcall",
+	"bot/agentdraw", "cmd/excalibot"}
 
 // chatPlatforms are the import paths that mean a chat platform, which the agent must not know.
 var chatPlatforms = []string{module + "/bot", module + "/web", "github.com/slack-go/", "github.com/go-telegram/"}

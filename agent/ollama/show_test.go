@@ -1,4 +1,4 @@
-package agent
+package ollama
 
 import (
 	"context"
@@ -13,9 +13,9 @@ import (
 	"github.com/ollama/ollama/api"
 )
 
-func describeClient(t *testing.T, url, model string) *Ollama {
+func describeClient(t *testing.T, url, model string) *Client {
 	t.Helper()
-	o, err := NewOllama(OllamaConfig{Host: url, Model: model}, nil)
+	o, err := New(Config{Host: url, Model: model}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,8 @@
-package agent
+// Package ollama is the client of an Ollama server's native API (github.com/ollama/ollama/api):
+// chat with tools, answers constrained to a JSON schema, what a model can do (/api/show), and the
+// models a server has. It speaks the agent's conversation (Message, Reply) and turns the server's
+// failures into errors whose text says what to do.
+package ollama
 
 import (
 	"bytes"
@@ -21,7 +25,7 @@ import (
 	"github.com/excalibot/excalibot/tools"
 )
 
-// Errors a user can act on. Errors returned by Ollama.Chat match them with errors.Is; their text is
+// Errors a user can act on. Errors returned by Client.Chat match them with errors.Is; their text is
 // a full sentence saying what to do.
 var (
 	ErrUnreachable   = errors.New("ollama not reachable")
@@ -30,8 +34,10 @@ var (
 	ErrStreamCut     = errors.New("stream ended before done")
 	ErrModelTimeout  = errors.New("model request timed out")
 	// ErrBadToolCall: Ollama could not parse a tool call the model wrote (it answers HTTP 500).
-	// The loop retries once, telling the model to write the call again.
+	// The agent retries once, telling the model to write the call again.
 	ErrBadToolCall = errors.New("model wrote a tool call Ollama could not parse")
+	// ErrNoVision: the server refused the pictures of a request, as the model has no vision data.
+	ErrNoVision = errors.New("model cannot read pictures")
 )
 
 // noVisionSign is in what Ollama answers (HTTP 500) when pictures reach a model that has no
@@ -54,8 +60,8 @@ type actionable struct {
 func (e *actionable) Error() string   { return e.msg }
 func (e *actionable) Unwrap() []error { return []error{e.kind, e.cause} }
 
-// OllamaConfig configures the Ollama model. Zero fields take the defaults noted.
-type OllamaConfig struct {
+// Config configures a Client. Zero fields take the defaults noted.
+type Config struct {
 	// Host is the server as OLLAMA_HOST writes it: a URL or host[:port] (default
 	// http://127.0.0.1:11434).
 	Host  string
@@ -76,9 +82,10 @@ type OllamaConfig struct {
 	Transport http.RoundTripper
 }
 
-// Ollama is a Model served by an Ollama server over its native /api/chat route.
-type Ollama struct {
-	cfg    OllamaConfig
+// Client is one model served by an Ollama server, over its native /api/chat route. It is safe for
+// concurrent use.
+type Client struct {
+	cfg    Config
 	base   *url.URL
 	client *api.Client
 	log    *slog.Logger
@@ -93,14 +100,12 @@ type Ollama struct {
 	describe describeCache // see Describe
 }
 
-var _ Model = (*Ollama)(nil)
-
-// NewOllama returns a client for cfg.Model at cfg.Host. It does not contact the server.
-func NewOllama(cfg OllamaConfig, log *slog.Logger) (*Ollama, error) {
+// New returns a client for cfg.Model at cfg.Host. It does not contact the server.
+func New(cfg Config, log *slog.Logger) (*Client, error) {
 	if strings.TrimSpace(cfg.Model) == "" {
 		return nil, errors.New("ollama: no model named; pass one, e.g. qwen3:8b")
 	}
-	base, err := ParseHost(cfg.Host)
+	base, err := parseHost(cfg.Host)
 	if err != nil {
 		return nil, err
 	}
@@ -129,13 +134,13 @@ func NewOllama(cfg OllamaConfig, log *slog.Logger) (*Ollama, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Ollama{cfg: cfg, base: base, client: api.NewClient(base, hc),
+	return &Client{cfg: cfg, base: base, client: api.NewClient(base, hc),
 		log: log.With("component", "ollama", "model", cfg.Model)}, nil
 }
 
-// ParseHost reads OLLAMA_HOST the way the ollama CLI does: empty means http://127.0.0.1:11434,
+// parseHost reads OLLAMA_HOST the way the ollama CLI does: empty means http://127.0.0.1:11434,
 // "host" and "host:port" get the http scheme and the default port.
-func ParseHost(s string) (*url.URL, error) {
+func parseHost(s string) (*url.URL, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return &url.URL{Scheme: "http", Host: "127.0.0.1:11434"}, nil
@@ -171,13 +176,13 @@ func ParseHost(s string) (*url.URL, error) {
 }
 
 // URL is the server's base URL.
-func (o *Ollama) URL() string { return o.base.String() }
+func (o *Client) URL() string { return o.base.String() }
 
 // Name is the model name.
-func (o *Ollama) Name() string { return o.cfg.Model }
+func (o *Client) Name() string { return o.cfg.Model }
 
 // Chat sends one request and gathers the streamed reply up to its final chunk.
-func (o *Ollama) Chat(ctx context.Context, msgs []Message, specs []tools.Spec) (Reply, error) {
+func (o *Client) Chat(ctx context.Context, msgs []Message, specs []tools.Spec) (Reply, error) {
 	req, err := o.request(msgs, specs)
 	if err != nil {
 		return Reply{}, err
@@ -186,7 +191,7 @@ func (o *Ollama) Chat(ctx context.Context, msgs []Message, specs []tools.Spec) (
 }
 
 // send streams one request's reply up to its final chunk; Chat and ChatFormat share it.
-func (o *Ollama) send(ctx context.Context, req *api.ChatRequest) (Reply, error) {
+func (o *Client) send(ctx context.Context, req *api.ChatRequest) (Reply, error) {
 	out := Reply{Message: Message{Role: RoleAssistant}}
 	var content strings.Builder
 	done := false
@@ -220,8 +225,8 @@ func (o *Ollama) send(ctx context.Context, req *api.ChatRequest) (Reply, error) 
 	return out, nil
 }
 
-// request builds the wire request; num_ctx is always sent (see OllamaConfig.NumCtx).
-func (o *Ollama) request(msgs []Message, specs []tools.Spec) (*api.ChatRequest, error) {
+// request builds the wire request; num_ctx is always sent (see Config.NumCtx).
+func (o *Client) request(msgs []Message, specs []tools.Spec) (*api.ChatRequest, error) {
 	var ts api.Tools
 	if len(specs) > 0 { // a structured-output request keeps the tools' cached conversion
 		var err error
@@ -248,7 +253,7 @@ func (o *Ollama) request(msgs []Message, specs []tools.Spec) (*api.ChatRequest, 
 }
 
 // apiTools is APITools, remembering the last conversion.
-func (o *Ollama) apiTools(specs []tools.Spec) (api.Tools, error) {
+func (o *Client) apiTools(specs []tools.Spec) (api.Tools, error) {
 	o.toolsMu.Lock()
 	defer o.toolsMu.Unlock()
 	if o.toolsAPI != nil && slices.EqualFunc(o.toolsSpecs, specs, func(a, b tools.Spec) bool {
@@ -313,7 +318,7 @@ func fromAPICall(tc api.ToolCall) ToolCall {
 }
 
 // explain turns a client error into a sentence a user can act on.
-func (o *Ollama) explain(ctx context.Context, err error) error {
+func (o *Client) explain(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return &actionable{kind: ErrModelTimeout, msg: fmt.Sprintf(
@@ -356,4 +361,18 @@ func (o *Ollama) explain(ctx context.Context, err error) error {
 			cause: err}
 	}
 	return fmt.Errorf("ollama chat: %w", err)
+}
+
+// badCallSigns are what Ollama answers (HTTP 500, or an error line in the stream) when its parser
+// cannot read a call the model wrote: the model's fault, worth one retry, not a broken server.
+var badCallSigns = []string{"tool call", "failed to parse json", "invalid character", "unexpected end of json input",
+	"empty function name", "cannot unmarshal", "looking for beginning of value", "error parsing"}
+
+func isBadCall(lowerMsg string) bool {
+	for _, s := range badCallSigns {
+		if strings.Contains(lowerMsg, s) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,4 +1,4 @@
-package agent
+package plan
 
 import (
 	"fmt"
@@ -9,28 +9,31 @@ import (
 	"github.com/excalibot/excalibot/tools"
 )
 
-// checkedPlan is a plan that passed every check, with names mapped to ours and every reference
+// Checked is a plan that passed every check, with names mapped to ours and every reference
 // resolved to a node id: what the expansion turns into tool calls.
-type checkedPlan struct {
+type Checked struct {
 	kind, direction, title, summary string
-	nodes                           []planNode
-	edges                           []planEdge
-	groups                          []PlanGroup
-	messages                        []PlanMessage
+	nodes                           []checkedNode
+	edges                           []checkedEdge
+	groups                          []Group
+	messages                        []Message
 	removeNodes                     []string
 	removeEdges                     [][2]string
 }
 
-type planNode struct {
+// Summary is the plan's one-line summary of what it draws, as the model wrote it ("" for none).
+func (c Checked) Summary() string { return c.summary }
+
+type checkedNode struct {
 	id, label, shape, color, group string
 	existing                       bool // already on the canvas: only the fields given change
 }
 
-type planEdge struct{ from, to, label, style string }
+type checkedEdge struct{ from, to, label, style string }
 
 // Synonyms small models use for our enum values.
 var (
-	planKindAliases = map[string]string{
+	kindAliases = map[string]string{
 		"flow": "flowchart", "flow chart": "flowchart", "process": "flowchart", "workflow": "flowchart", "decision": "flowchart",
 		"graph": "flowchart", "state": "flowchart", "diagram": "flowchart",
 		"system": "architecture", "infrastructure": "architecture", "network": "architecture", "deployment": "architecture",
@@ -40,22 +43,22 @@ var (
 		"mind map": "mindmap", "mind": "mindmap", "brainstorm": "mindmap", "radial": "mindmap",
 		"sequence diagram": "sequence", "sequencediagram": "sequence", "interaction": "sequence", "messages": "sequence",
 	}
-	planDirAliases = map[string]string{"tb": "TB", "td": "TB", "bt": "TB", "top-down": "TB", "top to bottom": "TB",
+	dirAliases = map[string]string{"tb": "TB", "td": "TB", "bt": "TB", "top-down": "TB", "top to bottom": "TB",
 		"vertical": "TB", "down": "TB", "lr": "LR", "rl": "LR", "left-right": "LR", "left to right": "LR",
 		"horizontal": "LR", "right": "LR"}
-	planShapeAliases = map[string]string{
+	shapeAliases = map[string]string{
 		"rect": "rectangle", "box": "rectangle", "square": "rectangle", "process": "rectangle", "step": "rectangle",
 		"task": "rectangle", "node": "rectangle", "rounded": "rectangle", "round-rectangle": "rectangle",
 		"circle": "ellipse", "oval": "ellipse", "round": "ellipse", "start": "ellipse", "end": "ellipse",
 		"terminal": "ellipse", "stadium": "ellipse", "database": "ellipse", "db": "ellipse", "cylinder": "ellipse",
 		"rhombus": "diamond", "decision": "diamond", "condition": "diamond", "question": "diamond", "choice": "diamond",
 	}
-	planStyleAliases = map[string]string{"dash": "dashed", "dashes": "dashed", "broken": "dashed", "dot": "dotted",
+	styleAliases = map[string]string{"dash": "dashed", "dashes": "dashed", "broken": "dashed", "dot": "dotted",
 		"dots": "dotted", "line": "solid", "normal": "solid"}
 )
 
-// planEnum maps s to one of values, directly, case-insensitively or through aliases.
-func planEnum(s string, values []string, aliases map[string]string) (string, bool) {
+// enumValue maps s to one of values, directly, case-insensitively or through aliases.
+func enumValue(s string, values []string, aliases map[string]string) (string, bool) {
 	k := strings.ToLower(strings.Join(strings.Fields(strings.ReplaceAll(s, "_", " ")), " "))
 	for _, v := range values {
 		if strings.ToLower(v) == k {
@@ -71,31 +74,38 @@ func planEnum(s string, values []string, aliases map[string]string) (string, boo
 	return "", false
 }
 
-// checkPlan checks a decoded plan against the canvas and the tools' limits, the way the tools
-// check a model's arguments: every problem is named with its path and what to do instead.
-func checkPlan(p Plan, ix *sceneIndex, lim tools.Limits, probs *planProblems) checkedPlan {
+// Check checks a plan against the canvas ix and the tools' limits, the way the tools check a
+// model's arguments: every problem is named with its path and what to do instead. The plan can
+// be drawn when Problems is empty.
+func Check(p Plan, ix *Index, lim tools.Limits) (Checked, Problems) {
+	var probs Problems
+	c := check(p, ix, lim, &probs)
+	return c, probs
+}
+
+func check(p Plan, ix *Index, lim tools.Limits, probs *Problems) Checked {
 	lim = lim.WithDefaults()
-	out := checkedPlan{title: strings.TrimSpace(p.Title), summary: strings.TrimSpace(p.Summary)}
-	out.kind = planKindOf(p, probs)
+	out := Checked{title: strings.TrimSpace(p.Title), summary: strings.TrimSpace(p.Summary)}
+	out.kind = kindOf(p, probs)
 	if d := strings.TrimSpace(p.Direction); d != "" {
 		if strings.EqualFold(strings.ReplaceAll(d, " ", ""), "mindmap") {
 			out.kind = "mindmap"
-		} else if v, ok := planEnum(d, []string{"TB", "LR"}, planDirAliases); ok {
+		} else if v, ok := enumValue(d, []string{"TB", "LR"}, dirAliases); ok {
 			out.direction = v
 		} else {
-			probs.add("direction", "%q is not a direction; use TB (top to bottom) or LR (left to right)", d)
+			probs.Add("direction", "%q is not a direction; use TB (top to bottom) or LR (left to right)", d)
 		}
 	}
 	if n := len(p.Nodes) + len(p.Edges) + len(p.Messages); n > lim.MaxBatch {
-		probs.add("", "the plan has %d nodes, edges and messages; the limit is %d, draw fewer", n, lim.MaxBatch)
+		probs.Add("", "the plan has %d nodes, edges and messages; the limit is %d, draw fewer", n, lim.MaxBatch)
 		return out
 	}
-	c := planChecker{ix: ix, lim: lim, probs: probs, ids: map[string]int{}, refs: map[string]string{}}
+	c := checker{ix: ix, lim: lim, probs: probs, ids: map[string]int{}, refs: map[string]string{}}
 	if out.kind == "sequence" {
 		out.nodes = c.actors(p.Nodes)
 		out.messages = c.messages(p.Messages)
 		if len(p.Messages) == 0 {
-			probs.add("messages", "a sequence diagram needs messages, e.g. [{\"from\":\"client\",\"to\":\"api\",\"label\":\"GET /\"}]")
+			probs.Add("messages", "a sequence diagram needs messages, e.g. [{\"from\":\"client\",\"to\":\"api\",\"label\":\"GET /\"}]")
 		}
 		return out
 	}
@@ -104,12 +114,12 @@ func checkPlan(p Plan, ix *sceneIndex, lim tools.Limits, probs *planProblems) ch
 	out.edges = c.edges(p.Edges)
 	out.removeNodes, out.removeEdges = c.removals(p.Remove, out.nodes)
 	if len(p.Nodes)+len(p.Edges)+len(p.Remove) == 0 {
-		probs.add("nodes", "the plan is empty; list the diagram's nodes and edges (or what to remove)")
+		probs.Add("nodes", "the plan is empty; list the diagram's nodes and edges (or what to remove)")
 	}
 	return out
 }
 
-func planKindOf(p Plan, probs *planProblems) string {
+func kindOf(p Plan, probs *Problems) string {
 	k := strings.TrimSpace(p.Kind)
 	if k == "" {
 		if len(p.Messages) > 0 && len(p.Edges) == 0 {
@@ -117,39 +127,39 @@ func planKindOf(p Plan, probs *planProblems) string {
 		}
 		return "flowchart"
 	}
-	if v, ok := planEnum(strings.TrimSuffix(strings.ToLower(k), " diagram"), planKinds, planKindAliases); ok {
+	if v, ok := enumValue(strings.TrimSuffix(strings.ToLower(k), " diagram"), kinds, kindAliases); ok {
 		return v
 	}
-	if v, ok := planEnum(k, planKinds, planKindAliases); ok {
+	if v, ok := enumValue(k, kinds, kindAliases); ok {
 		return v
 	}
-	probs.add("kind", "%q is not a kind; use one of %s", k, strings.Join(planKinds, ", "))
+	probs.Add("kind", "%q is not a kind; use one of %s", k, strings.Join(kinds, ", "))
 	return "flowchart"
 }
 
-// planChecker holds what the checks of one plan share: the ids taken so far and every name a
+// checker holds what the checks of one plan share: the ids taken so far and every name a
 // node can be referred to by (its id as written, its final id, its label).
-type planChecker struct {
-	ix    *sceneIndex
+type checker struct {
+	ix    *Index
 	lim   tools.Limits
-	probs *planProblems
+	probs *Problems
 	ids   map[string]int    // final node id → index in nodes
 	refs  map[string]string // id as written or label (normalised) → final id
 	multi map[string]bool   // labels more than one plan node has
 }
 
-func (c *planChecker) label(path, s string) (string, bool) {
+func (c *checker) label(path, s string) (string, bool) {
 	s = strings.TrimSpace(s)
 	if n := len([]rune(s)); n > c.lim.MaxLabel {
-		c.probs.add(path, "the text is %d characters long; the limit is %d, shorten it", n, c.lim.MaxLabel)
+		c.probs.Add(path, "the text is %d characters long; the limit is %d, shorten it", n, c.lim.MaxLabel)
 		return "", false
 	}
 	return s, true
 }
 
-// planID makes an id the tools accept from what the model wrote ("Load Balancer" →
+// idFor makes an id the tools accept from what the model wrote ("Load Balancer" →
 // "load-balancer"), so a model that uses names as ids still draws.
-func (c *planChecker) planID(s string) string {
+func (c *checker) idFor(s string) string {
 	s = strings.TrimSpace(s)
 	if c.lim.CheckID(s) == nil {
 		return s
@@ -157,11 +167,11 @@ func (c *planChecker) planID(s string) string {
 	return diagram.Slug(s, c.lim.MaxIDLength)
 }
 
-func (c *planChecker) nodes(in []PlanNode) []planNode {
-	var out []planNode
+func (c *checker) nodes(in []Node) []checkedNode {
+	var out []checkedNode
 	labels := map[string]int{}
 	for _, n := range in {
-		labels[planNorm(n.Label)]++
+		labels[norm(n.Label)]++
 	}
 	c.multi = map[string]bool{}
 	for l, k := range labels {
@@ -185,19 +195,19 @@ func (c *planChecker) nodes(in []PlanNode) []planNode {
 		case c.ix.nodes[raw] != nil:
 			id, existing = raw, true
 		case raw == "" && label == "":
-			c.probs.add(path, "give the node an id and a label, e.g. {\"id\":\"api\",\"label\":\"API\"}")
+			c.probs.Add(path, "give the node an id and a label, e.g. {\"id\":\"api\",\"label\":\"API\"}")
 			continue
 		default:
 			// A node the model re-listed under another id, or named by its label: the one on the canvas.
 			for _, ref := range []string{label, raw} {
-				if s := c.ix.byLabel(ref); s != "" && !claimed[s] && !c.multi[planNorm(ref)] {
+				if s := c.ix.byLabel(ref); s != "" && !claimed[s] && !c.multi[norm(ref)] {
 					id, existing, claimed[s] = s, true, true
 					break
 				}
 			}
 			if !existing {
-				if id = c.planID(raw); id == "" {
-					id = c.planID(label)
+				if id = c.idFor(raw); id == "" {
+					id = c.idFor(label)
 				}
 				if id == "" {
 					id = fmt.Sprintf("n%d", i+1) // a label without ASCII letters or digits
@@ -205,24 +215,24 @@ func (c *planChecker) nodes(in []PlanNode) []planNode {
 			}
 		}
 		if j, dup := c.ids[id]; dup {
-			c.probs.add(path+".id", "%q is used twice (also nodes[%d]); give each node its own id", id, j)
+			c.probs.Add(path+".id", "%q is used twice (also nodes[%d]); give each node its own id", id, j)
 			continue
 		}
 		if !existing && label == "" && okLabel {
-			c.probs.add(path+".label", "node %q is new and has no label; give the text to show", id)
+			c.probs.Add(path+".label", "node %q is new and has no label; give the text to show", id)
 		}
 		shape := ""
 		if s := strings.TrimSpace(n.Shape); s != "" {
 			var ok bool
-			if shape, ok = planEnum(s, planShapes, planShapeAliases); !ok {
-				c.probs.add(path+".shape", "%q is not a shape; use rectangle, ellipse or diamond", s)
+			if shape, ok = enumValue(s, shapes, shapeAliases); !ok {
+				c.probs.Add(path+".shape", "%q is not a shape; use rectangle, ellipse or diamond", s)
 			}
 		}
 		color := ""
 		if s := strings.TrimSpace(n.Color); s != "" {
 			var err error
 			if color, err = tools.NormalizeColor(s); err != nil {
-				c.probs.add(path+".color", "%q is not a colour; use one of %s (or a hex code like #1971c2)", s, strings.Join(planColors, ", "))
+				c.probs.Add(path+".color", "%q is not a colour; use one of %s (or a hex code like #1971c2)", s, strings.Join(colors, ", "))
 			}
 		}
 		c.ids[id] = i
@@ -231,20 +241,20 @@ func (c *planChecker) nodes(in []PlanNode) []planNode {
 				c.refs[ref] = id
 			}
 		}
-		if l := planNorm(label); l != "" && !c.multi[l] {
+		if l := norm(label); l != "" && !c.multi[l] {
 			c.refs["\x00"+l] = id
 		}
-		out = append(out, planNode{id: id, label: label, shape: shape, color: color, group: strings.TrimSpace(n.Group), existing: existing})
+		out = append(out, checkedNode{id: id, label: label, shape: shape, color: color, group: strings.TrimSpace(n.Group), existing: existing})
 	}
 	return out
 }
 
 // ref resolves a node reference of an edge: a plan node (by id or label), else a node on the
 // canvas (by id or label). It returns "" with a problem added when there is none.
-func (c *planChecker) ref(path, s string) string {
+func (c *checker) ref(path, s string) string {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		c.probs.add(path, "missing; give the id of a node")
+		c.probs.Add(path, "missing; give the id of a node")
 		return ""
 	}
 	if id, ok := c.refs[s]; ok {
@@ -253,21 +263,21 @@ func (c *planChecker) ref(path, s string) string {
 	if c.ix.nodes[s] != nil {
 		return s
 	}
-	if id, ok := c.refs["\x00"+planNorm(s)]; ok {
+	if id, ok := c.refs["\x00"+norm(s)]; ok {
 		return id
 	}
 	if id := c.ix.byLabel(s); id != "" {
 		return id
 	}
-	if id, ok := c.refs[c.planID(s)]; ok {
+	if id, ok := c.refs[c.idFor(s)]; ok {
 		return id
 	}
-	c.probs.add(path, "%q is not the id of a node; the nodes are %s", s, c.known())
+	c.probs.Add(path, "%q is not the id of a node; the nodes are %s", s, c.known())
 	return ""
 }
 
 // known lists the node ids a plan may refer to, for a message.
-func (c *planChecker) known() string {
+func (c *checker) known() string {
 	seen := map[string]bool{}
 	var all []string
 	for id := range c.ids {
@@ -283,11 +293,11 @@ func (c *planChecker) known() string {
 	if len(all) == 0 {
 		return "none (list the nodes in nodes)"
 	}
-	return strings.Join(planFirstN(all, 15), ", ")
+	return strings.Join(firstN(all, 15), ", ")
 }
 
-func (c *planChecker) edges(in []PlanEdge) []planEdge {
-	var out []planEdge
+func (c *checker) edges(in []Edge) []checkedEdge {
+	var out []checkedEdge
 	seen := map[[2]string]bool{}
 	for i, e := range in {
 		path := fmt.Sprintf("edges[%d]", i)
@@ -296,28 +306,28 @@ func (c *planChecker) edges(in []PlanEdge) []planEdge {
 		style := ""
 		if s := strings.TrimSpace(e.Style); s != "" {
 			var okStyle bool
-			if style, okStyle = planEnum(s, planStyles, planStyleAliases); !okStyle {
-				c.probs.add(path+".style", "%q is not a line style; use solid, dashed or dotted", s)
+			if style, okStyle = enumValue(s, styles, styleAliases); !okStyle {
+				c.probs.Add(path+".style", "%q is not a line style; use solid, dashed or dotted", s)
 			}
 		}
 		if from == "" || to == "" || !ok {
 			continue
 		}
 		if from == to {
-			c.probs.add(path, "goes from %q to itself; connect two different nodes", from)
+			c.probs.Add(path, "goes from %q to itself; connect two different nodes", from)
 			continue
 		}
 		if seen[[2]string{from, to}] {
 			continue // the same arrow twice: draw it once
 		}
 		seen[[2]string{from, to}] = true
-		out = append(out, planEdge{from: from, to: to, label: label, style: style})
+		out = append(out, checkedEdge{from: from, to: to, label: label, style: style})
 	}
 	return out
 }
 
-func (c *planChecker) groups(in []PlanGroup) []PlanGroup {
-	var out []PlanGroup
+func (c *checker) groups(in []Group) []Group {
+	var out []Group
 	seen := map[string]int{}
 	for i, g := range in {
 		path := fmt.Sprintf("groups[%d]", i)
@@ -325,29 +335,29 @@ func (c *planChecker) groups(in []PlanGroup) []PlanGroup {
 		if !ok {
 			continue
 		}
-		id := c.planID(g.ID)
+		id := c.idFor(g.ID)
 		if id == "" {
-			id = c.planID(title)
+			id = c.idFor(title)
 		}
 		if id == "" {
-			c.probs.add(path, "give the group an id and a title, e.g. {\"id\":\"backend\",\"title\":\"Backend\"}")
+			c.probs.Add(path, "give the group an id and a title, e.g. {\"id\":\"backend\",\"title\":\"Backend\"}")
 			continue
 		}
 		if j, dup := seen[id]; dup {
-			c.probs.add(path+".id", "%q is used twice (also groups[%d]); give each group its own id", id, j)
+			c.probs.Add(path+".id", "%q is used twice (also groups[%d]); give each group its own id", id, j)
 			continue
 		}
 		seen[id] = i
 		if title == "" {
 			title = strings.TrimSpace(g.ID)
 		}
-		out = append(out, PlanGroup{ID: id, Title: title})
+		out = append(out, Group{ID: id, Title: title})
 	}
 	return out
 }
 
 // removals splits Remove into nodes and edges ("a->b"), each of which must be on the canvas.
-func (c *planChecker) removals(in []string, nodes []planNode) ([]string, [][2]string) {
+func (c *checker) removals(in []string, nodes []checkedNode) ([]string, [][2]string) {
 	var ns []string
 	var es [][2]string
 	onCanvas := func(path, s string) string {
@@ -359,21 +369,21 @@ func (c *planChecker) removals(in []string, nodes []planNode) ([]string, [][2]st
 			return id
 		}
 		if len(c.ix.order) == 0 {
-			c.probs.add(path, "%q is not on the canvas, which has no nodes; leave remove empty", s)
+			c.probs.Add(path, "%q is not on the canvas, which has no nodes; leave remove empty", s)
 			return ""
 		}
-		c.probs.add(path, "%q is not a node on the canvas; the nodes are %s", s, strings.Join(planFirstN(c.ix.order, 15), ", "))
+		c.probs.Add(path, "%q is not a node on the canvas; the nodes are %s", s, strings.Join(firstN(c.ix.order, 15), ", "))
 		return ""
 	}
 	for i, r := range in {
 		path := fmt.Sprintf("remove[%d]", i)
-		if a, b, ok := planCutArrow(r); ok {
+		if a, b, ok := cutArrow(r); ok {
 			from, to := onCanvas(path, a), onCanvas(path, b)
 			if from == "" || to == "" {
 				continue
 			}
 			if _, ok := c.ix.edge(from, to); !ok {
-				c.probs.add(path, "there is no arrow between %q and %q on the canvas", from, to)
+				c.probs.Add(path, "there is no arrow between %q and %q on the canvas", from, to)
 				continue
 			}
 			es = append(es, [2]string{from, to})
@@ -385,7 +395,7 @@ func (c *planChecker) removals(in []string, nodes []planNode) ([]string, [][2]st
 		}
 		for _, n := range nodes {
 			if n.id == id {
-				c.probs.add(path, "%q is also listed in nodes; either keep it or remove it", id)
+				c.probs.Add(path, "%q is also listed in nodes; either keep it or remove it", id)
 				id = ""
 				break
 			}
@@ -397,8 +407,8 @@ func (c *planChecker) removals(in []string, nodes []planNode) ([]string, [][2]st
 	return ns, es
 }
 
-// planCutArrow splits an edge written as "a->b", "a -> b" or "a→b".
-func planCutArrow(s string) (string, string, bool) {
+// cutArrow splits an edge written as "a->b", "a -> b" or "a→b".
+func cutArrow(s string) (string, string, bool) {
 	for _, sep := range []string{"->", "→", "-->"} {
 		if a, b, ok := strings.Cut(s, sep); ok {
 			return strings.TrimSpace(a), strings.TrimSpace(strings.TrimPrefix(b, ">")), true
@@ -407,7 +417,7 @@ func planCutArrow(s string) (string, string, bool) {
 	return "", "", false
 }
 
-func planFirstN(s []string, n int) []string {
+func firstN(s []string, n int) []string {
 	if len(s) > n {
 		return append(append([]string(nil), s[:n]...), "…")
 	}
@@ -415,24 +425,24 @@ func planFirstN(s []string, n int) []string {
 }
 
 // actors are the participants of a sequence, in the order the plan lists them.
-func (c *planChecker) actors(in []PlanNode) []planNode {
-	var out []planNode
+func (c *checker) actors(in []Node) []checkedNode {
+	var out []checkedNode
 	for i, n := range in {
 		path := fmt.Sprintf("nodes[%d]", i)
 		label, ok := c.label(path+".label", n.Label)
 		if !ok {
 			continue
 		}
-		id := c.planID(n.ID)
+		id := c.idFor(n.ID)
 		if id == "" {
-			id = c.planID(label)
+			id = c.idFor(label)
 		}
 		if id == "" {
-			c.probs.add(path, "give the participant an id and a label, e.g. {\"id\":\"api\",\"label\":\"API\"}")
+			c.probs.Add(path, "give the participant an id and a label, e.g. {\"id\":\"api\",\"label\":\"API\"}")
 			continue
 		}
 		if j, dup := c.ids[id]; dup {
-			c.probs.add(path+".id", "%q is used twice (also nodes[%d]); give each participant its own id", id, j)
+			c.probs.Add(path+".id", "%q is used twice (also nodes[%d]); give each participant its own id", id, j)
 			continue
 		}
 		c.ids[id] = i
@@ -440,28 +450,28 @@ func (c *planChecker) actors(in []PlanNode) []planNode {
 		if label == "" {
 			label = strings.TrimSpace(n.ID)
 		}
-		if l := planNorm(label); l != "" {
+		if l := norm(label); l != "" {
 			c.refs["\x00"+l] = id
 		}
-		out = append(out, planNode{id: id, label: label})
+		out = append(out, checkedNode{id: id, label: label})
 	}
 	return out
 }
 
 // messages checks a sequence's messages; an actor they name that is not among the nodes is
 // added (create_sequence takes actors from the steps).
-func (c *planChecker) messages(in []PlanMessage) []PlanMessage {
-	var out []PlanMessage
+func (c *checker) messages(in []Message) []Message {
+	var out []Message
 	end := func(path, s string) string {
 		s = strings.TrimSpace(s)
 		if s == "" {
-			c.probs.add(path, "missing; give the participant's id")
+			c.probs.Add(path, "missing; give the participant's id")
 			return ""
 		}
 		if id, ok := c.refs[s]; ok {
 			return id
 		}
-		if id, ok := c.refs["\x00"+planNorm(s)]; ok {
+		if id, ok := c.refs["\x00"+norm(s)]; ok {
 			return id
 		}
 		return s
@@ -474,10 +484,10 @@ func (c *planChecker) messages(in []PlanMessage) []PlanMessage {
 			continue
 		}
 		if label == "" {
-			c.probs.add(path+".label", "empty; say what the message is, e.g. \"GET /orders\"")
+			c.probs.Add(path+".label", "empty; say what the message is, e.g. \"GET /orders\"")
 			continue
 		}
-		out = append(out, PlanMessage{From: from, To: to, Label: label, Reply: m.Reply})
+		out = append(out, Message{From: from, To: to, Label: label, Reply: m.Reply})
 	}
 	return out
 }

@@ -1,4 +1,19 @@
-package agent
+// Package textcall reads the tool calls a model wrote into its reply text instead of the
+// tool-call field, and what is left of the reply for a person to read. Its functions are pure and
+// fuzzed: model text is untrusted input.
+//
+// Small models often write their calls in whatever wrapper their chat template or fine-tune
+// taught them: Hermes/Qwen <tool_call> tags, Llama's <|python_tag|> and bare {"name",
+// "parameters"} objects, Mistral's [TOOL_CALLS], Phi's and Firefunction's functools[…], Granite's
+// <|tool_call|>, Functionary's and Qwen3-Coder's <function=NAME>, DeepSeek's and Kimi's tool
+// tokens, GLM's <arg_key> pairs, Llama 3.2's and LFM2's Python calls [name(k="v")], JSON-RPC
+// objects, {"tool_calls": […]} envelopes, code fences of every language, with prose around them.
+// Parse recovers every call in the text, in order, and returns what is left for a person to read.
+//
+// It does not guess: a JSON value counts as a call only when it names a tool and carries
+// arguments (or names a tool of the toolbox, or sits inside a call wrapper), and a Python-style
+// call only for a tool of the toolbox. Text that merely sits in call tags stays text.
+package textcall
 
 import (
 	"encoding/json"
@@ -9,41 +24,37 @@ import (
 	"strings"
 )
 
-// Small models often write their tool calls into the reply text instead of the tool-call field,
-// in whatever wrapper their chat template or fine-tune taught them: Hermes/Qwen <tool_call> tags,
-// Llama's <|python_tag|> and bare {"name", "parameters"} objects, Mistral's [TOOL_CALLS], Phi's
-// and Firefunction's functools[…], Granite's <|tool_call|>, Functionary's and Qwen3-Coder's
-// <function=NAME>, DeepSeek's and Kimi's tool tokens, GLM's <arg_key> pairs, Llama 3.2's and
-// LFM2's Python calls [name(k="v")], JSON-RPC objects, {"tool_calls": […]} envelopes, code fences
-// of every language, with prose around them. parseTextCalls recovers every call in the text, in
-// order, and returns what is left for a person to read.
-//
-// It does not guess: a JSON value counts as a call only when it names a tool and carries
-// arguments (or names a tool of the toolbox, or sits inside a call wrapper), and a Python-style
-// call only for a tool of the toolbox. Text that merely sits in call tags stays text.
+// Call is one tool call read from text.
+type Call struct {
+	Name string
+	// Args is the JSON object of arguments. When what the model wrote is not one, Args is nil
+	// and ArgsErr says what was wrong, for the model to read.
+	Args    json.RawMessage
+	ArgsErr string
+}
 
 // span is a byte range of the content taken by a recovered call.
 type span struct{ start, end int }
 
-// textCall is a call and where it was written.
-type textCall struct {
-	call ToolCall
+// foundCall is a call and where it was written.
+type foundCall struct {
+	call Call
 	at   span
 }
 
 type callReader struct {
 	s     string
-	known toolTypes
+	known Types
 	taken []span
-	found []textCall
+	found []foundCall
 	// wrapped: the text carries a call wrapper, so a JSON object that only names a tool is a call.
 	wrapped bool
 }
 
-// parseTextCalls returns the tool calls written in content (known: the toolbox's tool names) and
-// the content without them, without call wrappers and without control tokens.
-func parseTextCalls(content string, known toolTypes) (calls []ToolCall, rest string) {
-	content = stripThinking(content)
+// Parse returns the tool calls written in content (known: the toolbox's tools) and the
+// content without them, without call wrappers and without control tokens.
+func Parse(content string, known Types) (calls []Call, rest string) {
+	content = StripThinking(content)
 	r := &callReader{s: content, known: known, wrapped: callWrapper.MatchString(content)}
 	r.deepSeek()
 	r.kimi()
@@ -59,7 +70,7 @@ func parseTextCalls(content string, known toolTypes) (calls []ToolCall, rest str
 	for _, f := range r.found {
 		calls = append(calls, f.call)
 	}
-	return calls, visibleText(r.rest())
+	return calls, Visible(r.rest())
 }
 
 // callWrapper matches the tags and markers that announce a call.
@@ -83,10 +94,10 @@ func (r *callReader) overlaps(a span) bool {
 	return false
 }
 
-func (r *callReader) take(at span, calls ...ToolCall) {
+func (r *callReader) take(at span, calls ...Call) {
 	r.taken = append(r.taken, at)
 	for _, c := range calls {
-		r.found = append(r.found, textCall{call: c, at: at})
+		r.found = append(r.found, foundCall{call: c, at: at})
 	}
 }
 
@@ -159,7 +170,7 @@ func (r *callReader) brokenTagged() {
 		if name == nil {
 			continue
 		}
-		r.take(at, ToolCall{Name: name[1], ArgsErr: "the tool call is not valid JSON: " + err.Error()})
+		r.take(at, Call{Name: name[1], ArgsErr: "the tool call is not valid JSON: " + err.Error()})
 	}
 }
 
@@ -176,13 +187,13 @@ var (
 )
 
 // callsFrom reads a decoded value as one call or a list of calls.
-func (r *callReader) callsFrom(v any) ([]ToolCall, bool) {
+func (r *callReader) callsFrom(v any) ([]Call, bool) {
 	switch t := v.(type) {
 	case []any:
 		if len(t) == 0 {
 			return nil, false
 		}
-		var out []ToolCall
+		var out []Call
 		for _, it := range t {
 			cs, ok := r.callsFrom(it)
 			if !ok {
@@ -197,7 +208,7 @@ func (r *callReader) callsFrom(v any) ([]ToolCall, bool) {
 	return nil, false
 }
 
-func (r *callReader) callFromObject(obj map[string]any) ([]ToolCall, bool) {
+func (r *callReader) callFromObject(obj map[string]any) ([]Call, bool) {
 	for _, k := range envKeys {
 		if inner, ok := obj[k]; ok {
 			if cs, ok := r.callsFrom(inner); ok {
@@ -212,7 +223,7 @@ func (r *callReader) callFromObject(obj map[string]any) ([]ToolCall, bool) {
 	}
 	if m, ok := obj["method"].(string); ok { // JSON-RPC
 		if p, has := obj["params"]; has || obj["jsonrpc"] != nil {
-			return []ToolCall{r.callWithArgs(m, p)}, true
+			return []Call{r.callWithArgs(m, p)}, true
 		}
 	}
 	name, nameKey := "", ""
@@ -227,7 +238,7 @@ func (r *callReader) callFromObject(obj map[string]any) ([]ToolCall, bool) {
 		if len(obj) == 1 {
 			for k, v := range obj {
 				if _, isObj := v.(map[string]any); isObj && r.known.has(toolName(k)) {
-					return []ToolCall{r.callWithArgs(toolName(k), v)}, true
+					return []Call{r.callWithArgs(toolName(k), v)}, true
 				}
 			}
 		}
@@ -235,7 +246,7 @@ func (r *callReader) callFromObject(obj map[string]any) ([]ToolCall, bool) {
 	}
 	for _, k := range argKeys {
 		if a, ok := obj[k]; ok {
-			return []ToolCall{r.callWithArgs(name, a)}, true
+			return []Call{r.callWithArgs(name, a)}, true
 		}
 	}
 	if !r.known.has(name) && !r.wrapped {
@@ -250,11 +261,11 @@ func (r *callReader) callFromObject(obj map[string]any) ([]ToolCall, bool) {
 			args[k] = v
 		}
 	}
-	return []ToolCall{r.callWithArgs(name, args)}, true
+	return []Call{r.callWithArgs(name, args)}, true
 }
 
-func (r *callReader) callWithArgs(name string, args any) ToolCall {
-	c := ToolCall{Name: name}
+func (r *callReader) callWithArgs(name string, args any) Call {
+	c := Call{Name: name}
 	c.Args, c.ArgsErr = argsJSON(args)
 	return c
 }

@@ -1,16 +1,14 @@
-package agent
+package ollama
 
 import (
 	"context"
 	"encoding/json"
 )
 
-var _ Formatter = (*Ollama)(nil)
-
 // ChatFormat sends one request without tools whose answer Ollama constrains to the JSON schema
 // format (structured outputs); a nil format asks for a free answer. Some thinking models ignore
 // the format when thinking is off, so the caller must still check what comes back.
-func (o *Ollama) ChatFormat(ctx context.Context, msgs []Message, format json.RawMessage) (Reply, error) {
+func (o *Client) ChatFormat(ctx context.Context, msgs []Message, format json.RawMessage) (Reply, error) {
 	req, err := o.request(msgs, nil)
 	if err != nil {
 		return Reply{}, err

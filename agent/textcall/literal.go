@@ -1,4 +1,4 @@
-package agent
+package textcall
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package agent
+package plan
 
 import (
 	"fmt"
@@ -12,11 +12,11 @@ import (
 
 // TestIndexScene reads get_scene's text as the tools write it (their golden file).
 func TestIndexScene(t *testing.T) {
-	b, err := os.ReadFile("../tools/testdata/groups-frame.scene.golden")
+	b, err := os.ReadFile("../../tools/testdata/groups-frame.scene.golden")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix := indexScene(string(b))
+	ix := IndexScene(string(b))
 	if got, want := ix.order, []string{"web", "mob", "api", "db", "cache"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("nodes %v, want %v", got, want)
 	}
@@ -60,7 +60,7 @@ func TestIndexSceneFromTools(t *testing.T) {
 	mustCall("create_graph", `{"nodes":[{"id":"a","label":"A \"quoted\"","group":"g"},{"id":"b","label":"B","group":"g"}],
 		"edges":[{"from":"a","to":"b","label":"x","style":"dashed"}],"groups":[{"id":"g","title":"Team","style":"box"}]}`)
 	text := set.Call(t.Context(), "get_scene", []byte("{}")).Text
-	ix := indexScene(text)
+	ix := IndexScene(text)
 	if got := ix.order; !reflect.DeepEqual(got, []string{"a", "b"}) {
 		t.Fatalf("nodes %v in\n%s", got, text)
 	}
@@ -71,7 +71,7 @@ func TestIndexSceneFromTools(t *testing.T) {
 		t.Errorf("edge %+v\n%s", e, text)
 	}
 	mustCall("create_sequence", `{"messages":[{"from":"u","to":"s","label":"hi"}]}`)
-	ix = indexScene(set.Call(t.Context(), "get_scene", []byte("{}")).Text)
+	ix = IndexScene(set.Call(t.Context(), "get_scene", []byte("{}")).Text)
 	if !ix.sequence || len(ix.order) != 2 {
 		t.Errorf("after a sequence: sequence %v, nodes %v", ix.sequence, ix.order)
 	}
@@ -81,25 +81,24 @@ func TestIndexSceneFromTools(t *testing.T) {
 // model's own: a word outside the palette ("magenta"), a shade of an alias ("light grey"), hex
 // and the other spellings, and a word one path refuses the other refuses too.
 func TestColorWordsBothPaths(t *testing.T) {
-	empty := indexScene(tools.New(scene.New(), tools.Limits{}).Call(t.Context(), "get_scene", []byte("{}")).Text)
+	empty := IndexScene(tools.New(scene.New(), tools.Limits{}).Call(t.Context(), "get_scene", []byte("{}")).Text)
 	bgOf := func(t *testing.T, set *tools.Set) string {
 		t.Helper()
-		ix := indexScene(set.Call(t.Context(), "get_scene", []byte("{}")).Text)
+		ix := IndexScene(set.Call(t.Context(), "get_scene", []byte("{}")).Text)
 		if ix.nodes["a"] == nil {
 			t.Fatalf("no node a on the canvas")
 		}
 		return ix.nodes["a"].bg
 	}
 	viaPlan := func(t *testing.T, word string) (string, bool) {
-		var probs planProblems
-		cp := checkPlan(Plan{Nodes: []PlanNode{{ID: "a", Label: "A", Color: word}}}, empty, tools.Limits{}, &probs)
+		cp, probs := Check(Plan{Nodes: []Node{{ID: "a", Label: "A", Color: word}}}, empty, tools.Limits{})
 		if len(probs) > 0 {
 			return probs.Error(), false
 		}
 		set := tools.New(scene.New(), tools.Limits{})
-		for _, c := range expandPlan(cp, empty) {
-			if r := set.Call(t.Context(), c.name, c.args); r.IsError {
-				t.Fatalf("%s %s: %s", c.name, c.args, r.Text)
+		for _, c := range Expand(cp, empty) {
+			if r := set.Call(t.Context(), c.Name, c.Args); r.IsError {
+				t.Fatalf("%s %s: %s", c.Name, c.Args, r.Text)
 			}
 		}
 		return bgOf(t, set), true
@@ -151,7 +150,7 @@ func TestColorWordsBothPaths(t *testing.T) {
 
 // The plan schema's colour enum offers only names the tools read back unchanged.
 func TestPlanColorsAreToolColors(t *testing.T) {
-	for _, c := range planColors {
+	for _, c := range colors {
 		if got, err := tools.NormalizeColor(c); err != nil || got != c {
 			t.Errorf("tools.NormalizeColor(%q) = %q, %v; want it unchanged", c, got, err)
 		}
@@ -161,7 +160,7 @@ func TestPlanColorsAreToolColors(t *testing.T) {
 // TestPlanPromptSize prints what the plan protocol sends besides the request; the schema and
 // prompt are kept short for small models.
 func TestPlanPromptSize(t *testing.T) {
-	sys, schema := len(PlanPrompt()), len(PlanSchema())
+	sys, schema := len(Prompt()), len(Schema())
 	t.Logf("plan prompt %d bytes, schema %d bytes", sys, schema)
 	if sys+schema > 4096 {
 		t.Errorf("plan prompt and schema take %d bytes; keep them under 4 KB", sys+schema)

@@ -1,4 +1,4 @@
-package agent
+package textcall
 
 import (
 	"encoding/json"
@@ -113,13 +113,16 @@ func (r *callReader) functionEq() {
 	}
 }
 
-// toolTypes maps each tool of the toolbox to the JSON Schema types of its parameters.
-type toolTypes map[string]map[string]string
+// Types maps each tool of the toolbox to the JSON Schema types of its parameters: a call is
+// read only for a tool it names where the text alone would be a guess, and an argument written
+// between tags is read as its parameter's type.
+type Types map[string]map[string]string
 
-func (t toolTypes) has(name string) bool { return t[name] != nil }
+func (t Types) has(name string) bool { return t[name] != nil }
 
-func typesOf(specs []tools.Spec) toolTypes {
-	out := make(toolTypes, len(specs))
+// TypesOf reads the parameters' types from the tools' schemas.
+func TypesOf(specs []tools.Spec) Types {
+	out := make(Types, len(specs))
 	for _, s := range specs {
 		var schema struct {
 			Properties map[string]struct {
@@ -141,7 +144,7 @@ func typesOf(specs []tools.Spec) toolTypes {
 // value reads an argument written between XML-style tags as its parameter's type says: numbers
 // and booleans for such parameters, a list or object when the text is one in JSON, else the text
 // without the newlines around it (as Ollama's own parsers do; the tools read "160" as 160 anyway).
-func (t toolTypes) value(tool, param, s string) any {
+func (t Types) value(tool, param, s string) any {
 	text := strings.TrimSuffix(strings.TrimPrefix(s, "\n"), "\n")
 	trim := strings.TrimSpace(text)
 	switch t[tool][param] {
@@ -181,7 +184,7 @@ func (r *callReader) mistral() {
 			argsAt := i + m[1]
 			v, n, err := readLiteral(r.s[argsAt:])
 			end := argsAt + n
-			c := ToolCall{Name: toolName(name)}
+			c := Call{Name: toolName(name)}
 			if err != nil {
 				c.ArgsErr, end = "the arguments after [ARGS] are not valid JSON: "+err.Error(), len(r.s)
 			} else {
@@ -280,7 +283,7 @@ func (r *callReader) python() {
 		if r.overlaps(at) {
 			continue
 		}
-		c := ToolCall{Name: name}
+		c := Call{Name: name}
 		if errText != "" {
 			c.ArgsErr = errText
 		} else {

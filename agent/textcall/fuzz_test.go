@@ -1,4 +1,4 @@
-package agent
+package textcall
 
 import (
 	"encoding/json"
@@ -11,11 +11,11 @@ import (
 	"github.com/excalibot/excalibot/internal/fuzzbound"
 )
 
-// FuzzParseTextCalls feeds model text to the call reader: it must never panic or hang, every
+// FuzzParse feeds model text to the call reader: it must never panic or hang, every
 // call it returns has a name and either a JSON object of arguments or an error, and what it
 // leaves for people is never longer than the text. The seeds are the real outputs.
-func FuzzParseTextCalls(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "realoutputs", "*.json"))
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "realoutputs", "*.json"))
 	for _, file := range files {
 		b, err := os.ReadFile(file)
 		if err != nil {
@@ -30,12 +30,12 @@ func FuzzParseTextCalls(f *testing.F) {
 	}
 	f.Add(strings.Repeat("{", 2000))
 	f.Add(strings.Repeat(`{"a":[`, 100))
-	known := toolTypes{"create_graph": {"nodes": "array"}, "done": {"summary": "string"}}
+	known := Types{"create_graph": {"nodes": "array"}, "done": {"summary": "string"}}
 	f.Fuzz(func(t *testing.T, s string) {
-		var calls []ToolCall
+		var calls []Call
 		var rest string
 		_ = fuzzbound.Within(5*time.Second, "parse text calls", func() error {
-			calls, rest = parseTextCalls(s, known)
+			calls, rest = Parse(s, known)
 			return nil
 		})
 		for _, c := range calls {

@@ -1,4 +1,4 @@
-package agent
+package ollama
 
 import (
 	"context"
@@ -13,7 +13,33 @@ import (
 	"github.com/ollama/ollama/api"
 )
 
-var _ Describer = (*Ollama)(nil)
+// ModelInfo is what the server says of a model before the first request: what it can do and how
+// much context it takes. Ollama reports it through /api/show.
+type ModelInfo struct {
+	Name string
+	// Capabilities as the server names them: "completion", "tools", "thinking", "vision",
+	// "insert", "embedding". Empty when the server is too old to report them.
+	Capabilities []string
+	// ContextLength is the model's trained context window in tokens (0 when unknown).
+	ContextLength int
+	Family        string // e.g. "qwen3", "gemma3"
+	ParameterSize string // e.g. "8.2B"
+	Quantization  string // e.g. "Q4_K_M"
+}
+
+// Capability names reported by Ollama.
+const (
+	CapCompletion = "completion"
+	CapTools      = "tools"
+	CapThinking   = "thinking"
+	CapVision     = "vision"
+)
+
+// Has reports whether the model has capability c.
+func (m ModelInfo) Has(c string) bool { return slices.Contains(m.Capabilities, c) }
+
+// Known reports whether the server reported capabilities at all.
+func (m ModelInfo) Known() bool { return len(m.Capabilities) > 0 }
 
 // describeCache holds the first successful answer of /api/show: what a model can do does not
 // change while it stays pulled, and a run asks before each request it plans.
@@ -26,7 +52,7 @@ type describeCache struct {
 // is kept, so later calls cost nothing; a failure is not kept. Its errors are actionable like
 // Chat's: ErrUnreachable when the server does not answer, ErrModelNotFound when the model is not
 // pulled. A server too old to report capabilities gives a ModelInfo whose Known is false.
-func (o *Ollama) Describe(ctx context.Context) (ModelInfo, error) {
+func (o *Client) Describe(ctx context.Context) (ModelInfo, error) {
 	o.describe.mu.Lock()
 	cached := o.describe.info
 	o.describe.mu.Unlock()
@@ -47,7 +73,7 @@ func (o *Ollama) Describe(ctx context.Context) (ModelInfo, error) {
 }
 
 // Version is the server's version (GET /api/version), with Describe's errors.
-func (o *Ollama) Version(ctx context.Context) (string, error) {
+func (o *Client) Version(ctx context.Context) (string, error) {
 	v, err := o.client.Version(ctx)
 	if err != nil {
 		return "", o.explainShow(ctx, err)
@@ -56,7 +82,7 @@ func (o *Ollama) Version(ctx context.Context) (string, error) {
 }
 
 // NumCtx is the context window sent with every request.
-func (o *Ollama) NumCtx() int { return o.cfg.NumCtx }
+func (o *Client) NumCtx() int { return o.cfg.NumCtx }
 
 func infoFrom(name string, r *api.ShowResponse) ModelInfo {
 	info := ModelInfo{Name: name, Family: r.Details.Family, ParameterSize: r.Details.ParameterSize,
@@ -95,7 +121,7 @@ func toInt(v any) int {
 
 // explainShow is explain for the routes that are not a chat: the same sentences for a server
 // that does not answer or a model not pulled, and the step named otherwise.
-func (o *Ollama) explainShow(ctx context.Context, err error) error {
+func (o *Client) explainShow(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return &actionable{kind: ErrUnreachable, msg: fmt.Sprintf(
@@ -115,17 +141,12 @@ func (o *Ollama) explainShow(ctx context.Context, err error) error {
 	return fmt.Errorf("ollama show: %w", err)
 }
 
-var (
-	_ ModelSwitcher = (*Ollama)(nil)
-	_ ModelLister   = (*Ollama)(nil)
-)
-
 // ForModel is a client for another model of the same server, with the same settings and HTTP
 // client; what Describe learns is kept per model.
-func (o *Ollama) ForModel(name string) Model {
+func (o *Client) ForModel(name string) *Client {
 	cfg := o.cfg
 	cfg.Model = name
-	return &Ollama{cfg: cfg, base: o.base, client: o.client, log: o.log.With("model", name)}
+	return &Client{cfg: cfg, base: o.base, client: o.client, log: o.log.With("model", name)}
 }
 
 // maxListed bounds the models ModelsWith asks /api/show about: a server with more is listed
@@ -134,7 +155,7 @@ const maxListed = 32
 
 // ModelsWith names the models pulled into the server (GET /api/tags) whose /api/show reports
 // capability, in the server's order. A model that cannot be described is left out.
-func (o *Ollama) ModelsWith(ctx context.Context, capability string) ([]string, error) {
+func (o *Client) ModelsWith(ctx context.Context, capability string) ([]string, error) {
 	list, err := o.client.List(ctx)
 	if err != nil {
 		return nil, o.explainShow(ctx, err)

@@ -1,13 +1,13 @@
-package agent
+package plan
 
 import (
 	"strconv"
 	"strings"
 )
 
-// sceneIndex is what a plan is checked against: the graph on the canvas as get_scene shows it
+// Index is what a plan is checked against: the graph on the canvas as get_scene shows it
 // (the same text the model read), so ids, labels and colour names compare as the model saw them.
-type sceneIndex struct {
+type Index struct {
 	nodes    map[string]*sceneNode
 	order    []string          // node ids in scene order
 	groups   map[string]string // group (frame or box) id → title
@@ -15,6 +15,9 @@ type sceneIndex struct {
 	sequence bool // a sequence diagram is drawn (its parts are in "seq-" groups)
 	content  bool // anything at all is on the canvas
 }
+
+// Empty reports whether nothing at all is on the canvas.
+func (ix *Index) Empty() bool { return !ix.content }
 
 type sceneNode struct {
 	id, typ, label, bg, group string
@@ -26,14 +29,14 @@ type sceneEdge struct {
 
 // Prefixes of the groups the graph tools keep for themselves: a sequence's parts and group boxes.
 const (
-	planSeqPrefix = "seq-"
-	planBoxPrefix = "grp-"
+	seqPrefix = "seq-"
+	boxPrefix = "grp-"
 )
 
-// indexScene reads get_scene's text: element lines "id type x,y wxh "label" key=value…" and,
+// IndexScene reads get_scene's text: element lines "id type x,y wxh "label" key=value…" and,
 // after "connections:", arrow lines "from -> to "label" (id) key=value…".
-func indexScene(text string) *sceneIndex {
-	ix := &sceneIndex{nodes: map[string]*sceneNode{}, groups: map[string]string{}}
+func IndexScene(text string) *Index {
+	ix := &Index{nodes: map[string]*sceneNode{}, groups: map[string]string{}}
 	section := ""
 	for _, line := range strings.Split(text, "\n") {
 		switch {
@@ -45,7 +48,7 @@ func indexScene(text string) *sceneIndex {
 		case line == "" || strings.HasPrefix(line, "- ") || strings.HasPrefix(line, "truncated:") || strings.HasPrefix(line, "To see them"):
 			continue
 		}
-		toks := planTokens(line)
+		toks := tokens(line)
 		if len(toks) < 3 {
 			continue
 		}
@@ -60,8 +63,8 @@ func indexScene(text string) *sceneIndex {
 	return ix
 }
 
-func (ix *sceneIndex) element(toks []string) {
-	id, typ := planUnquote(toks[0]), toks[1]
+func (ix *Index) element(toks []string) {
+	id, typ := unquote(toks[0]), toks[1]
 	label, attrs := "", map[string]string{}
 	for _, t := range toks[2:] {
 		switch {
@@ -77,11 +80,11 @@ func (ix *sceneIndex) element(toks []string) {
 	groups := strings.Split(attrs["group"], "+")
 	box := ""
 	for _, g := range groups {
-		if strings.HasPrefix(g, planSeqPrefix) {
+		if strings.HasPrefix(g, seqPrefix) {
 			ix.sequence = true
 			return
 		}
-		if b, ok := strings.CutPrefix(g, planBoxPrefix); ok {
+		if b, ok := strings.CutPrefix(g, boxPrefix); ok {
 			switch {
 			case b == id: // the box itself; its title is a text beside it
 				if _, ok := ix.groups[id]; !ok {
@@ -113,8 +116,8 @@ func (ix *sceneIndex) element(toks []string) {
 	ix.order = append(ix.order, id)
 }
 
-func (ix *sceneIndex) connection(toks []string) {
-	from, to := planUnquote(toks[0]), planUnquote(toks[2])
+func (ix *Index) connection(toks []string) {
+	from, to := unquote(toks[0]), unquote(toks[2])
 	e := sceneEdge{from: from, to: to, style: "solid"}
 	for _, t := range toks[3:] {
 		switch {
@@ -132,7 +135,7 @@ func (ix *sceneIndex) connection(toks []string) {
 }
 
 // edge finds the arrow between two nodes, either way round.
-func (ix *sceneIndex) edge(a, b string) (sceneEdge, bool) {
+func (ix *Index) edge(a, b string) (sceneEdge, bool) {
 	for _, e := range ix.edges {
 		if e.from == a && e.to == b || e.from == b && e.to == a {
 			return e, true
@@ -142,13 +145,13 @@ func (ix *sceneIndex) edge(a, b string) (sceneEdge, bool) {
 }
 
 // byLabel returns the node whose label is s (ignoring case and spacing) when exactly one has it.
-func (ix *sceneIndex) byLabel(s string) string {
-	want, found := planNorm(s), ""
+func (ix *Index) byLabel(s string) string {
+	want, found := norm(s), ""
 	if want == "" {
 		return ""
 	}
 	for _, id := range ix.order {
-		if planNorm(ix.nodes[id].label) == want {
+		if norm(ix.nodes[id].label) == want {
 			if found != "" {
 				return ""
 			}
@@ -159,20 +162,20 @@ func (ix *sceneIndex) byLabel(s string) string {
 }
 
 // group finds a group by id or title.
-func (ix *sceneIndex) group(s string) string {
+func (ix *Index) group(s string) string {
 	if _, ok := ix.groups[s]; ok {
 		return s
 	}
 	for id, t := range ix.groups {
-		if t != "" && planNorm(t) == planNorm(s) {
+		if t != "" && norm(t) == norm(s) {
 			return id
 		}
 	}
 	return ""
 }
 
-// planUnquote reads an id get_scene quoted because it holds odd characters.
-func planUnquote(t string) string {
+// unquote reads an id get_scene quoted because it holds odd characters.
+func unquote(t string) string {
 	if strings.HasPrefix(t, `"`) {
 		if s, err := strconv.Unquote(t); err == nil {
 			return s
@@ -181,11 +184,11 @@ func planUnquote(t string) string {
 	return t
 }
 
-func planNorm(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
+func norm(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
 
-// planTokens splits a get_scene line on spaces, keeping Go-quoted strings (labels, odd ids, the
+// tokens splits a get_scene line on spaces, keeping Go-quoted strings (labels, odd ids, the
 // value of key="…") whole and quoted.
-func planTokens(line string) []string {
+func tokens(line string) []string {
 	var out []string
 	for i := 0; i < len(line); {
 		if line[i] == ' ' {

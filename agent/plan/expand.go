@@ -1,4 +1,4 @@
-package agent
+package plan
 
 import (
 	"encoding/json"
@@ -7,32 +7,32 @@ import (
 	"github.com/excalibot/excalibot/tools"
 )
 
-// planCall is one tool call an expansion makes.
-type planCall struct {
-	name string
-	args json.RawMessage
+// Call is one tool call a plan is drawn with.
+type Call struct {
+	Name string
+	Args json.RawMessage
 }
 
-func planCallOf(name string, args any) planCall {
+func callOf(name string, args any) Call {
 	b, err := json.Marshal(args)
 	if err != nil { // maps of strings and slices always marshal
 		panic("plan: marshal " + name + ": " + err.Error())
 	}
-	return planCall{name, b}
+	return Call{Name: name, Args: b}
 }
 
-// expandPlan turns a checked plan into graph tool calls. A plan that touches nothing on the
+// Expand turns a checked plan into graph tool calls. A plan that touches nothing on the
 // canvas is a new diagram: create_graph (or create_sequence), which places it beside whatever is
 // there. Otherwise it is a follow-up: remove_from_graph, update_graph and add_to_graph, each only
 // for what the plan changes, so a node a person moved stays where they put it and nothing the
 // request did not touch is redrawn.
-func expandPlan(p checkedPlan, ix *sceneIndex) []planCall {
+func Expand(p Checked, ix *Index) []Call {
 	if p.kind == "sequence" {
-		var calls []planCall
+		var calls []Call
 		if ix.sequence && len(ix.order) == 0 {
 			// A sequence is one ordered picture: the plan gives all its messages, drawn afresh.
 			// clear_canvas keeps a snapshot of what it removed.
-			calls = append(calls, planCall{tools.ClearCanvas, json.RawMessage("{}")})
+			calls = append(calls, Call{Name: tools.ClearCanvas, Args: json.RawMessage("{}")})
 		}
 		return append(calls, sequenceCall(p))
 	}
@@ -44,12 +44,12 @@ func expandPlan(p checkedPlan, ix *sceneIndex) []planCall {
 		followUp = followUp || ix.nodes[e.from] != nil || ix.nodes[e.to] != nil
 	}
 	if !followUp {
-		return []planCall{createCall(p)}
+		return []Call{createCall(p)}
 	}
 	return editCalls(p, ix)
 }
 
-func graphDirection(p checkedPlan) string {
+func graphDirection(p Checked) string {
 	switch {
 	case p.kind == "mindmap":
 		return "mindmap"
@@ -62,7 +62,7 @@ func graphDirection(p checkedPlan) string {
 }
 
 // groupRef is the name a node's group is given by: a declared group's id, else as written.
-func groupRef(p checkedPlan, g string) string {
+func groupRef(p Checked, g string) string {
 	if pg, ok := declaredGroup(p, g); ok {
 		return pg.ID
 	}
@@ -70,16 +70,16 @@ func groupRef(p checkedPlan, g string) string {
 }
 
 // declaredGroup is the plan's group that g names, by id or title.
-func declaredGroup(p checkedPlan, g string) (PlanGroup, bool) {
+func declaredGroup(p Checked, g string) (Group, bool) {
 	for _, pg := range p.groups {
-		if pg.ID == g || planNorm(pg.Title) == planNorm(g) {
+		if pg.ID == g || norm(pg.Title) == norm(g) {
 			return pg, true
 		}
 	}
-	return PlanGroup{}, false
+	return Group{}, false
 }
 
-func nodeArgs(n planNode, group string) map[string]any {
+func nodeArgs(n checkedNode, group string) map[string]any {
 	m := map[string]any{"id": n.id, "label": n.label}
 	if n.shape != "" {
 		m["shape"] = n.shape
@@ -93,7 +93,7 @@ func nodeArgs(n planNode, group string) map[string]any {
 	return m
 }
 
-func edgeArgs(e planEdge) map[string]any {
+func edgeArgs(e checkedEdge) map[string]any {
 	m := map[string]any{"from": e.from, "to": e.to}
 	if e.label != "" {
 		m["label"] = e.label
@@ -104,7 +104,7 @@ func edgeArgs(e planEdge) map[string]any {
 	return m
 }
 
-func createCall(p checkedPlan) planCall {
+func createCall(p Checked) Call {
 	nodes := make([]map[string]any, 0, len(p.nodes))
 	used := map[string]bool{}
 	for _, n := range p.nodes {
@@ -129,10 +129,10 @@ func createCall(p checkedPlan) planCall {
 	if len(groups) > 0 {
 		args["groups"] = groups
 	}
-	return planCallOf(tools.CreateGraph, args)
+	return callOf(tools.CreateGraph, args)
 }
 
-func sequenceCall(p checkedPlan) planCall {
+func sequenceCall(p Checked) Call {
 	args := map[string]any{}
 	if len(p.nodes) > 0 {
 		actors := make([]map[string]any, 0, len(p.nodes))
@@ -150,13 +150,13 @@ func sequenceCall(p checkedPlan) planCall {
 		msgs = append(msgs, mm)
 	}
 	args["messages"] = msgs
-	return planCallOf(tools.CreateSequence, args)
+	return callOf(tools.CreateSequence, args)
 }
 
 // editCalls are the calls of a follow-up, in the order that keeps references valid: removals
 // first, then changes to what is there, then additions (which may connect to changed nodes).
-func editCalls(p checkedPlan, ix *sceneIndex) []planCall {
-	var calls []planCall
+func editCalls(p Checked, ix *Index) []Call {
+	var calls []Call
 	if len(p.removeNodes)+len(p.removeEdges) > 0 {
 		args := map[string]any{}
 		if len(p.removeNodes) > 0 {
@@ -169,7 +169,7 @@ func editCalls(p checkedPlan, ix *sceneIndex) []planCall {
 			}
 			args["edges"] = es
 		}
-		calls = append(calls, planCallOf(tools.RemoveFromGraph, args))
+		calls = append(calls, callOf(tools.RemoveFromGraph, args))
 	}
 	var upNodes, upEdges, addNodes, addEdges []map[string]any
 	for _, n := range p.nodes {
@@ -206,7 +206,7 @@ func editCalls(p checkedPlan, ix *sceneIndex) []planCall {
 		if len(upEdges) > 0 {
 			args["edges"] = upEdges
 		}
-		calls = append(calls, planCallOf(tools.UpdateGraph, args))
+		calls = append(calls, callOf(tools.UpdateGraph, args))
 	}
 	if len(addNodes)+len(addEdges) > 0 {
 		args := map[string]any{}
@@ -216,13 +216,13 @@ func editCalls(p checkedPlan, ix *sceneIndex) []planCall {
 		if len(addEdges) > 0 {
 			args["edges"] = addEdges
 		}
-		calls = append(calls, planCallOf(tools.AddToGraph, args))
+		calls = append(calls, callOf(tools.AddToGraph, args))
 	}
 	return calls
 }
 
 // nodeUpdate is the update_graph item for the fields of n that differ from the canvas.
-func nodeUpdate(p checkedPlan, ix *sceneIndex, n planNode) map[string]any {
+func nodeUpdate(p Checked, ix *Index, n checkedNode) map[string]any {
 	old := ix.nodes[n.id]
 	u := map[string]any{"node": n.id}
 	if n.label != "" && n.label != old.label {
@@ -245,7 +245,7 @@ func nodeUpdate(p checkedPlan, ix *sceneIndex, n planNode) map[string]any {
 
 // followUpGroup names a group for add_to_graph or update_graph: a group on the canvas by its id,
 // else the plan group's title, which the tools use as the title of the frame they create.
-func followUpGroup(p checkedPlan, ix *sceneIndex, g string) string {
+func followUpGroup(p Checked, ix *Index, g string) string {
 	if g == "" {
 		return ""
 	}

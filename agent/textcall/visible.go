@@ -1,4 +1,4 @@
-package agent
+package textcall
 
 import (
 	"regexp"
@@ -8,7 +8,7 @@ import (
 // What a model writes besides its calls is shown to people (the run's summary). Chat templates
 // leak their control tokens into it (<|im_end|>, <|eot_id|>, <end_of_turn>, [TOOL_CALLS], DeepSeek's
 // full-width markers, Granite's <no_tool_call>), and a call taken out of its wrapper leaves the
-// wrapper behind. visibleText removes all of that and keeps the words.
+// wrapper behind. Visible removes all of that and keeps the words.
 
 var (
 	thinkBlock = regexp.MustCompile(`(?s)<(?:think|thinking|reasoning)>.*?(?:</(?:think|thinking|reasoning)>|$)|\[THINK\].*?(?:\[/THINK\]|$)`)
@@ -27,8 +27,8 @@ var (
 	emptyElement = regexp.MustCompile(`<([A-Za-z_][\w\-]*)>\s*</([A-Za-z_][\w\-]*)>`)
 )
 
-// stripThinking drops thinking blocks that some models write into content even with think off.
-func stripThinking(s string) string {
+// StripThinking drops thinking blocks that some models write into content even with think off.
+func StripThinking(s string) string {
 	if !strings.Contains(s, "think") && !strings.Contains(s, "THINK]") && !strings.Contains(s, "reasoning>") {
 		return s
 	}
@@ -37,10 +37,10 @@ func stripThinking(s string) string {
 	return strings.TrimSpace(s)
 }
 
-// visibleText is s as a person should read it: no thinking, control tokens, empty wrappers or
+// Visible is s as a person should read it: no thinking, control tokens, empty wrappers or
 // fences, and no lines of leftover punctuation.
-func visibleText(s string) string {
-	s = stripThinking(s)
+func Visible(s string) string {
+	s = StripThinking(s)
 	if strings.ContainsAny(s, "<[`") {
 		s = controlTok.ReplaceAllString(s, "")
 		s = wrapperTag.ReplaceAllString(s, "")
@@ -65,9 +65,9 @@ func visibleText(s string) string {
 // callSign matches what only an attempted tool call writes.
 var callSign = regexp.MustCompile(`(?i)<tool_calls?>|<function[=_]|\[TOOL_CALLS\]|<\|python_tag\|>|functools\[|<\|tool_call|tool▁call|"(?:name|function|tool_name)"\s*:\s*"[^"]+"\s*,\s*"(?:arguments|parameters|args)"`)
 
-// looksLikeCall reports whether text, which yielded no call, still looks like an attempt at one:
+// LooksLikeCall reports whether text, which yielded no call, still looks like an attempt at one:
 // a call wrapper, a name-and-arguments object, or a tool's name followed by its arguments.
-func looksLikeCall(text string, known toolTypes) bool {
+func LooksLikeCall(text string, known Types) bool {
 	if callSign.MatchString(text) {
 		return true
 	}

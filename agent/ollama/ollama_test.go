@@ -1,27 +1,23 @@
-package agent
+package ollama
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/excalibot/excalibot/agent/ollamafake"
 	"github.com/excalibot/excalibot/tools"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files in testdata")
 
 func TestParseHost(t *testing.T) {
 	tests := []struct{ in, want, err string }{
@@ -35,26 +31,33 @@ func TestParseHost(t *testing.T) {
 		{"host:99999", "", "port"},
 	}
 	for _, tt := range tests {
-		u, err := ParseHost(tt.in)
+		u, err := parseHost(tt.in)
 		if tt.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
-				t.Errorf("ParseHost(%q) err %v, want %q", tt.in, err, tt.err)
+				t.Errorf("parseHost(%q) err %v, want %q", tt.in, err, tt.err)
 			}
 			continue
 		}
 		if err != nil || u.String() != tt.want {
-			t.Errorf("ParseHost(%q) = %v, %v; want %s", tt.in, u, err, tt.want)
+			t.Errorf("parseHost(%q) = %v, %v; want %s", tt.in, u, err, tt.want)
 		}
 	}
 }
 
-func chatOnce(t *testing.T, cfg OllamaConfig) (Reply, error) {
+// drawSpecs are tools for a chat request; what they are does not matter to the client.
+var drawSpecs = []tools.Spec{
+	{Name: "batch_create_elements", Description: "create elements",
+		Parameters: json.RawMessage(`{"type":"object","properties":{"elements":{"type":"array"}},"required":["elements"]}`)},
+	{Name: "done", Description: "finish", Parameters: json.RawMessage(`{"type":"object","properties":{"summary":{"type":"string"}}}`)},
+}
+
+func chatOnce(t *testing.T, cfg Config) (Reply, error) {
 	t.Helper()
-	m, err := NewOllama(cfg, nil)
+	m, err := New(cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m.Chat(context.Background(), []Message{{Role: RoleUser, Content: "hi"}}, newBoard().Specs())
+	return m.Chat(context.Background(), []Message{{Role: RoleUser, Content: "hi"}}, drawSpecs)
 }
 
 func TestOllamaUnreachable(t *testing.T) {
@@ -64,16 +67,15 @@ func TestOllamaUnreachable(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close() // nothing listens there now
-	_, err = chatOnce(t, OllamaConfig{Host: addr, Model: "qwen3:8b"})
+	_, err = chatOnce(t, Config{Host: addr, Model: "qwen3:8b"})
 	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "ollama serve") || !strings.Contains(err.Error(), addr) {
 		t.Fatalf("err %v, want ErrUnreachable naming the URL and `ollama serve`", err)
 	}
 }
 
 func TestOllamaNoToolSupport(t *testing.T) {
-	f, srv := newFakeOllama(t)
-	f.model, f.noTools = "gemma2:2b", true
-	_, err := chatOnce(t, OllamaConfig{Host: srv.URL, Model: "gemma2:2b"})
+	f := ollamafake.New(t, ollamafake.Config{Models: []string{ollamafake.ToolLessModel}})
+	_, err := chatOnce(t, Config{Host: f.URL(), Model: ollamafake.ToolLessModel})
 	if !errors.Is(err, ErrNoToolSupport) || !strings.Contains(err.Error(), "qwen3") {
 		t.Fatalf("err %v, want ErrNoToolSupport naming models that have it", err)
 	}
@@ -85,18 +87,18 @@ func TestOllamaErrorMidStream(t *testing.T) {
 		io.WriteString(w, `{"error":"an error was encountered while running the model"}`+"\n")
 	}))
 	defer srv.Close()
-	_, err := chatOnce(t, OllamaConfig{Host: srv.URL, Model: "m"})
+	_, err := chatOnce(t, Config{Host: srv.URL, Model: "m"})
 	if err == nil || !strings.Contains(err.Error(), "an error was encountered") {
 		t.Fatalf("err %v, want the server's error", err)
 	}
 }
 
 func TestOllamaReplyAndOptions(t *testing.T) {
-	turn := calls(call("batch_create_elements", `{"elements":[{"id":"b","type":"rectangle"}],"z":1,"a":2}`))
-	turn.chunks = append([]api.ChatResponse{{Message: api.Message{Role: "assistant", Content: "Drawing "}}}, turn.chunks...)
-	f, srv := newFakeOllama(t, turn)
+	turn := ollamafake.Calls(ollamafake.Call("batch_create_elements", `{"elements":[{"id":"b","type":"rectangle"}],"z":1,"a":2}`))
+	turn.Chunks = append([]api.ChatResponse{{Message: api.Message{Role: "assistant", Content: "Drawing "}}}, turn.Chunks...)
+	f := ollamafake.New(t, ollamafake.Config{Models: []string{ollamafake.ToolModel}, Responder: ollamafake.Script(turn)})
 	temp := 0.3
-	r, err := chatOnce(t, OllamaConfig{Host: srv.URL, Model: "qwen3:8b", NumCtx: 8192, Temperature: &temp, Think: true})
+	r, err := chatOnce(t, Config{Host: f.URL(), Model: ollamafake.ToolModel, NumCtx: 8192, Temperature: &temp, Think: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +108,7 @@ func TestOllamaReplyAndOptions(t *testing.T) {
 	if got, want := string(r.Message.ToolCalls[0].Args), `{"elements":[{"id":"b","type":"rectangle"}],"z":1,"a":2}`; got != want {
 		t.Errorf("args %s, want %s (key order kept)", got, want)
 	}
-	req := f.request(0)
+	req := f.Requests()[0]
 	if req.Options["num_ctx"] != float64(8192) || req.Options["temperature"] != 0.3 || req.Think.Value != true {
 		t.Errorf("options %v think %v", req.Options, req.Think)
 	}
@@ -116,11 +118,11 @@ func TestOllamaReplyAndOptions(t *testing.T) {
 }
 
 func TestNearContextLimitIsLogged(t *testing.T) {
-	turn := say("ok")
-	turn.chunks[len(turn.chunks)-1].PromptEvalCount = 15000
-	_, srv := newFakeOllama(t, turn)
+	turn := ollamafake.Say("ok")
+	turn.Chunks[len(turn.Chunks)-1].PromptEvalCount = 15000
+	f := ollamafake.New(t, ollamafake.Config{Models: []string{ollamafake.ToolModel}, Responder: ollamafake.Script(turn)})
 	var logs bytes.Buffer
-	m, err := NewOllama(OllamaConfig{Host: srv.URL, Model: "qwen3:8b"}, slog.New(slog.NewTextHandler(&logs, nil)))
+	m, err := New(Config{Host: f.URL(), Model: ollamafake.ToolModel}, slog.New(slog.NewTextHandler(&logs, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,37 +155,10 @@ func TestAPIToolsKeepsSchema(t *testing.T) {
 	}
 }
 
-// TestRequestGolden pins the first request of a run as it goes on the wire: system prompt,
-// opening message, tools and options. Refresh with go test ./agent -update.
-func TestRequestGolden(t *testing.T) {
-	f, srv := newFakeOllama(t, calls(call("done", `{}`)), calls(call("done", `{}`)))
-	if _, err := runOn(t, newAgent(t, srv.URL, Limits{}), newBoard(), "org chart: CEO, CTO, CFO", Memory{}); err != nil {
-		t.Fatal(err)
-	}
-	var pretty bytes.Buffer
-	if err := json.Indent(&pretty, f.raw[0], "", "  "); err != nil {
-		t.Fatal(err)
-	}
-	pretty.WriteByte('\n')
-	path := filepath.Join("testdata", "request.golden.json")
-	if *update {
-		if err := os.WriteFile(path, pretty.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./agent -update to create it)", err)
-	}
-	if !bytes.Equal(pretty.Bytes(), want) {
-		t.Errorf("request differs from %s (go test ./agent -update after checking):\n%s", path, pretty.String())
-	}
-}
-
 // TestRequestToolsFollowSpecs: the converted tool list is remembered between requests, so a
 // request offering other tools (or the same names with another schema) must not get the old ones.
 func TestRequestToolsFollowSpecs(t *testing.T) {
-	o, err := NewOllama(OllamaConfig{Model: "m", Host: "http://127.0.0.1:1"}, slog.New(slog.DiscardHandler))
+	o, err := New(Config{Model: "m", Host: "http://127.0.0.1:1"}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
