@@ -21,6 +21,7 @@ import (
 // Store is the part of the thread store the core uses (store.Store satisfies it).
 type Store interface {
 	Load(ctx context.Context, key store.ThreadKey) (*store.Thread, error)
+	Exists(ctx context.Context, key store.ThreadKey) (bool, error)
 	Save(ctx context.Context, req store.SaveRequest) (*store.Thread, error)
 	Undo(ctx context.Context, key store.ThreadKey, from int64) (*store.Thread, error)
 	Redo(ctx context.Context, key store.ThreadKey, from int64) (*store.Thread, error)
@@ -353,11 +354,7 @@ func (b *Bot) friendlyStore(key ThreadKey, step string, err error) string {
 // there as addressed to the bot without a mention (after a restart, or on another replica). A
 // thread is known from its first message on (Accept records it), not only once it has a diagram.
 func (b *Bot) KnownThread(ctx context.Context, key ThreadKey) (bool, error) {
-	_, err := b.store.Load(ctx, key)
-	if errors.Is(err, store.ErrNotFound) {
-		return false, nil
-	}
-	return err == nil, err
+	return b.store.Exists(ctx, key)
 }
 
 // Edited is called when a person saved the thread's diagram in the editor: the thread hears of it
