@@ -25,13 +25,13 @@ func (b *Bot) Handle(ctx context.Context, a Adapter, msg Message) error {
 	}
 	refusal := b.admit(msg, req.EventIDs)
 	if refusal != "" {
-		body, err := encodeReply(Reply{Text: refusal, Error: true})
+		body, err := EncodeReply(Reply{Text: refusal, Error: true})
 		if err != nil {
 			return err
 		}
 		req.Replies = []store.Outgoing{{Key: msg.Key, Kind: kindReply, Body: body}}
 	} else {
-		body, err := encodeMessage(msg)
+		body, err := EncodeMessage(msg)
 		if err != nil {
 			log.Error("message dropped: it cannot be kept", "err", err)
 			return nil // it would fail the same way when delivered again

@@ -154,7 +154,7 @@ const signHold = 10 * time.Minute
 
 // replies are the outbox rows of a reply and, for a drawing run, of its signs.
 func (t *turn) replies(r Reply) ([]store.Outgoing, error) {
-	body, err := encodeReply(r)
+	body, err := EncodeReply(r)
 	if err != nil {
 		return nil, err
 	}

@@ -25,7 +25,7 @@ const (
 
 // enqueue queues a reply of no run (a notice) for a thread of adapter a.
 func (b *Bot) enqueue(ctx context.Context, a Adapter, key ThreadKey, r Reply) error {
-	body, err := encodeReply(r)
+	body, err := EncodeReply(r)
 	if err != nil {
 		return err
 	}
@@ -169,7 +169,7 @@ func (b *Bot) post(it store.OutboxItem) bool {
 }
 
 func (b *Bot) deliverReply(it store.OutboxItem, a Adapter) error {
-	r, err := decodeReply(it.Body)
+	r, err := DecodeReply(it.Body)
 	if err != nil {
 		return Permanent(err)
 	}

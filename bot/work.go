@@ -142,7 +142,7 @@ func (b *Bot) notice(r store.Run) []store.Outgoing {
 	if cmd, ok := strings.CutPrefix(r.Detail, commandDetail); ok {
 		text = fmt.Sprintf("I was restarted while carrying out %q, so I cannot tell whether it was done; say history to see where the diagram is.", cmd)
 	}
-	body, err := encodeReply(Reply{Text: text, Error: true})
+	body, err := EncodeReply(Reply{Text: text, Error: true})
 	if err == nil {
 		out = append(out, store.Outgoing{Key: r.Key, Kind: kindReply, Body: body})
 	}
@@ -308,7 +308,7 @@ func commandOf(msg Message) Command {
 // drawing requests (only the first may carry a file) merged.
 func (b *Bot) nextJobs(key ThreadKey, a Adapter, msgs []store.InboxMessage) []job {
 	read := func(m store.InboxMessage) job {
-		msg, err := decodeMessage(key, m.Body, a)
+		msg, err := DecodeMessage(key, m.Body, a)
 		if err != nil {
 			return job{inbox: m.ID, msg: Message{Key: key}, broken: err}
 		}
