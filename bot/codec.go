@@ -8,16 +8,10 @@ import (
 	"time"
 )
 
-// What the core keeps in the store: an incoming message in the inbox, a reply and the taking down
-// of working signs in the outbox. Each body carries a version, so a newer program can tell an old
-// row from a new one.
+// What the conversation's messages and replies are in the store: an incoming message in the inbox,
+// a reply in the outbox. Each body carries a version, so a newer program can tell an old row from a
+// new one.
 const codecVersion = 1
-
-// Kinds of outbox rows.
-const (
-	kindReply = "reply" // a Reply, posted with the adapter's Send (or SendSteps)
-	kindSigns = "signs" // a run's working signs to take down, after its reply
-)
 
 type storedFile struct {
 	Name string `json:"name"`
@@ -153,22 +147,4 @@ func DecodeReply(body []byte) (Reply, error) {
 		}
 	}
 	return r, nil
-}
-
-type storedSigns struct {
-	V    int    `json:"v"`
-	Sign string `json:"sign,omitempty"` // the adapter's handle (SignedStatus); "" when it gave none
-}
-
-func encodeSigns(sign string) []byte {
-	b, _ := json.Marshal(storedSigns{V: codecVersion, Sign: sign}) // two strings: cannot fail
-	return b
-}
-
-func decodeSigns(body []byte) (string, error) {
-	var s storedSigns
-	if err := json.Unmarshal(body, &s); err != nil || s.V != codecVersion {
-		return "", fmt.Errorf("read kept working signs %q: not version %d", body, codecVersion)
-	}
-	return s.Sign, nil
 }

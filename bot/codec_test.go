@@ -39,7 +39,7 @@ func golden(t *testing.T, name string, got []byte) {
 func TestStoredEncoding(t *testing.T) {
 	key := ThreadKey{Platform: "slack", Workspace: "T1", Channel: "C1", Thread: "1700000000.000100"}
 	msg := Message{Key: key, EventID: "Ev1", ID: "1700000000.000200", User: "U1", UserName: "Ada", Text: "draw a box",
-		Files: []Attachment{{Name: "mine.excalidraw", MIME: "application/json", Size: 42, Ref: "F1"}},
+		Files:    []Attachment{{Name: "mine.excalidraw", MIME: "application/json", Size: 42, Ref: "F1"}},
 		Received: time.UnixMilli(1772366400123)}
 	body, err := EncodeMessage(msg)
 	if err != nil {
