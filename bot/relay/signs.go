@@ -227,8 +227,8 @@ func (b *board) hold(run int64, st *statusLine) {
 		h.timer.Stop()
 	}
 	b.live[run] = held{st: st, timer: time.AfterFunc(signHold, func() {
-		if got := b.take(run); got != nil {
-			got.finish()
+		if b.drop(run, st) {
+			st.finish()
 		}
 	})}
 }
@@ -244,6 +244,17 @@ func (b *board) take(run int64) *statusLine {
 	h.timer.Stop()
 	delete(b.live, run)
 	return h.st
+}
+
+// drop forgets a run's signs if they are still st, and reports whether they were.
+func (b *board) drop(run int64, st *statusLine) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if h, ok := b.live[run]; !ok || h.st != st {
+		return false
+	}
+	delete(b.live, run)
+	return true
 }
 
 // finishAll takes down every sign still held (on shutdown: their replies wait for another process,
