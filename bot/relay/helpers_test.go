@@ -260,7 +260,6 @@ type spy struct {
 
 	deadHeart atomic.Bool // RenewLeases fails: the leases lapse while the work goes on
 	noPosts   atomic.Bool // ClaimOutbox finds nothing: the process never posts
-	notSingle atomic.Bool // the store looks shared with other processes
 	finishErr atomic.Pointer[error]
 
 	mu     sync.Mutex
@@ -284,8 +283,6 @@ func (s *spy) wrote(w string) {
 	}
 	s.mu.Unlock()
 }
-
-func (s *spy) SingleProcess() bool { return !s.notSingle.Load() && s.Store.SingleProcess() }
 
 func (s *spy) RenewLeases(ctx context.Context, owner string, ttl time.Duration) (int, error) {
 	if s.deadHeart.Load() {
