@@ -8,8 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
+	"github.com/excalibot/excalibot/internal/clip"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 	"github.com/excalibot/excalibot/store/sqlite"
@@ -90,14 +90,15 @@ func (r *recorder) Send(ctx context.Context, key ThreadKey, rep Reply) error {
 	return nil
 }
 
-// wait blocks until n more replies were sent.
+// wait takes n more replies sent; the harness answers in the test's goroutine, so they are sent
+// by now.
 func (r *recorder) wait(t *testing.T, n int) {
 	t.Helper()
-	for range n {
+	for i := range n {
 		select {
 		case <-r.sent:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("timed out waiting for a reply")
+		default:
+			t.Fatalf("%d of %d replies sent", i, n)
 		}
 	}
 }
@@ -125,7 +126,6 @@ type fakeDrawer struct {
 	images  [][]Image
 	talks   []string // each request's Discussion
 	err     error
-	block   chan struct{} // when set, Draw waits on it
 }
 
 func (d *fakeDrawer) Draw(ctx context.Context, req DrawRequest) (DrawResult, error) {
@@ -133,15 +133,8 @@ func (d *fakeDrawer) Draw(ctx context.Context, req DrawRequest) (DrawResult, err
 	d.prompts = append(d.prompts, req.Prompt)
 	d.images = append(d.images, req.Images)
 	d.talks = append(d.talks, req.Discussion)
-	err, block := d.err, d.block
+	err := d.err
 	d.mu.Unlock()
-	if block != nil {
-		select {
-		case <-block:
-		case <-ctx.Done():
-			return DrawResult{}, ctx.Err()
-		}
-	}
 	if err != nil {
 		return DrawResult{}, err
 	}
@@ -170,12 +163,20 @@ func (f fakeRenderer) Render(ctx context.Context, sc *scene.Scene, doc []byte, f
 	return []byte(fmt.Sprintf("%s dark=%v %d elements", format, dark, sc.Len())), nil
 }
 
+// harness drives the conversation as the engine (bot/relay) does, in the test's goroutine and
+// without leases: each message admitted and kept, each turn's run recorded, the turn answered and
+// its outcome committed with the run's end; the reply goes straight to the recorder, and a
+// drawing's working signs are up while it runs.
 type harness struct {
+	t      *testing.T
 	bot    *Bot
 	store  *sqlite.Store
 	rec    *recorder
 	drawer *fakeDrawer
 	n      int
+	// hold keeps messages waiting without answering them, until answer.
+	hold     bool
+	outcomes []Outcome
 }
 
 // tempStore opens a SQLite store in the test's temporary directory, closed when the test ends.
@@ -195,9 +196,8 @@ func newHarness(t *testing.T, opt Options, r Renderer) *harness {
 	if r == nil {
 		r = fakeRenderer{}
 	}
-	h := &harness{store: st, rec: newRecorder(), drawer: &fakeDrawer{}}
+	h := &harness{t: t, store: st, rec: newRecorder(), drawer: &fakeDrawer{}}
 	h.bot = New(st, h.drawer, r, nil, opt, nil)
-	t.Cleanup(func() { h.bot.Close(context.Background()) })
 	return h
 }
 
@@ -207,36 +207,79 @@ const noRateLimit = 1e9
 
 var thread = ThreadKey{Platform: "test", Workspace: "w", Channel: "c", Thread: "1"}
 
+// say hands a message of user u1 to the conversation.
 func (h *harness) say(key ThreadKey, text string, files ...Attachment) {
 	h.n++
-	msg := Message{Key: key, EventID: fmt.Sprint("ev", h.n), ID: fmt.Sprint(h.n), User: "u1", Text: text, Files: h.rec.attach(files)}
-	if err := h.bot.Handle(context.Background(), h.rec, msg); err != nil {
-		panic(fmt.Sprintf("Handle: %v", err))
-	}
+	h.handle(h.rec, Message{Key: key, EventID: fmt.Sprint("ev", h.n), ID: fmt.Sprint(h.n), User: "u1", Text: text, Files: h.rec.attach(files)})
 }
 
-// waitFor polls cond until it holds, or fails the test after 10 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+// handle admits msg (a refusal is its reply) and keeps it; unless the harness holds, its thread's
+// turns run at once.
+func (h *harness) handle(a Adapter, msg Message) {
+	h.t.Helper()
+	ctx := context.Background()
+	if refusal := h.bot.Admit(msg); refusal != "" {
+		if err := a.Send(ctx, msg.Key, Reply{Text: refusal, Error: true}); err != nil {
+			h.t.Fatal(err)
 		}
-		time.Sleep(2 * time.Millisecond)
+		return
+	}
+	body, err := EncodeMessage(msg)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if _, err := h.store.Accept(ctx, store.AcceptRequest{Key: msg.Key, Body: body}); err != nil {
+		h.t.Fatal(err)
+	}
+	if !h.hold {
+		h.answer(a, msg.Key)
 	}
 }
 
-// runsIn waits until n runs are in state, and returns them.
-func runsIn(t *testing.T, st *sqlite.Store, state store.RunState, n int) []store.Run {
-	t.Helper()
-	var runs []store.Run
-	waitFor(t, fmt.Sprintf("%d %s runs", n, state), func() bool {
-		var err error
-		runs, err = st.Runs(context.Background(), state)
-		return err == nil && len(runs) == n
-	})
-	return runs
+// answer runs the turns of key's waiting messages, in order.
+func (h *harness) answer(a Adapter, key ThreadKey) {
+	h.t.Helper()
+	ctx := context.Background()
+	for {
+		waiting, err := h.store.Pending(ctx, key, 50)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		if len(waiting) == 0 {
+			return
+		}
+		turn := h.bot.Plan(key, a, waiting)
+		run, err := h.store.StartRun(ctx, store.StartRunRequest{Key: key, Owner: "test", Detail: turn.Detail, Inbox: turn.Inbox})
+		if err != nil {
+			h.t.Fatalf("StartRun: %v", err)
+		}
+		var signs Status
+		status := func(string) {}
+		if turn.Working != nil {
+			if signs, err = a.Working(ctx, *turn.Working); err == nil && signs != nil {
+				status = func(text string) { signs.Update(ctx, text) }
+			}
+		}
+		o := h.bot.Answer(ctx, turn, status)
+		if _, _, err := h.store.FinishRun(ctx, store.FinishRunRequest{ID: run.ID, State: o.State, Detail: clip.Runes(o.Detail, 200), Save: o.Save}); err != nil {
+			h.t.Fatalf("FinishRun(%+v): %v", o, err)
+		}
+		h.outcomes = append(h.outcomes, o)
+		if err := a.Send(ctx, key, o.Reply); err != nil {
+			h.t.Fatal(err)
+		}
+		if signs != nil {
+			signs.Finish(ctx)
+		}
+	}
+}
+
+// last is the outcome of the latest turn.
+func (h *harness) last() Outcome {
+	if len(h.outcomes) == 0 {
+		return Outcome{}
+	}
+	return h.outcomes[len(h.outcomes)-1]
 }
 
 func (h *harness) rev(t *testing.T, key ThreadKey) *store.Thread {
@@ -249,7 +292,7 @@ func (h *harness) rev(t *testing.T, key ThreadKey) *store.Thread {
 }
 
 func TestDrawFollowUpUndoRedo(t *testing.T) {
-	h := newHarness(t, Options{WorkingAfter: -1}, nil) // signs at once, even for these instant runs
+	h := newHarness(t, Options{}, nil)
 	h.say(thread, "draw a box")
 	h.rec.wait(t, 1)
 	r := h.rec.last(thread)
@@ -307,22 +350,8 @@ func TestFailedRunChangesNothing(t *testing.T) {
 	if after.Rev != before.Rev || string(after.Scene) != string(before.Scene) {
 		t.Errorf("failed run changed the thread: rev %d → %d", before.Rev, after.Rev)
 	}
-	runsIn(t, h.store, store.RunFailed, 1) // once its reply is posted
-}
-
-func TestRedeliveryIsIgnored(t *testing.T) {
-	h := newHarness(t, Options{}, nil)
-	msg := Message{Key: thread, EventID: "Ev1", ID: "111.222", User: "u", Text: "draw a box"}
-	h.bot.Handle(context.Background(), h.rec, msg)
-	h.rec.wait(t, 1)
-	h.bot.Handle(context.Background(), h.rec, msg)                                                                     // same event
-	h.bot.Handle(context.Background(), h.rec, Message{Key: thread, EventID: "Ev2", ID: "111.222", Text: "draw a box"}) // same message, new event id
-	time.Sleep(100 * time.Millisecond)
-	if n := h.rec.count(thread); n != 1 {
-		t.Errorf("%d replies, want 1", n)
-	}
-	if n := len(h.drawer.prompts); n != 1 {
-		t.Errorf("%d runs, want 1", n)
+	if o := h.last(); o.State != store.RunFailed || o.Save != nil {
+		t.Errorf("outcome %+v; want a failed run that saves nothing", o)
 	}
 }
 
@@ -336,9 +365,7 @@ func TestLimits(t *testing.T) {
 	for range 4 { // burst of 3, then refused
 		h.say(thread, "draw")
 	}
-	// The refusal, plus one or two drawings: requests that wait behind a run are merged.
-	h.rec.wait(t, 2)
-	time.Sleep(200 * time.Millisecond)
+	h.rec.wait(t, 4)
 	h.rec.mu.Lock()
 	refusals := 0
 	for _, r := range h.rec.replies[thread.String()] {
@@ -354,14 +381,11 @@ func TestLimits(t *testing.T) {
 
 func TestFollowUpsWhileBusyAreMerged(t *testing.T) {
 	h := newHarness(t, Options{}, nil)
-	h.drawer.block = make(chan struct{})
 	h.say(thread, "first")
-	for len(h.drawerPrompts()) == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	h.hold = true // the next ones wait behind a run, as while "first" is drawn
 	h.say(thread, "second")
 	h.say(thread, "third")
-	close(h.drawer.block)
+	h.answer(h.rec, thread)
 	h.rec.wait(t, 2)
 	got := h.drawerPrompts()
 	if len(got) != 2 || got[0] != "first" || !strings.Contains(got[1], "1. second\n2. third") {
@@ -373,17 +397,6 @@ func (h *harness) drawerPrompts() []string {
 	h.drawer.mu.Lock()
 	defer h.drawer.mu.Unlock()
 	return append([]string(nil), h.drawer.prompts...)
-}
-
-func TestTwoThreadsInParallel(t *testing.T) {
-	h := newHarness(t, Options{}, nil)
-	other := ThreadKey{Platform: "test", Workspace: "w", Channel: "c", Thread: "2"}
-	h.say(thread, "one")
-	h.say(other, "two")
-	h.rec.wait(t, 2)
-	if h.rec.count(thread) != 1 || h.rec.count(other) != 1 {
-		t.Errorf("replies per thread = %d, %d; want 1 each", h.rec.count(thread), h.rec.count(other))
-	}
 }
 
 func TestImport(t *testing.T) {
@@ -475,177 +488,6 @@ func TestRenderFailureStillDelivers(t *testing.T) {
 	if got := h.rev(t, thread).Rev; got != 1 {
 		t.Errorf("revision = %d, want 1: the drawing itself succeeded", got)
 	}
-}
-
-func TestCloseInterruptsAndRecoverTells(t *testing.T) {
-	st := tempStore(t)
-	rec := newRecorder()
-	d := &fakeDrawer{block: make(chan struct{})}
-	b := New(st, d, fakeRenderer{}, nil, Options{}, nil)
-	b.Handle(context.Background(), rec, Message{Key: thread, EventID: "e", Text: "draw"})
-	for len(func() []string { d.mu.Lock(); defer d.mu.Unlock(); return d.prompts }()) == 0 {
-		time.Sleep(time.Millisecond)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	b.Close(ctx)
-	rec.wait(t, 1)
-	found := false
-	for _, r := range rec.replies[thread.String()] {
-		if r.Error && strings.Contains(r.Text, "restarting") {
-			found = true
-		}
-	}
-	if !found {
-		t.Errorf("replies = %+v; want a note that the request was interrupted", rec.replies[thread.String()])
-	}
-	if runs, _ := st.Runs(context.Background(), store.RunInterrupted); len(runs) != 1 {
-		t.Errorf("interrupted runs = %d, want 1", len(runs))
-	}
-
-	// A process that died leaves its run running under a lease that runs out; the next start tells
-	// the thread. A run whose owner's lease is live is another process's work, and left alone.
-	bg := context.Background()
-	other := ThreadKey{Platform: "test", Workspace: "w", Channel: "c", Thread: "2"}
-	if _, err := st.StartRun(bg, store.StartRunRequest{Key: thread, Owner: "gone", Detail: "draw", Lease: 20 * time.Millisecond}); err != nil {
-		t.Fatal(err)
-	}
-	live, err := st.StartRun(bg, store.StartRunRequest{Key: other, Owner: "alive", Detail: "draw", Lease: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(30 * time.Millisecond)
-	b2 := New(sharedView{st}, d, fakeRenderer{}, nil, Options{}, nil)
-	rec2 := newRecorder()
-	b2.Register(rec2)
-	if err := b2.Recover(bg); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the notice of the interrupted run", func() bool {
-		return strings.Contains(rec2.last(thread).Text, "restarted while working")
-	})
-	b2.Close(bg)
-	if n := rec2.count(other); n != 0 {
-		t.Errorf("the thread of a live run got %d replies", n)
-	}
-	if runs := runsIn(t, st, store.RunRunning, 1); runs[0].ID != live.ID {
-		t.Errorf("running runs = %v, want only the live one", runs)
-	}
-}
-
-// sharedView is the SQLite store as a store shared with other processes looks to the core: the
-// leases of others may be live.
-type sharedView struct{ *sqlite.Store }
-
-func (sharedView) SingleProcess() bool { return false }
-
-// TestRestartOnSQLiteTellsAtOnce: on a store only this process can open, another owner's running
-// run is a dead process's, whatever its lease says: the start tells its thread at once, and the
-// thread's waiting message is drawn.
-func TestRestartOnSQLiteTellsAtOnce(t *testing.T) {
-	st := tempStore(t)
-	bg := context.Background()
-	if _, err := st.StartRun(bg, store.StartRunRequest{Key: thread, Owner: "previous", Detail: "draw", Lease: time.Hour}); err != nil {
-		t.Fatal(err)
-	}
-	rec := newRecorder()
-	b := New(st, &fakeDrawer{}, fakeRenderer{}, nil, Options{}, nil)
-	b.Register(rec)
-	t.Cleanup(func() { b.Close(bg) })
-	if err := b.Recover(bg); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the notice", func() bool { return strings.Contains(rec.last(thread).Text, "restarted while working") })
-	if err := b.Handle(bg, rec, Message{Key: thread, EventID: "e2", ID: "2", Text: "draw again"}); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the drawing", func() bool { return rec.last(thread).Image != nil })
-}
-
-func TestEditedNotice(t *testing.T) {
-	for _, notify := range []bool{false, true} {
-		h := newHarness(t, Options{NotifyEdits: notify}, nil)
-		h.bot.Register(h.rec)
-		h.bot.Edited(context.Background(), thread, 4)
-		h.bot.Close(context.Background()) // posts what was queued
-		got := h.rec.count(thread)
-		if want := map[bool]int{false: 0, true: 1}[notify]; got != want {
-			t.Errorf("NotifyEdits=%v: %d notices, want %d", notify, got, want)
-		}
-		if notify && !strings.Contains(h.rec.last(thread).Text, "edited in the browser (revision 4)") {
-			t.Errorf("notice = %q", h.rec.last(thread).Text)
-		}
-	}
-}
-
-// signingRecorder is a recorder whose status names its signs and which can take down the signs a
-// dead process left (SignedStatus, SignClearer).
-type signingRecorder struct {
-	*recorder
-	cleared chan string // "thread|sign" for each ClearSign
-}
-
-func (r signingRecorder) Working(ctx context.Context, msg Message) (Status, error) {
-	st, err := r.recorder.Working(ctx, msg)
-	return signedStatus{st, "status-" + msg.EventID}, err
-}
-
-func (r signingRecorder) ClearSign(ctx context.Context, key ThreadKey, sign string) error {
-	r.cleared <- key.String() + "|" + sign
-	return nil
-}
-
-type signedStatus struct {
-	Status
-	sign string
-}
-
-func (s signedStatus) Sign() string { return s.sign }
-
-// TestCrashedRunSignsComeDown: the handle of a run's working signs is stored with the run, and a
-// process that recovers the run after a crash takes those signs down before it tells the thread.
-func TestCrashedRunSignsComeDown(t *testing.T) {
-	st := tempStore(t)
-	d := &fakeDrawer{block: make(chan struct{})}
-	crashed := New(st, d, fakeRenderer{}, nil, Options{}, nil)
-	defer crashed.Close(context.Background())
-	defer close(d.block)
-	crashed.Handle(context.Background(), signingRecorder{newRecorder(), make(chan string, 4)}, Message{Key: thread, EventID: "e1", Text: "draw"})
-
-	// The run is drawing: its signs' handle reaches the store beside it.
-	deadline := time.Now().Add(10 * time.Second)
-	var runs []store.Run
-	var err error
-	for time.Now().Before(deadline) {
-		if runs, err = st.Runs(context.Background(), store.RunRunning); err == nil && len(runs) == 1 && runs[0].Sign != "" {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	if len(runs) != 1 || runs[0].Sign != "status-e1" {
-		t.Fatalf("running runs = %+v, %v; want one with sign status-e1", runs, err)
-	}
-
-	// The process is gone without a word (its lease lapses); the next one recovers the run.
-	if _, err := st.ReleaseOwner(context.Background(), crashed.Owner()); err != nil {
-		t.Fatal(err)
-	}
-	rec := signingRecorder{newRecorder(), make(chan string, 4)}
-	next := New(st, d, fakeRenderer{}, nil, Options{}, nil)
-	defer next.Close(context.Background())
-	next.Register(rec)
-	if err := next.Recover(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case got := <-rec.cleared:
-		if want := thread.String() + "|status-e1"; got != want {
-			t.Errorf("ClearSign got %q, want %q", got, want)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Recover did not take down the crashed run's working signs")
-	}
-	waitFor(t, "the notice", func() bool { return strings.Contains(rec.last(thread).Text, "restarted while working") })
 }
 
 // emptyRefusingRenderer refuses a scene with nothing left to draw, as the browser renderer does.

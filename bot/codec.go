@@ -8,16 +8,10 @@ import (
 	"time"
 )
 
-// What the core keeps in the store: an incoming message in the inbox, a reply and the taking down
-// of working signs in the outbox. Each body carries a version, so a newer program can tell an old
-// row from a new one.
+// What the conversation's messages and replies are in the store: an incoming message in the inbox,
+// a reply in the outbox. Each body carries a version, so a newer program can tell an old row from a
+// new one.
 const codecVersion = 1
-
-// Kinds of outbox rows.
-const (
-	kindReply = "reply" // a Reply, posted with the adapter's Send (or SendSteps)
-	kindSigns = "signs" // a run's working signs to take down, after its reply
-)
 
 type storedFile struct {
 	Name string `json:"name"`
@@ -37,9 +31,9 @@ type storedMessage struct {
 	Received int64        `json:"received,omitempty"` // Unix milliseconds
 }
 
-// encodeMessage is msg as the inbox keeps it: everything the run needs later, in any process; a
+// EncodeMessage is msg as the inbox keeps it: everything the run needs later, in any process; a
 // file is kept as its reference.
-func encodeMessage(msg Message) ([]byte, error) {
+func EncodeMessage(msg Message) ([]byte, error) {
 	m := storedMessage{V: codecVersion, EventID: msg.EventID, ID: msg.ID, User: msg.User, UserName: msg.UserName, Text: msg.Text}
 	if !msg.Received.IsZero() {
 		m.Received = msg.Received.UnixMilli()
@@ -54,8 +48,8 @@ func encodeMessage(msg Message) ([]byte, error) {
 	return b, nil
 }
 
-// decodeMessage reads a kept message back; its files fetch through a (nil when the adapter cannot).
-func decodeMessage(key ThreadKey, body []byte, a Adapter) (Message, error) {
+// DecodeMessage reads a kept message back; its files fetch through a (nil when the adapter cannot).
+func DecodeMessage(key ThreadKey, body []byte, a Adapter) (Message, error) {
 	var m storedMessage
 	if err := json.Unmarshal(body, &m); err != nil {
 		return Message{}, fmt.Errorf("read a kept message: %w", err)
@@ -83,19 +77,56 @@ func decodeMessage(key ThreadKey, body []byte, a Adapter) (Message, error) {
 }
 
 type storedReply struct {
-	V     int   `json:"v"`
-	Reply Reply `json:"reply"`
+	V     int       `json:"v"`
+	Reply replyBody `json:"reply"`
 }
 
-func encodeReply(r Reply) ([]byte, error) {
-	b, err := json.Marshal(storedReply{V: codecVersion, Reply: r})
+// replyBody is a Reply as the outbox keeps it. Its names are those the first rows were written
+// with (Reply's own field names, when the outbox stored Reply itself), so those rows still read.
+type replyBody struct {
+	Text    string       `json:"Text"`
+	Image   *storedPart  `json:"Image"`
+	Files   []storedPart `json:"Files"`
+	EditURL string       `json:"EditURL"`
+	ViewURL string       `json:"ViewURL"`
+	Error   bool         `json:"Error"`
+	Alt     string       `json:"Alt"`
+	Title   string       `json:"Title"`
+	ReplyTo string       `json:"ReplyTo"`
+}
+
+// storedPart is a File of a kept reply.
+type storedPart struct {
+	Name    string `json:"Name"`
+	MIME    string `json:"MIME"`
+	Content []byte `json:"Content"`
+}
+
+func partOf(f File) storedPart  { return storedPart{Name: f.Name, MIME: f.MIME, Content: f.Content} }
+func (p storedPart) file() File { return File{Name: p.Name, MIME: p.MIME, Content: p.Content} }
+
+// EncodeReply is r as the outbox keeps it.
+func EncodeReply(r Reply) ([]byte, error) {
+	body := replyBody{Text: r.Text, EditURL: r.EditURL, ViewURL: r.ViewURL, Error: r.Error, Alt: r.Alt, Title: r.Title, ReplyTo: r.ReplyTo}
+	if r.Image != nil {
+		img := partOf(*r.Image)
+		body.Image = &img
+	}
+	if r.Files != nil {
+		body.Files = make([]storedPart, len(r.Files))
+		for i, f := range r.Files {
+			body.Files[i] = partOf(f)
+		}
+	}
+	b, err := json.Marshal(storedReply{V: codecVersion, Reply: body})
 	if err != nil {
 		return nil, fmt.Errorf("encode reply: %w", err)
 	}
 	return b, nil
 }
 
-func decodeReply(body []byte) (Reply, error) {
+// DecodeReply reads a kept reply back.
+func DecodeReply(body []byte) (Reply, error) {
 	var s storedReply
 	if err := json.Unmarshal(body, &s); err != nil {
 		return Reply{}, fmt.Errorf("read a kept reply: %w", err)
@@ -103,23 +134,17 @@ func decodeReply(body []byte) (Reply, error) {
 	if s.V != codecVersion {
 		return Reply{}, fmt.Errorf("read a kept reply: version %d, this program reads %d", s.V, codecVersion)
 	}
-	return s.Reply, nil
-}
-
-type storedSigns struct {
-	V    int    `json:"v"`
-	Sign string `json:"sign,omitempty"` // the adapter's handle (SignedStatus); "" when it gave none
-}
-
-func encodeSigns(sign string) []byte {
-	b, _ := json.Marshal(storedSigns{V: codecVersion, Sign: sign}) // two strings: cannot fail
-	return b
-}
-
-func decodeSigns(body []byte) (string, error) {
-	var s storedSigns
-	if err := json.Unmarshal(body, &s); err != nil || s.V != codecVersion {
-		return "", fmt.Errorf("read kept working signs %q: not version %d", body, codecVersion)
+	b := s.Reply
+	r := Reply{Text: b.Text, EditURL: b.EditURL, ViewURL: b.ViewURL, Error: b.Error, Alt: b.Alt, Title: b.Title, ReplyTo: b.ReplyTo}
+	if b.Image != nil {
+		img := b.Image.file()
+		r.Image = &img
 	}
-	return s.Sign, nil
+	if b.Files != nil {
+		r.Files = make([]File, len(b.Files))
+		for i, p := range b.Files {
+			r.Files[i] = p.file()
+		}
+	}
+	return r, nil
 }

@@ -15,21 +15,15 @@ import (
 	"github.com/excalibot/excalibot/store"
 )
 
-// command carries out everything but a drawing request, as a run of its own: its reply (and the
-// revision a revert makes) is stored with the run's end.
-func (b *Bot) command(ctx context.Context, key ThreadKey, a Adapter, j job) bool {
-	word := strings.Fields(strings.ToLower(strings.TrimSpace(j.msg.Text)) + " help")[0]
-	t, ok := b.begin(ctx, key, a, []job{j}, commandDetail+clip.Runes(word, 40))
-	if !ok {
-		return false
-	}
-	r, save := b.commandReply(ctx, key, j.cmd)
+// command carries out everything but a drawing request, as a turn of its own: its reply (and the
+// revision a revert makes) is committed with the turn's outcome.
+func (b *Bot) command(ctx context.Context, t Turn) Outcome {
+	r, save := b.commandReply(ctx, t.Key, t.jobs[0].cmd)
 	state := store.RunDone
 	if r.Error {
 		state = store.RunFailed
 	}
-	_, ok = t.end(ctx, outcome{state: state, detail: clip.Runes(r.Text, 200), reply: r, save: save})
-	return ok
+	return Outcome{State: state, Detail: clip.Runes(r.Text, 200), Reply: r, Save: save}
 }
 
 // commandReply carries out cmd and is its reply, with the revision to save with it, if any.
@@ -135,7 +129,7 @@ func (b *Bot) export(ctx context.Context, th *store.Thread, format string) Reply
 			pic, err = b.render.Render(ctx, sc, th.Scene, format, th.Settings.Theme == "dark")
 		}
 		if err != nil {
-			return Reply{Text: friendly("rendering the "+format, err), Error: true, Files: []File{sceneFile(base, th.Scene)}}
+			return Reply{Text: Friendly("rendering the "+format, err), Error: true, Files: []File{sceneFile(base, th.Scene)}}
 		}
 		mime := "image/png"
 		if format == "svg" {

@@ -72,9 +72,7 @@ func TestDrawTheDiscussion(t *testing.T) {
 	say := func(a Adapter, key ThreadKey, text string) Reply {
 		h.n++
 		msg := Message{Key: key, EventID: fmt.Sprint("ev", h.n), ID: fmt.Sprint("m", h.n), User: "u1", Text: text}
-		if err := h.bot.Handle(context.Background(), a, msg); err != nil {
-			t.Fatal(err)
-		}
+		h.handle(a, msg)
 		h.rec.wait(t, 1)
 		return h.rec.last(key)
 	}

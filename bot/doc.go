@@ -1,6 +1,7 @@
-// Package bot is the conversation core that every chat platform shares: each thread's messages
-// kept in the store's inbox before they are acknowledged and worked in order by the one process
-// holding the thread's lease, commands, limits, and replies posted through the store's outbox.
-// Platform adapters (bot/slack, bot/telegram, the web chat page) turn their events into messages
-// with a thread key and post the core's replies back.
+// Package bot is the conversation that every chat platform shares: what a thread's messages ask
+// for (a drawing, a command, a version of the diagram, a discussion to draw, a Mermaid diagram),
+// carried out on the thread's diagram, and the reply. It is a function of a thread's kept messages
+// (Plan, Answer) to an Outcome; the durable work around it (the inbox, the leases, the runs, the
+// outbox) is bot/relay's. Platform adapters (bot/slack, bot/telegram, bot/webchat) turn their
+// events into messages with a thread key and post the replies back.
 package bot

@@ -93,7 +93,7 @@ func drawFailure(err error) string {
 		return "I cannot redraw this picture: " + strings.TrimSuffix(err.Error(), ".") +
 			". Whoever runs me can set EXCALIBOT_VISION_MODEL to one of them. Nothing in the diagram changed."
 	}
-	return friendly("drawing", err)
+	return Friendly("drawing", err)
 }
 
 var (

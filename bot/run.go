@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/excalibot/excalibot/diagram/outline"
 	"github.com/excalibot/excalibot/internal/clip"
@@ -17,214 +16,22 @@ import (
 // emptyScene is the document of a thread after reset.
 var emptyScene = []byte(`{"type":"excalidraw","version":2,"source":"excalibot","elements":[],"appState":{"viewBackgroundColor":"#ffffff"},"files":{}}`)
 
-// turn is one run of a thread: the kept messages it answers, the run recorded for them, and the
-// working signs of a drawing run.
-type turn struct {
-	b      *Bot
-	a      Adapter
-	key    ThreadKey
-	run    store.Run
-	status *statusLine // nil for commands
-	// replyTo is the platform id of the latest message the run answers; its reply quotes it.
-	replyTo string
+func failed(state store.RunState, detail, text string) Outcome {
+	return Outcome{State: state, Detail: detail, Reply: Reply{Text: text, Error: true}}
 }
 
-// outcome is how a run ended: its state, what the store keeps with it and the reply.
-type outcome struct {
-	state  store.RunState
-	detail string
-	save   *store.SaveRequest
-	reply  Reply
-}
-
-func failed(state store.RunState, detail, text string) outcome {
-	return outcome{state: state, detail: detail, reply: Reply{Text: text, Error: true}}
-}
-
-// begin records the run of jobs, taking their messages and renewing the thread's lease in the
-// same commit; false when the thread is no longer this process's (another owner took it over) or
-// the store failed, and then the messages stay where they are.
-func (b *Bot) begin(ctx context.Context, key ThreadKey, a Adapter, jobs []job, detail string) (*turn, bool) {
-	ids := make([]int64, len(jobs))
-	for i, j := range jobs {
-		ids[i] = j.inbox
-	}
-	run, err := b.store.StartRun(ctx, store.StartRunRequest{Key: key, Owner: b.opt.Owner, Detail: detail,
-		Lease: b.opt.LeaseTTL, Inbox: ids})
-	switch {
-	case errors.Is(err, store.ErrLeaseHeld), errors.Is(err, store.ErrConflict):
-		b.log.Info("thread taken over by another owner; its messages are theirs", "thread", key.String(), "err", err)
-		return nil, false
-	case err != nil:
-		b.log.Warn("record a run; its messages wait for the store", "thread", key.String(), "err", err)
-		return nil, false
-	}
-	return &turn{b: b, a: a, key: key, run: run, replyTo: jobs[len(jobs)-1].msg.ID}, true
-}
-
-// end records the run's end with its revision and its reply (and, for a drawing run, the taking
-// down of its signs after the reply) in one commit; the send loop posts them. When the revision
-// conflicts, the run ends failed with a reply that says so. false means this process should stop
-// serving the thread.
-func (t *turn) end(ctx context.Context, o outcome) (*store.Thread, bool) {
-	b := t.b
-	log := b.log.With("thread", t.key.String(), "run", t.run.ID)
-	// The end is recorded even when the run's context is over (shutdown, timeout).
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	holding := false
-	if o.reply.ReplyTo == "" {
-		o.reply.ReplyTo = t.replyTo
-	}
-	for {
-		replies, err := t.replies(o.reply)
-		if err != nil {
-			log.Error("encode a reply", "err", err)
-			o, replies = failed(store.RunFailed, err.Error(), "Sorry, I could not put my reply together. Nothing in the diagram changed; you can send the request again."), nil
-			replies, _ = t.replies(o.reply)
-		}
-		if t.status != nil {
-			t.status.settle()
-			b.w.mu.Lock()
-			b.w.live[t.run.ID] = t.status
-			b.w.mu.Unlock()
-		}
-		if t.status != nil && !holding {
-			// Normally the send loop takes the signs down after the reply. A reply that waits
-			// long (the platform down) or is posted by another replica must not leave them up
-			// (and Telegram's chat action repeating) for hours: they come down after signHold.
-			holding = true
-			id, st := t.run.ID, t.status
-			time.AfterFunc(signHold, func() {
-				b.w.mu.Lock()
-				mine := b.w.live[id] == st
-				if mine {
-					delete(b.w.live, id)
-				}
-				b.w.mu.Unlock()
-				if mine {
-					st.finish()
-				}
-			})
-		}
-		_, th, err := b.store.FinishRun(ctx, store.FinishRunRequest{ID: t.run.ID, State: o.state,
-			Detail: clip.Runes(o.detail, 200), Save: o.save, Replies: replies, Claim: b.opt.LeaseTTL})
-		if err == nil {
-			poke(b.w.sendWake)
-			return th, true
-		}
-		if t.status != nil {
-			b.w.mu.Lock()
-			delete(b.w.live, t.run.ID)
-			b.w.mu.Unlock()
-		}
-		switch {
-		case o.save != nil && errors.Is(err, store.ErrConflict):
-			o = failed(store.RunFailed, "conflict", "The diagram was changed elsewhere (in the editor?) while I was drawing, so I did not overwrite it. Please send your request again to build on the new version.")
-			continue
-		case errors.Is(err, store.ErrBadTransition):
-			// Another owner took the thread over and told it; this run's result goes nowhere.
-			log.Warn("run ended after its thread was taken over; its result is dropped", "err", err)
-			t.finishSigns()
-			return nil, false
-		}
-		// The store failed: the thread hears of it directly, best effort, and the run is left for
-		// recovery, which then does not tell the thread again (in this process).
-		log.Error("record the end of a run", "err", err)
-		b.w.mu.Lock()
-		if len(b.w.told) > 10_000 { // a bound: recovery usually comes within a lease
-			clear(b.w.told)
-		}
-		b.w.told[t.run.ID] = true
-		b.w.mu.Unlock()
-		text := b.friendlyStore(t.key, "saving the diagram", err)
-		if o.reply.Error {
-			text = o.reply.Text
-		}
-		if serr := t.a.Send(ctx, t.key, Reply{Text: text, Error: true}); serr != nil {
-			log.Warn("send the error reply", "err", serr)
-		}
-		t.finishSigns()
-		return nil, false
-	}
-}
-
-// signHold is the longest a run's working signs stay up waiting for its reply to be posted.
-const signHold = 10 * time.Minute
-
-// replies are the outbox rows of a reply and, for a drawing run, of its signs.
-func (t *turn) replies(r Reply) ([]store.Outgoing, error) {
-	body, err := encodeReply(r)
-	if err != nil {
-		return nil, err
-	}
-	pin := ""
-	if local(t.a) {
-		pin = t.b.opt.Owner
-	}
-	out := []store.Outgoing{{Key: t.key, Kind: kindReply, Body: body, Pin: pin}}
-	if t.status != nil {
-		out = append(out, store.Outgoing{Key: t.key, Kind: kindSigns, Body: encodeSigns(t.status.sign()), Pin: pin})
-	}
-	return out, nil
-}
-
-func (t *turn) finishSigns() {
-	if t.status != nil {
-		t.status.finish()
-	}
-}
-
-// unreadable answers a kept message that could not be read back.
-func (b *Bot) unreadable(ctx context.Context, key ThreadKey, a Adapter, j job) bool {
-	b.log.Error("a kept message could not be read; its thread is told", "thread", key.String(), "inbox", j.inbox, "err", j.broken)
-	t, ok := b.begin(ctx, key, a, []job{j}, "unreadable message")
-	if !ok {
-		return false
-	}
-	_, ok = t.end(ctx, failed(store.RunFailed, j.broken.Error(),
-		"Sorry, I could not read one of your messages back from my database. Nothing in the diagram changed; please send it again."))
-	return ok
-}
-
-// draw runs one drawing turn for consecutive requests of a thread (merged into one run), after
+// drawing is a drawing turn: consecutive requests of a thread, merged into one run, after
 // importing a file the first of them carried. Nothing is saved unless the step that made it
-// succeeded.
-//
-// On the way from message to picture the store commits: the message (Handle), the thread's claim,
-// the run's start, its revision with its end and its reply, then the reply's posting. The working
-// signs go up beside the run, and the picture renders while the editor links are made.
-func (b *Bot) draw(ctx context.Context, key ThreadKey, a Adapter, jobs []job) bool {
-	msg := jobs[len(jobs)-1].msg
+// succeeded: the import alone, or the drawing's revision with the turn's outcome.
+func (b *Bot) drawing(ctx context.Context, t Turn, status func(string)) Outcome {
+	key, jobs := t.Key, t.jobs
 	var prompts []string
 	for _, j := range jobs {
-		if t := strings.TrimSpace(j.cmd.Arg); t != "" {
-			prompts = append(prompts, t)
+		if p := strings.TrimSpace(j.cmd.Arg); p != "" {
+			prompts = append(prompts, p)
 		}
 	}
-	t, ok := b.begin(ctx, key, a, jobs, clip.Runes(strings.Join(prompts, " | "), 200))
-	if !ok {
-		return false
-	}
-	// The signs stay up until the reply is posted, which may be after this run's context ended.
-	t.status = b.working(context.WithoutCancel(ctx), a, msg)
-	t.status.attach(t.run.ID)
-	started := b.opt.Now()
-	o := b.drawing(ctx, t, jobs, prompts)
-	_, ok = t.end(ctx, o)
-	outcome := string(o.state)
-	if o.detail == "conflict" {
-		outcome = "conflict"
-	}
-	b.opt.Observer.RunFinished(outcome, b.opt.Now().Sub(started))
-	return ok
-}
-
-// drawing is the drawing run itself: what it saves and what it answers.
-func (b *Bot) drawing(ctx context.Context, t *turn, jobs []job, prompts []string) outcome {
-	key := t.key
-	status := t.status
-	storeFail := func(step string, err error) outcome {
+	storeFail := func(step string, err error) Outcome {
 		return failed(store.RunFailed, err.Error(), b.friendlyStore(key, step, err))
 	}
 	th, err := b.load(ctx, key)
@@ -236,8 +43,8 @@ func (b *Bot) drawing(ctx context.Context, t *turn, jobs []job, prompts []string
 	var talk discussion
 	for _, j := range jobs {
 		if AsksForDiscussion(j.cmd.Arg) {
-			status.update("reading the thread…")
-			if talk, err = b.readDiscussion(ctx, t.a, j.msg); err != nil {
+			status("reading the thread…")
+			if talk, err = b.readDiscussion(ctx, t.Adapter, j.msg); err != nil {
 				return failed(store.RunFailed, "no discussion", err.Error())
 			}
 			break
@@ -247,7 +54,7 @@ func (b *Bot) drawing(ctx context.Context, t *turn, jobs []job, prompts []string
 	summary := ""
 	var images []Image
 	if files := jobs[0].msg.Files; len(files) > 0 {
-		status.update("reading " + files[0].Name + "…")
+		status("reading " + files[0].Name + "…")
 		up, err := b.readUpload(ctx, files)
 		if err != nil {
 			return failed(store.RunFailed, err.Error(), err.Error()+" Nothing in the diagram changed.")
@@ -261,9 +68,9 @@ func (b *Bot) drawing(ctx context.Context, t *turn, jobs []job, prompts []string
 			save := store.SaveRequest{Key: key, Base: th.Rev, Scene: up.doc, Author: store.AuthorImport, Reason: "imported " + files[0].Name}
 			if len(prompts) == 0 { // an import alone: its revision is the run's
 				next := predicted(th, up.doc, th.Memory)
-				status.update("rendering…")
-				return outcome{state: store.RunDone, detail: "imported " + files[0].Name, save: &save,
-					reply: b.postReply(ctx, next, fmt.Sprintf("Imported %s as revision %d.", files[0].Name, next.Rev))}
+				status("rendering…")
+				return Outcome{State: store.RunDone, Detail: "imported " + files[0].Name, Save: &save,
+					Reply: b.postReply(ctx, next, fmt.Sprintf("Imported %s as revision %d.", files[0].Name, next.Rev))}
 			}
 			if th, err = b.store.Save(ctx, save); err != nil {
 				return storeFail("saving the imported diagram", err)
@@ -286,10 +93,10 @@ func (b *Bot) drawing(ctx context.Context, t *turn, jobs []job, prompts []string
 	if err != nil {
 		return failed(store.RunFailed, err.Error(), err.Error())
 	}
-	status.update("drawing…")
+	status("drawing…")
 	res, err := b.drawerFor(prompts).Draw(ctx, DrawRequest{
 		Prompt: prompt, Scene: current, Memory: th.Memory, Model: th.Settings.Model, Images: images, Discussion: talk.text,
-		Progress: func(p Progress) { status.update(progressLine(p)) },
+		Progress: func(p Progress) { status(progressLine(p)) },
 	})
 	if err != nil {
 		state := store.RunFailed
@@ -312,19 +119,19 @@ func (b *Bot) drawing(ctx context.Context, t *turn, jobs []job, prompts []string
 			b.log.Warn("store agent memory", "thread", key.String(), "err", err)
 		}
 		if summary != "" { // an import happened: show it
-			return outcome{state: store.RunDone, detail: "no change", reply: b.postReply(ctx, th, text)}
+			return Outcome{State: store.RunDone, Detail: "no change", Reply: b.postReply(ctx, th, text)}
 		}
-		return outcome{state: store.RunDone, detail: "no change", reply: Reply{Text: text}}
+		return Outcome{State: store.RunDone, Detail: "no change", Reply: Reply{Text: text}}
 	}
 	doc, err := encodeScene(res.Scene)
 	if err != nil {
-		return failed(store.RunFailed, err.Error(), friendly("saving the diagram", err))
+		return failed(store.RunFailed, err.Error(), Friendly("saving the diagram", err))
 	}
-	status.update("rendering…")
+	status("rendering…")
 	// The reply is complete before the revision commits with it: a picture in the outbox is
 	// always of a durable revision, and a run cut short before the commit changed nothing.
 	reply := b.pictureReply(ctx, predicted(th, doc, memory), res.Scene, text)
-	return outcome{state: store.RunDone, detail: "saved a revision", reply: reply, save: &store.SaveRequest{Key: key, Base: th.Rev,
+	return Outcome{State: store.RunDone, Detail: "saved a revision", Reply: reply, Save: &store.SaveRequest{Key: key, Base: th.Rev,
 		Scene: doc, Author: store.AuthorAgent, Reason: clip.Runes(prompts[len(prompts)-1], 200), Memory: memory}}
 }
 

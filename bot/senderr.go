@@ -1,7 +1,6 @@
 package bot
 
 import (
-	"errors"
 	"fmt"
 	"time"
 )
@@ -36,18 +35,4 @@ func Permanent(err error) error {
 		return nil
 	}
 	return &PermanentError{Err: err}
-}
-
-// retryAfter is how long a platform asked to wait, if it did.
-func retryAfter(err error) (time.Duration, bool) {
-	var rl *RateLimitError
-	if errors.As(err, &rl) {
-		return rl.Wait, true
-	}
-	return 0, false
-}
-
-func isPermanent(err error) bool {
-	var p *PermanentError
-	return errors.As(err, &p)
 }

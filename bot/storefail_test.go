@@ -28,13 +28,6 @@ func (d *downStore) Load(ctx context.Context, key store.ThreadKey) (*store.Threa
 	return d.Store.Load(ctx, key)
 }
 
-func (d *downStore) FinishRun(ctx context.Context, req store.FinishRunRequest) (store.Run, *store.Thread, error) {
-	if d.down.Load() {
-		return store.Run{}, nil, errDriver
-	}
-	return d.Store.FinishRun(ctx, req)
-}
-
 func (d *downStore) Undo(ctx context.Context, key store.ThreadKey, from int64) (*store.Thread, error) {
 	if d.down.Load() {
 		return nil, errDriver
@@ -48,9 +41,8 @@ func TestStoreDownSaysSoPlainly(t *testing.T) {
 	st := tempStore(t)
 	ds := &downStore{Store: st}
 	var logs strings.Builder
-	h := &harness{store: st, rec: newRecorder(), drawer: &fakeDrawer{}}
+	h := &harness{t: t, store: st, rec: newRecorder(), drawer: &fakeDrawer{}}
 	h.bot = New(ds, h.drawer, fakeRenderer{}, nil, Options{}, slog.New(slog.NewTextHandler(&logs, nil)))
-	t.Cleanup(func() { h.bot.Close(context.Background()) })
 
 	h.say(thread, "draw a box")
 	h.rec.wait(t, 1)

@@ -146,9 +146,8 @@ func TestShowRevertDescribeRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	h := &harness{store: st, rec: newRecorder(), drawer: &fakeDrawer{}}
+	h := &harness{t: t, store: st, rec: newRecorder(), drawer: &fakeDrawer{}}
 	h.bot = New(st, h.drawer, fakeRenderer{}, nil, Options{UserRatePerMinute: noRateLimit, ChatRatePerMinute: noRateLimit}, nil)
-	t.Cleanup(func() { h.bot.Close(context.Background()) })
 
 	for _, cmd := range []string{"show 1", "revert 1", "describe"} {
 		if r := h.command(t, thread, cmd); !strings.Contains(r.Text, "There is no diagram in this thread yet") {

@@ -21,6 +21,9 @@ type Store interface {
 	// thread is created by its first message, before any revision). ErrNotFound if the thread was
 	// never created or was pruned.
 	Load(ctx context.Context, key ThreadKey) (*Thread, error)
+	// Exists reports whether the thread is known (created by its first message, and not pruned)
+	// without reading it.
+	Exists(ctx context.Context, key ThreadKey) (bool, error)
 	// Save stores a new revision if the thread's current revision is still req.Base (0 creates the
 	// thread). ErrConflict if it moved on, ErrTooLarge if the scene or memory is above the limit.
 	// The new revision becomes current and the newest; revisions that were undone are no longer
@@ -42,9 +45,6 @@ type Store interface {
 	// SetSettings replaces the thread's settings, creating the thread if needed.
 	SetSettings(ctx context.Context, key ThreadKey, s Settings) error
 
-	// CreateLink makes a new random link token for an existing thread; only its SHA-256 is stored.
-	// A zero expires means the link never expires. ErrNotFound without thread.
-	CreateLink(ctx context.Context, key ThreadKey, kind LinkKind, expires time.Time) (token string, l Link, err error)
 	// CreateLinks makes one new link per kind, in that order, in one transaction: all or none.
 	CreateLinks(ctx context.Context, key ThreadKey, expires time.Time, kinds ...LinkKind) (tokens []string, links []Link, err error)
 	// ResolveLink finds the link a token belongs to. ErrNotFound for an unknown token (or a pruned
@@ -53,18 +53,8 @@ type Store interface {
 	// RevokeLinks revokes the thread's live links of a kind ("" for every kind) and says how many.
 	RevokeLinks(ctx context.Context, key ThreadKey, kind LinkKind) (int, error)
 
-	// ClaimEvent records a chat event id and reports true the first time it is seen within
-	// Options.EventTTL; a redelivered event gets false.
-	ClaimEvent(ctx context.Context, eventID string) (bool, error)
-
-	// ClaimEvents claims, in one transaction, the ids one incoming message is known by (the
-	// platform's event id, the message's own id): true when none was seen within Options.EventTTL,
-	// and then all are recorded; false when any was, and then none is recorded (the others name the
-	// same message, so a later redelivery is still caught by the one seen before).
-	ClaimEvents(ctx context.Context, eventIDs ...string) (bool, error)
-
-	// Accept records one incoming message in one transaction: it claims req.EventIDs (as
-	// ClaimEvents does), makes the thread known (its row is created with the first message),
+	// Accept records one incoming message in one transaction: it claims req.EventIDs (each is
+	// remembered for Options.EventTTL; the message is a redelivery when any was seen), makes the thread known (its row is created with the first message),
 	// queues req.Body in the thread's inbox and req.Replies in its outbox. Fresh is false for a
 	// redelivery, and then nothing is recorded. Once it returns, the message is kept: call it
 	// before the platform is told the message arrived.
@@ -80,9 +70,6 @@ type Store interface {
 	// Pending lists a thread's pending inbox messages in the order received, at most limit (all
 	// when limit <= 0).
 	Pending(ctx context.Context, key ThreadKey, limit int) ([]InboxMessage, error)
-	// Inbox lists a thread's messages in the given states (every state when none), in the order
-	// received.
-	Inbox(ctx context.Context, key ThreadKey, states ...InboxState) ([]InboxMessage, error)
 	// ReleaseIdle ends owner's lease on the thread unless messages are pending there, in one
 	// statement, and reports whether it did.
 	ReleaseIdle(ctx context.Context, key ThreadKey, owner string) (bool, error)
@@ -109,20 +96,9 @@ type Store interface {
 	// owner's claims on the rows behind it in its thread are released. ErrLeaseHeld when the claim
 	// has lapsed.
 	SettleOutbox(ctx context.Context, s Settle) error
-	// Outbox lists a thread's rows in the given states (every state when none), in id order.
-	Outbox(ctx context.Context, key ThreadKey, states ...OutboxState) ([]OutboxItem, error)
 
-	// AcquireLease gives owner the thread's lease for ttl, or renews it when owner already holds it.
-	// ErrLeaseHeld (as *LeaseHeldError) while another owner's lease has not expired.
-	AcquireLease(ctx context.Context, key ThreadKey, owner string, ttl time.Duration) (Lease, error)
 	// ReleaseLease ends owner's lease; releasing a lease one does not hold is not an error.
 	ReleaseLease(ctx context.Context, key ThreadKey, owner string) error
-	// ReleaseOwner ends every lease of owner, for a process that restarts under a stable owner name
-	// and knows its previous incarnation is dead.
-	ReleaseOwner(ctx context.Context, owner string) (int, error)
-
-	// CreateRun records a queued run of the thread by owner.
-	CreateRun(ctx context.Context, key ThreadKey, owner, detail string) (Run, error)
 	// StartRun records a run of req.Key by req.Owner that starts at once, in state running. With
 	// req.Lease > 0 it first acquires (or renews) the owner's lease on the thread for that long, in
 	// the same transaction: ErrLeaseHeld (as *LeaseHeldError) while another owner holds it, and then
@@ -131,16 +107,14 @@ type Store interface {
 	StartRun(ctx context.Context, req StartRunRequest) (Run, error)
 	// FinishRun moves run req.ID to a final state in one transaction with its revision req.Save,
 	// when not nil (checked as Save checks it). When either part fails nothing changes: the run
-	// keeps its state and no revision is made. Errors: those of SetRunState and Save, ErrInvalid
-	// for a state that is not final or a Save of another thread. The thread is returned when
+	// keeps its state and no revision is made. Errors: ErrNotFound for an unknown run,
+	// ErrBadTransition for one that finished already, those of Save, ErrInvalid for a state that is
+	// not final or a Save of another thread. The thread is returned when
 	// req.Save is set. The run's lease, if any, is kept: the caller releases it once the result is
 	// delivered. The messages the run took are done with it (interrupted, for an interrupted run).
 	// With req.Replies the run waits in state replying until its replies are sent (SettleOutbox),
 	// then takes req.State.
 	FinishRun(ctx context.Context, req FinishRunRequest) (Run, *Thread, error)
-	// SetRunState moves a run to a new state. ErrNotFound for an unknown run, ErrBadTransition when
-	// the run already finished (done, failed, interrupted) or the move goes backwards.
-	SetRunState(ctx context.Context, id int64, state RunState, detail string) (Run, error)
 	// SetRunSign records the chat platform's handle on the working signs of run id (Run.Sign), for
 	// RecoverRuns to hand back if the process dies before the run ends. ErrNotFound for an unknown run.
 	SetRunSign(ctx context.Context, id int64, sign string) error
@@ -149,9 +123,6 @@ type Store interface {
 	// messages the run took, queues the replies req.Notice makes for each, and returns the runs.
 	// A run whose owner's lease is live is never touched.
 	RecoverRuns(ctx context.Context, req RecoverRequest) ([]Run, error)
-	// Runs lists runs in the given states (all states when none), oldest first.
-	Runs(ctx context.Context, states ...RunState) ([]Run, error)
-
 	// SetMessageThread records that message msgID of chat on platform belongs to thread (a
 	// ThreadKey.Thread), replacing what was recorded for it. Platforms whose threads are reply chains
 	// (Telegram) use it so that a reply to any message of a chain finds the chain, after a restart or

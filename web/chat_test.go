@@ -13,6 +13,7 @@ import (
 
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/bot/bottest"
+	"github.com/excalibot/excalibot/bot/relay"
 	"github.com/excalibot/excalibot/bot/webchat"
 	"github.com/excalibot/excalibot/links"
 	"github.com/excalibot/excalibot/render"
@@ -27,7 +28,7 @@ type chatEnv struct {
 	st   *sqlite.Store
 	srv  *Server
 	ts   *httptest.Server
-	core *bot.Bot
+	core *relay.Engine
 	chat *webchat.Adapter
 }
 
@@ -35,19 +36,20 @@ type chatEnv struct {
 // serve mounts them.
 func newChatEnv(t *testing.T, gate chan struct{}, r ...Renderer) *chatEnv {
 	t.Helper()
-	cfg := chatConfig{drawer: &bottest.BoxDrawer{Gate: gate}, bot: bot.Options{NotifyEdits: true}}
+	cfg := chatConfig{drawer: &bottest.BoxDrawer{Gate: gate}, work: relay.Options{NotifyEdits: true}}
 	if len(r) > 0 {
 		cfg.render = r[0]
 	}
 	return newChatEnvWith(t, cfg)
 }
 
-// chatConfig chooses the drawer, the renderer (default bottest.WidthRenderer) and both sides'
-// options of a chat environment.
+// chatConfig chooses the drawer, the renderer (default bottest.WidthRenderer) and the options of
+// the conversation, its work and the chat page of a chat environment.
 type chatConfig struct {
 	drawer bot.Drawer
 	render Renderer
 	bot    bot.Options
+	work   relay.Options
 	chat   webchat.Options
 }
 
@@ -63,7 +65,7 @@ func newChatEnvWith(t *testing.T, cfg chatConfig) *chatEnv {
 	}
 	t.Cleanup(func() { st.Close() })
 	lk := links.NewEditor(st, "", 0, nil)
-	core := bot.New(st, cfg.drawer, rend, lk, cfg.bot, nil)
+	core := relay.New(st, bot.New(st, cfg.drawer, rend, lk, cfg.bot, nil), cfg.work, nil)
 	srv := New(st, rend, core, nil, Options{}, nil)
 	cfg.chat.Page = ChatPage
 	chat := webchat.New(core, cfg.chat, nil)
@@ -75,6 +77,7 @@ func newChatEnvWith(t *testing.T, cfg chatConfig) *chatEnv {
 		}
 	}
 	core.Register(chat) // as serve does, so browser-edit notices reach the page
+	core.Start()
 	ts := httptest.NewServer(srv.Handler())
 	lk.SetBase(ts.URL)
 	t.Cleanup(func() {

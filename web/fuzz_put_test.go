@@ -15,6 +15,7 @@ import (
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 	"github.com/excalibot/excalibot/store/sqlite"
+	"github.com/excalibot/excalibot/store/storetest"
 )
 
 // fuzzBudget bounds one fuzz input: a save of at most 1 MB decodes and commits in milliseconds,
@@ -49,7 +50,7 @@ func FuzzPutScene(f *testing.F) {
 	if _, err := st.Save(ctx, store.SaveRequest{Key: testKey, Scene: sampleScene(f), Author: store.AuthorAgent}); err != nil {
 		f.Fatal(err)
 	}
-	token, _, err := st.CreateLink(ctx, testKey, store.LinkEdit, time.Time{})
+	token, _, err := storetest.CreateLink(ctx, st, testKey, store.LinkEdit, time.Time{})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 	"github.com/excalibot/excalibot/store/sqlite"
+	"github.com/excalibot/excalibot/store/storetest"
 )
 
 // clock is a settable time source shared by the store and the server.
@@ -100,10 +101,10 @@ func newEnv(t testing.TB, opt Options) *env {
 	if _, err := st.Save(ctx, store.SaveRequest{Key: testKey, Base: 0, Scene: sampleScene(t), Author: store.AuthorAgent, Reason: "test"}); err != nil {
 		t.Fatalf("save first revision: %v", err)
 	}
-	if e.edit, _, err = st.CreateLink(ctx, testKey, store.LinkEdit, time.Time{}); err != nil {
+	if e.edit, _, err = storetest.CreateLink(ctx, st, testKey, store.LinkEdit, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	if e.view, _, err = st.CreateLink(ctx, testKey, store.LinkView, time.Time{}); err != nil {
+	if e.view, _, err = storetest.CreateLink(ctx, st, testKey, store.LinkView, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	return e

@@ -17,6 +17,7 @@ import (
 	"github.com/excalibot/excalibot/links"
 	"github.com/excalibot/excalibot/store"
 	"github.com/excalibot/excalibot/store/sqlite"
+	"github.com/excalibot/excalibot/store/storetest"
 )
 
 // TestEditorTokensNotLogged drives every editor route, the failing ones too (bad body, stale
@@ -105,7 +106,7 @@ func TestEditorTokensUnguessable(t *testing.T) {
 	seen := map[string]bool{}
 	var some []string
 	for i := range 500 {
-		tok, _, err := st.CreateLink(ctx, testKey, store.LinkEdit, time.Time{})
+		tok, _, err := storetest.CreateLink(ctx, st, testKey, store.LinkEdit, time.Time{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/excalibot/excalibot/links"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
+	"github.com/excalibot/excalibot/store/storetest"
 )
 
 func readAll(t *testing.T, r *http.Response) string {
@@ -70,11 +71,11 @@ func TestHealthReadyMetrics(t *testing.T) {
 func TestDeadTokensAreIndistinguishable(t *testing.T) {
 	e := newEnv(t, Options{})
 	ctx := context.Background()
-	expiring, _, err := e.st.CreateLink(ctx, e.key, store.LinkEdit, e.clock.Now().Add(time.Minute))
+	expiring, _, err := storetest.CreateLink(ctx, e.st, e.key, store.LinkEdit, e.clock.Now().Add(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
-	revoked, _, err := e.st.CreateLink(ctx, e.key, store.LinkView, time.Time{})
+	revoked, _, err := storetest.CreateLink(ctx, e.st, e.key, store.LinkView, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,9 +51,6 @@ type Config struct {
 	MaxRetries int
 	// PingInterval is how long Socket Mode waits for Slack's ping before reconnecting (default 30 s).
 	PingInterval time.Duration
-	// StatusInterval is the least time between two edits of a status line (default 1 s): chat.update
-	// is rate limited, and an agent can take several steps per second.
-	StatusInterval time.Duration
 	// KnownThread, when set, is asked about a thread message the adapter does not remember (after
 	// a restart, or on another replica): true means the bot is part of that thread, so the message
 	// needs no mention. The store can answer it; the adapter itself never re-reads Slack threads.
@@ -151,9 +148,6 @@ func New(cfg Config, h bot.Handler, log *slog.Logger) (*Adapter, error) {
 	}
 	if cfg.PingInterval <= 0 {
 		cfg.PingInterval = 30 * time.Second
-	}
-	if cfg.StatusInterval <= 0 {
-		cfg.StatusInterval = time.Second
 	}
 	log = log.With("platform", Platform)
 	opts := []slack.Option{

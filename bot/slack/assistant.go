@@ -160,15 +160,14 @@ type assistantStatus struct {
 
 	mu       sync.Mutex
 	last     string
-	lastEdit time.Time
 	finished bool
 }
 
 var _ bot.SignedStatus = (*assistantStatus)(nil)
 
-// Update shows the core's step as the status, spaced like the status line
-// (Config.StatusInterval). Slack puts the app's name before a status ("excalibot is drawing…"),
-// so a step gets an "is" in front: "is rendering…".
+// Update shows the core's step as the status (the engine spaces the steps, as for the status
+// line). Slack puts the app's name before a status ("excalibot is drawing…"), so a step gets an
+// "is" in front: "is rendering…".
 func (s *assistantStatus) Update(ctx context.Context, text string) error {
 	text = strings.Join(strings.Fields(text), " ")
 	if text != "" && !strings.HasPrefix(text, "is ") {
@@ -176,11 +175,11 @@ func (s *assistantStatus) Update(ctx context.Context, text string) error {
 	}
 	text = truncate(text, maxStatusText)
 	s.mu.Lock()
-	if s.finished || text == "" || text == s.last || time.Since(s.lastEdit) < s.a.cfg.StatusInterval {
+	if s.finished || text == "" || text == s.last {
 		s.mu.Unlock()
 		return nil
 	}
-	s.last, s.lastEdit = text, time.Now()
+	s.last = text
 	s.mu.Unlock()
 	if err := s.a.setStatus(ctx, s.key, text); err != nil {
 		return fmt.Errorf("slack assistant status: %w", err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/bot/relay"
 	"github.com/excalibot/excalibot/bot/slack/slackfake"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
@@ -51,7 +52,7 @@ func TestWithTheCore(t *testing.T) {
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "bot.db"), store.Options{}, nil)
 	must(t, err)
 	defer st.Close()
-	core := bot.New(st, boxDrawer{}, pngRenderer{}, nil, bot.Options{}, slog.New(slog.DiscardHandler))
+	core := relay.New(st, bot.New(st, boxDrawer{}, pngRenderer{}, nil, bot.Options{}, slog.New(slog.DiscardHandler)), relay.Options{}, nil)
 	defer core.Close(context.Background())
 
 	fake := slackfake.New(t, slackfake.Config{})
@@ -59,6 +60,8 @@ func TestWithTheCore(t *testing.T) {
 	counted := &countingHandler{h: core}
 	a, err := New(Config{BotToken: fc.BotToken, AppToken: fc.AppToken, APIURL: fake.APIURL()}, counted, nil)
 	must(t, err)
+	core.Register(a)
+	core.Start()
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -151,9 +154,11 @@ func TestDiscussionRefusedThroughTheCore(t *testing.T) {
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "bot.db"), store.Options{}, nil)
 	must(t, err)
 	defer st.Close()
-	core := bot.New(st, boxDrawer{}, pngRenderer{}, nil, bot.Options{}, slog.New(slog.DiscardHandler))
+	core := relay.New(st, bot.New(st, boxDrawer{}, pngRenderer{}, nil, bot.Options{}, slog.New(slog.DiscardHandler)), relay.Options{}, nil)
 	defer core.Close(context.Background())
 	e := startWith(t, slackfake.New(t, slackfake.Config{}), ModeSocket, newRecorder(), nil)
+	core.Register(e.a)
+	core.Start()
 	e.rec.reply = func(ctx context.Context, a bot.Adapter, m bot.Message) {
 		if err := core.Handle(ctx, a, m); err != nil {
 			t.Errorf("core: %v", err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/bot/relay"
 	"github.com/excalibot/excalibot/bot/slack/slackfake"
 	"github.com/excalibot/excalibot/store"
 	"github.com/excalibot/excalibot/store/sqlite"
@@ -83,7 +84,7 @@ type crashEnv struct {
 	path string
 	st   *faultStore
 	fake *slackfake.Server
-	core *bot.Bot
+	core *relay.Engine
 	a    *Adapter
 	ctx  context.Context
 	stop func() // stops the adapter and closes the core (as on SIGTERM); also done at cleanup
@@ -97,9 +98,11 @@ func (editorLinks) ThreadLinks(context.Context, *store.Thread) (string, string, 
 	return "https://excalibot.example/d/edit", "https://excalibot.example/d/view", nil
 }
 
-// fastCore are core options that make retries and polls quick.
-var fastCore = bot.Options{PollInterval: 20 * time.Millisecond, RetryBase: 20 * time.Millisecond, LeaseTTL: 3 * time.Second,
-	UserRatePerMinute: 1e9, ChatRatePerMinute: 1e9}
+// fastWork are engine options that make retries and polls quick.
+var fastWork = relay.Options{PollInterval: 20 * time.Millisecond, RetryBase: 20 * time.Millisecond, LeaseTTL: 3 * time.Second}
+
+// unlimited are conversation options whose rates no test reaches.
+var unlimited = bot.Options{UserRatePerMinute: 1e9, ChatRatePerMinute: 1e9}
 
 func newCrashEnv(t *testing.T, fake *slackfake.Server, path string) *crashEnv {
 	t.Helper()
@@ -114,10 +117,11 @@ func newCrashEnv(t *testing.T, fake *slackfake.Server, path string) *crashEnv {
 	st := &faultStore{Store: sq}
 	logs := &logBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	core := bot.New(st, boxDrawer{}, pngRenderer{}, editorLinks{}, fastCore, log)
+	conv := bot.New(st, boxDrawer{}, pngRenderer{}, editorLinks{}, unlimited, log)
+	core := relay.New(st, conv, fastWork, log)
 	fc := fake.Config()
 	a, err := New(Config{BotToken: fc.BotToken, AppToken: fc.AppToken, APIURL: fake.APIURL(), MaxRetries: 1,
-		KnownThread: core.KnownThread}, core, log)
+		KnownThread: conv.KnownThread}, core, log)
 	must(t, err)
 	core.Register(a)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -260,7 +264,7 @@ func TestCrashWindowFinishRun(t *testing.T) {
 	if th, err := e.st.Load(e.ctx, bot.ThreadKey{Platform: Platform, Workspace: "T0FAKE", Channel: "C1", Thread: p.TS}); err != nil || th.Rev != 0 {
 		t.Errorf("thread after the failed end: %+v, %v; want revision 0", th, err)
 	}
-	time.Sleep(fastCore.LeaseTTL + 500*time.Millisecond) // the run's lease lapses; recovery passes over it
+	time.Sleep(fastWork.LeaseTTL + 500*time.Millisecond) // the run's lease lapses; recovery passes over it
 	e.settle()
 	if n := len(e.fake.Thread("C1", p.TS)) - 1; n != 1 {
 		t.Errorf("%d bot messages, want only the notice: %q", n, threadShape(t, e.fake.Thread("C1", p.TS)))

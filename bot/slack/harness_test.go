@@ -151,7 +151,7 @@ func startWith(t testing.TB, fake *slackfake.Server, mode string, rec *recorder,
 	cfg := Config{
 		BotToken: fc.BotToken, AppToken: fc.AppToken, SigningSecret: fc.SigningSecret,
 		Mode: mode, APIURL: fake.APIURL(), HTTPTimeout: 10 * time.Second,
-		PingInterval: 5 * time.Second, StatusInterval: time.Nanosecond,
+		PingInterval: 5 * time.Second,
 	}
 	if mod != nil {
 		mod(&cfg)

@@ -73,7 +73,6 @@ type status struct {
 
 	mu       sync.Mutex
 	lastText string
-	lastEdit time.Time
 	finished bool
 }
 
@@ -83,18 +82,17 @@ var (
 )
 
 // Update edits the status line, its first letter a capital: the line stands alone in the thread
-// ("Drawing 4 boxes and 3 arrows…"), where the core's step reads as the end of a sentence. Edits
-// closer together than Config.StatusInterval are skipped (the next one shows the latest state):
-// chat.update is rate limited per workspace.
+// ("Drawing 4 boxes and 3 arrows…"), where the core's step reads as the end of a sentence. The
+// engine spaces the edits (chat.update is rate limited per workspace); the same text is not sent
+// again.
 func (s *status) Update(ctx context.Context, text string) error {
 	text = sentenceCase(text)
 	s.mu.Lock()
-	if s.finished || s.statusTS == "" || text == s.lastText ||
-		time.Since(s.lastEdit) < s.a.cfg.StatusInterval {
+	if s.finished || s.statusTS == "" || text == s.lastText {
 		s.mu.Unlock()
 		return nil
 	}
-	s.lastText, s.lastEdit = text, time.Now()
+	s.lastText = text
 	s.mu.Unlock()
 	_, _, _, err := s.a.api.UpdateMessageContext(ctx, s.channel, s.statusTS,
 		slack.MsgOptionText(truncate(escapeText(text), maxSectionText), false))

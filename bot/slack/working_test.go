@@ -4,7 +4,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/bot/slack/slackfake"
@@ -58,20 +57,22 @@ func TestWorkingSignsPartialFailures(t *testing.T) {
 	}
 }
 
-func TestStatusUpdatesAreSpaced(t *testing.T) {
-	e := start(t, ModeSocket, newRecorder(), func(c *Config) { c.StatusInterval = time.Hour })
+// TestStatusUpdates: each new text edits the status line (the engine spaces them); the same text
+// again is not sent.
+func TestStatusUpdates(t *testing.T) {
+	e := start(t, ModeSocket, newRecorder(), nil)
 	p := e.fake.Post(slackfake.UserMessage{Channel: "D1", Text: "draw"})
 	st, err := e.a.Working(e.ctx, bot.Message{Key: bot.ThreadKey{Platform: Platform, Workspace: "T0FAKE", Channel: "D1"}, ID: p.TS})
 	must(t, err)
-	for _, s := range []string{"drawing… 1 shape", "drawing… 2 shapes", "drawing… 3 shapes"} {
+	for _, s := range []string{"drawing… 1 shape", "drawing… 1 shape", "drawing… 2 shapes"} {
 		must(t, st.Update(e.ctx, s))
 	}
 	var texts []string
 	for _, c := range e.fake.Calls("chat.update") {
 		texts = append(texts, c.Form.Get("text"))
 	}
-	if want := []string{"Drawing… 1 shape"}; !reflect.DeepEqual(texts, want) {
-		t.Errorf("chat.update texts = %q, want %q (later ones within the interval skipped)", texts, want)
+	if want := []string{"Drawing… 1 shape", "Drawing… 2 shapes"}; !reflect.DeepEqual(texts, want) {
+		t.Errorf("chat.update texts = %q, want %q (a repeated text not sent again)", texts, want)
 	}
 	// The status is escaped like any text.
 	e2 := start(t, ModeSocket, newRecorder(), nil)

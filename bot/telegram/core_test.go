@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/bot/relay"
 	"github.com/excalibot/excalibot/bot/telegram/tgfake"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
@@ -90,8 +91,11 @@ func startWithDrawer(t *testing.T, edit func(*Config), d *boxDrawer) (*env, *sql
 	t.Cleanup(func() { st.Close() })
 	// No rate a test reaches: a burst of quick requests (each answered in milliseconds) went over
 	// 600 a minute, whose burst is 3.
-	core := bot.New(st, d, pngRenderer{}, nil, bot.Options{UserRatePerMinute: 1e9, ChatRatePerMinute: 1e9}, slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})))
+	log := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+	core := relay.New(st, bot.New(st, d, pngRenderer{}, nil, bot.Options{UserRatePerMinute: 1e9, ChatRatePerMinute: 1e9}, log), relay.Options{}, log)
 	e := startWith(t, fake, edit, core)
+	core.Register(e.a)
+	core.Start()
 	// Cleanups run last-in first-out: the core finishes its work before the adapter and the
 	// fake go away, so no answer is cut off mid-request.
 	t.Cleanup(func() { core.Close(context.Background()) })

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/bot/relay"
 	"github.com/excalibot/excalibot/bot/telegram/tgfake"
 	"github.com/excalibot/excalibot/store"
 	"github.com/excalibot/excalibot/store/sqlite"
@@ -66,7 +67,7 @@ func (f *faultStore) StartRun(ctx context.Context, req store.StartRunRequest) (s
 type crashEnv struct {
 	*env
 	st   *faultStore
-	core *bot.Bot
+	core *relay.Engine
 	path string
 }
 
@@ -85,8 +86,9 @@ func startCrash(t *testing.T, fake *tgfake.Server, path string, prepare func(*fa
 	if prepare != nil {
 		prepare(st)
 	}
-	core := bot.New(st, &boxDrawer{}, pngRenderer{}, nil, bot.Options{PollInterval: 20 * time.Millisecond,
-		RetryBase: 20 * time.Millisecond, LeaseTTL: 3 * time.Second}, slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})))
+	log := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+	core := relay.New(st, bot.New(st, &boxDrawer{}, pngRenderer{}, nil, bot.Options{}, log),
+		relay.Options{PollInterval: 20 * time.Millisecond, RetryBase: 20 * time.Millisecond, LeaseTTL: 3 * time.Second}, log)
 	e := startWith(t, fake, func(c *Config) { c.MaxRetryWait = 500 * time.Millisecond }, core)
 	core.Register(e.a)
 	if err := core.Recover(t.Context()); err != nil {

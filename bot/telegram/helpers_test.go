@@ -221,7 +221,7 @@ func startWith(t *testing.T, fake *tgfake.Server, edit func(*Config), h bot.Hand
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.actionEvery, a.editGap = 30*time.Millisecond, 10*time.Millisecond
+	a.actionEvery = 30 * time.Millisecond
 	e.a = a
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

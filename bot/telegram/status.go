@@ -14,11 +14,10 @@ import (
 	"github.com/excalibot/excalibot/bot"
 )
 
-// Working signs: a chat action shows for about 5 s, so it is repeated; status edits are spaced
-// because Telegram allows about one message per second per chat.
+// Working signs: a chat action shows for about 5 s, so it is repeated. Status edits come spaced
+// by the engine (Telegram allows about one message per second per chat).
 const (
 	actionEvery = 4 * time.Second
-	editGap     = 1 * time.Second
 	statusStart = "Working on it…"
 )
 
@@ -83,17 +82,13 @@ func (s *status) action(ctx context.Context) {
 	}
 }
 
-// loop repeats the chat action and applies status edits, at most one per editGap, until Finish
+// loop repeats the chat action and applies status edits, the latest text asked for, until Finish
 // or until ctx ends.
 func (s *status) loop(ctx context.Context) {
 	defer close(s.done)
 	tick := time.NewTicker(s.a.actionEvery)
 	defer tick.Stop()
-	flush := time.NewTimer(0)
-	<-flush.C
-	defer flush.Stop()
 	var shown string
-	var lastEdit time.Time
 	for {
 		select {
 		case <-s.stop:
@@ -104,11 +99,6 @@ func (s *status) loop(ctx context.Context) {
 			s.action(ctx)
 			continue
 		case <-s.poke:
-			if wait := s.a.editGap - time.Since(lastEdit); wait > 0 {
-				flush.Reset(wait)
-				continue
-			}
-		case <-flush.C:
 		}
 		s.mu.Lock()
 		text := s.pending
@@ -116,7 +106,7 @@ func (s *status) loop(ctx context.Context) {
 		if text == "" || text == shown || s.msgID == 0 {
 			continue
 		}
-		shown, lastEdit = text, time.Now()
+		shown = text
 		s.edit(ctx, text)
 	}
 }

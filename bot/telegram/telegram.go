@@ -93,8 +93,8 @@ type Adapter struct {
 	// Hooks for tests: sleep waits for a 429's retry_after; now is the clock of refusals.
 	sleep func(ctx context.Context, d time.Duration) error
 	now   func() time.Time
-	// Intervals of the working signs (actionEvery, editGap by default); tests shorten them.
-	actionEvery, editGap time.Duration
+	// How often the chat action is repeated (actionEvery by default); tests shorten it.
+	actionEvery time.Duration
 }
 
 var _ bot.Adapter = (*Adapter)(nil)
@@ -164,7 +164,6 @@ func New(cfg Config, h bot.Handler, log *slog.Logger) (*Adapter, error) {
 		now:     time.Now,
 
 		actionEvery: actionEvery,
-		editGap:     editGap,
 	}
 	// The client timeout must outlast an upload; each call also gets its own deadline from a
 	// context. Updates are polled by the adapter itself (poll.go), not by the library.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/bot/bottest"
+	"github.com/excalibot/excalibot/bot/relay"
 	"github.com/excalibot/excalibot/links"
 	"github.com/excalibot/excalibot/store"
 	"github.com/excalibot/excalibot/store/sqlite"
@@ -26,7 +27,7 @@ import (
 type chatEnv struct {
 	st     *sqlite.Store
 	ts     *httptest.Server
-	core   *bot.Bot
+	core   *relay.Engine
 	chat   *Adapter
 	drawer *bottest.BoxDrawer
 }
@@ -36,7 +37,7 @@ type chatEnv struct {
 func newChatEnv(t *testing.T, secret string, gate chan struct{}) *chatEnv {
 	t.Helper()
 	d := &bottest.BoxDrawer{Gate: gate}
-	ce := startChat(t, d, bot.Options{NotifyEdits: true}, Options{Secret: secret})
+	ce := startChat(t, d, bot.Options{}, Options{Secret: secret})
 	ce.drawer = d
 	return ce
 }
@@ -50,10 +51,11 @@ func startChat(t *testing.T, d bot.Drawer, bopt bot.Options, copt Options) *chat
 	}
 	t.Cleanup(func() { st.Close() })
 	lk := links.NewEditor(st, "", 0, nil)
-	core := bot.New(st, d, bottest.WidthRenderer{}, lk, bopt, nil)
+	core := relay.New(st, bot.New(st, d, bottest.WidthRenderer{}, lk, bopt, nil), relay.Options{NotifyEdits: true}, nil)
 	copt.Page = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "<!doctype html><title>chat</title>") })
 	chat := New(core, copt, nil)
 	core.Register(chat)
+	core.Start()
 	mux := http.NewServeMux()
 	for _, r := range chat.Routes() {
 		mux.Handle(r.Pattern, r.Handler)

@@ -6,25 +6,27 @@ import (
 	"net/http"
 
 	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/bot/relay"
 	"github.com/excalibot/excalibot/bot/slack"
 	"github.com/excalibot/excalibot/bot/telegram"
 	"github.com/excalibot/excalibot/config"
 )
 
-// startAdapters builds the chat adapters that have credentials, registers them with the core and
-// mounts their webhook handlers. The returned runners are their receive loops.
-func startAdapters(cfg config.Config, core *bot.Bot, threads telegram.ThreadIndex, mux interface{ Handle(string, http.Handler) }, log *slog.Logger) ([]runner, error) {
+// startAdapters builds the chat adapters that have credentials, hands their messages to the work
+// engine, registers them with it and mounts their webhook handlers. The returned runners are their
+// receive loops.
+func startAdapters(cfg config.Config, core *bot.Bot, work *relay.Engine, threads telegram.ThreadIndex, mux interface{ Handle(string, http.Handler) }, log *slog.Logger) ([]runner, error) {
 	var out []runner
 	if cfg.SlackBotToken != "" {
 		a, err := slack.New(slack.Config{
 			BotToken: cfg.SlackBotToken, AppToken: cfg.SlackAppToken, SigningSecret: cfg.SlackSigningSecret,
 			Mode: cfg.SlackMode, APIURL: cfg.SlackAPIURL, Workspaces: cfg.SlackWorkspaces, Channels: cfg.SlackChannels,
 			KnownThread: core.KnownThread,
-		}, core, log)
+		}, work, log)
 		if err != nil {
 			return nil, fmt.Errorf("slack: %w", err)
 		}
-		core.Register(a)
+		work.Register(a)
 		if cfg.SlackMode == slack.ModeEvents {
 			mux.Handle("POST /slack/events", a.EventsHandler())
 		}
@@ -35,11 +37,11 @@ func startAdapters(cfg config.Config, core *bot.Bot, threads telegram.ThreadInde
 			Token: cfg.TelegramToken, Mode: cfg.TelegramMode, WebhookSecret: cfg.TelegramWebhookSecret,
 			PublicURL: cfg.PublicURL, APIURL: cfg.TelegramAPIURL, Chats: cfg.TelegramChats, Users: cfg.TelegramUsers,
 			Threads: threads,
-		}, core, log)
+		}, work, log)
 		if err != nil {
 			return nil, fmt.Errorf("telegram: %w", err)
 		}
-		core.Register(a)
+		work.Register(a)
 		if cfg.TelegramMode == "webhook" {
 			mux.Handle("POST "+telegram.WebhookPath, a.WebhookHandler())
 		}

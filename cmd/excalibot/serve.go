@@ -16,6 +16,7 @@ import (
 
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/bot/agentdraw"
+	"github.com/excalibot/excalibot/bot/relay"
 	"github.com/excalibot/excalibot/bot/webchat"
 	"github.com/excalibot/excalibot/config"
 	"github.com/excalibot/excalibot/links"
@@ -87,7 +88,7 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 	drawer.Observer = metrics
 	mermaid := wireMermaid(rend, &drawer, cfg.MaxElements)
 	// Each process its own name in the store's leases and claims, even two on one host.
-	owner := bot.NewOwner()
+	owner := relay.NewOwner()
 	// The links replies carry are made before the core and the web server, which both use them.
 	editor := links.NewEditor(st, cfg.PublicURL, cfg.LinkTTL, nil)
 	var replyLinks bot.Links = editor
@@ -98,15 +99,23 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 	}
 	core := bot.New(st, drawer, rend, replyLinks, bot.Options{
 		MaxMessageLength:  cfg.MaxMessageLength,
-		MaxConcurrentRuns: cfg.MaxConcurrentRuns,
 		UserRatePerMinute: cfg.UserRatePerMinute,
 		ChatRatePerMinute: cfg.ChatRatePerMinute,
-		RunTimeout:        cfg.RunTimeout + cfg.RenderTimeout + 30*time.Second,
 		MaxSceneBytes:     cfg.MaxSceneSize,
 		MaxImageBytes:     int64(cfg.MaxImageSize),
 		ImageSide:         cfg.ImageSize,
 		MaxElements:       cfg.MaxElements,
+		Observer:          metrics,
+	}, log)
+	if mermaid != nil {
+		core.SetMermaid(mermaid)
+	}
+	// The engine keeps each message, hands each thread's to the conversation in order and posts
+	// the replies: it is what the adapters hand their messages to.
+	work := relay.New(st, core, relay.Options{
 		Owner:             owner,
+		MaxConcurrentRuns: cfg.MaxConcurrentRuns,
+		RunTimeout:        cfg.RunTimeout + cfg.RenderTimeout + 30*time.Second,
 		LeaseTTL:          cfg.LeaseTTL,
 		PollInterval:      cfg.PollInterval,
 		ReplyGiveUp:       cfg.ReplyGiveUp,
@@ -114,12 +123,9 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 		WorkingAfter:      workingAfter(cfg.WorkingAfter),
 		Observer:          metrics,
 	}, log)
-	metrics.QueueDepth(core.QueueDepth)
-	if mermaid != nil {
-		core.SetMermaid(mermaid)
-	}
+	metrics.QueueDepth(work.QueueDepth)
 
-	srvWeb := web.New(st, rend, core, metrics, web.Options{MaxBody: int64(cfg.MaxSceneSize) + 1<<20,
+	srvWeb := web.New(st, rend, work, metrics, web.Options{MaxBody: int64(cfg.MaxSceneSize) + 1<<20,
 		Limits: scene.Limits{MaxBytes: cfg.MaxSceneSize, MaxElements: cfg.MaxElements}}, log)
 	srvWeb.AddCheck(web.Check{Name: "renderer", Fn: func(context.Context) error { return rend.Ready() }})
 	srvWeb.AddCheck(web.Check{Name: "store", Fn: func(ctx context.Context) error {
@@ -131,7 +137,7 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 	}})
 
 	// The chat page: open on localhost, from elsewhere only with EXCALIBOT_CHAT_SECRET.
-	chat := webchat.New(core, webchat.Options{Secret: cfg.ChatSecret, Page: web.ChatPage,
+	chat := webchat.New(work, webchat.Options{Secret: cfg.ChatSecret, Page: web.ChatPage,
 		Secure: strings.HasPrefix(cfg.PublicURL, "https:"), MaxImageBytes: int64(cfg.MaxImageSize)}, log)
 	for _, r := range chat.Routes() {
 		if r.MaxBody > 0 {
@@ -140,13 +146,13 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 			srvWeb.HandleBrowser(r.Pattern, r.Handler, r.Stream)
 		}
 	}
-	core.Register(chat) // so restart and browser-edit notices reach web threads too
+	work.Register(chat)
 
 	// Telegram's message→thread index, written behind the replies (runs after the adapters stop,
 	// before the store closes).
 	threads := newLaterIndex(tgIndex{st}, log)
 	defer threads.Close()
-	runners, err := startAdapters(cfg, core, threads, srvWeb, log)
+	runners, err := startAdapters(cfg, core, work, threads, srvWeb, log)
 	if err != nil {
 		return err
 	}
@@ -180,9 +186,9 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 	log.Info("excalibot is up", "http", "http://"+ln.Addr().String(), "chat", "http://"+ln.Addr().String()+"/chat", "model", cfg.Model,
 		"ollama", cfg.OllamaHost, "owner", owner)
 
-	// The workers start: threads whose owner is gone are told, and messages kept before this
-	// start (here or by another replica) are drawn.
-	if err := core.Recover(ctx); err != nil {
+	// The work starts, every adapter registered: threads whose owner is gone are told, and
+	// messages kept before this start (here or by another replica) are drawn.
+	if err := work.Recover(ctx); err != nil {
 		log.Warn("could not recover interrupted runs", "err", err)
 	}
 	adapterCtx, stopAdapters := context.WithCancel(ctx)
@@ -211,7 +217,7 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 	stopAdapters()
 	grace, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 	defer cancel()
-	core.Close(grace)
+	work.Close(grace)
 	if err := srv.Shutdown(grace); err != nil {
 		log.Warn("http shutdown", "err", err)
 	}
@@ -229,6 +235,7 @@ type runner struct {
 // storeCloser is the store as serve uses it.
 type storeCloser interface {
 	bot.Store
+	relay.Store
 	web.Store
 	messageThreads
 	Prune(ctx context.Context, before time.Time) (store.PruneStats, error)
@@ -240,8 +247,8 @@ var (
 	_ storeCloser = (*postgres.Store)(nil)
 	_ links.Store = storeCloser(nil)
 
-	// The bot hears of saves in the editor.
-	_ web.Notifier = (*bot.Bot)(nil)
+	// The threads hear of saves in the editor.
+	_ web.Notifier = (*relay.Engine)(nil)
 )
 
 func openStore(ctx context.Context, cfg config.Config, log *slog.Logger) (storeCloser, error) {

@@ -59,7 +59,7 @@ func needServer(t testing.TB) {
 // factory creates a new database per test on the shared server.
 func factory(t testing.TB) storetest.Opener {
 	dsn := newDatabase(t)
-	return func(t testing.TB, opt store.Options) store.Store {
+	return func(t testing.TB, opt store.Options) storetest.Store {
 		s, err := postgres.Open(t.Context(), dsn, opt, nil)
 		if err != nil {
 			t.Fatalf("open: %v", err)

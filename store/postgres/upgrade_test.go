@@ -40,7 +40,7 @@ func TestUpgradeFromV1(t *testing.T) {
 		t.Fatalf("old database: got schema version %d, %v, want 1", v, err)
 	}
 	var cur *postgres.Store
-	storetest.Upgrade(t, old, func() store.Store {
+	storetest.Upgrade(t, old, func() storetest.Store {
 		if cur, err = postgres.Open(t.Context(), dsn, store.Options{}, nil); err != nil {
 			t.Fatalf("open the v1 database: %v", err)
 		}

@@ -109,7 +109,7 @@ func TestLinkTokensHashed(t *testing.T) {
 	if _, err := s.Save(t.Context(), store.SaveRequest{Key: key, Scene: []byte("{}"), Author: store.AuthorImport}); err != nil {
 		t.Fatal(err)
 	}
-	tok, _, err := s.CreateLink(t.Context(), key, store.LinkEdit, time.Time{})
+	tok, _, err := storetest.CreateLink(t.Context(), s, key, store.LinkEdit, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 // factory makes a new database file per test.
 func factory(t testing.TB) storetest.Opener {
 	path := filepath.Join(t.TempDir(), "sub", "dir", "excalibot.db") // Open creates directories
-	return func(t testing.TB, opt store.Options) store.Store {
+	return func(t testing.TB, opt store.Options) storetest.Store {
 		s, err := sqlite.Open(t.Context(), path, opt, nil)
 		if err != nil {
 			t.Fatalf("open %s: %v", path, err)

@@ -34,7 +34,7 @@ func TestUpgradeFromV1(t *testing.T) {
 		t.Fatalf("old database: got schema version %d, %v, want 1", v, err)
 	}
 	var cur *sqlite.Store
-	storetest.Upgrade(t, old, func() store.Store {
+	storetest.Upgrade(t, old, func() storetest.Store {
 		if cur, err = sqlite.Open(t.Context(), path, store.Options{}, nil); err != nil {
 			t.Fatalf("open the v1 database: %v", err)
 		}

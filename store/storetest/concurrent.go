@@ -15,7 +15,7 @@ import (
 // once; exactly one wins each round.
 func testConcurrentCAS(t *testing.T, f Factory) {
 	e := newEnv(t, f, store.Options{})
-	stores := []store.Store{e.s, e.another()}
+	stores := []Store{e.s, e.another()}
 	ctx, key := t.Context(), Key(1)
 	e.save(key, 0, SceneN(0))
 	const writers, rounds = 8, 10
@@ -54,7 +54,7 @@ func testConcurrentCAS(t *testing.T, f Factory) {
 // without gap or duplicate, and each revision's parent must be the one before it.
 func testConcurrentWriters(t *testing.T, f Factory) {
 	e := newEnv(t, f, store.Options{HistoryLimit: 1000})
-	stores := []store.Store{e.s, e.another()}
+	stores := []Store{e.s, e.another()}
 	ctx, key := t.Context(), Key(1)
 	const writers, each = 6, 15
 	var mu sync.Mutex
@@ -130,7 +130,7 @@ func testConcurrentWriters(t *testing.T, f Factory) {
 // wins each race.
 func testConcurrentClaims(t *testing.T, f Factory) {
 	e := newEnv(t, f, store.Options{})
-	stores := []store.Store{e.s, e.another()}
+	stores := []Store{e.s, e.another()}
 	ctx := t.Context()
 	const racers, races = 8, 5
 	for race := range races {
@@ -143,7 +143,7 @@ func testConcurrentClaims(t *testing.T, f Factory) {
 			wg.Go(func() {
 				<-start
 				var err error
-				events[r], err = s.ClaimEvent(ctx, fmt.Sprintf("Ev%d", race))
+				events[r], err = s.ClaimEvents(ctx, fmt.Sprintf("Ev%d", race))
 				if err != nil {
 					t.Errorf("ClaimEvent: %v", err)
 				}

@@ -14,7 +14,7 @@ import (
 // msgBody is a distinct inbox body.
 func msgBody(n int) []byte { return fmt.Appendf(nil, `{"text":"message %d"}`, n) }
 
-func (e *env) accept(s store.Store, key store.ThreadKey, n int, eventIDs ...string) store.Accepted {
+func (e *env) accept(s Store, key store.ThreadKey, n int, eventIDs ...string) store.Accepted {
 	e.t.Helper()
 	a, err := s.Accept(e.t.Context(), store.AcceptRequest{Key: key, EventIDs: eventIDs, Body: msgBody(n)})
 	if err != nil || !a.Fresh || a.ID == 0 {
@@ -101,7 +101,7 @@ func testAccept(t *testing.T, f Factory) {
 		_, err := e.s.Accept(ctx, tt.req)
 		wantErr(t, "Accept with "+tt.name, err, tt.want)
 	}
-	if got, err := e.s.ClaimEvent(ctx, "ev:bad"); err != nil || !got {
+	if got, err := e.s.ClaimEvents(ctx, "ev:bad"); err != nil || !got {
 		t.Fatalf("a refused Accept claimed its event id: %v, %v", got, err)
 	}
 	if n := len(e.pending(key)); n != 3 {
@@ -114,7 +114,7 @@ func testAccept(t *testing.T, f Factory) {
 // thread (ids follow the order of the commits, so draining in id order is draining in order).
 func testAcceptOrder(t *testing.T, f Factory) {
 	e := newEnv(t, f, store.Options{})
-	stores := []store.Store{e.s, e.another(), e.another()}
+	stores := []Store{e.s, e.another(), e.another()}
 	ctx, key := t.Context(), Key(1)
 	const writers, each = 6, 10
 	var wg sync.WaitGroup
@@ -175,7 +175,7 @@ func testClaimThreads(t *testing.T, f Factory) {
 	e := newEnv(t, f, store.Options{})
 	ctx := t.Context()
 	b := e.another()
-	claim := func(s store.Store, owner string, limit int, platforms ...string) []store.ThreadKey {
+	claim := func(s Store, owner string, limit int, platforms ...string) []store.ThreadKey {
 		t.Helper()
 		if platforms == nil {
 			platforms = []string{"slack"}

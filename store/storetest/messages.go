@@ -12,7 +12,7 @@ import (
 // msgRef names one chat message in the message→thread index.
 type msgRef struct{ platform, chat, msg string }
 
-func (e *env) setMessageThread(s store.Store, m msgRef, thread string) {
+func (e *env) setMessageThread(s Store, m msgRef, thread string) {
 	e.t.Helper()
 	if err := s.SetMessageThread(e.t.Context(), m.platform, m.chat, m.msg, thread); err != nil {
 		e.t.Fatalf("SetMessageThread(%v, %q): %v", m, thread, err)
@@ -20,7 +20,7 @@ func (e *env) setMessageThread(s store.Store, m msgRef, thread string) {
 }
 
 // wantMessageThread checks what s finds for m: want "" means no entry (ErrNotFound).
-func (e *env) wantMessageThread(s store.Store, what string, m msgRef, want string) {
+func (e *env) wantMessageThread(s Store, what string, m msgRef, want string) {
 	e.t.Helper()
 	got, err := s.MessageThread(e.t.Context(), m.platform, m.chat, m.msg)
 	if want == "" {
@@ -105,7 +105,7 @@ func testMessageThreadsPrune(t *testing.T, f Factory) {
 // opens it. old is a store on a database migrated only up to an earlier schema, without the
 // message→thread index; reopen opens the same database with the current program (which migrates
 // it). Upgrade closes old and returns the reopened store.
-func Upgrade(t *testing.T, old store.Store, reopen func() store.Store) store.Store {
+func Upgrade(t *testing.T, old Store, reopen func() Store) Store {
 	t.Helper()
 	ctx, key := t.Context(), Key(1)
 	e := &env{t: t, s: old}
@@ -114,11 +114,11 @@ func Upgrade(t *testing.T, old store.Store, reopen func() store.Store) store.Sto
 	if err := old.SetSettings(ctx, key, store.Settings{Theme: "dark"}); err != nil {
 		t.Fatal(err)
 	}
-	tok, _, err := old.CreateLink(ctx, key, store.LinkEdit, time.Time{})
+	tok, _, err := CreateLink(ctx, old, key, store.LinkEdit, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := old.ClaimEvent(ctx, "Ev1"); err != nil {
+	if _, err := old.ClaimEvents(ctx, "Ev1"); err != nil {
 		t.Fatal(err)
 	}
 	// The old schema really lacks the index, or this test proves nothing.
@@ -142,7 +142,7 @@ func Upgrade(t *testing.T, old store.Store, reopen func() store.Store) store.Sto
 	if l, err := s.ResolveLink(ctx, tok); err != nil || l.Key != key {
 		t.Fatalf("ResolveLink after upgrade: got %+v, %v", l, err)
 	}
-	if fresh, err := s.ClaimEvent(ctx, "Ev1"); err != nil || fresh {
+	if fresh, err := s.ClaimEvents(ctx, "Ev1"); err != nil || fresh {
 		t.Fatalf("ClaimEvent of an event claimed before the upgrade: got %v, %v, want false", fresh, err)
 	}
 	m := msgRef{"telegram", "-1", "1"}

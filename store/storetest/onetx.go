@@ -37,8 +37,8 @@ func testClaimEvents(t *testing.T, f Factory) {
 		}
 	}
 	// ClaimEvent and ClaimEvents share the ids, across replicas too.
-	if got, err := e.another().ClaimEvent(ctx, "msg:2"); err != nil || got {
-		t.Fatalf("ClaimEvent(msg:2) on a second store: got %v, %v, want false", got, err)
+	if got, err := e.another().ClaimEvents(ctx, "msg:2"); err != nil || got {
+		t.Fatalf("ClaimEvents(msg:2) on a second store: got %v, %v, want false", got, err)
 	}
 	if got, err := e.s.ClaimEvents(ctx, "ev:4", "msg:2"); err != nil || got {
 		t.Fatalf("ClaimEvents(ev:4, msg:2): got %v, %v, want false", got, err)
@@ -47,7 +47,7 @@ func testClaimEvents(t *testing.T, f Factory) {
 		_, err := e.s.ClaimEvents(ctx, ids...)
 		wantErr(t, fmt.Sprintf("ClaimEvents of %d ids with a bad one", len(ids)), err, store.ErrInvalid)
 	}
-	if got, err := e.s.ClaimEvent(ctx, "ev:5"); err != nil || !got {
+	if got, err := e.s.ClaimEvents(ctx, "ev:5"); err != nil || !got {
 		t.Fatalf("ev:5 after a refused claim that named it: got %v, %v, want a fresh claim", got, err)
 	}
 	e.clock.Advance(time.Hour) // forgotten after EventTTL
@@ -206,7 +206,7 @@ func testFinishRun(t *testing.T, f Factory) {
 // claim one message under two event ids; exactly one wins each race.
 func testConcurrentStartRuns(t *testing.T, f Factory) {
 	e := newEnv(t, f, store.Options{})
-	stores := []store.Store{e.s, e.another()}
+	stores := []Store{e.s, e.another()}
 	ctx := t.Context()
 	const racers, races = 8, 5
 	for race := range races {

@@ -11,17 +11,17 @@ import (
 func testLinks(t *testing.T, f Factory) {
 	e := newEnv(t, f, store.Options{})
 	ctx, key := t.Context(), Key(1)
-	_, _, err := e.s.CreateLink(ctx, key, store.LinkEdit, time.Time{})
+	_, _, err := CreateLink(ctx, e.s, key, store.LinkEdit, time.Time{})
 	wantErr(t, "CreateLink on a missing thread", err, store.ErrNotFound)
 	e.save(key, 0, SceneN(1))
-	_, _, err = e.s.CreateLink(ctx, key, "admin", time.Time{})
+	_, _, err = CreateLink(ctx, e.s, key, "admin", time.Time{})
 	wantErr(t, "CreateLink of an unknown kind", err, store.ErrInvalid)
 
-	edit, el, err := e.s.CreateLink(ctx, key, store.LinkEdit, time.Time{})
+	edit, el, err := CreateLink(ctx, e.s, key, store.LinkEdit, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	view, _, err := e.s.CreateLink(ctx, key, store.LinkView, e.clock.Now().Add(time.Hour))
+	view, _, err := CreateLink(ctx, e.s, key, store.LinkView, e.clock.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func testLinks(t *testing.T, f Factory) {
 		t.Fatalf("a link without expiry expired: %v", err)
 	}
 
-	edit2, _, err := e.s.CreateLink(ctx, key, store.LinkEdit, time.Time{})
+	edit2, _, err := CreateLink(ctx, e.s, key, store.LinkEdit, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,13 +87,13 @@ func testEvents(t *testing.T, f Factory) {
 	}
 	for i, st := range steps {
 		e.clock.Advance(st.advance)
-		got, err := e.s.ClaimEvent(ctx, st.id)
+		got, err := e.s.ClaimEvents(ctx, st.id)
 		if err != nil || got != st.want {
-			t.Fatalf("step %d: ClaimEvent(%s): got %v, %v, want %v", i, st.id, got, err, st.want)
+			t.Fatalf("step %d: ClaimEvents(%s): got %v, %v, want %v", i, st.id, got, err, st.want)
 		}
 	}
 	// A second replica sees the same ids.
-	if got, err := e.another().ClaimEvent(ctx, "Ev1"); err != nil || got {
+	if got, err := e.another().ClaimEvents(ctx, "Ev1"); err != nil || got {
 		t.Fatalf("ClaimEvent on a second store: got %v, %v, want false", got, err)
 	}
 }
@@ -264,7 +264,7 @@ func testPrune(t *testing.T, f Factory) {
 		e.save(k, 0, SceneN(1))
 		e.save(k, 1, SceneN(2))
 	}
-	oldTok, _, err := e.s.CreateLink(ctx, oldKey, store.LinkEdit, time.Time{})
+	oldTok, _, err := CreateLink(ctx, e.s, oldKey, store.LinkEdit, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,13 +273,13 @@ func testPrune(t *testing.T, f Factory) {
 		t.Fatal(err)
 	}
 	liveRun, _ := e.s.CreateRun(ctx, oldKey, "A", "still queued")
-	if _, err := e.s.ClaimEvent(ctx, "old-event"); err != nil {
+	if _, err := e.s.ClaimEvents(ctx, "old-event"); err != nil {
 		t.Fatal(err)
 	}
 	e.clock.Advance(30 * 24 * time.Hour)
 	cutoff := e.clock.Now().Add(-7 * 24 * time.Hour)
 	e.save(newKey, 0, SceneN(1))
-	if _, err := e.s.ClaimEvent(ctx, "new-event"); err != nil {
+	if _, err := e.s.ClaimEvents(ctx, "new-event"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.s.AcquireLease(ctx, leasedKey, "B", time.Minute); err != nil {
@@ -307,7 +307,7 @@ func testPrune(t *testing.T, f Factory) {
 	if !equal(ids(runs), []int64{liveRun.ID}) {
 		t.Fatalf("runs after Prune: got %v, want %v", ids(runs), []int64{liveRun.ID})
 	}
-	if got, _ := e.s.ClaimEvent(ctx, "new-event"); got {
+	if got, _ := e.s.ClaimEvents(ctx, "new-event"); got {
 		t.Fatal("Prune forgot a live event id")
 	}
 	e.clock.Advance(time.Hour) // B's lease has run out: nobody works on leasedKey any more

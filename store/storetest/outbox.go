@@ -22,7 +22,7 @@ func outIDs(os []store.OutboxItem) []int64 {
 	return out
 }
 
-func (e *env) claimOutbox(s store.Store, owner string, ttl time.Duration, platforms ...string) []store.OutboxItem {
+func (e *env) claimOutbox(s Store, owner string, ttl time.Duration, platforms ...string) []store.OutboxItem {
 	e.t.Helper()
 	if platforms == nil {
 		platforms = []string{"slack"}

@@ -5,6 +5,7 @@ package storetest
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -16,7 +17,36 @@ import (
 
 // Opener opens a store on one database; calling it twice gives two stores sharing the database, as
 // two replicas (or processes) would. The suite closes what it opens.
-type Opener func(t testing.TB, opt store.Options) store.Store
+type Opener func(t testing.TB, opt store.Options) Store
+
+// Store is a store.Store with what tests read and arrange beyond it.
+type Store interface {
+	store.Store
+	Inspector
+}
+
+// Inspector is what tests of the stores (and of what runs on them) read and arrange that the
+// program never asks for: listings of runs, messages and replies, queued runs, leases and claimed
+// event ids set up directly. Both stores of this module have it.
+type Inspector interface {
+	Runs(ctx context.Context, states ...store.RunState) ([]store.Run, error)
+	Inbox(ctx context.Context, key store.ThreadKey, states ...store.InboxState) ([]store.InboxMessage, error)
+	Outbox(ctx context.Context, key store.ThreadKey, states ...store.OutboxState) ([]store.OutboxItem, error)
+	CreateRun(ctx context.Context, key store.ThreadKey, owner, detail string) (store.Run, error)
+	SetRunState(ctx context.Context, id int64, state store.RunState, detail string) (store.Run, error)
+	AcquireLease(ctx context.Context, key store.ThreadKey, owner string, ttl time.Duration) (store.Lease, error)
+	ReleaseOwner(ctx context.Context, owner string) (int, error)
+	ClaimEvents(ctx context.Context, eventIDs ...string) (bool, error)
+}
+
+// CreateLink makes one link of kind to key (the program makes its links with CreateLinks).
+func CreateLink(ctx context.Context, s store.Store, key store.ThreadKey, kind store.LinkKind, expires time.Time) (string, store.Link, error) {
+	tokens, links, err := s.CreateLinks(ctx, key, expires, kind)
+	if err != nil {
+		return "", store.Link{}, err
+	}
+	return tokens[0], links[0], nil
+}
 
 // Factory makes a fresh, empty database and returns an Opener for it.
 type Factory func(t testing.TB) Opener
@@ -47,7 +77,7 @@ func (c *Clock) Advance(d time.Duration) {
 // env is one test's store and clock.
 type env struct {
 	t     *testing.T
-	s     store.Store
+	s     Store
 	clock *Clock
 	open  Opener
 	opt   store.Options
@@ -63,7 +93,7 @@ func newEnv(t *testing.T, f Factory, opt store.Options) *env {
 }
 
 // another opens a second store on the same database, with the same clock.
-func (e *env) another() store.Store { return e.open(e.t, e.opt) }
+func (e *env) another() Store { return e.open(e.t, e.opt) }
 
 // Key returns a thread key for tests.
 func Key(n int) store.ThreadKey {
@@ -114,6 +144,7 @@ func Run(t *testing.T, f Factory) {
 		fn   func(t *testing.T, f Factory)
 	}{
 		{"CreateLoad", testCreateLoad},
+		{"Exists", testExists},
 		{"SaveConflict", testSaveConflict},
 		{"InvalidInput", testInvalidInput},
 		{"UndoRedo", testUndoRedo},

@@ -48,6 +48,34 @@ func testCreateLoad(t *testing.T, f Factory) {
 	wantScene(t, "Load of odd key", e.load(odd).Scene, SceneN(9))
 }
 
+func testExists(t *testing.T, f Factory) {
+	e := newEnv(t, f, store.Options{})
+	ctx := t.Context()
+	exists := func(s store.Store, what string, key store.ThreadKey, want bool) {
+		t.Helper()
+		if got, err := s.Exists(ctx, key); err != nil || got != want {
+			t.Fatalf("Exists %s: got %v, %v, want %v", what, got, err, want)
+		}
+	}
+	exists(e.s, "of a new thread", Key(1), false)
+	e.accept(e.s, Key(1), 1, "ev:1") // a thread is known from its first message on
+	exists(e.s, "after its first message", Key(1), true)
+	exists(e.another(), "on a second store", Key(1), true)
+	e.save(Key(2), 0, SceneN(1))
+	exists(e.s, "after a save", Key(2), true)
+	exists(e.s, "of another thread", Key(3), false)
+	_, err := e.s.Exists(ctx, store.ThreadKey{Thread: "1"})
+	wantErr(t, "Exists without platform", err, store.ErrInvalid)
+
+	// A pruned thread is no longer known; one whose message waits is kept.
+	e.clock.Advance(48 * time.Hour)
+	if _, err := e.s.Prune(ctx, e.clock.Now().Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	exists(e.s, "after its thread was pruned", Key(2), false)
+	exists(e.s, "of a thread with a waiting message, after Prune", Key(1), true)
+}
+
 func testSaveConflict(t *testing.T, f Factory) {
 	e := newEnv(t, f, store.Options{})
 	ctx, key := t.Context(), Key(1)
@@ -103,7 +131,7 @@ func testInvalidInput(t *testing.T, f Factory) {
 		}()},
 		{"LoadBadKey", func() error { _, err := e.s.Load(ctx, bad); return err }()},
 		{"LeaseNoOwner", func() error { _, err := e.s.AcquireLease(ctx, Key(1), "", 1e9); return err }()},
-		{"EventEmpty", func() error { _, err := e.s.ClaimEvent(ctx, ""); return err }()},
+		{"EventEmpty", func() error { _, err := e.s.ClaimEvents(ctx, ""); return err }()},
 		{"RunBadState", func() error { _, err := e.s.SetRunState(ctx, 1, "sleeping", ""); return err }()},
 	}
 	for _, tt := range tests {

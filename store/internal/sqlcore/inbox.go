@@ -242,7 +242,8 @@ func (s *DB) Pending(ctx context.Context, key store.ThreadKey, limit int) ([]sto
 	return s.listInbox(ctx, key, q, args...)
 }
 
-// Inbox implements store.Store.
+// Inbox lists a thread's messages in the given states (every state when none), in the order
+// received. Tests use it (storetest.Inspector).
 func (s *DB) Inbox(ctx context.Context, key store.ThreadKey, states ...store.InboxState) ([]store.InboxMessage, error) {
 	if err := key.Validate(); err != nil {
 		return nil, err

@@ -11,19 +11,12 @@ import (
 	"github.com/excalibot/excalibot/store"
 )
 
-// ClaimEvent implements store.Store.
-func (s *DB) ClaimEvent(ctx context.Context, eventID string) (bool, error) {
-	defer s.lockWrite()()
-	if err := checkEventID(eventID); err != nil {
-		return false, err
-	}
-	return s.claimEvent(ctx, s.db, eventID)
-}
-
 // errSeen rolls back ClaimEvents when one of its ids was claimed before.
 var errSeen = errors.New("event seen before")
 
-// ClaimEvents implements store.Store.
+// ClaimEvents claims, in one transaction, the ids one incoming message is known by, as Accept
+// does: true when none was seen within Options.EventTTL, and then all are recorded; false when any
+// was, and then none is. Tests use it (storetest.Inspector); the program claims ids with Accept.
 func (s *DB) ClaimEvents(ctx context.Context, eventIDs ...string) (bool, error) {
 	if len(eventIDs) == 0 {
 		return false, fmt.Errorf("claim events: %w: no id", store.ErrInvalid)
@@ -78,7 +71,9 @@ func (s *DB) claimEvent(ctx context.Context, e execer, eventID string) (bool, er
 	return n == 1, nil
 }
 
-// AcquireLease implements store.Store.
+// AcquireLease gives owner the thread's lease for ttl, or renews it when owner already holds it.
+// ErrLeaseHeld (as *store.LeaseHeldError) while another owner's lease has not expired. Tests use it
+// (storetest.Inspector); the program takes leases with ClaimThreads and StartRun.
 func (s *DB) AcquireLease(ctx context.Context, key store.ThreadKey, owner string, ttl time.Duration) (store.Lease, error) {
 	defer s.lockWrite()()
 	if err := checkLease(key, owner, ttl); err != nil {
@@ -135,7 +130,9 @@ func (s *DB) ReleaseLease(ctx context.Context, key store.ThreadKey, owner string
 	return nil
 }
 
-// ReleaseOwner implements store.Store.
+// ReleaseOwner ends every lease of owner, as if its process had died long ago. Tests use it
+// (storetest.Inspector): each process has an owner name of its own, so it has no predecessor to
+// release.
 func (s *DB) ReleaseOwner(ctx context.Context, owner string) (int, error) {
 	defer s.lockWrite()()
 	res, err := s.exec(ctx, s.db, `DELETE FROM leases WHERE owner = ?`, owner)

@@ -23,15 +23,6 @@ func hashToken(token string) []byte {
 
 func linkID(hash []byte) string { return hex.EncodeToString(hash[:8]) }
 
-// CreateLink implements store.Store.
-func (s *DB) CreateLink(ctx context.Context, key store.ThreadKey, kind store.LinkKind, expires time.Time) (string, store.Link, error) {
-	defer s.lockWrite()()
-	if err := checkLink(key, kind); err != nil {
-		return "", store.Link{}, err
-	}
-	return s.createLink(ctx, s.db, key, kind, expires)
-}
-
 // CreateLinks implements store.Store.
 func (s *DB) CreateLinks(ctx context.Context, key store.ThreadKey, expires time.Time, kinds ...store.LinkKind) ([]string, []store.Link, error) {
 	if len(kinds) == 0 {

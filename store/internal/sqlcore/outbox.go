@@ -308,7 +308,8 @@ func (s *DB) SettleOutbox(ctx context.Context, st store.Settle) error {
 	})
 }
 
-// Outbox implements store.Store.
+// Outbox lists a thread's rows in the given states (every state when none), in id order. Tests
+// use it (storetest.Inspector).
 func (s *DB) Outbox(ctx context.Context, key store.ThreadKey, states ...store.OutboxState) ([]store.OutboxItem, error) {
 	if err := key.Validate(); err != nil {
 		return nil, err

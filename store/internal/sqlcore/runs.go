@@ -28,7 +28,8 @@ func scanRun(sc interface{ Scan(...any) error }) (store.Run, error) {
 	return r, nil
 }
 
-// CreateRun implements store.Store.
+// CreateRun records a queued run of the thread by owner. Tests use it (storetest.Inspector); the
+// program's runs start at once (StartRun).
 func (s *DB) CreateRun(ctx context.Context, key store.ThreadKey, owner, detail string) (store.Run, error) {
 	defer s.lockWrite()()
 	if err := checkRun(key, owner); err != nil {
@@ -164,7 +165,9 @@ func canMove(from, to store.RunState) bool {
 	return false
 }
 
-// SetRunState implements store.Store.
+// SetRunState moves a run to a new state. ErrNotFound for an unknown run, ErrBadTransition when
+// the run already finished (done, failed, interrupted) or the move goes backwards. Tests use it
+// (storetest.Inspector); the program ends runs with FinishRun.
 func (s *DB) SetRunState(ctx context.Context, id int64, state store.RunState, detail string) (store.Run, error) {
 	var out store.Run
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
@@ -238,7 +241,8 @@ func (s *DB) RecoverRuns(ctx context.Context, req store.RecoverRequest) ([]store
 	return out, nil
 }
 
-// Runs implements store.Store.
+// Runs lists runs in the given states (all states when none), oldest first. Tests use it
+// (storetest.Inspector).
 func (s *DB) Runs(ctx context.Context, states ...store.RunState) ([]store.Run, error) {
 	q := `SELECT ` + runCols + ` FROM runs`
 	var args []any

@@ -63,6 +63,22 @@ func (s *DB) Load(ctx context.Context, key store.ThreadKey) (*store.Thread, erro
 	return &r.th, nil
 }
 
+// Exists implements store.Store.
+func (s *DB) Exists(ctx context.Context, key store.ThreadKey) (bool, error) {
+	if err := key.Validate(); err != nil {
+		return false, err
+	}
+	var one int
+	err := s.row(ctx, s.db, `SELECT 1 FROM threads WHERE tkey = ?`, key.String()).Scan(&one)
+	if isNoRows(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("look up thread %s: %w", key, err)
+	}
+	return true, nil
+}
+
 // Save implements store.Store.
 func (s *DB) Save(ctx context.Context, req store.SaveRequest) (*store.Thread, error) {
 	if err := s.checkSave(req); err != nil {

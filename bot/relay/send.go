@@ -1,17 +1,20 @@
-package bot
+package relay
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync"
 	"time"
 
+	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/store"
 )
 
-// Replies reach a thread through the store's outbox: a run's replies are queued with its end, and
-// the send loop of any process that has the platform's adapter posts them, in order per thread,
+// Replies reach a thread through the store's outbox: a turn's reply is queued with its end, and
+// the send loop of any process that has the platform's adapter posts it, in order per thread,
 // with retries. A reply the platform refuses for now waits (its rate limit's retry_after, or a
 // backoff doubling from Options.RetryBase up to maxBackoff); one that fails for good, or for longer
 // than Options.ReplyGiveUp, is kept as dead and logged.
@@ -23,63 +26,59 @@ const (
 	signTries      = 2               // attempts at taking working signs down (best effort)
 )
 
-// enqueue queues a reply of no run (a notice) for a thread of adapter a.
-func (b *Bot) enqueue(ctx context.Context, a Adapter, key ThreadKey, r Reply) error {
-	body, err := encodeReply(r)
-	if err != nil {
-		return err
-	}
-	it := store.Outgoing{Key: key, Kind: kindReply, Body: body}
-	if local(a) {
-		it.Pin = b.opt.Owner
-	}
-	if _, err := b.store.Enqueue(ctx, it); err != nil {
-		return fmt.Errorf("queue a reply: %w", err)
-	}
-	b.Start()
-	poke(b.w.sendWake)
-	return nil
+// posting is the threads whose replies this process is posting, each by a goroutine of its crew,
+// whose context ends once Close has posted what it could.
+type posting struct {
+	crew crew
+
+	mu   sync.Mutex
+	busy map[bot.ThreadKey]bool
 }
 
-func (b *Bot) sendLoop() {
-	defer b.w.loops.Done()
-	ctx := b.w.sendCtx
-	tick := time.NewTicker(b.opt.PollInterval)
+func (p *posting) anyBusy() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.busy) > 0
+}
+
+// sending is the send loop: it posts the replies due, on a wake-up or a timer.
+func (e *Engine) sending(ctx context.Context) {
+	tick := time.NewTicker(e.opt.PollInterval)
 	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-b.w.sendWake:
+		case <-e.sendWake:
 		case <-tick.C:
 		}
-		b.sendDue(ctx)
+		e.sendDue(ctx)
 	}
 }
 
 // sendDue claims the replies this process may post now and posts each thread's in a goroutine of
 // its own; it returns how many rows it claimed.
-func (b *Bot) sendDue(ctx context.Context) int {
+func (e *Engine) sendDue(ctx context.Context) int {
 	// The threads being posted now are noted before the claim: the claim returns rows this owner
 	// holds, so it may return a row such a thread is posting; if that post settles before the
 	// rows are looked at, the thread is no longer busy, and the row would be posted twice. A
 	// thread that was not busy before the claim had all its posts settled by then (sendDue is
 	// the only starter of posts, and it runs in one goroutine at a time).
-	b.w.mu.Lock()
-	free := b.opt.MaxConcurrentSends - len(b.w.sending)
-	wasBusy := make(map[ThreadKey]bool, len(b.w.sending))
-	for k := range b.w.sending {
+	e.posts.mu.Lock()
+	free := e.opt.MaxConcurrentSends - len(e.posts.busy)
+	wasBusy := make(map[bot.ThreadKey]bool, len(e.posts.busy))
+	for k := range e.posts.busy {
 		wasBusy[k] = true
 	}
-	b.w.mu.Unlock()
+	e.posts.mu.Unlock()
 	if free <= 0 {
 		return 0
 	}
-	items, err := b.store.ClaimOutbox(ctx, store.ClaimOutboxRequest{Owner: b.opt.Owner, TTL: b.opt.LeaseTTL, Limit: free,
-		Platforms: b.platforms()})
+	items, err := e.store.ClaimOutbox(ctx, store.ClaimOutboxRequest{Owner: e.opt.Owner, TTL: e.opt.LeaseTTL, Limit: free,
+		Platforms: e.platforms()})
 	if err != nil {
 		if ctx.Err() == nil {
-			b.log.Warn("claim replies to post", "err", err)
+			e.log.Warn("claim replies to post", "err", err)
 		}
 		return 0
 	}
@@ -92,71 +91,71 @@ func (b *Bot) sendDue(ctx context.Context) int {
 		}
 		rows := items[i:j]
 		key := rows[0].Key
-		b.w.mu.Lock()
-		busy := b.w.sending[key] || wasBusy[key]
+		e.posts.mu.Lock()
+		busy := e.posts.busy[key] || wasBusy[key]
 		if !busy {
-			b.w.sending[key] = true
-			b.w.sends.Add(1)
+			e.posts.busy[key] = true
+			e.posts.crew.wg.Add(1)
 		}
-		b.w.mu.Unlock()
+		e.posts.mu.Unlock()
 		if !busy {
 			started++
-			go b.postThread(key, rows)
+			go e.postThread(key, rows)
 		}
 		i = j
 	}
 	// More may be due behind these; a round that only met threads still posting claims again when
 	// they end (each post pokes), not in a loop while a slow upload lasts.
 	if started > 0 {
-		b.w.mu.Lock()
-		full := len(b.w.sending) >= b.opt.MaxConcurrentSends
-		b.w.mu.Unlock()
+		e.posts.mu.Lock()
+		full := len(e.posts.busy) >= e.opt.MaxConcurrentSends
+		e.posts.mu.Unlock()
 		if !full {
-			poke(b.w.sendWake)
+			poke(e.sendWake)
 		}
 	}
 	return len(items)
 }
 
 // postThread posts a thread's claimed rows in order; a row that must wait holds back the rest.
-func (b *Bot) postThread(key ThreadKey, rows []store.OutboxItem) {
-	defer b.w.sends.Done()
+func (e *Engine) postThread(key bot.ThreadKey, rows []store.OutboxItem) {
+	defer e.posts.crew.wg.Done()
 	defer func() {
-		b.w.mu.Lock()
-		delete(b.w.sending, key)
-		b.w.mu.Unlock()
-		poke(b.w.sendWake)
+		e.posts.mu.Lock()
+		delete(e.posts.busy, key)
+		e.posts.mu.Unlock()
+		poke(e.sendWake)
 	}()
 	for _, it := range rows {
-		if !b.post(it) {
+		if !e.post(it) {
 			return
 		}
 	}
 }
 
 // post makes one attempt at a row and settles it; false means the thread's next rows must wait.
-func (b *Bot) post(it store.OutboxItem) bool {
-	log := b.log.With("thread", it.Key.String(), "outbox", it.ID, "kind", it.Kind, "attempt", it.Attempts+1)
-	a := b.adapter(it.Key.Platform)
+func (e *Engine) post(it store.OutboxItem) bool {
+	log := e.log.With("thread", it.Key.String(), "outbox", it.ID, "kind", it.Kind, "attempt", it.Attempts+1)
+	a := e.adapter(it.Key.Platform)
 	var err error
 	switch {
 	case a == nil:
 		err = fmt.Errorf("no adapter for platform %q in this process", it.Key.Platform)
 	case it.Kind == kindReply:
-		err = b.deliverReply(it, a)
+		err = e.deliver(it, a)
 	case it.Kind == kindSigns:
-		err = b.takeDown(it, a)
+		err = e.takeDown(it, a)
 	default:
-		err = Permanent(fmt.Errorf("unknown outbox row kind %q", it.Kind))
+		err = bot.Permanent(fmt.Errorf("unknown outbox row kind %q", it.Kind))
 	}
-	settle := store.Settle{ID: it.ID, Owner: b.opt.Owner, State: store.OutboxSent}
+	settle := store.Settle{ID: it.ID, Owner: e.opt.Owner, State: store.OutboxSent}
 	next := true
 	if err != nil {
-		settle, next = b.failed(it, err, log)
+		settle, next = e.retry(it, err, log)
 	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(b.w.postCtx), 10*time.Second)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(e.posts.crew.ctx), 10*time.Second)
 	defer cancel()
-	if serr := b.store.SettleOutbox(sctx, settle); serr != nil {
+	if serr := e.store.SettleOutbox(sctx, settle); serr != nil {
 		// The row stays claimed until its claim lapses; then it is tried again (a reply that was
 		// posted and not settled is posted once more: the remaining crash window).
 		log.Error("record how a reply's attempt ended", "state", settle.State, "err", serr)
@@ -168,16 +167,17 @@ func (b *Bot) post(it store.OutboxItem) bool {
 	return next
 }
 
-func (b *Bot) deliverReply(it store.OutboxItem, a Adapter) error {
-	r, err := decodeReply(it.Body)
+// deliver posts a reply row, going on after the steps an earlier attempt posted.
+func (e *Engine) deliver(it store.OutboxItem, a bot.Adapter) error {
+	r, err := bot.DecodeReply(it.Body)
 	if err != nil {
-		return Permanent(err)
+		return bot.Permanent(err)
 	}
-	ctx, cancel := context.WithTimeout(b.w.postCtx, postTimeout)
+	ctx, cancel := context.WithTimeout(e.posts.crew.ctx, postTimeout)
 	defer cancel()
-	if ss, ok := a.(StepSender); ok {
+	if ss, ok := a.(bot.StepSender); ok {
 		return ss.SendSteps(ctx, it.Key, r, slices.Clone(it.Posted), func(id string) error {
-			return b.store.RecordPosted(ctx, it.ID, b.opt.Owner, id)
+			return e.store.RecordPosted(ctx, it.ID, e.opt.Owner, id)
 		})
 	}
 	return a.Send(ctx, it.Key, r)
@@ -185,35 +185,33 @@ func (b *Bot) deliverReply(it store.OutboxItem, a Adapter) error {
 
 // takeDown takes a run's working signs down once its reply is out: through the live status when
 // the run ran here, else by the handle the run left (a run of a process that is gone).
-func (b *Bot) takeDown(it store.OutboxItem, a Adapter) error {
-	b.w.mu.Lock()
-	st := b.w.live[it.Run]
-	delete(b.w.live, it.Run)
-	b.w.mu.Unlock()
-	if st != nil && it.Run != 0 {
-		st.finish()
-		return nil
+func (e *Engine) takeDown(it store.OutboxItem, a bot.Adapter) error {
+	if it.Run != 0 {
+		if st := e.signs.take(it.Run); st != nil {
+			st.finish()
+			return nil
+		}
 	}
 	sign, err := decodeSigns(it.Body)
 	if err != nil {
-		return Permanent(err)
+		return bot.Permanent(err)
 	}
-	c, ok := a.(SignClearer)
+	c, ok := a.(bot.SignClearer)
 	if sign == "" || !ok {
 		return nil // nothing this process can take down
 	}
-	ctx, cancel := context.WithTimeout(b.w.postCtx, 30*time.Second)
+	ctx, cancel := context.WithTimeout(e.posts.crew.ctx, 30*time.Second)
 	defer cancel()
 	return c.ClearSign(ctx, it.Key, sign)
 }
 
-// failed decides what becomes of a row whose attempt failed: when it is tried again, or that it is
+// retry decides what becomes of a row whose attempt failed: when it is tried again, or that it is
 // given up. next says whether the thread's rows behind it go on now.
-func (b *Bot) failed(it store.OutboxItem, err error, log *slog.Logger) (store.Settle, bool) {
+func (e *Engine) retry(it store.OutboxItem, err error, log *slog.Logger) (s store.Settle, next bool) {
 	attempts := it.Attempts + 1
-	now := b.opt.Now()
-	s := store.Settle{ID: it.ID, Owner: b.opt.Owner, Error: err.Error()}
-	if b.w.postCtx.Err() != nil {
+	now := e.opt.Now()
+	s = store.Settle{ID: it.ID, Owner: e.opt.Owner, Error: err.Error()}
+	if e.posts.crew.ctx.Err() != nil {
 		// Shutting down: the row goes back as it is, for another process or the next start.
 		s.State, s.Due = store.OutboxPending, now
 		return s, false
@@ -223,12 +221,14 @@ func (b *Bot) failed(it store.OutboxItem, err error, log *slog.Logger) (store.Se
 		s.State = store.OutboxSent // best effort: the reply is out, the signs must not hold the thread up
 		return s, true
 	}
-	wait, limited := retryAfter(err)
-	if !limited {
-		wait = min(b.opt.RetryBase<<min(attempts-1, 20), maxBackoff)
+	var rl *bot.RateLimitError
+	limited := errors.As(err, &rl)
+	wait := min(e.opt.RetryBase<<min(attempts-1, 20), maxBackoff)
+	if limited {
+		wait = rl.Wait
 	}
-	switch {
-	case isPermanent(err) && attempts >= permanentTries, now.Add(wait).Sub(it.Created) > b.opt.ReplyGiveUp:
+	var perm *bot.PermanentError
+	if (errors.As(err, &perm) && attempts >= permanentTries) || now.Add(wait).Sub(it.Created) > e.opt.ReplyGiveUp {
 		log.Error("reply given up: it could not be posted; it is kept in the outbox as dead", "attempts", attempts, "err", err)
 		s.State = store.OutboxDead
 		return s, true

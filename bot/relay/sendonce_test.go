@@ -1,4 +1,4 @@
-package bot
+package relay
 
 import (
 	"context"
@@ -6,8 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/store"
 	"github.com/excalibot/excalibot/store/sqlite"
+	"github.com/excalibot/excalibot/store/storetest"
 )
 
 // overlapStore forces the interleaving that once posted a reply twice: a claim that returns a
@@ -15,11 +17,17 @@ import (
 // that post has settled, when the thread no longer looks busy.
 type overlapStore struct {
 	*sqlite.Store
+	claims chan struct{} // poked as each claim begins
+
 	mu      sync.Mutex
 	settled map[int64]chan struct{} // rows claimed once; closed when their attempt settles
 }
 
 func (s *overlapStore) ClaimOutbox(ctx context.Context, req store.ClaimOutboxRequest) ([]store.OutboxItem, error) {
+	select {
+	case s.claims <- struct{}{}:
+	default:
+	}
 	items, err := s.Store.ClaimOutbox(ctx, req)
 	var wait []chan struct{}
 	s.mu.Lock()
@@ -51,45 +59,46 @@ func (s *overlapStore) SettleOutbox(ctx context.Context, st store.Settle) error 
 	return err
 }
 
-// slowSender posts slowly, so the send loop's next claims overlap each post.
-type slowSender struct{ *recorder }
+// overlappedSender posts once the send loop's next claim is under way, so that claim overlaps
+// the post (or after a second: a post that no claim follows).
+type overlappedSender struct {
+	*recorder
+	claims chan struct{}
+}
 
-func (s slowSender) Send(ctx context.Context, key ThreadKey, r Reply) error {
-	time.Sleep(60 * time.Millisecond)
+func (s overlappedSender) Send(ctx context.Context, key bot.ThreadKey, r bot.Reply) error {
+	select {
+	case <-s.claims:
+	case <-time.After(time.Second):
+	}
 	return s.recorder.Send(ctx, key, r)
 }
 
 // TestRepliesPostedOnce: a reply is posted once even when a claim of the send loop overlaps its
 // post and returns after the post settled.
 func TestRepliesPostedOnce(t *testing.T) {
-	st := &overlapStore{Store: tempStore(t), settled: map[int64]chan struct{}{}}
+	clock := storetest.NewClock()
+	sq := openStore(t, "", clock)
+	st := &overlapStore{Store: sq, claims: make(chan struct{}, 1), settled: map[int64]chan struct{}{}}
 	rec := newRecorder()
-	b := New(st, &fakeDrawer{}, fakeRenderer{}, nil, Options{PollInterval: 5 * time.Millisecond,
-		UserRatePerMinute: noRateLimit, ChatRatePerMinute: noRateLimit}, nil)
-	t.Cleanup(func() { b.Close(context.Background()) })
-	commands := []string{"help", "undo", "theme dark"} // each a run of its own, each answered differently
-	n := len(commands)
-	for i, c := range commands {
-		msg := Message{Key: thread, EventID: "ev" + c, ID: string(rune('a' + i)), User: "u1", Text: c}
-		if err := b.Handle(context.Background(), slowSender{rec}, msg); err != nil {
-			t.Fatal(err)
-		}
+	a := overlappedSender{rec, st.claims}
+	e := start(t, st, newConv(sq), a, testOptions("a", clock))
+	texts := []string{"one", "two", "three"} // each a turn of its own, each answered differently
+	for i, text := range texts {
+		say(t, e, a, thread, string(rune('a'+i)), text)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for rec.count(thread) < n && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
+	for range texts {
+		await(t, "a reply", rec.sent)
 	}
-	time.Sleep(300 * time.Millisecond) // a second post of any reply would be out by now
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
+	e.Close(context.Background()) // a second post of any reply is out by now
 	seen := map[string]int{}
-	for _, r := range rec.replies[thread.String()] {
-		seen[r.Text]++
+	for _, text := range rec.texts(thread) {
+		seen[text]++
 	}
-	if got := len(rec.replies[thread.String()]); got != n || len(seen) != n {
+	if got := len(rec.texts(thread)); got != len(texts) || len(seen) != len(texts) {
 		for text, k := range seen {
 			t.Logf("posted %d times: %.60q", k, text)
 		}
-		t.Errorf("%d replies posted (%d different) for %d commands, want one each", got, len(seen), n)
+		t.Errorf("%d replies posted (%d different) for %d messages, want one each", got, len(seen), len(texts))
 	}
 }

@@ -1,0 +1,237 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/store"
+)
+
+// serving is the threads this process works on, each drained by a goroutine of its crew, whose
+// context ends when the shutdown grace is over.
+type serving struct {
+	crew crew
+
+	mu         sync.Mutex
+	waiting    map[bot.ThreadKey]int  // threads served here → messages waiting behind the turn
+	unreleased map[bot.ThreadKey]bool // leases to give back once the store answers again
+}
+
+func (s *serving) depth() (waiting, active int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, n := range s.waiting {
+		waiting += n
+	}
+	return waiting, len(s.waiting)
+}
+
+// claiming is the claim loop: it takes threads with waiting messages, on a wake-up or a timer, and
+// recovers the runs of owners that are gone.
+func (e *Engine) claiming(ctx context.Context) {
+	tick := time.NewTicker(e.opt.PollInterval)
+	defer tick.Stop()
+	// A dead owner's run with nothing waiting behind it is found by this pass: a thread hears of
+	// it at most a lease and a sixth of one after the owner's last heartbeat.
+	recoverEvery := max(e.opt.LeaseTTL/6, e.opt.PollInterval)
+	lastRecover := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-e.wake:
+		case <-tick.C:
+		}
+		if time.Since(lastRecover) >= recoverEvery {
+			lastRecover = time.Now()
+			if err := e.recoverRuns(ctx, store.RecoverRequest{Notice: e.notice}); err != nil && ctx.Err() == nil {
+				e.log.Warn("recover interrupted runs", "err", err)
+			}
+		}
+		e.claim(ctx)
+	}
+}
+
+func (e *Engine) recoverRuns(ctx context.Context, req store.RecoverRequest) error {
+	runs, err := e.store.RecoverRuns(ctx, req)
+	if err != nil {
+		return fmt.Errorf("recover interrupted runs: %w", err)
+	}
+	for _, r := range runs {
+		e.log.Warn("run interrupted: its owner is gone; the thread is told", "thread", r.Key.String(), "run", r.ID, "owner", r.Owner)
+	}
+	if len(runs) > 0 {
+		poke(e.sendWake)
+	}
+	return nil
+}
+
+// notice is what a thread is told, through the outbox, of a run its owner left unfinished: the
+// run's working signs come down, then the conversation says what happened.
+func (e *Engine) notice(r store.Run) []store.Outgoing {
+	if e.signs.wasTold(r.ID) {
+		return nil // its thread heard of the failure already, directly
+	}
+	var out []store.Outgoing
+	if r.Sign != "" {
+		out = append(out, store.Outgoing{Key: r.Key, Kind: kindSigns, Body: encodeSigns(r.Sign)})
+	}
+	body, err := bot.EncodeReply(e.conv.Interrupted(r))
+	if err == nil {
+		out = append(out, store.Outgoing{Key: r.Key, Kind: kindReply, Body: body})
+	}
+	return out
+}
+
+// claim takes as many threads as this process has room for.
+func (e *Engine) claim(ctx context.Context) {
+	_, active := e.threads.depth()
+	free := e.opt.MaxConcurrentRuns - active
+	if free <= 0 || e.closing.Load() {
+		return
+	}
+	claims, err := e.store.ClaimThreads(ctx, store.ClaimRequest{Owner: e.opt.Owner, TTL: e.opt.LeaseTTL, Limit: free,
+		Platforms: e.platforms(), Notice: e.notice})
+	if err != nil {
+		if ctx.Err() == nil {
+			e.log.Warn("claim threads with waiting messages", "err", err)
+		}
+		return
+	}
+	told := false
+	for _, c := range claims {
+		key := c.Lease.Key
+		for _, r := range c.Interrupted {
+			told = true
+			e.log.Warn("thread taken over from an owner whose lease ran out; its run is interrupted and the thread told",
+				"thread", key.String(), "run", r.ID, "owner", r.Owner)
+		}
+		e.threads.mu.Lock()
+		_, already := e.threads.waiting[key] // this process's own lease, renewed: it is served already
+		if !already {
+			e.threads.waiting[key] = 0
+			e.threads.crew.wg.Add(1)
+		}
+		e.threads.mu.Unlock()
+		if !already {
+			go e.serve(key)
+		}
+	}
+	if told {
+		poke(e.sendWake)
+	}
+	if len(claims) == free {
+		poke(e.wake) // there may be more
+	}
+}
+
+// serve drains a thread's inbox while this process holds its lease, one turn at a time.
+func (e *Engine) serve(key bot.ThreadKey) {
+	defer e.threads.crew.wg.Done()
+	defer func() {
+		e.threads.mu.Lock()
+		delete(e.threads.waiting, key)
+		e.threads.mu.Unlock()
+		poke(e.wake)
+	}()
+	log := e.log.With("thread", key.String())
+	ctx := context.WithoutCancel(e.threads.crew.ctx) // store calls between turns finish even on shutdown
+	for {
+		if e.closing.Load() {
+			e.release(ctx, key) // the messages still waiting go to whoever claims the thread next
+			return
+		}
+		msgs, err := e.store.Pending(ctx, key, 50)
+		if err != nil {
+			log.Warn("read the thread's waiting messages; letting the thread go", "err", err)
+			e.release(ctx, key)
+			return
+		}
+		if len(msgs) == 0 {
+			released, err := e.store.ReleaseIdle(ctx, key, e.opt.Owner)
+			switch {
+			case errors.Is(err, store.ErrLeaseHeld):
+				log.Info("thread taken over by another owner", "err", err)
+				return
+			case err != nil:
+				log.Warn("release an idle thread", "err", err)
+				e.release(ctx, key)
+				return
+			case released:
+				return
+			}
+			continue // a message arrived meanwhile
+		}
+		a := e.adapter(key.Platform)
+		if a == nil {
+			log.Error("no adapter for the thread's platform; letting the thread go")
+			e.release(ctx, key)
+			return
+		}
+		t := e.conv.Plan(key, a, msgs)
+		e.threads.mu.Lock()
+		e.threads.waiting[key] = len(msgs) - len(t.Inbox)
+		e.threads.mu.Unlock()
+		if !e.turn(a, t) {
+			e.release(ctx, key)
+			return
+		}
+	}
+}
+
+// release gives a thread's lease back, or leaves it to the heartbeat when the store fails now.
+func (e *Engine) release(ctx context.Context, key bot.ThreadKey) {
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := e.store.ReleaseLease(rctx, key, e.opt.Owner); err != nil {
+		e.log.Warn("release a thread's lease; trying again later", "thread", key.String(), "err", err)
+		e.threads.mu.Lock()
+		e.threads.unreleased[key] = true
+		e.threads.mu.Unlock()
+	}
+}
+
+// heartbeat renews this process's leases and outbox claims (those its runs left for its own
+// sender too), every third of the lease.
+func (e *Engine) heartbeat(ctx context.Context) {
+	tick := time.NewTicker(max(e.opt.LeaseTTL/3, 10*time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		// A lease this process let go of must not be renewed with the others.
+		if !e.releaseStale(ctx) {
+			continue // renewing now would keep those alive too; the store is failing anyway
+		}
+		if _, err := e.store.RenewLeases(ctx, e.opt.Owner, e.opt.LeaseTTL); err != nil && ctx.Err() == nil {
+			e.log.Warn("renew this process's leases; other replicas take its threads over if this goes on", "err", err)
+		}
+	}
+}
+
+// releaseStale gives back the leases a release left behind, and reports whether none is left.
+func (e *Engine) releaseStale(ctx context.Context) bool {
+	e.threads.mu.Lock()
+	var stale []bot.ThreadKey
+	for k := range e.threads.unreleased {
+		stale = append(stale, k)
+	}
+	e.threads.mu.Unlock()
+	for _, k := range stale {
+		if err := e.store.ReleaseLease(ctx, k, e.opt.Owner); err == nil {
+			e.threads.mu.Lock()
+			delete(e.threads.unreleased, k)
+			e.threads.mu.Unlock()
+		}
+	}
+	e.threads.mu.Lock()
+	defer e.threads.mu.Unlock()
+	return len(e.threads.unreleased) == 0
+}
