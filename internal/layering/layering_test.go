@@ -78,12 +78,13 @@ var layers = map[string]layer{
 	"store/storetest":     {imports: []string{"store"}},
 	"internal/fuzzbound":  {},
 	"internal/corpusdir":  {},
+	"internal/waitfor":    {},
 	"internal/pgtest":     {},
 	"internal/layering":   {},
 }
 
 // testSupport may be imported by any package's tests (still subject to the named rules below).
-var testSupport = []string{"internal/fuzzbound", "internal/corpusdir", "internal/pgtest", "store/sqlite", "store/storetest",
+var testSupport = []string{"internal/fuzzbound", "internal/corpusdir", "internal/waitfor", "internal/pgtest", "store/sqlite", "store/storetest",
 	"agent/ollamafake", "bot/slack/slackfake", "bot/telegram/tgfake", "bot/bottest"}
 
 // adapters are the chat platforms' adapters and the chat page's; none imports another, nor
