@@ -179,7 +179,8 @@ func benchRender(b *testing.B, r *Renderer, doc []byte) {
 }
 
 // settle waits for Chromium to finish tearing down tabs closed by the baselines before a timed
-// throughput round.
+// throughput round. Real time: Chromium says nothing when the teardown is over, and rounds timed
+// right after it ran at about half the rate (docs/rendering.md).
 func settle() { time.Sleep(time.Second) }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

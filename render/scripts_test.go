@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/excalibot/excalibot/internal/corpusdir"
 )
 
 // TestScriptsRenderAsGlyphs renders labels in Russian, Ukrainian, Greek, Chinese and Japanese and
@@ -89,15 +91,11 @@ func xiaolaiLoaded(t *testing.T, r *Renderer) bool {
 	return loaded
 }
 
-// TestCorpus renders every file of the corpus of real .excalidraw files beside the project
-// (../shared/testdata/excalidraw-corpus from the module's root) and reports what Excalidraw's
-// restore() would change in each.
+// TestCorpus renders every file of the corpus of real .excalidraw files (internal/corpusdir) and
+// reports what Excalidraw's restore() would change in each.
 func TestCorpus(t *testing.T) {
+	files := corpusdir.Files(t)
 	r := shared(t)
-	files, _ := filepath.Glob("../../shared/testdata/excalidraw-corpus/*.excalidraw")
-	if len(files) == 0 {
-		t.Skip("skipping: the corpus of real .excalidraw files beside the project is not there")
-	}
 	for _, f := range files {
 		t.Run(shortName(f), func(t *testing.T) {
 			doc := readFile(t, f)

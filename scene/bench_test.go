@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/excalibot/excalibot/internal/corpusdir"
 )
 
 // baseline times f (run before the measured loop, which b.Loop times on its own) for at least
@@ -144,7 +146,11 @@ func BenchmarkMoveShape(b *testing.B) {
 // BenchmarkDecodeCorpus decodes the largest-element-count corpus file; the baseline is a plain
 // json.Unmarshal of the same bytes into generic maps.
 func BenchmarkDecodeCorpus(b *testing.B) {
-	data, err := os.ReadFile(filepath.Join(corpusDir, "starbridge--diagram.excalidraw"))
+	dir, err := corpusdir.Dir()
+	if err != nil {
+		b.Skip(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "starbridge--diagram.excalidraw"))
 	if err != nil {
 		b.Skip(err)
 	}

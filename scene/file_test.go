@@ -8,25 +8,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/excalibot/excalibot/internal/corpusdir"
 )
-
-// corpusDir is the corpus of real .excalidraw files beside the project (../shared from the
-// module's root); tests that need it skip when it is not there.
-const corpusDir = "../../shared/testdata/excalidraw-corpus"
-
-func corpusFiles(t testing.TB) []string {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join(corpusDir, "*.excalidraw"))
-	if err != nil || len(files) == 0 {
-		t.Skipf("corpus not found in %s", corpusDir)
-	}
-	return files
-}
 
 // TestCorpusRoundTrip loads every real file, saves it, and checks that no element is lost and that
 // re-decoding the saved file gives the same elements and the same bytes again.
 func TestCorpusRoundTrip(t *testing.T) {
-	for _, f := range corpusFiles(t) {
+	for _, f := range corpusdir.Files(t) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			data, err := os.ReadFile(f)
 			if err != nil {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/excalibot/excalibot/internal/corpusdir"
 	"github.com/excalibot/excalibot/internal/fuzzbound"
 )
 
@@ -12,10 +13,7 @@ import (
 // decode again to the same elements, and encode to the same bytes. Seeds: the corpus files, our
 // own test files (up to 25 KB each) and a few hand-made edge cases.
 func FuzzDecode(f *testing.F) {
-	var seeds []string
-	if files, _ := filepath.Glob(filepath.Join(corpusDir, "*.excalidraw")); len(files) > 0 {
-		seeds = append(seeds, files...)
-	}
+	seeds := corpusdir.Optional()
 	more, _ := filepath.Glob("testdata/*.excalidraw")
 	seeds = append(seeds, more...)
 	for _, p := range seeds {

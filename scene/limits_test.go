@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/excalibot/excalibot/internal/corpusdir"
 )
 
 // elems joins element objects into a document.
@@ -106,7 +108,7 @@ func TestOverCapMessages(t *testing.T) {
 
 // TestLimitsAgreeWithDecode checks the scan against what Decode reads, on the real files.
 func TestLimitsAgreeWithDecode(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(corpusDir, "*.excalidraw"))
+	files := corpusdir.Optional()
 	more, _ := filepath.Glob("testdata/*.excalidraw")
 	files = append(files, more...)
 	if len(files) < 2 {

@@ -81,8 +81,8 @@ func run[T any](t *testing.T, ctx context.Context, what string, a chromedp.Actio
 	return v
 }
 
-// poll evaluates expr until it is true. Errors count as "not yet": a reload destroys the page's
-// JavaScript context under a running evaluation.
+// poll evaluates expr until it is true, in real time: the page runs in a real browser. Errors count
+// as "not yet": a reload destroys the page's JavaScript context under a running evaluation.
 func poll(t *testing.T, ctx context.Context, what, expr string) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)

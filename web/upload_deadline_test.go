@@ -43,6 +43,7 @@ func TestUploadOutlastsTheReadTimeout(t *testing.T) {
 	slowPost := func(path string) (int, error) {
 		pr, pw := io.Pipe()
 		go func() {
+			// Real time: the read timeout is a deadline on the real connection.
 			for range 8 { // 8 parts 100 ms apart: four times the server's read timeout
 				time.Sleep(100 * time.Millisecond)
 				if _, err := pw.Write([]byte("0123456789")); err != nil {

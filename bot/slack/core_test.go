@@ -14,9 +14,11 @@ import (
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/bot/relay"
 	"github.com/excalibot/excalibot/bot/slack/slackfake"
+	"github.com/excalibot/excalibot/internal/waitfor"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 	"github.com/excalibot/excalibot/store/sqlite"
+	"github.com/excalibot/excalibot/store/storetest"
 )
 
 // boxDrawer adds one rectangle per request, as a stand-in for the agent.
@@ -77,8 +79,9 @@ func TestWithTheCore(t *testing.T) {
 	// waitReplies waits until the thread holds n answers with files and no status line.
 	waitReplies := func(thread string, n int) []slackfake.Message {
 		t.Helper()
-		for tctx.Err() == nil {
-			var answers []slackfake.Message
+		var answers []slackfake.Message
+		waitfor.Until(t, 30*time.Second, fmt.Sprintf("%d answers in thread %s", n, thread), func() bool {
+			answers = answers[:0]
 			status := false
 			for _, m := range fake.Thread("C1", thread) {
 				switch {
@@ -88,16 +91,12 @@ func TestWithTheCore(t *testing.T) {
 					status = true
 				}
 			}
-			if len(answers) >= n && !status && len(fake.Reactions("C1", thread)) == 0 {
-				if len(answers) > n {
-					t.Fatalf("%d answers, want %d", len(answers), n)
-				}
-				return answers
-			}
-			time.Sleep(10 * time.Millisecond)
+			return len(answers) >= n && !status && len(fake.Reactions("C1", thread)) == 0
+		}, func() string { return fmt.Sprintf("%q", threadShape(t, fake.Thread("C1", thread))) })
+		if len(answers) > n {
+			t.Fatalf("%d answers, want %d", len(answers), n)
 		}
-		t.Fatalf("no %d answers in thread %s: %q", n, thread, threadShape(t, fake.Thread("C1", thread)))
-		return nil
+		return answers
 	}
 
 	p := fake.Post(slackfake.UserMessage{Channel: "C1", Text: "<@U0BOT> draw a box"})
@@ -120,17 +119,11 @@ func TestWithTheCore(t *testing.T) {
 	if !strings.Contains(second.Text, "Drew r2.") {
 		t.Errorf("second answer = %q, want revision 2 (Drew r2.)", second.Text)
 	}
-	// Once the core has taken all four hand-overs (mention twice, follow-up twice) and its queue
-	// is idle, a wrongly accepted redelivery would have been answered by now.
-	for counted.n.Load() < 4 && tctx.Err() == nil {
-		time.Sleep(5 * time.Millisecond)
-	}
-	for tctx.Err() == nil {
-		if waiting, active := core.QueueDepth(); waiting == 0 && active == 0 {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	// Once the core has taken all four hand-overs (mention twice, follow-up twice) and nothing is
+	// left to do, a wrongly accepted redelivery would have been answered.
+	waitfor.Until(t, 10*time.Second, "four hand-overs", func() bool { return counted.n.Load() >= 4 },
+		func() string { return fmt.Sprint(counted.n.Load()) })
+	storetest.WaitQuiet(t, st, core, bot.ThreadKey{Platform: Platform, Workspace: "T0FAKE", Channel: "C1", Thread: p.TS})
 	if got := waitReplies(p.TS, 2); len(got) != 2 {
 		t.Errorf("answers = %d, want 2", len(got))
 	}

@@ -3,6 +3,7 @@ package slack
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"strings"
@@ -13,8 +14,10 @@ import (
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/bot/relay"
 	"github.com/excalibot/excalibot/bot/slack/slackfake"
+	"github.com/excalibot/excalibot/internal/waitfor"
 	"github.com/excalibot/excalibot/store"
 	"github.com/excalibot/excalibot/store/sqlite"
+	"github.com/excalibot/excalibot/store/storetest"
 )
 
 // The crash windows of one process, through fake Slack and the real core on SQLite: the store
@@ -150,22 +153,22 @@ func newCrashEnv(t *testing.T, fake *slackfake.Server, path string) *crashEnv {
 	return e
 }
 
+// crashWait bounds each wait of these tests; never reached when all is well.
+const crashWait = 20 * time.Second
+
 // answers waits until the thread holds n bot messages that satisfy is, and no more.
 func (e *crashEnv) answers(channel, thread string, n int, is func(slackfake.Message) bool) []slackfake.Message {
 	e.t.Helper()
 	var got []slackfake.Message
-	for e.ctx.Err() == nil {
+	waitfor.Until(e.t, crashWait, fmt.Sprintf("%d answers in thread %s", n, thread), func() bool {
 		got = got[:0]
 		for _, m := range e.fake.Thread(channel, thread) {
 			if m.BotID != "" && is(m) {
 				got = append(got, m)
 			}
 		}
-		if len(got) >= n {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return len(got) >= n
+	}, func() string { return fmt.Sprintf("%q", threadShape(e.t, e.fake.Thread(channel, thread))) })
 	if len(got) != n {
 		e.t.Fatalf("%d answers, want %d: %q", len(got), n, threadShape(e.t, e.fake.Thread(channel, thread)))
 	}
@@ -176,15 +179,14 @@ func pictures(m slackfake.Message) bool { return len(m.Files) > 0 }
 
 // said waits until the bot said text in the thread, and reports whether it did.
 func (e *crashEnv) said(channel, thread, text string) bool {
-	for e.ctx.Err() == nil {
+	return waitfor.Within(crashWait, func() bool {
 		for _, m := range e.fake.Thread(channel, thread) {
 			if m.BotID != "" && strings.Contains(m.Text, text) {
 				return true
 			}
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return false
+		return false
+	})
 }
 
 // outbox waits until the thread's outbox holds n rows in state, and returns them.
@@ -192,26 +194,18 @@ func (e *crashEnv) outbox(key bot.ThreadKey, state store.OutboxState, n int) []s
 	e.t.Helper()
 	var out []store.OutboxItem
 	var err error
-	for e.ctx.Err() == nil {
-		if out, err = e.st.Outbox(e.ctx, key, state); err == nil && len(out) == n {
-			return out
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	e.t.Fatalf("outbox of %s: %d rows %s (%v), want %d", key, len(out), state, err, n)
-	return nil
+	waitfor.Until(e.t, crashWait, fmt.Sprintf("%d %s rows in the outbox of %s", n, state, key), func() bool {
+		out, err = e.st.Outbox(e.ctx, key, state)
+		return err == nil && len(out) == n
+	}, func() string { return fmt.Sprintf("%d rows (%v)", len(out), err) })
+	return out
 }
 
-// settle waits until the core has nothing left to do, then a little longer: a message or reply
-// kept twice would have been answered by then.
-func (e *crashEnv) settle() {
-	for e.ctx.Err() == nil {
-		if w, a := e.core.QueueDepth(); w == 0 && a == 0 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	time.Sleep(200 * time.Millisecond)
+// settle waits until nothing is left to do for the thread: a message or reply kept twice would
+// have been posted by then.
+func (e *crashEnv) settle(channel, thread string) {
+	e.t.Helper()
+	storetest.WaitQuiet(e.t, e.st, e.core, bot.ThreadKey{Platform: Platform, Workspace: "T0FAKE", Channel: channel, Thread: thread})
 }
 
 func TestCrashWindowAccept(t *testing.T) {
@@ -230,7 +224,7 @@ func TestCrashWindowAccept(t *testing.T) {
 	must(t, err)
 	must(t, e.fake.WaitAck(e.ctx, env2))
 	e.answers("C1", p.TS, 1, pictures)
-	e.settle()
+	e.settle("C1", p.TS)
 	e.answers("C1", p.TS, 1, pictures)
 }
 
@@ -245,7 +239,7 @@ func TestCrashWindowStartRun(t *testing.T) {
 	if !e.said("C1", p.TS, "Drew r1.") {
 		t.Errorf("thread %q, want the drawing's summary", threadShape(t, e.fake.Thread("C1", p.TS)))
 	}
-	e.settle()
+	e.settle("C1", p.TS)
 	e.answers("C1", p.TS, 1, pictures)
 }
 
@@ -264,8 +258,13 @@ func TestCrashWindowFinishRun(t *testing.T) {
 	if th, err := e.st.Load(e.ctx, bot.ThreadKey{Platform: Platform, Workspace: "T0FAKE", Channel: "C1", Thread: p.TS}); err != nil || th.Rev != 0 {
 		t.Errorf("thread after the failed end: %+v, %v; want revision 0", th, err)
 	}
-	time.Sleep(fastWork.LeaseTTL + 500*time.Millisecond) // the run's lease lapses; recovery passes over it
-	e.settle()
+	// The run is left running for recovery, which interrupts it once its lease lapses (real time:
+	// the lease is the store's, on the wall clock) without telling the thread again.
+	waitfor.Until(t, crashWait, "the run interrupted by recovery", func() bool {
+		runs, err := e.st.Runs(e.ctx, store.RunInterrupted)
+		return err == nil && len(runs) == 1
+	}, nil)
+	e.settle("C1", p.TS)
 	if n := len(e.fake.Thread("C1", p.TS)) - 1; n != 1 {
 		t.Errorf("%d bot messages, want only the notice: %q", n, threadShape(t, e.fake.Thread("C1", p.TS)))
 	}
@@ -287,7 +286,7 @@ func TestCrashWindowSendFailsThenRecovers(t *testing.T) {
 	if out[0].Attempts != 2 || !strings.Contains(out[0].Error, "internal_error") {
 		t.Errorf("reply row %+v; want it sent after two failed attempts", out[0])
 	}
-	e.settle()
+	e.settle("C1", p.TS)
 	e.answers("C1", p.TS, 1, pictures)
 	if runs, _ := e.st.Runs(e.ctx, store.RunDone); len(runs) != 1 {
 		t.Errorf("done runs = %d, want 1 once its reply was posted", len(runs))
@@ -304,7 +303,7 @@ func TestCrashWindowSettle(t *testing.T) {
 	must(t, err)
 	e.answers("C1", p.TS, 1, pictures)
 	e.outbox(bot.ThreadKey{Platform: Platform, Workspace: "T0FAKE", Channel: "C1", Thread: p.TS}, store.OutboxSent, 2)
-	e.settle()
+	e.settle("C1", p.TS)
 	e.answers("C1", p.TS, 1, pictures)
 	buttons := e.answers("C1", p.TS, 1, func(m slackfake.Message) bool { return len(m.Blocks) > 0 })
 	if !strings.Contains(string(buttons[0].Blocks), "Open in editor") {
@@ -340,23 +339,19 @@ func TestCrashRestartWithWorkLeft(t *testing.T) {
 	_, err := e.fake.Deliver(e.ctx, p.Events[0], slackfake.DeliverOptions{})
 	must(t, err)
 	key := bot.ThreadKey{Platform: Platform, Workspace: "T0FAKE", Channel: "C1", Thread: p.TS}
-	for e.ctx.Err() == nil {
-		if out, _ := e.st.Outbox(e.ctx, key, store.OutboxPending); len(out) > 0 && out[0].Attempts > 0 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitfor.Until(t, crashWait, "a failed attempt at the links message", func() bool {
+		out, _ := e.st.Outbox(e.ctx, key, store.OutboxPending)
+		return len(out) > 0 && out[0].Attempts > 0
+	}, nil)
 	// A follow-up arrives and is kept, but the process stops before drawing it.
 	e.core.Close(context.Background()) // no more work here; kept work stays in the store
 	follow := e.fake.Post(slackfake.UserMessage{Channel: "C1", Text: "add another", ThreadTS: p.TS})
 	_, err = e.fake.Deliver(e.ctx, follow.Events[0], slackfake.DeliverOptions{})
 	must(t, err)
-	for e.ctx.Err() == nil {
-		if ms, _ := e.st.Pending(e.ctx, key, 0); len(ms) == 1 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitfor.Until(t, crashWait, "the follow-up kept", func() bool {
+		ms, _ := e.st.Pending(e.ctx, key, 0)
+		return len(ms) == 1
+	}, nil)
 	e.stop()
 	e.fake.Heal("chat.postMessage") // Slack is back
 	shares := len(e.fake.Calls("files.completeUploadExternal"))
@@ -371,6 +366,6 @@ func TestCrashRestartWithWorkLeft(t *testing.T) {
 	if n := len(fake.Calls("files.completeUploadExternal")) - shares; n != 1 {
 		t.Errorf("%d file shares after the restart, want 1 (the follow-up's; the first reply's were posted)", n)
 	}
-	next.settle()
+	next.settle("C1", p.TS)
 	next.answers("C1", p.TS, 2, pictures)
 }

@@ -3,6 +3,7 @@ package slack
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/bot/slack/slackfake"
+	"github.com/excalibot/excalibot/internal/waitfor"
 )
 
 // TestSendStepsResume: a reply is posted in steps, each recorded; an attempt that failed after
@@ -168,11 +170,6 @@ func TestFollowUpWhenTheStoreCannotTell(t *testing.T) {
 
 func waitLog(t *testing.T, e *env, want string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(e.logs(), want) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the log never said %q:\n%s", want, e.logs())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitfor.Until(t, 5*time.Second, fmt.Sprintf("the log to say %q", want), func() bool { return strings.Contains(e.logs(), want) },
+		func() string { return "the log:\n" + e.logs() })
 }

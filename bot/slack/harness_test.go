@@ -11,6 +11,7 @@ import (
 
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/bot/slack/slackfake"
+	"github.com/excalibot/excalibot/internal/waitfor"
 )
 
 // recorder is a small bot.Handler: it drops redeliveries the way the core does (by event id
@@ -81,10 +82,7 @@ func (r *recorder) deliveredCount() int {
 // waitRaw waits until n hand-overs (duplicates included) have happened and returns them.
 func (r *recorder) waitRaw(t *testing.T, n int) []bot.Message {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for r.rawCount() < n && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitfor.Within(10*time.Second, func() bool { return r.rawCount() >= n })
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.raw) != n {
@@ -222,13 +220,7 @@ func (l *logBuffer) String() string {
 // its own goroutines.
 func waitUntil(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitfor.Until(t, 10*time.Second, what, cond, nil)
 }
 
 func must(t testing.TB, err error) {

@@ -3,6 +3,7 @@ package telegram
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"slices"
@@ -14,8 +15,10 @@ import (
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/bot/relay"
 	"github.com/excalibot/excalibot/bot/telegram/tgfake"
+	"github.com/excalibot/excalibot/internal/waitfor"
 	"github.com/excalibot/excalibot/store"
 	"github.com/excalibot/excalibot/store/sqlite"
+	"github.com/excalibot/excalibot/store/storetest"
 )
 
 // The crash windows of one process, through fake Telegram and the real core on SQLite: the store
@@ -109,18 +112,13 @@ func startCrash(t *testing.T, fake *tgfake.Server, path string, prepare func(*fa
 func (e *crashEnv) kinds(t *testing.T, chat int64, want ...string) {
 	t.Helper()
 	var got []string
-	deadline := time.Now().Add(wait)
-	for time.Now().Before(deadline) {
+	waitfor.Until(t, wait, fmt.Sprintf("bot messages %v", want), func() bool {
 		got = got[:0]
 		for _, m := range e.fake.BotMessages(chat) {
 			got = append(got, m.Kind)
 		}
-		if slices.Equal(got, want) {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("bot messages %v, want %v", got, want)
+		return slices.Equal(got, want)
+	}, func() string { return fmt.Sprint(got) })
 }
 
 func newFake(t *testing.T) *tgfake.Server {
@@ -136,7 +134,7 @@ func TestCrashWindowAccept(t *testing.T) {
 	// Not kept three times, so not confirmed: Telegram hands it over again, and it is drawn once.
 	e.kinds(t, dmChat.ID, "photo", "document")
 	waitFor(t, "the update confirmed", func() bool { return len(e.fake.PendingUpdates()) == 0 })
-	time.Sleep(200 * time.Millisecond)
+	storetest.WaitQuiet(t, e.st, e.core, dmKey) // a message kept twice would have been answered by now
 	e.kinds(t, dmChat.ID, "photo", "document")
 }
 

@@ -4,39 +4,51 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/bot/telegram/tgfake"
+	"github.com/excalibot/excalibot/internal/waitfor"
 )
 
-// waitFor polls cond until it holds, or fails the test.
+// waitFor waits until cond holds, or fails the test.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(wait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitfor.Until(t, wait, what, cond, nil)
 }
 
-// failingCore makes the recorder refuse to keep messages while down is set, as a core whose store
-// does not answer.
-func failingCore(e *env) *atomic.Bool {
-	var down atomic.Bool
+// downCore is a core whose store does not answer while down is set: the recorder keeps nothing,
+// and the refused messages' texts are noted in order.
+type downCore struct {
+	down    atomic.Bool
+	mu      sync.Mutex
+	refused []string
+}
+
+func (d *downCore) refusals() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.refused)
+}
+
+// failingCore makes the recorder refuse to keep messages while the returned core is down.
+func failingCore(e *env) *downCore {
+	d := &downCore{}
 	e.rec.mu.Lock()
-	e.rec.fail = func() error {
-		if down.Load() {
+	e.rec.fail = func(m bot.Message) error {
+		if d.down.Load() {
+			d.mu.Lock()
+			d.refused = append(d.refused, m.Text)
+			d.mu.Unlock()
 			return errors.New("store: database is locked")
 		}
 		return nil
 	}
 	e.rec.mu.Unlock()
-	return &down
+	return d
 }
 
 // TestPollingConfirmsOnlyKeptUpdates: getUpdates' offset moves past an update only once the core
@@ -45,18 +57,24 @@ func failingCore(e *env) *atomic.Bool {
 func TestPollingConfirmsOnlyKeptUpdates(t *testing.T) {
 	e := start(t, nil)
 	e.rec.silence()
-	down := failingCore(e)
-	down.Store(true)
+	core := failingCore(e)
+	core.down.Store(true)
 	one := e.fake.Send(tgfake.Post{Chat: dmChat.ID, From: alice, Text: "one"})
 	e.fake.Send(tgfake.Post{Chat: dmChat.ID, From: alice, Text: "two"})
-	time.Sleep(300 * time.Millisecond) // several polls
+	// Several polls, each handing over the first update again and being refused.
+	waitFor(t, "three refused hand-overs", func() bool { return len(core.refusals()) >= 3 })
+	for _, text := range core.refusals() {
+		if text != "one" {
+			t.Fatalf("handed over %q while the update before it was not kept (refused: %q)", text, core.refusals())
+		}
+	}
 	if n := len(e.rec.messages()); n != 0 {
 		t.Fatalf("%d messages kept while the core could not keep any", n)
 	}
 	if pend := e.fake.PendingUpdates(); len(pend) != 2 || pend[0].ID != one.UpdateID {
 		t.Fatalf("unconfirmed updates = %d (first %v), want both, the first first", len(pend), pend)
 	}
-	down.Store(false)
+	core.down.Store(false)
 	if got := e.rec.next(t); got.Text != "one" {
 		t.Fatalf("first kept %q, want one", got.Text)
 	}
@@ -74,13 +92,13 @@ func TestPollingConfirmsOnlyKeptUpdates(t *testing.T) {
 func TestWebhookAnswers503UntilKept(t *testing.T) {
 	e := start(t, func(c *Config) { c.Mode = "webhook"; c.WebhookSecret = "s3cret" })
 	e.rec.silence()
-	down := failingCore(e)
-	down.Store(true)
+	core := failingCore(e)
+	core.down.Store(true)
 	sent := e.fake.Send(tgfake.Post{Chat: dmChat.ID, From: alice, Text: "draw"})
 	if sent.WebhookStatus != 503 {
 		t.Fatalf("webhook answered %d for an update the core did not keep, want 503", sent.WebhookStatus)
 	}
-	down.Store(false)
+	core.down.Store(false)
 	again := e.fake.Redeliver(sent.UpdateID)
 	if again.WebhookStatus != 200 {
 		t.Fatalf("the redelivery: %d, want 200", again.WebhookStatus)

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-telegram/bot/models"
 
@@ -363,13 +362,10 @@ func TestRestart(t *testing.T) {
 			first.rec.next(t)
 			picture := first.botMessages(t, group.ID, 2)[0]
 			if persistent { // the index is written once Telegram confirmed the send: wait for it
-				deadline := time.Now().Add(10 * time.Second)
-				for {
-					if _, ok, _ := idx.Thread(t.Context(), group.ID, msgRef(picture.ID)); ok || time.Now().After(deadline) {
-						break
-					}
-					time.Sleep(5 * time.Millisecond)
-				}
+				waitFor(t, "the picture filed under its thread", func() bool {
+					_, ok, _ := idx.Thread(t.Context(), group.ID, msgRef(picture.ID))
+					return ok
+				})
 			}
 			first.stop()
 

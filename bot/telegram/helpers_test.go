@@ -48,9 +48,9 @@ type recorder struct {
 	idle  *sync.Cond // signalled when busy drops to 0
 	reply func(ctx context.Context, a bot.Adapter, m bot.Message) error
 	got   chan struct{}
-	// fail, when set and it returns an error, makes Handle keep nothing and return it (a store
-	// that fails).
-	fail func() error
+	// fail, when set and it returns an error for a message, makes Handle keep nothing and return
+	// it (a store that fails).
+	fail func(bot.Message) error
 }
 
 func newRecorder() *recorder {
@@ -63,7 +63,7 @@ func (r *recorder) Handle(ctx context.Context, a bot.Adapter, m bot.Message) err
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.fail != nil {
-		if err := r.fail(); err != nil {
+		if err := r.fail(m); err != nil {
 			return err
 		}
 	}

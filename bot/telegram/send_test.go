@@ -213,7 +213,12 @@ func TestWorkingSigns(t *testing.T) {
 	if err := st.Finish(t.Context()); err != nil { // a second Finish is harmless
 		t.Fatal(err)
 	}
-	time.Sleep(50 * time.Millisecond) // ten action periods: the goroutine must be gone
+	// Finish waits for the goroutine that repeats the action, so none can follow.
+	select {
+	case <-st.(*status).done:
+	default:
+		t.Fatal("Finish returned while the status goroutine still ran")
+	}
 	if got := len(fake.Calls("sendChatAction")); got != actions {
 		t.Errorf("chat actions went on after Finish: %d, then %d", actions, got)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/bot/bottest"
+	"github.com/excalibot/excalibot/internal/waitfor"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 )
@@ -104,23 +105,19 @@ func (e *chatEnv) thread(sid, id string) (chatThread, bool) {
 // waitReply waits until the thread has n replies of the bot and its run is over.
 func (e *chatEnv) waitReply(t *testing.T, thread string, n int) chatMessage {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		th, _ := e.thread(upSession, thread)
-		var replies []chatMessage
+	var th chatThread
+	var replies []chatMessage
+	waitfor.Until(t, 20*time.Second, fmt.Sprintf("%d replies in thread %s", n, thread), func() bool {
+		th, _ = e.thread(upSession, thread)
+		replies = replies[:0]
 		for _, m := range th.Messages {
 			if m.From == "bot" {
 				replies = append(replies, m)
 			}
 		}
-		if len(replies) >= n && !th.Working {
-			return replies[n-1]
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("thread %s: %d replies after 20 s, want %d: %+v", thread, len(replies), n, th.Messages)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return len(replies) >= n && !th.Working
+	}, func() string { return fmt.Sprintf("%d replies: %+v", len(replies), th.Messages) })
+	return replies[n-1]
 }
 
 func uploadKey(thread string) store.ThreadKey {

@@ -19,6 +19,7 @@ import (
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/bot/bottest"
 	"github.com/excalibot/excalibot/bot/relay"
+	"github.com/excalibot/excalibot/internal/waitfor"
 	"github.com/excalibot/excalibot/links"
 	"github.com/excalibot/excalibot/store"
 	"github.com/excalibot/excalibot/store/sqlite"
@@ -198,8 +199,9 @@ func TestChatPostValidation(t *testing.T) {
 	}
 }
 
-// readEvents collects the stream's events until want have arrived.
-func readEvents(url string, want func([]string) bool) ([]string, error) {
+// readEvents collects the stream's events until want have arrived. It closes subscribed once the
+// stream's headers are in: the server subscribes the stream before it answers.
+func readEvents(url string, subscribed chan<- struct{}, want func([]string) bool) ([]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
@@ -208,6 +210,7 @@ func readEvents(url string, want func([]string) bool) ([]string, error) {
 		return nil, err
 	}
 	defer res.Body.Close()
+	close(subscribed)
 	if ct := res.Header.Get("Content-Type"); ct != "text/event-stream" {
 		return nil, fmt.Errorf("events Content-Type %q", ct)
 	}
@@ -239,37 +242,38 @@ func TestChatConversationOverHTTP(t *testing.T) {
 		streamErr error
 		wg        sync.WaitGroup
 	)
+	subscribed := make(chan struct{})
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		// Until the reply is in and the run finished (Finish comes after Send).
 		replied := false
-		events, streamErr = readEvents(ce.ts.URL+"/chat/api/events?session="+sid, func(ev []string) bool {
+		events, streamErr = readEvents(ce.ts.URL+"/chat/api/events?session="+sid, subscribed, func(ev []string) bool {
 			last := ev[len(ev)-1]
 			replied = replied || strings.Contains(last, `"from":"bot"`)
 			return replied && strings.HasPrefix(last, "thread ") && strings.Contains(last, `"working":false`)
 		})
 	}()
-	time.Sleep(200 * time.Millisecond) // let the stream subscribe before the message
+	select { // the stream must be subscribed before the message, or it misses the first events
+	case <-subscribed:
+	case <-time.After(20 * time.Second):
+		wg.Wait()
+		t.Fatalf("the event stream did not open: %v", streamErr)
+	}
 	res := ce.do(t, "POST", "/chat/api/threads/"+thread+"/messages", []byte(`{"text":"draw a box"}`), map[string]string{chatSessionHdr: sid})
 	if res.StatusCode != 202 {
 		t.Fatalf("post = %d %s", res.StatusCode, readAll(t, res))
 	}
 	// The run is under way: the thread says so before the reply exists.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	var working bool
+	var status string
+	waitfor.Until(t, 10*time.Second, "a progress status", func() bool {
 		ce.chat.mu.Lock()
 		th := ce.chat.sessions[sid].threads[thread]
-		working, status := th.Working, th.Status
+		working, status = th.Working, th.Status
 		ce.chat.mu.Unlock()
-		if working && status != "" && status != "working…" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no progress status (working %v, %q)", working, status)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return working && status != "" && status != "working…"
+	}, func() string { return fmt.Sprintf("working %v, %q", working, status) })
 	gate <- struct{}{}
 	wg.Wait()
 	if streamErr != nil {

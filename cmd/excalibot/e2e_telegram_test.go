@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/go-telegram/bot/models"
 
@@ -114,7 +113,8 @@ func (d *tgDriver) start(t *testing.T, user int, text string, file *upload) *cha
 // The adapter files each message it sent under its thread right after Telegram confirms it, so
 // a reply sent the instant a message shows up can miss that record and start a new thread. The
 // picture is filed before the .excalidraw file that follows it is sent, so replying to it is safe
-// once the answer is complete; a text-only answer gets the moment a person would take anyway.
+// once the answer is complete. A text answer is filed before its run's status message is deleted
+// (the working signs come down after the reply), so replying to it is safe once that is seen.
 func (d *tgDriver) say(t *testing.T, th *chatThread, user int, text string) {
 	t.Helper()
 	var photo, last int
@@ -129,7 +129,8 @@ func (d *tgDriver) say(t *testing.T, th *chatThread, user int, text string) {
 	to := photo
 	if to == 0 {
 		to = last
-		time.Sleep(300 * time.Millisecond)
+		waitFor(t, "the status message deleted after the text answer", func() bool { return d.statusGoneAfter(th, last) },
+			func() string { return fmt.Sprintf("%+v", d.fake.Messages(d.chatID(th))) })
 	}
 	if to == 0 {
 		t.Fatalf("no message of the bot in thread %s/%s to reply to", th.chat, th.root)
@@ -152,6 +153,23 @@ func (d *tgDriver) chatID(th *chatThread) int64 {
 }
 
 // thread is the reply chain from th's root: the messages that reply to a message in it.
+// statusGoneAfter reports whether the thread's last status message sent before message id is
+// deleted: the working signs of the run that sent id are down.
+func (d *tgDriver) statusGoneAfter(th *chatThread, id int) bool {
+	root, _ := strconv.Atoi(th.root)
+	in := map[int]bool{root: true}
+	var status *tgfake.Message
+	for _, m := range d.fake.Messages(d.chatID(th)) {
+		if m.ID == root || in[m.ReplyTo] {
+			in[m.ID] = true
+			if m.FromBot && m.ID < id && m.Kind == "text" && (m.Text == tgWorking || len(m.Edits) > 0) {
+				status = &m
+			}
+		}
+	}
+	return status != nil && status.Deleted
+}
+
 func (d *tgDriver) thread(th *chatThread) []tgfake.Message {
 	root, _ := strconv.Atoi(th.root)
 	in := map[int]bool{root: true}

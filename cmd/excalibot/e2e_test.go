@@ -20,6 +20,7 @@ import (
 
 	"github.com/excalibot/excalibot/agent/ollamafake"
 	"github.com/excalibot/excalibot/config"
+	"github.com/excalibot/excalibot/internal/waitfor"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/ollama/ollama/api"
 )
@@ -160,13 +161,7 @@ type upload struct {
 // waitFor polls cond until it holds or e2eWait passes; then it fails with what describe says.
 func waitFor(t *testing.T, what string, cond func() bool, describe func() string) {
 	t.Helper()
-	deadline := time.Now().Add(e2eWait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited %s for %s; got %s", e2eWait, what, describe())
-		}
-		time.Sleep(15 * time.Millisecond)
-	}
+	waitfor.Until(t, e2eWait, what, cond, describe)
 }
 
 // waitAnswers waits until th holds n answers and every text in want, with no working sign left.

@@ -183,7 +183,7 @@ func TestFaultChromeKilled(t *testing.T) {
 		before := revisions(t, st, slackKey(th))
 
 		// Kill every Chromium that comes up for 8 s from the follow-up on: the render and its
-		// retry both fail.
+		// retry both fail. Real time: Chromium is a real process, started when the renderer wants.
 		var wg sync.WaitGroup
 		wg.Add(1)
 		go func() {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/excalibot/excalibot/agent/ollamafake"
 	"github.com/excalibot/excalibot/config"
+	"github.com/excalibot/excalibot/internal/waitfor"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 )
@@ -61,13 +62,7 @@ const faultWait = 4 * time.Minute
 // waitLong is waitFor with faultWait.
 func waitLong(t *testing.T, what string, cond func() bool, describe func() string) {
 	t.Helper()
-	deadline := time.Now().Add(faultWait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited %s for %s; got %s", faultWait, what, describe())
-		}
-		time.Sleep(15 * time.Millisecond)
-	}
+	waitfor.Until(t, faultWait, what, cond, describe)
 }
 
 // waitSettled waits until th shows no working sign and has n replies, answers and error replies

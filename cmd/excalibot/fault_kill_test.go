@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/excalibot/excalibot/agent/ollamafake"
+	"github.com/excalibot/excalibot/internal/waitfor"
 	"github.com/excalibot/excalibot/store/sqlite"
 )
 
@@ -150,12 +151,8 @@ func TestFaultBotKilled(t *testing.T) {
 	model.SetResponder(onStep(msgTag(n, 2), 1, func() {
 		// A run stores its signs' handle once it has gone on for a second (bot's signDelay). This
 		// runs in the fake model's goroutine, where the test may not stop: it only reports.
-		for deadline := time.Now().Add(faultWait); !strings.Contains(first.logs.String(), "working signs recorded with the run"); {
-			if time.Now().After(deadline) {
-				t.Errorf("the run's working signs were not recorded with it within %s", faultWait)
-				break
-			}
-			time.Sleep(15 * time.Millisecond)
+		if !waitfor.Within(faultWait, func() bool { return strings.Contains(first.logs.String(), "working signs recorded with the run") }) {
+			t.Errorf("the run's working signs were not recorded with it within %s", faultWait)
 		}
 		for _, m := range sl.fake.Thread(th.chat, th.root) {
 			// The status line, not the rest of the first answer (its text may still be on its way:

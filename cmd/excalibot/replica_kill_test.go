@@ -12,6 +12,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/excalibot/excalibot/agent/ollamafake"
+	"github.com/excalibot/excalibot/internal/waitfor"
 	"github.com/excalibot/excalibot/store"
 )
 
@@ -95,10 +96,15 @@ func testReplicaKill(t *testing.T, sh *replicaShared) {
 		t.Fatalf("T5 has %d revisions while its reply is held, want 2: the test needs the revision committed before the reply", got)
 	}
 
-	// B starts while A works: nothing it does may reach A's threads.
+	// B starts while A works: nothing it does may reach A's threads. c.start returns once B
+	// serves, and B's recovery runs before its adapters start: it must have cut none of A's live
+	// runs short, so it has nothing to tell A's threads.
 	postsBefore := tr.account()
+	cut := interruptedRuns(t, c.st)
 	b := c.start("B", "replica-b")
-	time.Sleep(time.Second) // B's start is over: recovery runs before the adapters
+	if n := interruptedRuns(t, c.st); n != cut {
+		t.Errorf("B's start interrupted %d of A's live runs", n-cut)
+	}
 	if after := tr.account(); len(after.Notices) != len(postsBefore.Notices) || after.Answered != postsBefore.Answered {
 		t.Errorf("B's start changed A's live threads: before %s; after %s; notices %q", postsBefore, after, after.Notices)
 	}
@@ -112,7 +118,7 @@ func testReplicaKill(t *testing.T, sh *replicaShared) {
 	waitLong(t, "fake Slack to drop the killed replica's held call", func() bool { return upload.Waiting() == 0 },
 		func() string { return fmt.Sprint(upload.Waiting()) })
 	upload.Release()
-	rep, ok := tr.waitSettled(c.waitTO, 3*time.Second)
+	rep, ok := tr.waitSettled(t, c.waitTO, true)
 	t.Logf("after the kill: %s", rep)
 	if !ok {
 		t.Errorf("waited %s after A's SIGKILL for B to take A's work over", c.waitTO)
@@ -153,7 +159,7 @@ func testReplicaKill(t *testing.T, sh *replicaShared) {
 	waitAnswered(t, tr, c.waitTO, msgTag(1, 4), msgTag(2, 4), msgTag(3, 4), msgTag(4, 4), msgTag(5, 4))
 	settled := tr.account()
 	c.start("A2", "replica-a")
-	time.Sleep(3 * time.Second)
+	tr.waitQuiet(t, c.waitTO) // anything A2 queued at its start is posted by then
 	final := tr.account()
 	final.check(t, false)
 	if len(final.Notices) != len(settled.Notices) || final.Answered != settled.Answered || final.Pictures != settled.Pictures {
@@ -164,23 +170,29 @@ func testReplicaKill(t *testing.T, sh *replicaShared) {
 // waitAnswered waits until each tag is answered.
 func waitAnswered(t *testing.T, tr *traffic, d time.Duration, want ...string) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		var missing []string
+	var missing []string
+	waitfor.Until(t, d, fmt.Sprintf("answers to %q", want), func() bool {
+		missing = missing[:0]
 		for _, tag := range want {
 			if tr.answers(tag) == 0 {
 				missing = append(missing, tag)
 			}
 		}
-		if len(missing) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			rep := tr.account()
-			t.Fatalf("waited %s for answers to %q; %s; error replies %q", d, missing, rep, rep.Notices)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return len(missing) == 0
+	}, func() string {
+		rep := tr.account()
+		return fmt.Sprintf("none to %q; %s; error replies %q", missing, rep, rep.Notices)
+	})
+}
+
+// interruptedRuns counts the runs in the store that were cut short.
+func interruptedRuns(t *testing.T, st store.Store) int {
+	t.Helper()
+	runs, err := st.Runs(t.Context(), store.RunInterrupted)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return len(runs)
 }
 
 // answers counts the answers naming tag in its thread.

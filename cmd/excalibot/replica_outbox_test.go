@@ -13,6 +13,7 @@ import (
 
 	"github.com/excalibot/excalibot/agent/ollamafake"
 	"github.com/excalibot/excalibot/bot/telegram/tgfake"
+	"github.com/excalibot/excalibot/internal/waitfor"
 )
 
 // outageTime is how long a platform stays down in the outbox tests.
@@ -74,14 +75,11 @@ func testReplicaPlatformDown(t *testing.T, sh *replicaShared) {
 				t.Fatalf("the run of %s never reached the model's last turn", tag)
 			}
 			// The platform is back after outageTime (or its 429s run out): the reply must follow.
-			deadline := time.Now().Add(outageTime + c.waitTO)
-			for tr.answers(tag) == 0 && time.Now().Before(deadline) {
-				time.Sleep(100 * time.Millisecond)
-			}
+			waitfor.Within(outageTime+c.waitTO, func() bool { return tr.answers(tag) > 0 })
 			if !tc.hit() {
 				t.Errorf("the fault never met a call of the reply: the test did not test it")
 			}
-			time.Sleep(2 * time.Second) // a second copy would come now
+			tr.waitQuiet(t, outageTime+c.waitTO) // a second copy would have been posted by then
 			rep := tr.account()
 			t.Logf("%s", rep)
 			if n := tr.answers(tag); n != 1 {
@@ -95,7 +93,7 @@ func testReplicaPlatformDown(t *testing.T, sh *replicaShared) {
 	settled := tr.account()
 	a.kill()
 	c.start("A2", "")
-	time.Sleep(3 * time.Second)
+	tr.waitQuiet(t, c.waitTO) // anything A2 queued at its start is posted by then
 	if final := tr.account(); final.Answered != settled.Answered || final.Pictures != settled.Pictures || len(final.Notices) != len(settled.Notices) {
 		t.Errorf("the restart posted again: before %s; after %s; error replies %q", settled, final, final.Notices)
 	}

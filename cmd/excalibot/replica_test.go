@@ -80,7 +80,7 @@ func testReplicaLoad(t *testing.T, sh *replicaShared, hostA, hostB string) {
 	tr := newTraffic(t, c, 1, 10)
 	start := time.Now()
 	playAll(t, tr, 3, earlyFollowUps, start.Add(loadWait))
-	rep, ok := tr.waitSettled(time.Until(start.Add(loadWait)), 2*time.Second)
+	rep, ok := tr.waitSettled(t, time.Until(start.Add(loadWait)), true)
 	t.Logf("%s in %.1f s", rep, time.Since(start).Seconds())
 	if !ok {
 		t.Errorf("waited %s for every acknowledged message to be answered or told", loadWait)
@@ -125,7 +125,7 @@ func testReplicaRolling(t *testing.T, sh *replicaShared) {
 	}
 	c.start("A2", "")
 	<-played
-	rep, ok := tr.waitSettled(time.Until(deadline), 2*time.Second)
+	rep, ok := tr.waitSettled(t, time.Until(deadline), true)
 	t.Log(rep)
 	if !ok {
 		t.Errorf("waited until %s for every acknowledged message to be answered or told", deadline.Format(time.TimeOnly))

@@ -34,7 +34,7 @@ func TestReplicaThroughput(t *testing.T) {
 		tr := newTraffic(t, c, 1+(n-1)*10, 10)
 		deadline := time.Now().Add(loadWait)
 		playAll(t, tr, 3, func(*rthread, int) bool { return false }, deadline)
-		rep, ok := tr.waitSettled(time.Until(deadline), 0)
+		rep, ok := tr.waitSettled(t, time.Until(deadline), false)
 		if !ok {
 			t.Errorf("waited %s for every acknowledged message to be answered or told", loadWait)
 		}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/excalibot/excalibot/bot/slack/slackfake"
 	"github.com/excalibot/excalibot/bot/telegram/tgfake"
+	"github.com/excalibot/excalibot/internal/waitfor"
 	"github.com/excalibot/excalibot/scene"
 )
 
@@ -127,7 +128,7 @@ func (tr *traffic) deliver(th *rthread, k int, to *replica) (*userMsg, error) {
 			if ctx.Err() != nil {
 				return m, fmt.Errorf("%s: no replica acknowledged %s (last answer %d %v)", th, tag, s.WebhookStatus, s.WebhookErr)
 			}
-			time.Sleep(500 * time.Millisecond)
+			time.Sleep(500 * time.Millisecond) // Telegram's pace between deliveries, in real time as the replicas run
 			s = tr.c.tg.fake.Redeliver(s.UpdateID)
 		}
 		tr.c.lb.mu.Lock()
@@ -174,7 +175,7 @@ func (tr *traffic) deliverSlack(ctx context.Context, ev slackfake.Event, spread 
 	var last error
 	for attempt := 0; ctx.Err() == nil; attempt++ {
 		socks := fake.Sockets()
-		if len(socks) == 0 {
+		if len(socks) == 0 { // every replica is between connections: look again, as Slack would
 			time.Sleep(100 * time.Millisecond)
 			continue
 		}
@@ -385,21 +386,20 @@ func (r answerReport) String() string {
 	return b.String()
 }
 
-// waitSettled waits up to d until every acknowledged message is answered or told, then quiet more
-// for late duplicates, and returns the account.
-func (tr *traffic) waitSettled(d, quiet time.Duration) (answerReport, bool) {
+// waitSettled waits up to d until every acknowledged message is answered or told and returns the
+// account. With quiet it then waits until the store holds nothing left to do for the threads, when
+// a late duplicate would have been posted.
+func (tr *traffic) waitSettled(t *testing.T, d time.Duration, quiet bool) (answerReport, bool) {
+	t.Helper()
 	deadline := time.Now().Add(d)
-	for {
-		rep := tr.account()
-		if rep.settled() {
-			time.Sleep(quiet)
-			return tr.account(), true
-		}
-		if time.Now().After(deadline) {
-			return rep, false
-		}
-		time.Sleep(100 * time.Millisecond)
+	var rep answerReport
+	if !waitfor.Within(d, func() bool { rep = tr.account(); return rep.settled() }) {
+		return rep, false
 	}
+	if quiet && !tr.waitQuiet(t, time.Until(deadline)) {
+		return tr.account(), false
+	}
+	return tr.account(), true
 }
 
 // check fails the test for each category in fail that is not empty, naming every message in it.

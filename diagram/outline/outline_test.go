@@ -11,14 +11,11 @@ import (
 
 	"github.com/excalibot/excalibot/diagram/graph"
 	"github.com/excalibot/excalibot/diagram/sequence"
+	"github.com/excalibot/excalibot/internal/corpusdir"
 	"github.com/excalibot/excalibot/scene"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata")
-
-// corpusDir holds real .excalidraw files drawn by other people, beside the project's root (../shared
-// from the module's root); the golden test skips when it is not there, as the scene package's do.
-const corpusDir = "../../../shared/testdata/excalidraw-corpus"
 
 // TestGolden outlines real scenes (other people's drawings, and what the graph and sequence
 // builders draw) and compares the summary and the outline with testdata/outline.golden.
@@ -28,11 +25,7 @@ func TestGolden(t *testing.T) {
 		sc   *scene.Scene
 	}
 	var samples []sample
-	files, _ := filepath.Glob(filepath.Join(corpusDir, "*.excalidraw"))
-	if len(files) == 0 {
-		t.Skipf("corpus not found in %s", corpusDir)
-	}
-	for _, f := range files {
+	for _, f := range corpusdir.Files(t) {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

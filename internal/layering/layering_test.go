@@ -79,14 +79,16 @@ var layers = map[string]layer{
 	"bot/slack/slackfake": {},
 	"bot/telegram/tgfake": {},
 	"bot/bottest":         {imports: []string{"bot", "scene"}},
-	"store/storetest":     {imports: []string{"store"}},
+	"store/storetest":     {imports: []string{"internal/waitfor", "store"}},
 	"internal/fuzzbound":  {},
+	"internal/corpusdir":  {},
+	"internal/waitfor":    {},
 	"internal/pgtest":     {},
 	"internal/layering":   {},
 }
 
 // testSupport may be imported by any package's tests (still subject to the named rules below).
-var testSupport = []string{"internal/fuzzbound", "internal/pgtest", "store/sqlite", "store/storetest",
+var testSupport = []string{"internal/fuzzbound", "internal/corpusdir", "internal/waitfor", "internal/pgtest", "store/sqlite", "store/storetest",
 	"agent/ollamafake", "bot/slack/slackfake", "bot/telegram/tgfake", "bot/bottest"}
 
 // adapters are the chat platforms' adapters and the chat page's; none imports another, nor

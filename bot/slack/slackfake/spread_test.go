@@ -3,6 +3,7 @@ package slackfake
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/slack-go/slack"
+
+	"github.com/excalibot/excalibot/internal/waitfor"
 )
 
 // dial opens a Socket Mode connection as a client does and reads its hello.
@@ -33,7 +36,7 @@ func TestDeliverOnAConnection(t *testing.T) {
 	f := New(t, Config{})
 	ctx := context.Background()
 	one, two := dial(t, f), dial(t, f)
-	waitUntil(t, func() bool { return slices.Equal(f.Sockets(), []int{1, 2}) }, func() any { return f.Sockets() })
+	waitUntil(t, "connections 1 and 2", func() bool { return slices.Equal(f.Sockets(), []int{1, 2}) }, func() any { return f.Sockets() })
 	ev := f.Post(UserMessage{Channel: "D1", Text: "hi"}).Events[0]
 	env, err := f.DeliverOn(ctx, 2, ev, DeliverOptions{})
 	if err != nil {
@@ -58,7 +61,7 @@ func TestDeliverOnAConnection(t *testing.T) {
 		t.Errorf("connection 1 read %+v; the envelope was for connection 2", got)
 	}
 	two.Close()
-	waitUntil(t, func() bool { return slices.Equal(f.Sockets(), []int{1}) }, func() any { return f.Sockets() })
+	waitUntil(t, "connection 1 alone", func() bool { return slices.Equal(f.Sockets(), []int{1}) }, func() any { return f.Sockets() })
 	if _, err := f.DeliverOn(ctx, 2, ev, DeliverOptions{}); err == nil {
 		t.Error("DeliverOn a closed connection succeeded")
 	}
@@ -86,10 +89,10 @@ func TestHoldAndOutage(t *testing.T) {
 	if err := <-dropped; err == nil {
 		t.Error("a held call whose client left succeeded")
 	}
-	waitUntil(t, func() bool { return h.Waiting() == 0 }, func() any { return h.Waiting() })
+	waitUntil(t, "no held call", func() bool { return h.Waiting() == 0 }, func() any { return h.Waiting() })
 	released := make(chan error, 1)
 	go func() { released <- post(ctx, "C1") }()
-	waitUntil(t, func() bool { return h.Waiting() == 1 }, func() any { return h.Waiting() })
+	waitUntil(t, "one held call", func() bool { return h.Waiting() == 1 }, func() any { return h.Waiting() })
 	if len(released) > 0 {
 		t.Fatalf("a held call returned before Release: %v", <-released)
 	}
@@ -115,11 +118,7 @@ func TestHoldAndOutage(t *testing.T) {
 	}
 }
 
-func waitUntil(t *testing.T, cond func() bool, got func() any) {
+func waitUntil(t *testing.T, what string, cond func() bool, got func() any) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 5s; got %v", got())
-		}
-	}
+	waitfor.Until(t, 5*time.Second, what, cond, func() string { return fmt.Sprint(got()) })
 }
