@@ -30,7 +30,6 @@ import (
 
 	"github.com/excalibot/excalibot/agent/ollamafake"
 	"github.com/excalibot/excalibot/internal/pgtest"
-	"github.com/excalibot/excalibot/store"
 	"github.com/excalibot/excalibot/store/postgres"
 )
 
@@ -113,7 +112,7 @@ type cluster struct {
 	t     *testing.T
 	sh    *replicaShared
 	dbURL string
-	st    store.Store // the test's own connection, to read what the replicas stored
+	st    *postgres.Store // the test's own connection, to read what the replicas stored
 	sl    *slackDriver
 	tg    *tgDriver
 	lb    *balancer

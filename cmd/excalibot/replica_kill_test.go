@@ -14,6 +14,7 @@ import (
 	"github.com/excalibot/excalibot/agent/ollamafake"
 	"github.com/excalibot/excalibot/internal/waitfor"
 	"github.com/excalibot/excalibot/store"
+	"github.com/excalibot/excalibot/store/storetest"
 )
 
 // One SIGKILL of a replica that holds work in every state at once, with a second replica alive:
@@ -186,7 +187,7 @@ func waitAnswered(t *testing.T, tr *traffic, d time.Duration, want ...string) {
 }
 
 // interruptedRuns counts the runs in the store that were cut short.
-func interruptedRuns(t *testing.T, st store.Store) int {
+func interruptedRuns(t *testing.T, st storetest.Inspector) int {
 	t.Helper()
 	runs, err := st.Runs(t.Context(), store.RunInterrupted)
 	if err != nil {
