@@ -117,37 +117,70 @@ func TestLabelsOnTheirEdges(t *testing.T) {
 	}
 }
 
-// TestFitWrapsLongChains: a 12-stage pipeline left to right is wrapped into rows that snake (the
-// first row left to right, the next right to left), within the aspect, every edge joining
-// neighbours; the direction stays.
+// TestFitWrapsLongChains: a 12-stage pipeline is wrapped into bands within the aspect, the
+// direction kept. A plain chain reads like text: every band runs forwards from the same side and
+// one arrow goes back to the next band's start. With a second arrow across a cut the bands snake
+// (the next one runs backwards from where the last ended), so no arrow makes that long way back.
 func TestFitWrapsLongChains(t *testing.T) {
-	for _, dir := range []Direction{LeftRight, TopDown} {
-		g := chain(12, dir, func(i int) bool { return i == 5 })
-		g.Fit = screenFit
-		r, err := Layout(context.Background(), g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b := extent(r)
-		if r.Direction != dir || !strings.Contains(r.Arrangement, "wrapped") || aspect(b) > 2.5 {
-			t.Fatalf("%s: laid out %s %q, %gx%g; want %s wrapped within 2.5:1", dir, r.Direction, r.Arrangement, b.Width, b.Height, dir)
-		}
-		noOverlaps(t, g, r)
-		// Each edge is short: its ends are neighbours in a row, or one above the other at a turn.
-		for _, e := range g.Edges {
-			a, c := r.Nodes[e.From], r.Nodes[e.To]
-			gapX := math.Max(c.X-(a.X+a.Width), a.X-(c.X+c.Width))
-			gapY := math.Max(c.Y-(a.Y+a.Height), a.Y-(c.Y+c.Height))
-			if math.Max(gapX, gapY) > 250 || gapX > 0 && gapY > 0 {
-				t.Errorf("%s: %s %v and %s %v are not neighbours", dir, e.From, a, e.To, c)
+	for _, tc := range []struct {
+		name  string
+		skip  bool // an arrow from s4 to s7 as well
+		snake bool
+	}{
+		{name: "chain", snake: false},
+		{name: "chain with an arrow across a cut", skip: true, snake: true},
+	} {
+		for _, dir := range []Direction{LeftRight, TopDown} {
+			g := chain(12, dir, func(i int) bool { return i == 5 })
+			if tc.skip {
+				g.Edges = append(g.Edges, Edge{From: "s4", To: "s7"})
 			}
+			g.Fit = screenFit
+			r, err := Layout(context.Background(), g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := extent(r)
+			if r.Direction != dir || !strings.Contains(r.Arrangement, "wrapped") || aspect(b) > 2.5 {
+				t.Fatalf("%s %s: laid out %s %q, %gx%g; want %s wrapped within 2.5:1", tc.name, dir, r.Direction, r.Arrangement, b.Width, b.Height, dir)
+			}
+			noOverlaps(t, g, r)
+			// along is a node's place along the flow, across its band's place.
+			along := func(n Rect) float64 {
+				if dir == LeftRight {
+					return n.X + n.Width/2
+				}
+				return n.Y + n.Height/2
+			}
+			across := func(n Rect) float64 {
+				if dir == LeftRight {
+					return n.Y + n.Height/2
+				}
+				return n.X + n.Width/2
+			}
+			var gotSnake, gotLines bool
+			for i := 1; i < 12; i++ {
+				a, c := r.Nodes[fmt.Sprintf("s%d", i-1)], r.Nodes[fmt.Sprintf("s%d", i)]
+				switch {
+				case math.Abs(across(a)-across(c)) < 1: // within a band
+				case math.Abs(along(a)-along(c)) < 120: // turns, one above the other
+					gotSnake = true
+				case along(c) < along(a): // back to the start of the next band
+					gotLines = true
+				default:
+					t.Errorf("%s %s: s%d %v and s%d %v neither share a band nor wrap", tc.name, dir, i-1, a, i, c)
+				}
+			}
+			if gotSnake != tc.snake || gotLines == tc.snake {
+				t.Errorf("%s %s: snake %v, lines %v; want snake %v", tc.name, dir, gotSnake, gotLines, tc.snake)
+			}
+			// The first band runs forwards from the corner.
+			s0, s1 := r.Nodes["s0"], r.Nodes["s1"]
+			if !(along(s1) > along(s0) && math.Abs(across(s1)-across(s0)) < 1) {
+				t.Errorf("%s %s: s0 %v, s1 %v: want the first band to run %s", tc.name, dir, s0, s1, dir)
+			}
+			t.Logf("%s %s: %s, %.0fx%.0f", tc.name, dir, r.Arrangement, b.Width, b.Height)
 		}
-		// The first band runs forwards from the corner.
-		s0, s1 := r.Nodes["s0"], r.Nodes["s1"]
-		if dir == LeftRight && !(s1.X > s0.X && math.Abs(s1.Y-s0.Y) < 1) || dir == TopDown && !(s1.Y > s0.Y && math.Abs(s1.X-s0.X) < 1) {
-			t.Errorf("%s: s0 %v, s1 %v: want the first band to run %s", dir, s0, s1, dir)
-		}
-		t.Logf("%s: %s, %.0fx%.0f", dir, r.Arrangement, b.Width, b.Height)
 	}
 }
 

@@ -186,12 +186,26 @@ func (p *plan) wrapMargin(r ranks, starts []int) float64 {
 // wrapArrow is how much of an arrow shows on each side of a label between two bands.
 const wrapArrow = 40.0
 
-// fold is the plan cut into bands at starts, laid out as a snake: band b's layers run forwards
-// for even b and backwards for odd b, each band starting level with the end of the one before.
+// fold is the plan cut into bands at starts. When the flow goes on from each band to the next by
+// a single arrow and there are no groups, the bands read like lines of text: every band runs forwards from the same side,
+// and that arrow returns across the gap to the next band's start. When several arrows cross a cut
+// they would all make that long way back, so the bands are laid out as a snake instead: band b's
+// layers run forwards for even b and backwards for odd b, each band starting level with the end of
+// the one before.
 func (p *plan) fold(r ranks, starts []int) *plan {
 	q := p.clone()
 	layers := len(r.lo)
 	bandOf := make([]int, layers)
+	for b, s := range starts {
+		e := layers - 1
+		if b+1 < len(starts) {
+			e = starts[b+1] - 1
+		}
+		for k := s; k <= e; k++ {
+			bandOf[k] = b
+		}
+	}
+	lines := !p.grouped() && p.crossesOnce(r, bandOf, len(starts))
 	pos := make([]int, layers)
 	cur, step := 0, 1
 	for b, s := range starts {
@@ -199,14 +213,17 @@ func (p *plan) fold(r ranks, starts []int) *plan {
 		if b+1 < len(starts) {
 			e = starts[b+1] - 1
 		}
-		if b > 0 {
+		switch {
+		case b > 0 && lines:
+			cur = 0
+		case b > 0:
 			step = -step
 		}
 		for k := s; k <= e; k++ {
 			if k > s || b == 0 && k > 0 {
 				cur += step
 			}
-			bandOf[k], pos[k] = b, cur
+			pos[k] = cur
 		}
 	}
 	// Bands are clusters; dot may order them either way round or out of order (orientBands).
@@ -331,6 +348,47 @@ func (p *plan) fold(r ranks, starts []int) *plan {
 	q.arrangement = fmt.Sprintf("wrapped into %d %s", len(starts), rows)
 	q.arrangement = join(p.arrangement, q.arrangement)
 	return q
+}
+
+// grouped reports whether the plan has groups of the caller's: their boxes would stand in the way
+// of an arrow going back across a band.
+func (p *plan) grouped() bool {
+	for _, c := range p.clusters {
+		if c.id != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// crossesOnce reports whether exactly one of the caller's edges joins each band to the next and no
+// edge joins bands further apart.
+func (p *plan) crossesOnce(r ranks, bandOf []int, bands int) bool {
+	across := make([]int, bands)
+	for _, e := range p.g.Edges {
+		u, v := p.blockOf(p.realIndex(e.From)), p.blockOf(p.realIndex(e.To))
+		ku, kv := r.of[u], r.of[v]
+		if ku < 0 || kv < 0 {
+			return false
+		}
+		bu, bv := bandOf[ku], bandOf[kv]
+		if bu > bv {
+			bu, bv = bv, bu
+		}
+		switch {
+		case bv == bu:
+		case bv == bu+1:
+			across[bu]++
+		default:
+			return false
+		}
+	}
+	for b := 0; b+1 < bands; b++ {
+		if across[b] != 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // gateOther is the end of a gate's edge that is not the gate (its block for a stacked leaf).

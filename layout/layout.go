@@ -5,7 +5,7 @@
 // two ranks, the label's node on the one between, as dagre does), so a label sits on its edge,
 // clear of nodes and of other labels. A graph given a
 // Fit is rearranged when its plain layout would not fit a chat screen: turned to the other
-// direction, its long chains wrapped into a snake of rows or columns, or the leaves of wide
+// direction, its long chains wrapped into rows or columns, or the leaves of wide
 // fan-outs stacked in columns (fit.go).
 //
 // Graphviz runs compiled to WebAssembly through github.com/goccy/go-graphviz (no cgo). That
