@@ -114,7 +114,7 @@ func (b *Bot) export(ctx context.Context, th *store.Thread, format string) Reply
 			r.Alt = altText(o)
 		}
 	}
-	base := FileBase(r.Title, th.Rev)
+	base := outline.FileBase(r.Title, th.Rev)
 	switch format {
 	case "excalidraw":
 		r.Files = []File{sceneFile(base, th.Scene)}

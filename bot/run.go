@@ -237,7 +237,7 @@ func (b *Bot) withPicture(ctx context.Context, th *store.Thread, sc *scene.Scene
 	if sc != nil {
 		o = outline.Of(sc)
 	}
-	base := FileBase(o.Title, th.Rev)
+	base := outline.FileBase(o.Title, th.Rev)
 	r := Reply{Text: text, Files: []File{sceneFile(base, th.Scene)}, Title: o.Title}
 	if sc != nil {
 		r.Alt = altText(o)

@@ -12,7 +12,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/diagram/outline"
 	"github.com/excalibot/excalibot/internal/httpx"
 	"github.com/excalibot/excalibot/scene"
@@ -122,7 +121,7 @@ func fileBase(sc *scene.Scene, rev int64) string {
 	if sc != nil {
 		title = outline.Of(sc).Title
 	}
-	return bot.FileBase(title, rev)
+	return outline.FileBase(title, rev)
 }
 
 // docName is fileBase for a stored scene.

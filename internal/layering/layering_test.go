@@ -34,7 +34,7 @@ var layers = map[string]layer{
 	"web":           {imports: []string{"bot", "diagram/outline", "internal/httpx", "ratelimit", "render", "scene", "store"}, tests: []string{"agent", "agent/ollama", "bot/agentdraw", "bot/relay", "bot/webchat", "links"}},
 	"links":         {imports: []string{"bot", "scene", "store"}},
 	"bot/slack":     {imports: []string{"bot", "internal/clip"}, tests: []string{"bot/relay"}},
-	"bot/telegram":  {imports: []string{"bot"}, tests: []string{"bot/relay"}},
+	"bot/telegram":  {imports: []string{"bot", "diagram/outline"}, tests: []string{"bot/relay"}},
 	"bot/webchat":   {imports: []string{"bot", "internal/clip", "internal/httpx", "scene"}, tests: []string{"bot/relay", "links", "store"}},
 	"bot/agentdraw": {imports: []string{"agent", "bot", "diagram/mermaid", "scene", "tools"}},
 	"bot/relay":     {imports: []string{"bot", "internal/clip", "store"}},
