@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/excalibot/excalibot/ratelimit"
+	"github.com/excalibot/excalibot/render/export"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 )
@@ -81,13 +82,6 @@ type DrawResult struct {
 	// Changed is false when the run left the scene as it was (the model only answered, e.g. with a
 	// question): then no revision is made and the reply is the text alone.
 	Changed bool
-}
-
-// Renderer turns a scene into a picture.
-type Renderer interface {
-	// Render returns sc as "png" (with the scene embedded) or "svg", in a dark or light theme. doc
-	// is sc encoded as the store keeps it: what the picture embeds, so nothing encodes it again.
-	Render(ctx context.Context, sc *scene.Scene, doc []byte, format string, dark bool) ([]byte, error)
 }
 
 // Links makes the editor links of a thread for a reply that posts th, its current revision.
@@ -173,7 +167,7 @@ func (o Options) withDefaults() Options {
 type Bot struct {
 	store  Store
 	drawer Drawer
-	render Renderer
+	render export.Renderer
 	links  Links
 	opt    Options
 	log    *slog.Logger
@@ -186,7 +180,7 @@ type Bot struct {
 }
 
 // New returns the conversation. links may be nil (replies then carry no editor link).
-func New(st Store, d Drawer, r Renderer, links Links, opt Options, log *slog.Logger) *Bot {
+func New(st Store, d Drawer, r export.Renderer, links Links, opt Options, log *slog.Logger) *Bot {
 	opt = opt.withDefaults()
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/excalibot/excalibot/internal/clip"
+	"github.com/excalibot/excalibot/render/export"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 	"github.com/excalibot/excalibot/store/sqlite"
@@ -156,7 +157,7 @@ func (d *fakeDrawer) Draw(ctx context.Context, req DrawRequest) (DrawResult, err
 
 type fakeRenderer struct{ err error }
 
-func (f fakeRenderer) Render(ctx context.Context, sc *scene.Scene, doc []byte, format string, dark bool) ([]byte, error) {
+func (f fakeRenderer) Render(ctx context.Context, sc *scene.Scene, doc []byte, format export.Format, dark bool) ([]byte, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
@@ -190,7 +191,7 @@ func tempStore(t *testing.T) *sqlite.Store {
 	return st
 }
 
-func newHarness(t *testing.T, opt Options, r Renderer) *harness {
+func newHarness(t *testing.T, opt Options, r export.Renderer) *harness {
 	t.Helper()
 	st := tempStore(t)
 	if r == nil {
@@ -493,7 +494,7 @@ func TestRenderFailureStillDelivers(t *testing.T) {
 // emptyRefusingRenderer refuses a scene with nothing left to draw, as the browser renderer does.
 type emptyRefusingRenderer struct{ fakeRenderer }
 
-func (r emptyRefusingRenderer) Render(ctx context.Context, sc *scene.Scene, doc []byte, format string, dark bool) ([]byte, error) {
+func (r emptyRefusingRenderer) Render(ctx context.Context, sc *scene.Scene, doc []byte, format export.Format, dark bool) ([]byte, error) {
 	if sc.Len() == 0 {
 		return nil, errors.New("render: the scene has nothing to draw")
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/excalibot/excalibot/diagram/outline"
 	"github.com/excalibot/excalibot/internal/clip"
 	"github.com/excalibot/excalibot/internal/plural"
+	"github.com/excalibot/excalibot/render/export"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 )
@@ -158,7 +159,7 @@ func (b *Bot) startRender(ctx context.Context, sc *scene.Scene, doc []byte, dark
 	go func() {
 		defer close(p.done)
 		start := b.opt.Now()
-		p.png, p.err = b.render.Render(ctx, sc, doc, "png", dark)
+		p.png, p.err = b.render.Render(ctx, sc, doc, export.PNG, dark)
 		b.opt.Observer.Rendered("png", b.opt.Now().Sub(start), p.err)
 	}()
 	return p

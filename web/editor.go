@@ -14,6 +14,7 @@ import (
 
 	"github.com/excalibot/excalibot/diagram/outline"
 	"github.com/excalibot/excalibot/internal/httpx"
+	"github.com/excalibot/excalibot/render/export"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 )
@@ -72,7 +73,7 @@ func (s *Server) getDiagram(w http.ResponseWriter, r *http.Request) {
 		err := derr
 		var pic []byte
 		if err == nil {
-			pic, err = s.render.Render(r.Context(), sc, th.Scene, ext, r.URL.Query().Get("theme") == "dark")
+			pic, err = s.render.Render(r.Context(), sc, th.Scene, export.Format(ext), r.URL.Query().Get("theme") == "dark")
 		}
 		s.metrics.renders.WithLabelValues(ext, outcome(err)).Inc()
 		s.metrics.renderSeconds.Observe(time.Since(start).Seconds())
@@ -81,11 +82,7 @@ func (s *Server) getDiagram(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "the picture could not be rendered right now; the .excalidraw download still works", http.StatusServiceUnavailable)
 			return
 		}
-		ct := "image/png"
-		if ext == "svg" {
-			ct = "image/svg+xml"
-		}
-		w.Header().Set("Content-Type", ct)
+		w.Header().Set("Content-Type", export.Format(ext).MIME())
 		w.Header().Set("Content-Disposition", attachment(file))
 		w.Header().Set("Cache-Control", "no-store")
 		w.Write(pic)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/excalibot/excalibot/internal/httpx"
 	"github.com/excalibot/excalibot/ratelimit"
+	"github.com/excalibot/excalibot/render/export"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 )
@@ -25,11 +26,6 @@ type Store interface {
 	Save(ctx context.Context, req store.SaveRequest) (*store.Thread, error)
 	CreateLinks(ctx context.Context, key store.ThreadKey, expires time.Time, kinds ...store.LinkKind) ([]string, []store.Link, error)
 	ResolveLink(ctx context.Context, token string) (store.Link, error)
-}
-
-// Renderer draws downloads; the bot's renderer satisfies it.
-type Renderer interface {
-	Render(ctx context.Context, sc *scene.Scene, doc []byte, format string, dark bool) ([]byte, error)
 }
 
 // Notifier is told when a person saved the diagram in the editor. Optional.
@@ -89,7 +85,7 @@ type Check struct {
 // Server serves every HTTP route of the program.
 type Server struct {
 	st       Store
-	render   Renderer
+	render   export.Renderer
 	notify   Notifier
 	opt      Options
 	log      *slog.Logger
@@ -102,7 +98,7 @@ type Server struct {
 }
 
 // New returns the server. notify may be nil.
-func New(st Store, r Renderer, notify Notifier, m *Metrics, opt Options, log *slog.Logger) *Server {
+func New(st Store, r export.Renderer, notify Notifier, m *Metrics, opt Options, log *slog.Logger) *Server {
 	opt = opt.withDefaults()
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

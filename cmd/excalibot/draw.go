@@ -225,7 +225,7 @@ func (m kitMermaid) Mermaid(ctx context.Context, src string) (mermaid.Diagram, e
 	if err != nil {
 		return mermaid.Diagram{}, fmt.Errorf("start the renderer for Mermaid: %w", err)
 	}
-	return mermaidConverter{r}.Mermaid(ctx, src)
+	return r.Converter().Mermaid(ctx, src)
 }
 
 func (k *kit) request(set *tools.Set, prompt string, mem agent.Memory, onStep func(agent.Step)) agent.Request {

@@ -19,20 +19,6 @@ import (
 	"github.com/excalibot/excalibot/scene"
 )
 
-// mermaidConverter is the renderer's Mermaid page as a mermaid.Converter. A diagram Mermaid
-// refuses comes back as the renderer's *mermaid.Error, unchanged.
-type mermaidConverter struct{ r *render.Renderer }
-
-var _ mermaid.Converter = mermaidConverter{}
-
-func (c mermaidConverter) Mermaid(ctx context.Context, src string) (mermaid.Diagram, error) {
-	res, err := c.r.Mermaid(ctx, src)
-	if err != nil {
-		return mermaid.Diagram{}, err
-	}
-	return mermaid.Diagram{Elements: res.Elements, Files: res.Files, Type: res.Type, Image: res.Image, Fixes: res.Fixes}, nil
-}
-
 // mermaidDrawer draws the Mermaid messages of the bot: converted in the browser, imported like the
 // tool does it, beside the thread's drawing.
 type mermaidDrawer struct {
@@ -78,11 +64,11 @@ func mermaidSummary(m mermaid.Imported) string {
 
 // wireMermaid gives the agent's tools the Mermaid converter and returns the bot's Mermaid drawer;
 // nil when there is no renderer (Mermaid then goes to the agent, which draws without it).
-func wireMermaid(rend *chromeRenderer, drawer *agentdraw.Drawer, maxElements int) bot.MermaidDrawer {
-	if rend == nil || rend.r == nil {
+func wireMermaid(rend *render.Scenes, drawer *agentdraw.Drawer, maxElements int) bot.MermaidDrawer {
+	conv := rend.Converter()
+	if conv == nil {
 		return nil
 	}
-	conv := mermaidConverter{rend.r}
 	drawer.Mermaid = conv
 	return mermaidDrawer{conv: conv, maxElements: maxElements}
 }
@@ -144,7 +130,7 @@ with @excalidraw/mermaid-to-excalidraw in headless Chromium. IN may be - for sta
 	}
 	defer r.Close()
 	fmt.Fprintf(stderr, "chromium ready in %s\n", time.Since(start).Round(time.Millisecond))
-	conv := mermaidConverter{r}
+	conv := r.Converter()
 	var d mermaid.Diagram
 	for i := range max(*times, 1) {
 		t0 := time.Now()

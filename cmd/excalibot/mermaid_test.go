@@ -53,7 +53,7 @@ func TestMermaidWiring(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	conv := mermaidConverter{r}
+	conv := r.Converter()
 
 	// The tool: a flowchart beside an existing box, then edited by another tool.
 	set := tools.New(nil, tools.Limits{})

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/excalibot/excalibot/diagram/outline"
 	"github.com/excalibot/excalibot/render"
 	"github.com/excalibot/excalibot/scene"
 )
@@ -119,7 +118,7 @@ IN may be - for standard input. Flags may come before or after IN.
 	var pic []byte
 	if *svg {
 		if sc, err := scene.Decode(doc); err == nil {
-			opts.Title, opts.Description = altText(sc)
+			opts.Title, opts.Description = render.AltText(sc)
 		}
 		pic, err = r.SVG(ctx, doc, opts)
 	} else {
@@ -169,15 +168,4 @@ func parseOneInput(fs *flag.FlagSet, args []string, stderr io.Writer) (string, i
 		return "", 2
 	}
 	return in, -1
-}
-
-// altText is what an SVG says of itself for those who cannot see it: the diagram's title (or its
-// kind) and a sentence naming its boxes and connections.
-func altText(sc *scene.Scene) (title, desc string) {
-	o := outline.Of(sc)
-	title = o.Title
-	if title == "" {
-		title = "Excalidraw " + o.Kind
-	}
-	return title, o.Summary(1000)
 }

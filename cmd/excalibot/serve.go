@@ -306,20 +306,7 @@ func startPruning(ctx context.Context, st storeCloser, after time.Duration, log 
 	return done
 }
 
-// chromeRenderer adapts the renderer to the bot and the web server: the scene's own viewport
-// frames the picture.
-type chromeRenderer struct {
-	r     *render.Renderer
-	err   error // why there is no renderer
-	scale float64
-}
-
-var (
-	_ bot.Renderer = (*chromeRenderer)(nil)
-	_ web.Renderer = (*chromeRenderer)(nil)
-)
-
-func newRenderer(ctx context.Context, cfg config.Config, log *slog.Logger) *chromeRenderer {
+func newRenderer(ctx context.Context, cfg config.Config, log *slog.Logger) *render.Scenes {
 	// The Mermaid tab opens right after the render tabs, so the first Mermaid diagram after a start
 	// does not wait 3-5 s for its page.
 	r, err := render.New(ctx, render.Config{ChromePath: cfg.ChromePath, Tabs: cfg.RenderTabs, RenderTimeout: cfg.RenderTimeout,
@@ -327,39 +314,9 @@ func newRenderer(ctx context.Context, cfg config.Config, log *slog.Logger) *chro
 	if err != nil {
 		// The bot still answers with the .excalidraw file; the reason goes into every reply and the log.
 		log.Error("renderer unavailable: replies will carry the .excalidraw file without a picture", "err", err)
-		return &chromeRenderer{err: err}
+		return render.Unavailable(err)
 	}
-	return &chromeRenderer{r: r, scale: cfg.RenderScale}
-}
-
-// Render draws sc: the viewport is read from the scene, and doc (sc as stored) goes to the page
-// and into the PNG.
-func (c *chromeRenderer) Render(ctx context.Context, sc *scene.Scene, doc []byte, format string, dark bool) ([]byte, error) {
-	if c.r == nil {
-		return nil, c.err
-	}
-	opt := render.Options{Scale: c.scale, Dark: dark}
-	if v, ok := sc.Viewport(); ok {
-		opt.Viewport = &render.Rect{X: v.X, Y: v.Y, Width: v.Width, Height: v.Height}
-	}
-	if format == "svg" {
-		opt.Title, opt.Description = altText(sc)
-		return c.r.SVG(ctx, doc, opt)
-	}
-	return c.r.PNG(ctx, doc, opt)
-}
-
-func (c *chromeRenderer) Ready() error {
-	if c.r == nil {
-		return c.err
-	}
-	return c.r.Ready()
-}
-
-func (c *chromeRenderer) Close() {
-	if c.r != nil {
-		_ = c.r.Close()
-	}
+	return render.NewScenes(r, cfg.RenderScale)
 }
 
 // localURL is the base URL of links when no public URL is set: the listen address, with a
