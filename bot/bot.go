@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/excalibot/excalibot/ratelimit"
@@ -53,7 +52,10 @@ type DrawRequest struct {
 	// this thread"): one "Author: text" line per message, oldest first. It is data, fenced as
 	// such for the model.
 	Discussion string
-	Progress   func(Progress)
+	// Mermaid is set when the request is one message that is a Mermaid diagram: a drawer that
+	// converts Mermaid itself draws it without the model and leaves Memory as it was.
+	Mermaid  bool
+	Progress func(Progress)
 }
 
 // Image is one picture for the drawer, as the model gets it.
@@ -174,9 +176,6 @@ type Bot struct {
 
 	userLimit *ratelimit.Limiter
 	chatLimit *ratelimit.Limiter
-
-	mu      sync.Mutex
-	mermaid MermaidDrawer // draws Mermaid messages without the model; nil: the agent does (mermaid.go)
 }
 
 // New returns the conversation. links may be nil (replies then carry no editor link).

@@ -121,16 +121,25 @@ func (r *recorder) count(key ThreadKey) int {
 }
 
 // fakeDrawer adds one rectangle per request, labelled with the prompt, or fails when told to.
+// With mermaid set, it draws requests marked as Mermaid diagrams with that instead, as the agent's
+// drawer does with its converter.
 type fakeDrawer struct {
 	mu      sync.Mutex
 	prompts []string
 	images  [][]Image
 	talks   []string // each request's Discussion
+	marked  []bool   // each request's Mermaid
 	err     error
+	mermaid *fakeMermaid
 }
 
 func (d *fakeDrawer) Draw(ctx context.Context, req DrawRequest) (DrawResult, error) {
 	d.mu.Lock()
+	d.marked = append(d.marked, req.Mermaid)
+	if req.Mermaid && d.mermaid != nil {
+		d.mu.Unlock()
+		return d.mermaid.draw(req)
+	}
 	d.prompts = append(d.prompts, req.Prompt)
 	d.images = append(d.images, req.Images)
 	d.talks = append(d.talks, req.Discussion)

@@ -95,8 +95,9 @@ func (b *Bot) drawing(ctx context.Context, t Turn, status func(string)) Outcome 
 		return failed(store.RunFailed, err.Error(), err.Error())
 	}
 	status("drawing…")
-	res, err := b.drawerFor(prompts).Draw(ctx, DrawRequest{
+	res, err := b.drawer.Draw(ctx, DrawRequest{
 		Prompt: prompt, Scene: current, Memory: th.Memory, Model: th.Settings.Model, Images: images, Discussion: talk.text,
+		Mermaid:  len(prompts) == 1 && isMermaid(prompts[0]),
 		Progress: func(p Progress) { status(progressLine(p)) },
 	})
 	if err != nil {

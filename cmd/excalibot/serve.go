@@ -82,11 +82,9 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 	if _, err := checkModel(ctx, model, log); err != nil {
 		log.Error("model check: "+err.Error(), "model", cfg.Model, "ollama", model.URL())
 	}
-	drawer := agentdraw.Drawer{Agent: ag, Log: log, Limits: toolLimits(cfg)}
-
 	metrics := web.NewMetrics()
-	drawer.Observer = metrics
-	mermaid := wireMermaid(rend, &drawer, cfg.MaxElements)
+	// Without Chromium there is no converter: Mermaid then goes to the agent, which draws without it.
+	drawer := agentdraw.New(ag, agentdraw.Options{Limits: toolLimits(cfg), Observer: metrics, Mermaid: rend.Converter()}, log)
 	// Each process its own name in the store's leases and claims, even two on one host.
 	owner := relay.NewOwner()
 	// The links replies carry are made before the core and the web server, which both use them.
@@ -107,9 +105,6 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 		MaxElements:       cfg.MaxElements,
 		Observer:          metrics,
 	}, log)
-	if mermaid != nil {
-		core.SetMermaid(mermaid)
-	}
 	// The engine keeps each message, hands each thread's to the conversation in order and posts
 	// the replies: it is what the adapters hand their messages to.
 	work := relay.New(st, core, relay.Options{

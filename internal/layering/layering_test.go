@@ -36,7 +36,7 @@ var layers = map[string]layer{
 	"bot/slack":     {imports: []string{"bot", "internal/clip"}, tests: []string{"bot/relay"}},
 	"bot/telegram":  {imports: []string{"bot", "diagram/outline"}, tests: []string{"bot/relay"}},
 	"bot/webchat":   {imports: []string{"bot", "internal/clip", "internal/httpx", "scene"}, tests: []string{"bot/relay", "links", "store"}},
-	"bot/agentdraw": {imports: []string{"agent", "bot", "diagram/mermaid", "scene", "tools"}},
+	"bot/agentdraw": {imports: []string{"agent", "bot", "diagram/mermaid", "internal/plural", "scene", "tools"}},
 	"bot/relay":     {imports: []string{"bot", "internal/clip", "store"}},
 	"bot":           {imports: []string{"diagram/mermaid", "diagram/outline", "internal/clip", "internal/plural", "picture", "ratelimit", "render/export", "scene", "store"}},
 	"ratelimit":     {},
