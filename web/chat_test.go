@@ -52,6 +52,7 @@ type chatConfig struct {
 	bot    bot.Options
 	work   relay.Options
 	chat   webchat.Options
+	web    Options
 }
 
 func newChatEnvWith(t *testing.T, cfg chatConfig) *chatEnv {
@@ -65,9 +66,10 @@ func newChatEnvWith(t *testing.T, cfg chatConfig) *chatEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	lk := links.NewEditor(st, "", 0, nil)
+	ts := httptest.NewUnstartedServer(nil) // its address is the links' base
+	lk := links.NewEditor(st, "http://"+ts.Listener.Addr().String(), 0, nil)
 	core := relay.New(st, bot.New(st, cfg.drawer, rend, lk, cfg.bot, nil), cfg.work, nil)
-	srv := New(st, rend, core, nil, Options{}, nil)
+	srv := New(st, rend, core, nil, cfg.web, nil)
 	cfg.chat.Page = ChatPage
 	chat := webchat.New(core, cfg.chat, nil)
 	for _, r := range chat.Routes() {
@@ -79,8 +81,8 @@ func newChatEnvWith(t *testing.T, cfg chatConfig) *chatEnv {
 	}
 	core.Register(chat) // as serve does, so browser-edit notices reach the page
 	core.Start()
-	ts := httptest.NewServer(srv.Handler())
-	lk.SetBase(ts.URL)
+	ts.Config.Handler = srv.Handler()
+	ts.Start()
 	t.Cleanup(func() {
 		chat.Close()
 		ts.Close()

@@ -50,7 +50,12 @@ type Options struct {
 	// answer, in place of the HTTP server's read timeout and HandlerTimeout, which are set for
 	// small requests (default 5 min: 20 MB at about 70 KB/s, a poor mobile link).
 	UploadTimeout time.Duration
-	Now           func() time.Time
+	// Checks are what /readyz and the home page ask, in order: every one must answer nil for the
+	// server to be ready.
+	Checks []Check
+	// Queue, when set, is the work whose depth /metrics reports.
+	Queue Queue
+	Now   func() time.Time
 }
 
 func (o Options) withDefaults() Options {
@@ -91,7 +96,6 @@ type Server struct {
 	log      *slog.Logger
 	metrics  *Metrics
 	mux      *http.ServeMux
-	checks   []Check
 	byToken  *ratelimit.Limiter
 	byAddr   *ratelimit.Limiter
 	editorFS http.Handler
@@ -106,6 +110,9 @@ func New(st Store, r export.Renderer, notify Notifier, m *Metrics, opt Options, 
 	if m == nil {
 		m = NewMetrics()
 	}
+	if opt.Queue != nil {
+		m.watch(opt.Queue)
+	}
 	s := &Server{
 		st: st, render: r, notify: notify, opt: opt, log: log.With("component", "web"), metrics: m,
 		mux:     http.NewServeMux(),
@@ -115,9 +122,6 @@ func New(st Store, r export.Renderer, notify Notifier, m *Metrics, opt Options, 
 	s.routes()
 	return s
 }
-
-// AddCheck adds a readiness check to /readyz.
-func (s *Server) AddCheck(c Check) { s.checks = append(s.checks, c) }
 
 // Handle mounts a platform webhook. It gets the body limit and the handler timeout but not the
 // per-address rate limit meant for browsers: a platform posts from a few addresses (or, behind a

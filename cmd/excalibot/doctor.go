@@ -22,7 +22,6 @@ import (
 	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/render"
 	"github.com/excalibot/excalibot/scene"
-	"github.com/excalibot/excalibot/store"
 )
 
 // Bounds of the doctor's checks. Starting Chromium on a busy machine is the slow one.
@@ -247,8 +246,7 @@ func checkStore(ctx context.Context, cfg config.Config, log *slog.Logger) []find
 		return []finding{{statusFail, "store", what + ": " + msg, fix}}
 	}
 	defer st.Close()
-	_, err = st.Load(ctx, store.ThreadKey{Platform: "probe", Workspace: "-", Thread: "-"})
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
+	if err := st.Ping(ctx); err != nil {
 		return []finding{{statusFail, "store", what + " opens but does not answer: " + err.Error(), fix}}
 	}
 	return []finding{{statusOK, "store", what + " opens and answers", ""}}

@@ -31,8 +31,8 @@ var layers = map[string]layer{
 		"bot/telegram", "bot/webchat", "config", "diagram/mermaid", "internal/plural", "links", "picture", "render", "scene", "store", "store/postgres", "store/sqlite", "tools", "web"}},
 	"config": {},
 
-	"web":           {imports: []string{"bot", "diagram/outline", "internal/httpx", "ratelimit", "render", "render/export", "scene", "store"}, tests: []string{"agent", "agent/ollama", "bot/agentdraw", "bot/relay", "bot/webchat", "links"}},
-	"links":         {imports: []string{"bot", "scene", "store"}},
+	"web":           {imports: []string{"diagram/outline", "internal/httpx", "ratelimit", "render", "render/export", "scene", "store"}, tests: []string{"agent", "agent/ollama", "bot", "bot/agentdraw", "bot/relay", "bot/webchat", "links"}},
+	"links":         {imports: []string{"scene", "store"}},
 	"bot/slack":     {imports: []string{"bot", "internal/clip"}, tests: []string{"bot/relay"}},
 	"bot/telegram":  {imports: []string{"bot", "diagram/outline"}, tests: []string{"bot/relay"}},
 	"bot/webchat":   {imports: []string{"bot", "internal/clip", "internal/httpx", "scene"}, tests: []string{"bot/relay", "links", "store"}},
