@@ -193,8 +193,9 @@ func checkRenderer(ctx context.Context, cfg config.Config, log *slog.Logger) []f
 		return []finding{{statusFail, "renderer", "build the test scene: " + err.Error(), ""}}
 	}
 	start := time.Now()
-	r, err := render.New(ctx, render.Config{ChromePath: cfg.ChromePath, Tabs: 1, RenderTimeout: cfg.RenderTimeout,
-		PracticeRenders: -1}, log)
+	chromium := newLazyRenderer(cfg.ChromePath, cfg.RenderTimeout, false, log)
+	defer chromium.close()
+	r, err := chromium.get(ctx)
 	chrome := "Chromium"
 	if cfg.ChromePath != "" {
 		chrome = "Chromium at " + cfg.ChromePath
@@ -207,7 +208,6 @@ func checkRenderer(ctx context.Context, cfg config.Config, log *slog.Logger) []f
 		return []finding{{statusFail, "renderer", chrome + " did not start: " + err.Error(),
 			"run `excalibot render -v` on an .excalidraw file to see what Chromium says"}}
 	}
-	defer r.Close()
 	started := time.Since(start)
 	start = time.Now()
 	png, err := r.PNG(ctx, doc, render.Options{Scale: cfg.RenderScale})

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,18 +60,14 @@ with @excalidraw/mermaid-to-excalidraw in headless Chromium. IN may be - for sta
 		}
 		*out = strings.TrimSuffix(in, filepath.Ext(in)) + ".excalidraw"
 	}
-	level := slog.LevelWarn
-	if *verbose {
-		level = slog.LevelDebug
-	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	start := time.Now()
-	r, err := render.New(ctx, render.Config{ChromePath: *chrome, Tabs: 1, RenderTimeout: *timeout, PracticeRenders: -1}, log)
+	chromium := newLazyRenderer(*chrome, *timeout, false, cliLogger(stderr, *verbose))
+	defer chromium.close()
+	r, err := chromium.get(ctx)
 	if err != nil {
 		fmt.Fprintf(stderr, "excalibot mermaid: %v\n", err)
 		return 1
 	}
-	defer r.Close()
 	fmt.Fprintf(stderr, "chromium ready in %s\n", time.Since(start).Round(time.Millisecond))
 	conv := r.Converter()
 	var d mermaid.Diagram

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,18 +92,15 @@ IN may be - for standard input. Flags may come before or after IN.
 		return 1
 	}
 
-	level := slog.LevelWarn
-	if *verbose {
-		level = slog.LevelDebug
-	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	log := cliLogger(stderr, *verbose)
 	start := time.Now()
-	r, err := render.New(ctx, render.Config{ChromePath: *chrome, Tabs: 1, RenderTimeout: *timeout, PracticeRenders: -1}, log)
+	chromium := newLazyRenderer(*chrome, *timeout, false, log)
+	defer chromium.close()
+	r, err := chromium.get(ctx)
 	if err != nil {
 		fmt.Fprintf(stderr, "excalibot render: %v\n", err)
 		return 1
 	}
-	defer r.Close()
 	log.Debug("renderer ready", "took", time.Since(start))
 
 	if *check {
