@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/excalibot/excalibot/ratelimit"
+	"github.com/excalibot/excalibot/render/export"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 )
@@ -52,7 +52,10 @@ type DrawRequest struct {
 	// this thread"): one "Author: text" line per message, oldest first. It is data, fenced as
 	// such for the model.
 	Discussion string
-	Progress   func(Progress)
+	// Mermaid is set when the request is one message that is a Mermaid diagram: a drawer that
+	// converts Mermaid itself draws it without the model and leaves Memory as it was.
+	Mermaid  bool
+	Progress func(Progress)
 }
 
 // Image is one picture for the drawer, as the model gets it.
@@ -81,13 +84,6 @@ type DrawResult struct {
 	// Changed is false when the run left the scene as it was (the model only answered, e.g. with a
 	// question): then no revision is made and the reply is the text alone.
 	Changed bool
-}
-
-// Renderer turns a scene into a picture.
-type Renderer interface {
-	// Render returns sc as "png" (with the scene embedded) or "svg", in a dark or light theme. doc
-	// is sc encoded as the store keeps it: what the picture embeds, so nothing encodes it again.
-	Render(ctx context.Context, sc *scene.Scene, doc []byte, format string, dark bool) ([]byte, error)
 }
 
 // Links makes the editor links of a thread for a reply that posts th, its current revision.
@@ -173,20 +169,17 @@ func (o Options) withDefaults() Options {
 type Bot struct {
 	store  Store
 	drawer Drawer
-	render Renderer
+	render export.Renderer
 	links  Links
 	opt    Options
 	log    *slog.Logger
 
 	userLimit *ratelimit.Limiter
 	chatLimit *ratelimit.Limiter
-
-	mu      sync.Mutex
-	mermaid MermaidDrawer // draws Mermaid messages without the model; nil: the agent does (mermaid.go)
 }
 
 // New returns the conversation. links may be nil (replies then carry no editor link).
-func New(st Store, d Drawer, r Renderer, links Links, opt Options, log *slog.Logger) *Bot {
+func New(st Store, d Drawer, r export.Renderer, links Links, opt Options, log *slog.Logger) *Bot {
 	opt = opt.withDefaults()
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/excalibot/excalibot/internal/clip"
+	"github.com/excalibot/excalibot/render/export"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 	"github.com/excalibot/excalibot/store/sqlite"
@@ -120,16 +121,25 @@ func (r *recorder) count(key ThreadKey) int {
 }
 
 // fakeDrawer adds one rectangle per request, labelled with the prompt, or fails when told to.
+// With mermaid set, it draws requests marked as Mermaid diagrams with that instead, as the agent's
+// drawer does with its converter.
 type fakeDrawer struct {
 	mu      sync.Mutex
 	prompts []string
 	images  [][]Image
 	talks   []string // each request's Discussion
+	marked  []bool   // each request's Mermaid
 	err     error
+	mermaid *fakeMermaid
 }
 
 func (d *fakeDrawer) Draw(ctx context.Context, req DrawRequest) (DrawResult, error) {
 	d.mu.Lock()
+	d.marked = append(d.marked, req.Mermaid)
+	if req.Mermaid && d.mermaid != nil {
+		d.mu.Unlock()
+		return d.mermaid.draw(req)
+	}
 	d.prompts = append(d.prompts, req.Prompt)
 	d.images = append(d.images, req.Images)
 	d.talks = append(d.talks, req.Discussion)
@@ -156,7 +166,7 @@ func (d *fakeDrawer) Draw(ctx context.Context, req DrawRequest) (DrawResult, err
 
 type fakeRenderer struct{ err error }
 
-func (f fakeRenderer) Render(ctx context.Context, sc *scene.Scene, doc []byte, format string, dark bool) ([]byte, error) {
+func (f fakeRenderer) Render(ctx context.Context, sc *scene.Scene, doc []byte, format export.Format, dark bool) ([]byte, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
@@ -190,7 +200,7 @@ func tempStore(t *testing.T) *sqlite.Store {
 	return st
 }
 
-func newHarness(t *testing.T, opt Options, r Renderer) *harness {
+func newHarness(t *testing.T, opt Options, r export.Renderer) *harness {
 	t.Helper()
 	st := tempStore(t)
 	if r == nil {
@@ -493,7 +503,7 @@ func TestRenderFailureStillDelivers(t *testing.T) {
 // emptyRefusingRenderer refuses a scene with nothing left to draw, as the browser renderer does.
 type emptyRefusingRenderer struct{ fakeRenderer }
 
-func (r emptyRefusingRenderer) Render(ctx context.Context, sc *scene.Scene, doc []byte, format string, dark bool) ([]byte, error) {
+func (r emptyRefusingRenderer) Render(ctx context.Context, sc *scene.Scene, doc []byte, format export.Format, dark bool) ([]byte, error) {
 	if sc.Len() == 0 {
 		return nil, errors.New("render: the scene has nothing to draw")
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/excalibot/excalibot/internal/clip"
 	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/picture"
+	"github.com/excalibot/excalibot/render/export"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 )
@@ -114,7 +115,7 @@ func (b *Bot) export(ctx context.Context, th *store.Thread, format string) Reply
 			r.Alt = altText(o)
 		}
 	}
-	base := FileBase(r.Title, th.Rev)
+	base := outline.FileBase(r.Title, th.Rev)
 	switch format {
 	case "excalidraw":
 		r.Files = []File{sceneFile(base, th.Scene)}
@@ -126,7 +127,7 @@ func (b *Bot) export(ctx context.Context, th *store.Thread, format string) Reply
 		}
 		var pic []byte
 		if err == nil {
-			pic, err = b.render.Render(ctx, sc, th.Scene, format, th.Settings.Theme == "dark")
+			pic, err = b.render.Render(ctx, sc, th.Scene, export.Format(format), th.Settings.Theme == "dark")
 		}
 		if err != nil {
 			return Reply{Text: Friendly("rendering the "+format, err), Error: true, Files: []File{sceneFile(base, th.Scene)}}

@@ -1,7 +1,6 @@
 package bot
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"regexp"
@@ -9,25 +8,7 @@ import (
 
 	"github.com/excalibot/excalibot/diagram/mermaid"
 	"github.com/excalibot/excalibot/internal/clip"
-	"github.com/excalibot/excalibot/scene"
 )
-
-// MermaidDrawer draws a Mermaid diagram onto a thread's scene without the model (cmd/excalibot
-// wires the renderer's Mermaid page and the tools' import). Optional: without one, Mermaid in a
-// message goes to the agent like any request.
-type MermaidDrawer interface {
-	// DrawMermaid adds the diagram in src (a whole message; it may hold a ```mermaid fence) to
-	// sc, nil for a new thread, and returns the new scene. A diagram Mermaid refuses returns a
-	// *mermaid.Error.
-	DrawMermaid(ctx context.Context, src string, sc *scene.Scene) (MermaidDrawing, error)
-}
-
-// MermaidDrawing is a scene with a Mermaid diagram drawn on it.
-type MermaidDrawing struct {
-	Scene *scene.Scene
-	// Summary says what was drawn: its type, the shapes, a picture fallback, what was repaired.
-	Summary string
-}
 
 // mermaidReply is the friendly answer to a refused diagram: which line, what is wrong, what to write.
 func mermaidReply(e *mermaid.Error) string {
@@ -49,38 +30,6 @@ func mermaidReply(e *mermaid.Error) string {
 	}
 	b.WriteString(" Nothing in the diagram changed; send the corrected diagram to try again.")
 	return b.String()
-}
-
-// SetMermaid turns on drawing Mermaid messages directly.
-func (b *Bot) SetMermaid(m MermaidDrawer) {
-	b.mu.Lock()
-	b.mermaid = m
-	b.mu.Unlock()
-}
-
-// drawerFor returns who carries out the requests: the Mermaid drawer for a single message that is
-// a Mermaid diagram, else the agent.
-func (b *Bot) drawerFor(prompts []string) Drawer {
-	b.mu.Lock()
-	m := b.mermaid
-	b.mu.Unlock()
-	if m == nil || len(prompts) != 1 || !isMermaid(prompts[0]) {
-		return b.drawer
-	}
-	return mermaidRun{m}
-}
-
-// mermaidRun is a Drawer that converts the prompt itself. The agent's memory is left as it was.
-type mermaidRun struct{ m MermaidDrawer }
-
-var _ Drawer = mermaidRun{}
-
-func (r mermaidRun) Draw(ctx context.Context, req DrawRequest) (DrawResult, error) {
-	d, err := r.m.DrawMermaid(ctx, req.Prompt, req.Scene)
-	if err != nil {
-		return DrawResult{}, err
-	}
-	return DrawResult{Scene: d.Scene, Memory: req.Memory, Summary: d.Summary, Changed: true}, nil
 }
 
 // drawFailure is the reply to a failed drawing run.

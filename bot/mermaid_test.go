@@ -1,7 +1,7 @@
 package bot
 
 import (
-	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -10,40 +10,40 @@ import (
 	"github.com/excalibot/excalibot/scene"
 )
 
-// fakeMermaid draws one rectangle per diagram (named after the diagram's first word), or refuses
-// diagrams containing "BROKEN" with a syntax error on the line that holds it.
+// fakeMermaid draws one rectangle per diagram, or refuses diagrams containing "BROKEN" with a
+// syntax error on the line that holds it, as a drawer that converts Mermaid does.
 type fakeMermaid struct {
 	mu    sync.Mutex
 	calls []string
 }
 
-func (f *fakeMermaid) DrawMermaid(_ context.Context, src string, doc *scene.Scene) (MermaidDrawing, error) {
+func (f *fakeMermaid) draw(req DrawRequest) (DrawResult, error) {
 	f.mu.Lock()
-	f.calls = append(f.calls, src)
+	f.calls = append(f.calls, req.Prompt)
 	f.mu.Unlock()
-	for i, l := range strings.Split(src, "\n") {
+	for i, l := range strings.Split(req.Prompt, "\n") {
 		if strings.Contains(l, "BROKEN") {
-			return MermaidDrawing{}, &mermaid.Error{Line: i + 1, LineText: l, Message: "found '(' where Mermaid expected ']'",
+			return DrawResult{}, &mermaid.Error{Line: i + 1, LineText: l, Message: "found '(' where Mermaid expected ']'",
 				Hint: `put a label containing brackets in double quotes, e.g. A["Call f(x)"]`}
 		}
 	}
 	sc := scene.New()
-	if doc != nil {
-		sc = doc.Clone()
+	if req.Scene != nil {
+		sc = req.Scene.Clone()
 	}
 	e := scene.NewElement(scene.Rectangle)
 	e.ID = "m" + strings.Repeat("m", sc.Len())
 	e.Width, e.Height = 100, 50
 	if _, err := sc.Add(e); err != nil {
-		return MermaidDrawing{}, err
+		return DrawResult{}, err
 	}
-	return MermaidDrawing{Scene: sc, Summary: "Drew the Mermaid flowchart diagram."}, nil
+	return DrawResult{Scene: sc, Memory: req.Memory, Summary: "Drew the Mermaid flowchart diagram.", Changed: true}, nil
 }
 
 func TestMermaidMessage(t *testing.T) {
 	h := newHarness(t, Options{}, nil)
 	fm := &fakeMermaid{}
-	h.bot.SetMermaid(fm)
+	h.drawer.mermaid = fm
 
 	// A fenced diagram is drawn directly: a new revision and the picture, the model never asked.
 	msg := "here you go:\n```mermaid\nflowchart TD\n  A --> B\n```"
@@ -94,13 +94,19 @@ func TestMermaidMessage(t *testing.T) {
 	}
 }
 
-// Without a MermaidDrawer, a diagram is a request like any other.
-func TestMermaidMessageWithoutDrawer(t *testing.T) {
-	h := newHarness(t, Options{}, nil)
+// Only a request that is one message holding a Mermaid diagram is marked as one: several messages
+// answered together are a request for the agent, whatever they hold.
+func TestMermaidRequest(t *testing.T) {
+	h := newHarness(t, Options{UserRatePerMinute: noRateLimit, ChatRatePerMinute: noRateLimit}, nil)
+	h.hold = true
 	h.say(thread, "```mermaid\nflowchart TD\n  A --> B\n```")
-	h.rec.wait(t, 1)
-	if len(h.drawer.prompts) != 1 {
-		t.Errorf("agent prompts %q, want the diagram", h.drawer.prompts)
+	h.say(thread, "and make it blue")
+	h.answer(h.rec, thread)
+	h.hold = false
+	h.say(thread, "flowchart LR\n  A --> B")
+	h.say(thread, "draw a flowchart of the login")
+	if got, want := h.drawer.marked, []bool{false, true, false}; !slices.Equal(got, want) {
+		t.Errorf("requests marked Mermaid: %v, want %v", got, want)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/excalibot/excalibot/diagram/outline"
 	"github.com/excalibot/excalibot/internal/clip"
 	"github.com/excalibot/excalibot/internal/plural"
+	"github.com/excalibot/excalibot/render/export"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 )
@@ -94,8 +95,9 @@ func (b *Bot) drawing(ctx context.Context, t Turn, status func(string)) Outcome 
 		return failed(store.RunFailed, err.Error(), err.Error())
 	}
 	status("drawing…")
-	res, err := b.drawerFor(prompts).Draw(ctx, DrawRequest{
+	res, err := b.drawer.Draw(ctx, DrawRequest{
 		Prompt: prompt, Scene: current, Memory: th.Memory, Model: th.Settings.Model, Images: images, Discussion: talk.text,
+		Mermaid:  len(prompts) == 1 && isMermaid(prompts[0]),
 		Progress: func(p Progress) { status(progressLine(p)) },
 	})
 	if err != nil {
@@ -158,7 +160,7 @@ func (b *Bot) startRender(ctx context.Context, sc *scene.Scene, doc []byte, dark
 	go func() {
 		defer close(p.done)
 		start := b.opt.Now()
-		p.png, p.err = b.render.Render(ctx, sc, doc, "png", dark)
+		p.png, p.err = b.render.Render(ctx, sc, doc, export.PNG, dark)
 		b.opt.Observer.Rendered("png", b.opt.Now().Sub(start), p.err)
 	}()
 	return p
@@ -237,7 +239,7 @@ func (b *Bot) withPicture(ctx context.Context, th *store.Thread, sc *scene.Scene
 	if sc != nil {
 		o = outline.Of(sc)
 	}
-	base := FileBase(o.Title, th.Rev)
+	base := outline.FileBase(o.Title, th.Rev)
 	r := Reply{Text: text, Files: []File{sceneFile(base, th.Scene)}, Title: o.Title}
 	if sc != nil {
 		r.Alt = altText(o)

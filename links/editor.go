@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/store"
 )
 
@@ -30,21 +29,20 @@ type Editor struct {
 	ttl time.Duration
 	now func() time.Time
 
-	mu   sync.Mutex
 	base string
+
+	mu   sync.Mutex
 	made map[store.ThreadKey]tokens // tokens made by this process, reused in replies
 }
-
-var _ bot.Links = (*Editor)(nil)
 
 type tokens struct {
 	edit, view string // raw tokens
 	expires    time.Time
 }
 
-// NewEditor returns links under base (the public URL, e.g. https://draw.example.com; "" until
-// SetBase knows the listen address). ttl > 0 makes new links expire after that long; now may be
-// nil (time.Now).
+// NewEditor returns links under base, the address people open this server at (the public URL,
+// e.g. https://draw.example.com, or the listener's). ttl > 0 makes new links expire after that
+// long; now may be nil (time.Now).
 func NewEditor(st Store, base string, ttl time.Duration, now func() time.Time) *Editor {
 	if now == nil {
 		now = time.Now
@@ -52,21 +50,8 @@ func NewEditor(st Store, base string, ttl time.Duration, now func() time.Time) *
 	return &Editor{st: st, base: strings.TrimRight(base, "/"), ttl: ttl, now: now, made: map[store.ThreadKey]tokens{}}
 }
 
-// SetBase fills in the base URL once the listener's address is known, when none was configured.
-func (e *Editor) SetBase(u string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.base == "" {
-		e.base = strings.TrimRight(u, "/")
-	}
-}
-
 // URL is the link of a token.
-func (e *Editor) URL(token string) string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.base + "/d/" + token
-}
+func (e *Editor) URL(token string) string { return e.base + "/d/" + token }
 
 // ThreadLinks returns the edit and view links of a thread for a chat reply.
 func (e *Editor) ThreadLinks(ctx context.Context, th *store.Thread) (edit, view string, err error) {

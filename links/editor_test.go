@@ -24,9 +24,7 @@ func TestEditorLinks(t *testing.T) {
 	if _, err := st.Save(ctx, store.SaveRequest{Key: key, Scene: []byte(`{"type":"excalidraw","version":2,"elements":[]}`), Author: store.AuthorAgent}); err != nil {
 		t.Fatal(err)
 	}
-	e := NewEditor(st, "", 2*time.Hour, clock)
-	e.SetBase("http://127.0.0.1:8080/")
-	e.SetBase("http://elsewhere") // only the first base counts: a configured one is never replaced
+	e := NewEditor(st, "http://127.0.0.1:8080/", 2*time.Hour, clock)
 	th := &store.Thread{Key: key}
 	edit, view, err := e.ThreadLinks(ctx, th)
 	if err != nil {

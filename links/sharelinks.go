@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/store"
 )
 
@@ -21,8 +20,6 @@ type Share struct {
 	mu   sync.Mutex
 	made map[string]string // "thread@rev" → link: a revision posted again (export, undo) reuses its upload
 }
-
-var _ bot.Links = (*Share)(nil)
 
 // maxSharedRevisions bounds the remembered links; a forgotten revision is simply uploaded again.
 const maxSharedRevisions = 10_000

@@ -19,20 +19,12 @@ const MaxMermaidBytes = 50_000
 
 // MermaidResult is a Mermaid diagram as Excalidraw elements, made by @excalidraw/mermaid-to-excalidraw
 // and Excalidraw's convertToExcalidrawElements: labels are bound to their shapes, arrows to the
-// shapes they join, and text is measured in Excalifont.
+// shapes they join, and text is measured in Excalifont. The diagram's elements are at Mermaid's own
+// coordinates (top-left near 0,0); a type Excalidraw has no shapes for (anything but flowchart,
+// sequence, class, ER and state diagrams) is one image element of Mermaid's own SVG, as Excalidraw
+// itself inserts such diagrams.
 type MermaidResult struct {
-	// Elements are complete Excalidraw elements, at Mermaid's own coordinates (top-left near 0,0).
-	Elements []json.RawMessage
-	// Files holds the image of a diagram type Excalidraw has no shapes for (see Image).
-	Files map[string]json.RawMessage
-	// Type is Mermaid's name for the diagram type: "flowchart-v2", "sequence", "class", "pie" …
-	Type string
-	// Image is true when the type cannot become shapes (anything but flowchart, sequence, class,
-	// ER and state diagrams): Elements is then one image element of Mermaid's own SVG, as
-	// Excalidraw itself inserts such diagrams.
-	Image bool
-	// Fixes says what was repaired before Mermaid accepted the text, one sentence each.
-	Fixes []string
+	mermaid.Diagram
 	// Fenced is true when the diagram was taken out of a ``` fence.
 	Fenced bool
 	// Source is the diagram that was converted, after the fixes.
@@ -130,9 +122,20 @@ func (r *Renderer) Mermaid(ctx context.Context, src string) (MermaidResult, erro
 	r.log.Debug("converted mermaid", "type", rep.Type, "elements", len(rep.Elements), "image", rep.Image,
 		"fixes", len(rep.Fixes), "page_ms", rep.MS)
 	return MermaidResult{
-		Elements: rep.Elements, Files: rep.Files, Type: rep.Type, Image: rep.Image,
-		Fixes: rep.Fixes, Fenced: rep.Fenced, Source: rep.Source, PageMS: rep.MS,
+		Diagram: mermaid.Diagram{Elements: rep.Elements, Files: rep.Files, Type: rep.Type, Image: rep.Image, Fixes: rep.Fixes},
+		Fenced:  rep.Fenced, Source: rep.Source, PageMS: rep.MS,
 	}, nil
+}
+
+// Converter is r's Mermaid page as a mermaid.Converter: the diagram alone. A diagram Mermaid
+// refuses comes back as the *mermaid.Error Mermaid returns.
+func (r *Renderer) Converter() mermaid.Converter { return converter{r} }
+
+type converter struct{ r *Renderer }
+
+func (c converter) Mermaid(ctx context.Context, src string) (mermaid.Diagram, error) {
+	res, err := c.r.Mermaid(ctx, src)
+	return res.Diagram, err
 }
 
 // mermaidEval runs expr in the Mermaid tab, opening it (and restarting Chromium) when needed.

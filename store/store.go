@@ -141,6 +141,8 @@ type Store interface {
 	// (SQLite: the process that opened the file holds a lock on it). Then no other process can work
 	// on a thread, and callers that order a thread's work themselves need no lease.
 	SingleProcess() bool
+	// Ping asks the database a trivial question: nil when it answers, for a readiness check.
+	Ping(ctx context.Context) error
 	// Close releases the database; it waits for nothing else because the store starts no goroutines.
 	Close() error
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/excalibot/excalibot/bot/webchat"
 	"github.com/excalibot/excalibot/links"
 	"github.com/excalibot/excalibot/render"
+	"github.com/excalibot/excalibot/render/export"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 	"github.com/excalibot/excalibot/store/sqlite"
@@ -34,7 +35,7 @@ type chatEnv struct {
 
 // newChatEnv runs the real bot core over the store, with the chat page and its adapter mounted as
 // serve mounts them.
-func newChatEnv(t *testing.T, gate chan struct{}, r ...Renderer) *chatEnv {
+func newChatEnv(t *testing.T, gate chan struct{}, r ...export.Renderer) *chatEnv {
 	t.Helper()
 	cfg := chatConfig{drawer: &bottest.BoxDrawer{Gate: gate}, work: relay.Options{NotifyEdits: true}}
 	if len(r) > 0 {
@@ -47,15 +48,16 @@ func newChatEnv(t *testing.T, gate chan struct{}, r ...Renderer) *chatEnv {
 // the conversation, its work and the chat page of a chat environment.
 type chatConfig struct {
 	drawer bot.Drawer
-	render Renderer
+	render export.Renderer
 	bot    bot.Options
 	work   relay.Options
 	chat   webchat.Options
+	web    Options
 }
 
 func newChatEnvWith(t *testing.T, cfg chatConfig) *chatEnv {
 	t.Helper()
-	var rend Renderer = bottest.WidthRenderer{}
+	var rend export.Renderer = bottest.WidthRenderer{}
 	if cfg.render != nil {
 		rend = cfg.render
 	}
@@ -64,9 +66,10 @@ func newChatEnvWith(t *testing.T, cfg chatConfig) *chatEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	lk := links.NewEditor(st, "", 0, nil)
+	ts := httptest.NewUnstartedServer(nil) // its address is the links' base
+	lk := links.NewEditor(st, "http://"+ts.Listener.Addr().String(), 0, nil)
 	core := relay.New(st, bot.New(st, cfg.drawer, rend, lk, cfg.bot, nil), cfg.work, nil)
-	srv := New(st, rend, core, nil, Options{}, nil)
+	srv := New(st, rend, core, nil, cfg.web, nil)
 	cfg.chat.Page = ChatPage
 	chat := webchat.New(core, cfg.chat, nil)
 	for _, r := range chat.Routes() {
@@ -78,8 +81,8 @@ func newChatEnvWith(t *testing.T, cfg chatConfig) *chatEnv {
 	}
 	core.Register(chat) // as serve does, so browser-edit notices reach the page
 	core.Start()
-	ts := httptest.NewServer(srv.Handler())
-	lk.SetBase(ts.URL)
+	ts.Config.Handler = srv.Handler()
+	ts.Start()
 	t.Cleanup(func() {
 		chat.Close()
 		ts.Close()
@@ -92,7 +95,7 @@ func TestBrowserChat(t *testing.T) {
 	t.Parallel() // each in its own tab; page loads overlap
 	ctx := tab(t)
 	gate := make(chan struct{}, 1)
-	var rend []Renderer
+	var rend []export.Renderer
 	if *chatScreenshot != "" {
 		// The README's picture: real renders instead of placeholder rectangles.
 		rend = append(rend, realRenderer(t))
@@ -175,23 +178,13 @@ func TestBrowserChat(t *testing.T) {
 }
 
 // realRenderer is package render's Chromium renderer, for screenshots that show real pictures.
-func realRenderer(t *testing.T) Renderer {
+func realRenderer(t *testing.T) export.Renderer {
 	t.Helper()
 	r, err := render.New(context.Background(), render.Config{ChromePath: "/usr/bin/chromium"}, nil)
 	if err != nil {
 		t.Fatalf("start the renderer: %v", err)
 	}
-	t.Cleanup(func() { r.Close() })
-	return renderFunc(func(ctx context.Context, doc []byte, format string, dark bool) ([]byte, error) {
-		if format == "svg" {
-			return r.SVG(ctx, doc, render.Options{Dark: dark})
-		}
-		return r.PNG(ctx, doc, render.Options{Dark: dark, Scale: 1})
-	})
-}
-
-type renderFunc func(ctx context.Context, doc []byte, format string, dark bool) ([]byte, error)
-
-func (f renderFunc) Render(ctx context.Context, sc *scene.Scene, doc []byte, format string, dark bool) ([]byte, error) {
-	return f(ctx, doc, format, dark)
+	s := render.NewScenes(r, 1)
+	t.Cleanup(func() { s.Close() })
+	return s
 }

@@ -100,7 +100,7 @@ func TestBrowserChatUpload(t *testing.T) {
 		t.Fatal(err)
 	}
 	ce := newChatEnvWith(t, chatConfig{
-		drawer: agentdraw.Drawer{Agent: agent.New(model, agent.Config{}, nil)},
+		drawer: agentdraw.New(agent.New(model, agent.Config{}, nil), agentdraw.Options{}, nil),
 		bot:    bot.Options{MaxImportBytes: limit, MaxImageBytes: limit},
 		chat:   webchat.Options{MaxImportBytes: limit, MaxImageBytes: limit},
 	})

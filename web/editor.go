@@ -12,9 +12,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/diagram/outline"
 	"github.com/excalibot/excalibot/internal/httpx"
+	"github.com/excalibot/excalibot/render/export"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 )
@@ -73,7 +73,7 @@ func (s *Server) getDiagram(w http.ResponseWriter, r *http.Request) {
 		err := derr
 		var pic []byte
 		if err == nil {
-			pic, err = s.render.Render(r.Context(), sc, th.Scene, ext, r.URL.Query().Get("theme") == "dark")
+			pic, err = s.render.Render(r.Context(), sc, th.Scene, export.Format(ext), r.URL.Query().Get("theme") == "dark")
 		}
 		s.metrics.renders.WithLabelValues(ext, outcome(err)).Inc()
 		s.metrics.renderSeconds.Observe(time.Since(start).Seconds())
@@ -82,11 +82,7 @@ func (s *Server) getDiagram(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "the picture could not be rendered right now; the .excalidraw download still works", http.StatusServiceUnavailable)
 			return
 		}
-		ct := "image/png"
-		if ext == "svg" {
-			ct = "image/svg+xml"
-		}
-		w.Header().Set("Content-Type", ct)
+		w.Header().Set("Content-Type", export.Format(ext).MIME())
 		w.Header().Set("Content-Disposition", attachment(file))
 		w.Header().Set("Cache-Control", "no-store")
 		w.Write(pic)
@@ -122,7 +118,7 @@ func fileBase(sc *scene.Scene, rev int64) string {
 	if sc != nil {
 		title = outline.Of(sc).Title
 	}
-	return bot.FileBase(title, rev)
+	return outline.FileBase(title, rev)
 }
 
 // docName is fileBase for a stored scene.

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/excalibot/excalibot/render/export"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 	"github.com/excalibot/excalibot/store/sqlite"
@@ -41,7 +42,7 @@ func (c *clock) Add(d time.Duration) {
 // files without Chromium; the browser tests use the real page.
 type pngRenderer struct{ err error }
 
-func (f pngRenderer) Render(ctx context.Context, sc *scene.Scene, doc []byte, format string, dark bool) ([]byte, error) {
+func (f pngRenderer) Render(ctx context.Context, sc *scene.Scene, doc []byte, format export.Format, dark bool) ([]byte, error) {
 	if f.err != nil {
 		return nil, f.err
 	}

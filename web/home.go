@@ -13,12 +13,12 @@ type checkResult struct {
 	Err  error
 }
 
-// runChecks runs every readiness check within five seconds, in the order they were added.
+// runChecks runs every readiness check within five seconds, in order.
 func (s *Server) runChecks(ctx context.Context) []checkResult {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	out := make([]checkResult, len(s.checks))
-	for i, c := range s.checks {
+	out := make([]checkResult, len(s.opt.Checks))
+	for i, c := range s.opt.Checks {
 		out[i] = checkResult{Name: c.Name, Err: c.Fn(ctx)}
 	}
 	return out

@@ -10,7 +10,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/excalibot/excalibot/store"
+	"github.com/excalibot/excalibot/bot/bottest"
+	"github.com/excalibot/excalibot/bot/relay"
 )
 
 func TestHomePage(t *testing.T) {
@@ -36,10 +37,7 @@ func TestHomePage(t *testing.T) {
 			[]string{"Health: <span class=\"ok\">ready</span>", "<li>web server: <span class=\"ok\">ready</span></li>"},
 			[]string{`href="/chat"`, "own chat page", "drop files"}},
 	} {
-		e := newEnv(t, Options{})
-		for _, c := range tc.checks {
-			e.srv.AddCheck(c)
-		}
+		e := newEnv(t, Options{Checks: tc.checks})
 		if tc.chat {
 			e.srv.HandleBrowser("GET /chat", chat, false)
 		}
@@ -87,15 +85,11 @@ func TestHomePageOnlyAtRoot(t *testing.T) {
 func TestBrowserHome(t *testing.T) {
 	t.Parallel() // each in its own tab; page loads overlap
 	ctx := tab(t)
-	ce := newChatEnv(t, nil)
-	ce.srv.AddCheck(Check{Name: "store", Fn: func(ctx context.Context) error {
-		_, err := ce.st.Load(ctx, store.ThreadKey{Platform: "probe", Workspace: "-", Thread: "-"})
-		if errors.Is(err, store.ErrNotFound) {
-			return nil
-		}
-		return err
-	}})
-	ce.srv.AddCheck(Check{Name: "renderer", Fn: func(context.Context) error { return errors.New("chromium is restarting") }})
+	var ce *chatEnv // the store's check runs once the environment is up
+	ce = newChatEnvWith(t, chatConfig{drawer: &bottest.BoxDrawer{}, work: relay.Options{NotifyEdits: true}, web: Options{Checks: []Check{
+		{Name: "store", Fn: func(ctx context.Context) error { return ce.st.Ping(ctx) }},
+		{Name: "renderer", Fn: func(context.Context) error { return errors.New("chromium is restarting") }},
+	}}})
 	log := watch(t, ctx)
 	run(t, ctx, "open /", chromedp.Navigate(ce.ts.URL+"/"))
 	text := run(t, ctx, "health", chromedp.Text(chromedp.CSS("#health")))

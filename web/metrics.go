@@ -7,12 +7,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-
-	"github.com/excalibot/excalibot/bot"
 )
 
-// Metrics are the Prometheus metrics of the process, served at /metrics. It implements the bot
-// core's Observer, so runs, tool calls, model and render latencies are counted where they happen.
+// Metrics are the Prometheus metrics of the process, served at /metrics. It has the methods of the
+// conversation's and the work engine's observers, so runs, tool calls, model and render latencies
+// are counted where they happen.
 type Metrics struct {
 	reg           *prometheus.Registry
 	runs          *prometheus.CounterVec
@@ -25,8 +24,6 @@ type Metrics struct {
 	editorOpens   prometheus.Counter
 	editorSaves   *prometheus.CounterVec
 }
-
-var _ bot.Observer = (*Metrics)(nil)
 
 // NewMetrics registers every metric on a registry of its own (plus Go and process collectors).
 func NewMetrics() *Metrics {
@@ -61,13 +58,18 @@ func NewMetrics() *Metrics {
 	return m
 }
 
-// QueueDepth exposes the bot's queue as gauges read at scrape time.
-func (m *Metrics) QueueDepth(depth func() (waiting, active int)) {
+// Queue is the work of this process, whose depth /metrics reports.
+type Queue interface {
+	QueueDepth() (waiting, active int)
+}
+
+// watch exposes q's depth as gauges read at scrape time.
+func (m *Metrics) watch(q Queue) {
 	m.reg.MustRegister(
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "excalibot_queue_waiting", Help: "Messages waiting behind a running job of their thread."},
-			func() float64 { w, _ := depth(); return float64(w) }),
+			func() float64 { w, _ := q.QueueDepth(); return float64(w) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "excalibot_queue_active", Help: "Threads with a job running or waiting."},
-			func() float64 { _, a := depth(); return float64(a) }),
+			func() float64 { _, a := q.QueueDepth(); return float64(a) }),
 	)
 }
 

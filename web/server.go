@@ -15,6 +15,7 @@ import (
 
 	"github.com/excalibot/excalibot/internal/httpx"
 	"github.com/excalibot/excalibot/ratelimit"
+	"github.com/excalibot/excalibot/render/export"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 )
@@ -25,11 +26,6 @@ type Store interface {
 	Save(ctx context.Context, req store.SaveRequest) (*store.Thread, error)
 	CreateLinks(ctx context.Context, key store.ThreadKey, expires time.Time, kinds ...store.LinkKind) ([]string, []store.Link, error)
 	ResolveLink(ctx context.Context, token string) (store.Link, error)
-}
-
-// Renderer draws downloads; the bot's renderer satisfies it.
-type Renderer interface {
-	Render(ctx context.Context, sc *scene.Scene, doc []byte, format string, dark bool) ([]byte, error)
 }
 
 // Notifier is told when a person saved the diagram in the editor. Optional.
@@ -54,7 +50,12 @@ type Options struct {
 	// answer, in place of the HTTP server's read timeout and HandlerTimeout, which are set for
 	// small requests (default 5 min: 20 MB at about 70 KB/s, a poor mobile link).
 	UploadTimeout time.Duration
-	Now           func() time.Time
+	// Checks are what /readyz and the home page ask, in order: every one must answer nil for the
+	// server to be ready.
+	Checks []Check
+	// Queue, when set, is the work whose depth /metrics reports.
+	Queue Queue
+	Now   func() time.Time
 }
 
 func (o Options) withDefaults() Options {
@@ -89,26 +90,28 @@ type Check struct {
 // Server serves every HTTP route of the program.
 type Server struct {
 	st       Store
-	render   Renderer
+	render   export.Renderer
 	notify   Notifier
 	opt      Options
 	log      *slog.Logger
 	metrics  *Metrics
 	mux      *http.ServeMux
-	checks   []Check
 	byToken  *ratelimit.Limiter
 	byAddr   *ratelimit.Limiter
 	editorFS http.Handler
 }
 
 // New returns the server. notify may be nil.
-func New(st Store, r Renderer, notify Notifier, m *Metrics, opt Options, log *slog.Logger) *Server {
+func New(st Store, r export.Renderer, notify Notifier, m *Metrics, opt Options, log *slog.Logger) *Server {
 	opt = opt.withDefaults()
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	if m == nil {
 		m = NewMetrics()
+	}
+	if opt.Queue != nil {
+		m.watch(opt.Queue)
 	}
 	s := &Server{
 		st: st, render: r, notify: notify, opt: opt, log: log.With("component", "web"), metrics: m,
@@ -119,9 +122,6 @@ func New(st Store, r Renderer, notify Notifier, m *Metrics, opt Options, log *sl
 	s.routes()
 	return s
 }
-
-// AddCheck adds a readiness check to /readyz.
-func (s *Server) AddCheck(c Check) { s.checks = append(s.checks, c) }
 
 // Handle mounts a platform webhook. It gets the body limit and the handler timeout but not the
 // per-address rate limit meant for browsers: a platform posts from a few addresses (or, behind a

@@ -48,14 +48,19 @@ func TestHeadersOnEveryResponse(t *testing.T) {
 }
 
 func TestHealthReadyMetrics(t *testing.T) {
-	e := newEnv(t, Options{})
+	if res := newEnv(t, Options{}).do(t, "GET", "/readyz", nil, nil); res.StatusCode != 200 {
+		t.Errorf("readyz with no checks = %d", res.StatusCode)
+	}
+	var renderer error
+	e := newEnv(t, Options{Checks: []Check{{Name: "renderer", Fn: func(context.Context) error { return renderer }}},
+		Queue: depth{waiting: 2, active: 1}})
 	if res := e.do(t, "GET", "/healthz", nil, nil); res.StatusCode != 200 {
 		t.Errorf("healthz = %d", res.StatusCode)
 	}
 	if res := e.do(t, "GET", "/readyz", nil, nil); res.StatusCode != 200 {
-		t.Errorf("readyz with no checks = %d", res.StatusCode)
+		t.Errorf("readyz with a passing check = %d", res.StatusCode)
 	}
-	e.srv.AddCheck(Check{Name: "renderer", Fn: func(context.Context) error { return errors.New("warming up") }})
+	renderer = errors.New("warming up")
 	res := e.do(t, "GET", "/readyz", nil, nil)
 	if body := readAll(t, res); res.StatusCode != 503 || !strings.Contains(body, "renderer: warming up") {
 		t.Errorf("readyz with a failing check = %d %q, want 503 naming the check", res.StatusCode, body)
@@ -63,10 +68,21 @@ func TestHealthReadyMetrics(t *testing.T) {
 	// One save so a counter has a sample.
 	e.do(t, "PUT", "/d/"+e.edit+"/scene", sampleScene(t), map[string]string{"If-Match": "1"})
 	res = e.do(t, "GET", "/metrics", nil, nil)
-	if body := readAll(t, res); res.StatusCode != 200 || !strings.Contains(body, "# TYPE") {
+	body := readAll(t, res)
+	if res.StatusCode != 200 || !strings.Contains(body, "# TYPE") {
 		t.Errorf("metrics = %d, body without Prometheus text:\n%.300s", res.StatusCode, body)
 	}
+	for _, want := range []string{"excalibot_queue_waiting 2\n", "excalibot_queue_active 1\n"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
 }
+
+// depth is a Queue of fixed depth.
+type depth struct{ waiting, active int }
+
+func (d depth) QueueDepth() (int, int) { return d.waiting, d.active }
 
 func TestDeadTokensAreIndistinguishable(t *testing.T) {
 	e := newEnv(t, Options{})

@@ -15,46 +15,67 @@ import (
 	"github.com/excalibot/excalibot/tools"
 )
 
-// Drawer is the bot.Drawer of the running bot: the agent loop with the drawing tools over the
-// thread's scene.
-type Drawer struct {
-	Agent  *agent.Agent
+// Options configure a Drawer. Zero fields are left out.
+type Options struct {
+	// Limits bound what the tools make; Limits.MaxElements also bounds a Mermaid import.
 	Limits tools.Limits
-	Log    *slog.Logger
-	// Observer counts tool calls and model latency; optional.
+	// Observer counts tool calls and model latency.
 	Observer bot.Observer
-	// Mermaid converts Mermaid for create_from_mermaid; optional (the tool refuses without it).
+	// Mermaid converts Mermaid text, for the create_from_mermaid tool and for requests that are a
+	// Mermaid diagram, which are then drawn without the model. Without it the tool refuses and
+	// such requests go to the agent like any other.
 	Mermaid mermaid.Converter
 }
 
-var _ bot.Drawer = Drawer{}
+// Drawer is the bot.Drawer of the running bot: a request that is a Mermaid diagram converted and
+// imported beside the thread's drawing, anything else the agent loop with the drawing tools over
+// the thread's scene.
+type Drawer struct {
+	agent *agent.Agent
+	opt   Options
+	log   *slog.Logger
+}
+
+var _ bot.Drawer = (*Drawer)(nil)
 
 // The tool set is the agent's toolbox for a run.
 var _ agent.Toolbox = (*tools.Set)(nil)
 
-// Draw runs the agent on req.Scene. Agent errors are already sentences a user can act on.
-func (d Drawer) Draw(ctx context.Context, req bot.DrawRequest) (bot.DrawResult, error) {
+// New returns the drawer of a. log may be nil.
+func New(a *agent.Agent, opt Options, log *slog.Logger) *Drawer {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Drawer{agent: a, opt: opt, log: log}
+}
+
+// Draw carries out req on req.Scene. Errors are already sentences a user can act on.
+func (d *Drawer) Draw(ctx context.Context, req bot.DrawRequest) (bot.DrawResult, error) {
+	if req.Mermaid && d.opt.Mermaid != nil {
+		return d.drawMermaid(ctx, req)
+	}
 	sc := scene.New()
 	if req.Scene != nil {
 		sc = req.Scene // the bot hands the drawer its own decoded copy
 	}
 	mem, err := agent.UnmarshalMemory(req.Memory)
-	if err != nil && d.Log != nil {
+	if err != nil {
 		// A memory this program cannot read costs the conversation's context, not the diagram.
-		d.Log.Warn("agent memory unreadable; starting the conversation afresh", "err", err)
+		d.log.Warn("agent memory unreadable; starting the conversation afresh", "err", err)
 	}
-	set := tools.New(sc, d.Limits)
-	if d.Mermaid != nil {
-		set.SetMermaid(d.Mermaid)
+	set := tools.New(sc, d.opt.Limits)
+	if d.opt.Mermaid != nil {
+		set.SetMermaid(d.opt.Mermaid)
 	}
+	obs := d.opt.Observer
 	step := 0
 	areq := agent.SetRequest(set, req.Prompt, mem, func(s agent.Step) {
-		if d.Observer != nil {
+		if obs != nil {
 			switch s.Kind {
 			case agent.StepModel:
-				d.Observer.ModelAnswered(s.Duration)
+				obs.ModelAnswered(s.Duration)
 			case agent.StepTool:
-				d.Observer.ToolCalled(s.Tool, s.IsError)
+				obs.ToolCalled(s.Tool, s.IsError)
 			}
 		}
 		if s.Kind != agent.StepTool || req.Progress == nil {
@@ -76,10 +97,10 @@ func (d Drawer) Draw(ctx context.Context, req bot.DrawRequest) (bot.DrawResult, 
 		areq.Images = append(areq.Images, agent.Image{Data: im.Data, Width: im.Width, Height: im.Height})
 	}
 	areq.Discussion = req.Discussion
-	res, err := d.Agent.Run(ctx, areq)
+	res, err := d.agent.Run(ctx, areq)
 	if err != nil {
-		if d.Observer != nil {
-			d.Observer.Failed("model")
+		if obs != nil {
+			obs.Failed("model")
 		}
 		if errors.Is(err, agent.ErrNoVision) {
 			// The bot knows no agent: it recognises this one by its own sentinel.

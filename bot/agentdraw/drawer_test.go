@@ -47,7 +47,7 @@ func TestDrawer(t *testing.T) {
 			{"id":"a1","type":"arrow","startElementId":"api","endElementId":"db"}]}`)}},
 		{Role: ollama.RoleAssistant, ToolCalls: []ollama.ToolCall{call("done", `{}`)}},
 	}}
-	d := Drawer{Agent: agent.New(model, agent.Config{}, nil)}
+	d := New(agent.New(model, agent.Config{}, nil), Options{}, nil)
 	var steps []bot.Progress
 	res, err := d.Draw(context.Background(), bot.DrawRequest{Prompt: "API talks to Postgres", Progress: func(p bot.Progress) { steps = append(steps, p) }})
 	if err != nil {

@@ -14,7 +14,6 @@ import (
 	"github.com/excalibot/excalibot/agent/ollama"
 	"github.com/excalibot/excalibot/agent/ollamafake"
 	"github.com/excalibot/excalibot/bot"
-	"github.com/excalibot/excalibot/tools"
 )
 
 func board(t *testing.T) bot.Image {
@@ -31,7 +30,7 @@ func board(t *testing.T) bot.Image {
 	return bot.Image{Data: b.Bytes(), Width: 64, Height: 48}
 }
 
-func drawerOn(t *testing.T, fake *ollamafake.Server, model, vision string) Drawer {
+func drawerOn(t *testing.T, fake *ollamafake.Server, model, vision string) *Drawer {
 	t.Helper()
 	o, err := ollama.New(ollama.Config{Host: fake.URL(), Model: model}, nil)
 	if err != nil {
@@ -41,7 +40,7 @@ func drawerOn(t *testing.T, fake *ollamafake.Server, model, vision string) Drawe
 	if vision != "" {
 		cfg.VisionModel = o.ForModel(vision)
 	}
-	return Drawer{Agent: agent.New(o, cfg, nil), Limits: tools.Limits{}}
+	return New(agent.New(o, cfg, nil), Options{}, nil)
 }
 
 // TestPictureThroughOllama sends a picture through the real Ollama client to the fake's vision

@@ -10,6 +10,7 @@ import (
 	"image/png"
 
 	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/render/export"
 	"github.com/excalibot/excalibot/scene"
 )
 
@@ -57,7 +58,7 @@ func (d *BoxDrawer) Draw(ctx context.Context, req bot.DrawRequest) (bot.DrawResu
 // WidthRenderer is a renderer that draws a PNG 100 px wide per rectangle, so each revision's picture differs.
 type WidthRenderer struct{}
 
-func (WidthRenderer) Render(ctx context.Context, sc *scene.Scene, doc []byte, format string, dark bool) ([]byte, error) {
+func (WidthRenderer) Render(ctx context.Context, sc *scene.Scene, doc []byte, format export.Format, dark bool) ([]byte, error) {
 	n := 0
 	for _, e := range sc.Elements() {
 		if e.Type == scene.Rectangle {

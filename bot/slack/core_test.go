@@ -15,6 +15,7 @@ import (
 	"github.com/excalibot/excalibot/bot/relay"
 	"github.com/excalibot/excalibot/bot/slack/slackfake"
 	"github.com/excalibot/excalibot/internal/waitfor"
+	"github.com/excalibot/excalibot/render/export"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 	"github.com/excalibot/excalibot/store/sqlite"
@@ -43,7 +44,7 @@ func (boxDrawer) Draw(ctx context.Context, req bot.DrawRequest) (bot.DrawResult,
 
 type pngRenderer struct{}
 
-func (pngRenderer) Render(_ context.Context, sc *scene.Scene, doc []byte, format string, _ bool) ([]byte, error) {
+func (pngRenderer) Render(_ context.Context, sc *scene.Scene, doc []byte, format export.Format, _ bool) ([]byte, error) {
 	return fmt.Appendf([]byte("\x89PNG fake "), "%d elements", sc.Len()), nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/bot/relay"
 	"github.com/excalibot/excalibot/bot/telegram/tgfake"
+	"github.com/excalibot/excalibot/render/export"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 	"github.com/excalibot/excalibot/store/sqlite"
@@ -69,7 +70,7 @@ func (d *boxDrawer) Draw(ctx context.Context, req bot.DrawRequest) (bot.DrawResu
 
 type pngRenderer struct{}
 
-func (pngRenderer) Render(ctx context.Context, sc *scene.Scene, doc []byte, format string, dark bool) ([]byte, error) {
+func (pngRenderer) Render(ctx context.Context, sc *scene.Scene, doc []byte, format export.Format, dark bool) ([]byte, error) {
 	return smallPNG(), nil
 }
 

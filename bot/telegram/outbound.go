@@ -17,6 +17,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/diagram/outline"
 )
 
 // Telegram's limits (core.telegram.org/bots/api; excalidraw.md §11).
@@ -140,7 +141,7 @@ func (a *Adapter) steps(r bot.Reply) []step {
 		caption, rest := captionOf(text, r.Alt)
 		img, mk := *r.Image, markup
 		if img.Name == "" {
-			img.Name = bot.FileBase(r.Title, 0) + ".png"
+			img.Name = outline.FileBase(r.Title, 0) + ".png"
 		}
 		out = append(out, func(ctx context.Context, d dest) (int, error) { return a.sendImage(ctx, d, img, caption, mk) })
 		text, markup = rest, nil

@@ -51,7 +51,8 @@ func startChat(t *testing.T, d bot.Drawer, bopt bot.Options, copt Options) *chat
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	lk := links.NewEditor(st, "", 0, nil)
+	ts := httptest.NewUnstartedServer(nil) // its address is the links' base
+	lk := links.NewEditor(st, "http://"+ts.Listener.Addr().String(), 0, nil)
 	core := relay.New(st, bot.New(st, d, bottest.WidthRenderer{}, lk, bopt, nil), relay.Options{NotifyEdits: true}, nil)
 	copt.Page = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "<!doctype html><title>chat</title>") })
 	chat := New(core, copt, nil)
@@ -61,8 +62,8 @@ func startChat(t *testing.T, d bot.Drawer, bopt bot.Options, copt Options) *chat
 	for _, r := range chat.Routes() {
 		mux.Handle(r.Pattern, r.Handler)
 	}
-	ts := httptest.NewServer(mux)
-	lk.SetBase(ts.URL)
+	ts.Config.Handler = mux
+	ts.Start()
 	t.Cleanup(func() {
 		chat.Close()
 		ts.Close()

@@ -22,7 +22,6 @@ import (
 	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/render"
 	"github.com/excalibot/excalibot/scene"
-	"github.com/excalibot/excalibot/store"
 )
 
 // Bounds of the doctor's checks. Starting Chromium on a busy machine is the slow one.
@@ -194,8 +193,9 @@ func checkRenderer(ctx context.Context, cfg config.Config, log *slog.Logger) []f
 		return []finding{{statusFail, "renderer", "build the test scene: " + err.Error(), ""}}
 	}
 	start := time.Now()
-	r, err := render.New(ctx, render.Config{ChromePath: cfg.ChromePath, Tabs: 1, RenderTimeout: cfg.RenderTimeout,
-		PracticeRenders: -1}, log)
+	chromium := newLazyRenderer(cfg.ChromePath, cfg.RenderTimeout, false, log)
+	defer chromium.close()
+	r, err := chromium.get(ctx)
 	chrome := "Chromium"
 	if cfg.ChromePath != "" {
 		chrome = "Chromium at " + cfg.ChromePath
@@ -208,7 +208,6 @@ func checkRenderer(ctx context.Context, cfg config.Config, log *slog.Logger) []f
 		return []finding{{statusFail, "renderer", chrome + " did not start: " + err.Error(),
 			"run `excalibot render -v` on an .excalidraw file to see what Chromium says"}}
 	}
-	defer r.Close()
 	started := time.Since(start)
 	start = time.Now()
 	png, err := r.PNG(ctx, doc, render.Options{Scale: cfg.RenderScale})
@@ -247,8 +246,7 @@ func checkStore(ctx context.Context, cfg config.Config, log *slog.Logger) []find
 		return []finding{{statusFail, "store", what + ": " + msg, fix}}
 	}
 	defer st.Close()
-	_, err = st.Load(ctx, store.ThreadKey{Platform: "probe", Workspace: "-", Thread: "-"})
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
+	if err := st.Ping(ctx); err != nil {
 		return []finding{{statusFail, "store", what + " opens but does not answer: " + err.Error(), fix}}
 	}
 	return []finding{{statusOK, "store", what + " opens and answers", ""}}

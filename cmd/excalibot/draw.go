@@ -15,7 +15,6 @@ import (
 	"github.com/excalibot/excalibot/agent"
 	"github.com/excalibot/excalibot/agent/ollama"
 	"github.com/excalibot/excalibot/config"
-	"github.com/excalibot/excalibot/diagram/mermaid"
 	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/render"
 	"github.com/excalibot/excalibot/scene"
@@ -93,7 +92,7 @@ diagram (with PROMPT's changes, if any). Flags may come before or after the prom
 			return 1
 		}
 	}
-	k.startRenderer(ctx)
+	k.chrome.start(ctx) // while the model works, so the picture comes sooner
 	set := k.tools(sc)
 	var onStep func(agent.Step)
 	if !*quiet {
@@ -144,44 +143,17 @@ type kit struct {
 	allTools bool
 	model    *ollama.Client
 	log      *slog.Logger
-	rend     *render.Renderer // started on first use, or by startRenderer
-	// starting delivers the renderer that startRenderer is bringing up; whoever receives it
-	// owns it (renderPNG or close), so the starting goroutine is always waited for.
-	starting  chan startedRenderer
-	stopStart context.CancelFunc // ends a start nobody waits for; released by close
-}
-
-type startedRenderer struct {
-	r   *render.Renderer
-	err error
-}
-
-// startRenderer brings Chromium up while the model works, so the picture comes sooner.
-func (k *kit) startRenderer(ctx context.Context) {
-	ch := make(chan startedRenderer, 1)
-	sctx, cancel := context.WithCancel(ctx)
-	k.starting, k.stopStart = ch, cancel
-	go func() {
-		r, err := render.New(sctx, k.renderConfig(), k.log)
-		ch <- startedRenderer{r, err}
-	}()
-}
-
-func (k *kit) renderConfig() render.Config {
-	return render.Config{ChromePath: k.cfg.ChromePath, Tabs: 1, RenderTimeout: k.cfg.RenderTimeout}
+	chrome   *lazyRenderer // pictures and create_from_mermaid's conversions
 }
 
 func newKit(cfg config.Config, stderr io.Writer, verbose, allTools bool) (*kit, error) {
-	level := slog.LevelWarn
-	if verbose {
-		level = slog.LevelDebug
-	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	log := cliLogger(stderr, verbose)
 	a, m, err := newAgent(cfg, allTools, log)
 	if err != nil {
 		return nil, err
 	}
-	return &kit{cfg: cfg, agent: a, model: m, log: log, allTools: allTools}, nil
+	return &kit{cfg: cfg, agent: a, model: m, log: log, allTools: allTools,
+		chrome: newLazyRenderer(cfg.ChromePath, cfg.RenderTimeout, true, log)}, nil
 }
 
 // use points the kit at another model and protocol, keeping its renderer: eval compares them.
@@ -210,76 +182,24 @@ func (k *kit) checkModel(ctx context.Context, pictures bool) error {
 
 func (k *kit) tools(sc *scene.Scene) *tools.Set {
 	set := tools.New(sc, toolLimits(k.cfg))
-	set.SetMermaid(kitMermaid{k})
+	set.SetMermaid(k.chrome)
 	return set
-}
-
-// kitMermaid gives create_from_mermaid the kit's renderer, brought up (or waited for) on the
-// first conversion, as serve does with its own.
-type kitMermaid struct{ k *kit }
-
-var _ mermaid.Converter = kitMermaid{}
-
-func (m kitMermaid) Mermaid(ctx context.Context, src string) (mermaid.Diagram, error) {
-	r, err := m.k.renderer(ctx)
-	if err != nil {
-		return mermaid.Diagram{}, fmt.Errorf("start the renderer for Mermaid: %w", err)
-	}
-	return mermaidConverter{r}.Mermaid(ctx, src)
 }
 
 func (k *kit) request(set *tools.Set, prompt string, mem agent.Memory, onStep func(agent.Step)) agent.Request {
 	return agent.SetRequest(set, prompt, mem, onStep)
 }
 
-// renderer returns the kit's one Chromium: the one startRenderer is bringing up, else one started
-// now. Not safe for concurrent use (draw and chat call it from one goroutine); close releases it.
-func (k *kit) renderer(ctx context.Context) (*render.Renderer, error) {
-	if k.starting != nil {
-		st := <-k.starting
-		k.starting = nil
-		if st.err != nil {
-			return nil, st.err
-		}
-		k.rend = st.r
-	}
-	if k.rend == nil {
-		r, err := render.New(ctx, k.renderConfig(), k.log)
-		if err != nil {
-			return nil, err
-		}
-		k.rend = r
-	}
-	return k.rend, nil
-}
-
 // renderPNG renders with the kit's renderer.
 func (k *kit) renderPNG(ctx context.Context, doc []byte) ([]byte, error) {
-	r, err := k.renderer(ctx)
+	r, err := k.chrome.get(ctx)
 	if err != nil {
 		return nil, err
 	}
 	return r.PNG(ctx, doc, render.Options{Scale: k.cfg.RenderScale})
 }
 
-func (k *kit) close() {
-	if k.stopStart != nil {
-		defer k.stopStart()
-	}
-	if k.starting != nil {
-		k.stopStart() // never used: do not wait for Chromium to finish starting
-		if st := <-k.starting; st.r != nil {
-			k.rend = st.r
-		}
-		k.starting = nil
-	}
-	if k.rend != nil {
-		if err := k.rend.Close(); err != nil {
-			k.log.Warn("close renderer", "err", err)
-		}
-		k.rend = nil
-	}
-}
+func (k *kit) close() { k.chrome.close() }
 
 func readScene(path string) (*scene.Scene, error) {
 	b, err := os.ReadFile(path)

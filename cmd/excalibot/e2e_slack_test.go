@@ -15,10 +15,10 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/excalibot/excalibot/agent/ollamafake"
-	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/bot/slack/slackfake"
 	"github.com/excalibot/excalibot/bot/telegram/tgfake"
 	"github.com/excalibot/excalibot/config"
+	"github.com/excalibot/excalibot/diagram/outline"
 )
 
 // slackDriver plays people in a fake Slack workspace, delivering their events over Socket Mode
@@ -213,7 +213,7 @@ func slackAssistant(t *testing.T, d *slackDriver) {
 	if len(at.Titles) > 0 {
 		title = at.Titles[len(at.Titles)-1]
 	}
-	if want := bot.FileBase(title, 1) + ".png"; picture != want {
+	if want := outline.FileBase(title, 1) + ".png"; picture != want {
 		t.Errorf("picture %q with chat titles %q; want the picture named %q after the title", picture, at.Titles, want)
 	}
 	for _, c := range d.fake.Calls("reactions.add") {

@@ -5,87 +5,16 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/excalibot/excalibot/bot"
-	"github.com/excalibot/excalibot/bot/agentdraw"
 	"github.com/excalibot/excalibot/diagram/mermaid"
 	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/render"
 	"github.com/excalibot/excalibot/scene"
 )
-
-// mermaidConverter is the renderer's Mermaid page as a mermaid.Converter. A diagram Mermaid
-// refuses comes back as the renderer's *mermaid.Error, unchanged.
-type mermaidConverter struct{ r *render.Renderer }
-
-var _ mermaid.Converter = mermaidConverter{}
-
-func (c mermaidConverter) Mermaid(ctx context.Context, src string) (mermaid.Diagram, error) {
-	res, err := c.r.Mermaid(ctx, src)
-	if err != nil {
-		return mermaid.Diagram{}, err
-	}
-	return mermaid.Diagram{Elements: res.Elements, Files: res.Files, Type: res.Type, Image: res.Image, Fixes: res.Fixes}, nil
-}
-
-// mermaidDrawer draws the Mermaid messages of the bot: converted in the browser, imported like the
-// tool does it, beside the thread's drawing.
-type mermaidDrawer struct {
-	conv        mermaid.Converter
-	maxElements int
-}
-
-var _ bot.MermaidDrawer = mermaidDrawer{}
-
-func (m mermaidDrawer) DrawMermaid(ctx context.Context, src string, sc *scene.Scene) (bot.MermaidDrawing, error) {
-	if sc == nil {
-		sc = scene.New()
-	}
-	d, err := m.conv.Mermaid(ctx, src)
-	if err != nil {
-		return bot.MermaidDrawing{}, err
-	}
-	next, info, err := mermaid.Import(sc, d, false)
-	if err != nil {
-		return bot.MermaidDrawing{}, err
-	}
-	if m.maxElements > 0 && next.Len() > m.maxElements {
-		return bot.MermaidDrawing{}, fmt.Errorf("the diagram would bring the drawing to %d elements, over the limit of %d", next.Len(), m.maxElements)
-	}
-	return bot.MermaidDrawing{Scene: next, Summary: mermaidSummary(info)}, nil
-}
-
-// mermaidSummary is the chat reply's text: shorter than what the model reads.
-func mermaidSummary(m mermaid.Imported) string {
-	kind := strings.TrimSuffix(m.Type, "-v2")
-	var s string
-	if m.Image {
-		s = fmt.Sprintf("Excalidraw has no shapes for Mermaid %s diagrams, so this one is a picture: it cannot be edited shape by shape (flowchart, sequence, class, state and ER diagrams can).", kind)
-	} else {
-		s = fmt.Sprintf("Drew the Mermaid %s diagram: %s, %s. Ask me to change it, or open it in the editor.", kind,
-			plural.Count(len(m.Shapes), "shape", ""), plural.Count(m.Arrows, "arrow", ""))
-	}
-	if len(m.Fixes) > 0 {
-		s += " I fixed: " + strings.Join(m.Fixes, "; ") + "."
-	}
-	return s
-}
-
-// wireMermaid gives the agent's tools the Mermaid converter and returns the bot's Mermaid drawer;
-// nil when there is no renderer (Mermaid then goes to the agent, which draws without it).
-func wireMermaid(rend *chromeRenderer, drawer *agentdraw.Drawer, maxElements int) bot.MermaidDrawer {
-	if rend == nil || rend.r == nil {
-		return nil
-	}
-	conv := mermaidConverter{rend.r}
-	drawer.Mermaid = conv
-	return mermaidDrawer{conv: conv, maxElements: maxElements}
-}
 
 // cmdMermaid converts a Mermaid diagram into an .excalidraw file, and a PNG or SVG of it:
 //
@@ -131,20 +60,16 @@ with @excalidraw/mermaid-to-excalidraw in headless Chromium. IN may be - for sta
 		}
 		*out = strings.TrimSuffix(in, filepath.Ext(in)) + ".excalidraw"
 	}
-	level := slog.LevelWarn
-	if *verbose {
-		level = slog.LevelDebug
-	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	start := time.Now()
-	r, err := render.New(ctx, render.Config{ChromePath: *chrome, Tabs: 1, RenderTimeout: *timeout, PracticeRenders: -1}, log)
+	chromium := newLazyRenderer(*chrome, *timeout, false, cliLogger(stderr, *verbose))
+	defer chromium.close()
+	r, err := chromium.get(ctx)
 	if err != nil {
 		fmt.Fprintf(stderr, "excalibot mermaid: %v\n", err)
 		return 1
 	}
-	defer r.Close()
 	fmt.Fprintf(stderr, "chromium ready in %s\n", time.Since(start).Round(time.Millisecond))
-	conv := mermaidConverter{r}
+	conv := r.Converter()
 	var d mermaid.Diagram
 	for i := range max(*times, 1) {
 		t0 := time.Now()

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/bot/agentdraw"
 	"github.com/excalibot/excalibot/diagram/mermaid"
 	"github.com/excalibot/excalibot/render"
 	"github.com/excalibot/excalibot/scene"
@@ -53,7 +55,7 @@ func TestMermaidWiring(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	conv := mermaidConverter{r}
+	conv := r.Converter()
 
 	// The tool: a flowchart beside an existing box, then edited by another tool.
 	set := tools.New(nil, tools.Limits{})
@@ -79,15 +81,15 @@ func TestMermaidWiring(t *testing.T) {
 	}
 
 	// The bot's drawer: a fenced diagram onto a stored scene; a syntax error as a *mermaid.Error.
-	d := mermaidDrawer{conv: conv, maxElements: 500}
-	out, err := d.DrawMermaid(ctx, "```mermaid\nsequenceDiagram\n  Alice->>Bob: hi\n```", sc.Clone())
+	d := agentdraw.New(nil, agentdraw.Options{Mermaid: conv, Limits: tools.Limits{MaxElements: 500}}, nil)
+	out, err := d.Draw(ctx, bot.DrawRequest{Prompt: "```mermaid\nsequenceDiagram\n  Alice->>Bob: hi\n```", Scene: sc.Clone(), Mermaid: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if next := out.Scene; next.Len() <= sc.Len() || !strings.Contains(out.Summary, "sequence") {
 		t.Errorf("drawn scene: %d elements (was %d), summary %q", next.Len(), sc.Len(), out.Summary)
 	}
-	_, err = d.DrawMermaid(ctx, "sequenceDiagram\n  Alice->>Bob hi", sc.Clone())
+	_, err = d.Draw(ctx, bot.DrawRequest{Prompt: "sequenceDiagram\n  Alice->>Bob hi", Scene: sc.Clone(), Mermaid: true})
 	var me *mermaid.Error
 	if !errors.As(err, &me) || me.Line != 2 || me.Hint == "" {
 		t.Errorf("err = %v, want a *mermaid.Error on line 2 with a hint", err)

@@ -6,13 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/excalibot/excalibot/diagram/outline"
 	"github.com/excalibot/excalibot/render"
 	"github.com/excalibot/excalibot/scene"
 )
@@ -94,18 +92,15 @@ IN may be - for standard input. Flags may come before or after IN.
 		return 1
 	}
 
-	level := slog.LevelWarn
-	if *verbose {
-		level = slog.LevelDebug
-	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	log := cliLogger(stderr, *verbose)
 	start := time.Now()
-	r, err := render.New(ctx, render.Config{ChromePath: *chrome, Tabs: 1, RenderTimeout: *timeout, PracticeRenders: -1}, log)
+	chromium := newLazyRenderer(*chrome, *timeout, false, log)
+	defer chromium.close()
+	r, err := chromium.get(ctx)
 	if err != nil {
 		fmt.Fprintf(stderr, "excalibot render: %v\n", err)
 		return 1
 	}
-	defer r.Close()
 	log.Debug("renderer ready", "took", time.Since(start))
 
 	if *check {
@@ -119,7 +114,7 @@ IN may be - for standard input. Flags may come before or after IN.
 	var pic []byte
 	if *svg {
 		if sc, err := scene.Decode(doc); err == nil {
-			opts.Title, opts.Description = altText(sc)
+			opts.Title, opts.Description = render.AltText(sc)
 		}
 		pic, err = r.SVG(ctx, doc, opts)
 	} else {
@@ -169,15 +164,4 @@ func parseOneInput(fs *flag.FlagSet, args []string, stderr io.Writer) (string, i
 		return "", 2
 	}
 	return in, -1
-}
-
-// altText is what an SVG says of itself for those who cannot see it: the diagram's title (or its
-// kind) and a sentence naming its boxes and connections.
-func altText(sc *scene.Scene) (title, desc string) {
-	o := outline.Of(sc)
-	title = o.Title
-	if title == "" {
-		title = "Excalidraw " + o.Kind
-	}
-	return title, o.Summary(1000)
 }

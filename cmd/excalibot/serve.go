@@ -55,25 +55,62 @@ its environment variable or a config file (--config); flags win.
 		return 2
 	}
 	log := newLogger(stderr, l.Config)
-	if err := serve(ctx, l.Config, log, nil); err != nil {
+	m := newMain(l.Config, log)
+	err = m.Open(ctx)
+	if err == nil {
+		err = m.Run(ctx)
+		if cerr := m.Close(); cerr != nil {
+			log.Warn("close", "err", cerr)
+		}
+	}
+	if err != nil {
 		log.Error("excalibot stopped", "err", err)
 		return 1
 	}
 	return 0
 }
 
-// serve runs until ctx ends. ready, when not nil, receives the HTTP address once everything is up
-// (tests listen on port 0).
-func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<- string) error {
-	st, err := openStore(ctx, cfg, log)
-	if err != nil {
+// Main is the bot as serve runs it: Open builds every part from the settings (the store, the
+// renderer, the agent, the conversation and the work around it, the chat adapters that have
+// credentials, the HTTP listener and server), Run serves until its context ends and then lets
+// running work finish, and Close releases what Open made. The end-to-end tests run it as serve
+// does.
+type Main struct {
+	cfg config.Config
+	log *slog.Logger
+
+	st      storeCloser
+	rend    *render.Scenes
+	ln      net.Listener
+	work    *relay.Engine
+	chat    *webchat.Adapter
+	threads *laterIndex // Telegram's message→thread index, written behind the replies
+	runners []runner
+	srv     *http.Server
+	owner   string
+
+	ready     chan struct{} // closed by Run once everything is up
+	ran       bool          // Run started: it shuts the server, the engine and the chat page down
+	closeOnce sync.Once
+	closeErr  error
+}
+
+func newMain(cfg config.Config, log *slog.Logger) *Main {
+	return &Main{cfg: cfg, log: log, ready: make(chan struct{})}
+}
+
+// Open builds the bot. When it fails, what it opened is released, and Close does nothing more.
+func (m *Main) Open(ctx context.Context) (err error) {
+	defer func() {
+		if err != nil {
+			_ = m.Close()
+		}
+	}()
+	cfg, log := m.cfg, m.log
+	if m.st, err = openStore(ctx, cfg, log); err != nil {
 		return err
 	}
-	defer st.Close()
-
-	rend := newRenderer(ctx, cfg, log)
-	defer rend.Close()
-
+	m.rend = newRenderer(ctx, cfg, log)
 	ag, model, err := newAgent(cfg, false, log)
 	if err != nil {
 		return err
@@ -82,22 +119,29 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 	if _, err := checkModel(ctx, model, log); err != nil {
 		log.Error("model check: "+err.Error(), "model", cfg.Model, "ollama", model.URL())
 	}
-	drawer := agentdraw.Drawer{Agent: ag, Log: log, Limits: toolLimits(cfg)}
+	// The listener comes before the links: without a public URL they point at its address.
+	if m.ln, err = net.Listen("tcp", cfg.Listen); err != nil {
+		return fmt.Errorf("listen on %s (set --listen or EXCALIBOT_LISTEN): %w", cfg.Listen, err)
+	}
+	base := cfg.PublicURL
+	if base == "" {
+		base = localURL(m.ln.Addr())
+	}
 
 	metrics := web.NewMetrics()
-	drawer.Observer = metrics
-	mermaid := wireMermaid(rend, &drawer, cfg.MaxElements)
+	// Without Chromium there is no converter: Mermaid then goes to the agent, which draws without it.
+	drawer := agentdraw.New(ag, agentdraw.Options{Limits: toolLimits(cfg), Observer: metrics, Mermaid: m.rend.Converter()}, log)
 	// Each process its own name in the store's leases and claims, even two on one host.
-	owner := relay.NewOwner()
+	m.owner = relay.NewOwner()
 	// The links replies carry are made before the core and the web server, which both use them.
-	editor := links.NewEditor(st, cfg.PublicURL, cfg.LinkTTL, nil)
+	editor := links.NewEditor(m.st, base, cfg.LinkTTL, nil)
 	var replyLinks bot.Links = editor
 	if cfg.ShareLinks && cfg.PublicURL == "" {
 		replyLinks = &links.Share{Linker: links.ShareLinker{PostURL: cfg.ShareURL}}
 	} else if cfg.ShareLinks {
 		log.Warn("share links are off because EXCALIBOT_PUBLIC_URL is set: replies link to this server's editor")
 	}
-	core := bot.New(st, drawer, rend, replyLinks, bot.Options{
+	core := bot.New(m.st, drawer, m.rend, replyLinks, bot.Options{
 		MaxMessageLength:  cfg.MaxMessageLength,
 		UserRatePerMinute: cfg.UserRatePerMinute,
 		ChatRatePerMinute: cfg.ChatRatePerMinute,
@@ -107,13 +151,10 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 		MaxElements:       cfg.MaxElements,
 		Observer:          metrics,
 	}, log)
-	if mermaid != nil {
-		core.SetMermaid(mermaid)
-	}
 	// The engine keeps each message, hands each thread's to the conversation in order and posts
 	// the replies: it is what the adapters hand their messages to.
-	work := relay.New(st, core, relay.Options{
-		Owner:             owner,
+	m.work = relay.New(m.st, core, relay.Options{
+		Owner:             m.owner,
 		MaxConcurrentRuns: cfg.MaxConcurrentRuns,
 		RunTimeout:        cfg.RunTimeout + cfg.RenderTimeout + 30*time.Second,
 		LeaseTTL:          cfg.LeaseTTL,
@@ -123,76 +164,80 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 		WorkingAfter:      workingAfter(cfg.WorkingAfter),
 		Observer:          metrics,
 	}, log)
-	metrics.QueueDepth(work.QueueDepth)
 
-	srvWeb := web.New(st, rend, work, metrics, web.Options{MaxBody: int64(cfg.MaxSceneSize) + 1<<20,
-		Limits: scene.Limits{MaxBytes: cfg.MaxSceneSize, MaxElements: cfg.MaxElements}}, log)
-	srvWeb.AddCheck(web.Check{Name: "renderer", Fn: func(context.Context) error { return rend.Ready() }})
-	srvWeb.AddCheck(web.Check{Name: "store", Fn: func(ctx context.Context) error {
-		_, err := st.Load(ctx, store.ThreadKey{Platform: "probe", Workspace: "-", Thread: "-"})
-		if errors.Is(err, store.ErrNotFound) {
-			return nil
-		}
-		return err
-	}})
+	srvWeb := web.New(m.st, m.rend, m.work, metrics, web.Options{
+		MaxBody: int64(cfg.MaxSceneSize) + 1<<20,
+		Limits:  scene.Limits{MaxBytes: cfg.MaxSceneSize, MaxElements: cfg.MaxElements},
+		Checks: []web.Check{
+			{Name: "renderer", Fn: func(context.Context) error { return m.rend.Ready() }},
+			{Name: "store", Fn: m.st.Ping},
+		},
+		Queue: m.work,
+	}, log)
 
 	// The chat page: open on localhost, from elsewhere only with EXCALIBOT_CHAT_SECRET.
-	chat := webchat.New(work, webchat.Options{Secret: cfg.ChatSecret, Page: web.ChatPage,
+	m.chat = webchat.New(m.work, webchat.Options{Secret: cfg.ChatSecret, Page: web.ChatPage,
 		Secure: strings.HasPrefix(cfg.PublicURL, "https:"), MaxImageBytes: int64(cfg.MaxImageSize)}, log)
-	for _, r := range chat.Routes() {
+	for _, r := range m.chat.Routes() {
 		if r.MaxBody > 0 {
 			srvWeb.HandleUpload(r.Pattern, r.Handler, r.MaxBody)
 		} else {
 			srvWeb.HandleBrowser(r.Pattern, r.Handler, r.Stream)
 		}
 	}
-	work.Register(chat)
-
-	// Telegram's message→thread index, written behind the replies (runs after the adapters stop,
-	// before the store closes).
-	threads := newLaterIndex(tgIndex{st}, log)
-	defer threads.Close()
-	runners, err := startAdapters(cfg, core, work, threads, srvWeb, log)
-	if err != nil {
+	// Every adapter is registered here, before Run starts the engine.
+	m.work.Register(m.chat)
+	m.threads = newLaterIndex(tgIndex{m.st}, log)
+	if m.runners, err = startAdapters(cfg, core, m.work, m.threads, srvWeb, log); err != nil {
 		return err
 	}
 	if msg := cfg.MissingChat(); msg != "" {
 		log.Warn(msg)
 	}
-
-	ln, err := net.Listen("tcp", cfg.Listen)
-	if err != nil {
-		return fmt.Errorf("listen on %s (set --listen or EXCALIBOT_LISTEN): %w", cfg.Listen, err)
-	}
-	editor.SetBase(localURL(ln.Addr()))
 	switch {
 	case cfg.PublicURL == "" && cfg.ShareLinks:
 		log.Info("replies link to excalidraw.com: each posted revision is uploaded there, encrypted, with the key only in the link", "store", cfg.ShareURL)
 	case cfg.PublicURL == "":
-		log.Warn("links in replies point at this machine only; set EXCALIBOT_PUBLIC_URL to the address people open, or EXCALIBOT_SHARE_LINKS=true for excalidraw.com links", "using", localURL(ln.Addr()))
+		log.Warn("links in replies point at this machine only; set EXCALIBOT_PUBLIC_URL to the address people open, or EXCALIBOT_SHARE_LINKS=true for excalidraw.com links", "using", base)
 	}
-	srv := &http.Server{Handler: srvWeb.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+	m.srv = &http.Server{Handler: srvWeb.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 2 * time.Minute}
-	srv.RegisterOnShutdown(chat.Close) // end the chat page's event streams, or Shutdown waits for them
+	m.srv.RegisterOnShutdown(m.chat.Close) // end the chat page's event streams, or Shutdown waits for them
+	return nil
+}
+
+// Addr is the HTTP listener's address (tests listen on port 0).
+func (m *Main) Addr() string { return m.ln.Addr().String() }
+
+// Ready is closed once Run has everything up: the HTTP server, the work and the adapters.
+func (m *Main) Ready() <-chan struct{} { return m.ready }
+
+// Run serves until ctx ends or the HTTP server fails, then stops the adapters and lets running
+// drawings finish for shutdownGrace. Call it once, after Open.
+func (m *Main) Run(ctx context.Context) error {
+	cfg, log := m.cfg, m.log
+	m.ran = true
 	var wg sync.WaitGroup
 	errc := make(chan error, 1)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := m.srv.Serve(m.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			errc <- fmt.Errorf("http server: %w", err)
 		}
 	}()
-	log.Info("excalibot is up", "http", "http://"+ln.Addr().String(), "chat", "http://"+ln.Addr().String()+"/chat", "model", cfg.Model,
-		"ollama", cfg.OllamaHost, "owner", owner)
+	addr := m.ln.Addr().String()
+	log.Info("excalibot is up", "http", "http://"+addr, "chat", "http://"+addr+"/chat", "model", cfg.Model,
+		"ollama", cfg.OllamaHost, "owner", m.owner)
 
 	// The work starts, every adapter registered: threads whose owner is gone are told, and
 	// messages kept before this start (here or by another replica) are drawn.
-	if err := work.Recover(ctx); err != nil {
+	if err := m.work.Recover(ctx); err != nil {
 		log.Warn("could not recover interrupted runs", "err", err)
 	}
 	adapterCtx, stopAdapters := context.WithCancel(ctx)
-	for _, r := range runners {
+	defer stopAdapters()
+	for _, r := range m.runners {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -202,10 +247,8 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 			}
 		}()
 	}
-	pruneDone := startPruning(adapterCtx, st, cfg.PruneAfter, log, &wg)
-	if ready != nil {
-		ready <- ln.Addr().String()
-	}
+	pruneDone := startPruning(adapterCtx, m.st, cfg.PruneAfter, log, &wg)
+	close(m.ready)
 
 	var runErr error
 	select {
@@ -217,13 +260,47 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 	stopAdapters()
 	grace, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 	defer cancel()
-	work.Close(grace)
-	if err := srv.Shutdown(grace); err != nil {
+	m.work.Close(grace)
+	if err := m.srv.Shutdown(grace); err != nil {
 		log.Warn("http shutdown", "err", err)
 	}
 	<-pruneDone
 	wg.Wait()
 	return runErr
+}
+
+// Close releases what Open made: after Run, the thread index (once the adapters stopped), the
+// renderer and the store; without Run, also the engine, the chat page and the listener.
+func (m *Main) Close() error {
+	m.closeOnce.Do(func() {
+		if !m.ran {
+			if m.work != nil {
+				m.work.Close(context.Background()) // never started: it has nothing to wait for
+			}
+			if m.chat != nil {
+				m.chat.Close()
+			}
+			if m.ln != nil {
+				_ = m.ln.Close()
+			}
+		}
+		if m.threads != nil {
+			m.threads.Close()
+		}
+		var errs []error
+		if m.rend != nil {
+			if err := m.rend.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("close renderer: %w", err))
+			}
+		}
+		if m.st != nil {
+			if err := m.st.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("close store: %w", err))
+			}
+		}
+		m.closeErr = errors.Join(errs...)
+	})
+	return m.closeErr
 }
 
 // runner is a chat adapter's receive loop.
@@ -239,6 +316,7 @@ type storeCloser interface {
 	web.Store
 	messageThreads
 	Prune(ctx context.Context, before time.Time) (store.PruneStats, error)
+	Ping(ctx context.Context) error
 	Close() error
 }
 
@@ -247,8 +325,17 @@ var (
 	_ storeCloser = (*postgres.Store)(nil)
 	_ links.Store = storeCloser(nil)
 
-	// The threads hear of saves in the editor.
+	// The threads hear of saves in the editor, and /metrics reports the work's depth.
 	_ web.Notifier = (*relay.Engine)(nil)
+	_ web.Queue    = (*relay.Engine)(nil)
+
+	// Replies carry this server's editor links, or excalidraw.com's.
+	_ bot.Links = (*links.Editor)(nil)
+	_ bot.Links = (*links.Share)(nil)
+
+	// The metrics hear of tool calls, model answers, renders and runs.
+	_ bot.Observer   = (*web.Metrics)(nil)
+	_ relay.Observer = (*web.Metrics)(nil)
 )
 
 func openStore(ctx context.Context, cfg config.Config, log *slog.Logger) (storeCloser, error) {
@@ -306,20 +393,7 @@ func startPruning(ctx context.Context, st storeCloser, after time.Duration, log 
 	return done
 }
 
-// chromeRenderer adapts the renderer to the bot and the web server: the scene's own viewport
-// frames the picture.
-type chromeRenderer struct {
-	r     *render.Renderer
-	err   error // why there is no renderer
-	scale float64
-}
-
-var (
-	_ bot.Renderer = (*chromeRenderer)(nil)
-	_ web.Renderer = (*chromeRenderer)(nil)
-)
-
-func newRenderer(ctx context.Context, cfg config.Config, log *slog.Logger) *chromeRenderer {
+func newRenderer(ctx context.Context, cfg config.Config, log *slog.Logger) *render.Scenes {
 	// The Mermaid tab opens right after the render tabs, so the first Mermaid diagram after a start
 	// does not wait 3-5 s for its page.
 	r, err := render.New(ctx, render.Config{ChromePath: cfg.ChromePath, Tabs: cfg.RenderTabs, RenderTimeout: cfg.RenderTimeout,
@@ -327,39 +401,9 @@ func newRenderer(ctx context.Context, cfg config.Config, log *slog.Logger) *chro
 	if err != nil {
 		// The bot still answers with the .excalidraw file; the reason goes into every reply and the log.
 		log.Error("renderer unavailable: replies will carry the .excalidraw file without a picture", "err", err)
-		return &chromeRenderer{err: err}
+		return render.Unavailable(err)
 	}
-	return &chromeRenderer{r: r, scale: cfg.RenderScale}
-}
-
-// Render draws sc: the viewport is read from the scene, and doc (sc as stored) goes to the page
-// and into the PNG.
-func (c *chromeRenderer) Render(ctx context.Context, sc *scene.Scene, doc []byte, format string, dark bool) ([]byte, error) {
-	if c.r == nil {
-		return nil, c.err
-	}
-	opt := render.Options{Scale: c.scale, Dark: dark}
-	if v, ok := sc.Viewport(); ok {
-		opt.Viewport = &render.Rect{X: v.X, Y: v.Y, Width: v.Width, Height: v.Height}
-	}
-	if format == "svg" {
-		opt.Title, opt.Description = altText(sc)
-		return c.r.SVG(ctx, doc, opt)
-	}
-	return c.r.PNG(ctx, doc, opt)
-}
-
-func (c *chromeRenderer) Ready() error {
-	if c.r == nil {
-		return c.err
-	}
-	return c.r.Ready()
-}
-
-func (c *chromeRenderer) Close() {
-	if c.r != nil {
-		_ = c.r.Close()
-	}
+	return render.NewScenes(r, cfg.RenderScale)
 }
 
 // localURL is the base URL of links when no public URL is set: the listen address, with a

@@ -26,25 +26,34 @@ func testConfig(t *testing.T) config.Config {
 	return cfg
 }
 
-// startServe runs serve in the background and returns its HTTP address and a stop function that
-// waits for it to end.
+// startServe opens and runs the bot as serve does, in the background, and returns its HTTP address
+// and a stop function that waits for it to end.
 func startServe(t testing.TB, cfg config.Config, logs io.Writer) (string, func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan string, 1)
+	m := newMain(cfg, slog.New(slog.NewTextHandler(logs, nil)))
 	done := make(chan error, 1)
-	log := slog.New(slog.NewTextHandler(logs, nil))
-	go func() { done <- serve(ctx, cfg, log, ready) }()
+	go func() {
+		if err := m.Open(ctx); err != nil {
+			done <- err
+			return
+		}
+		done <- m.Run(ctx)
+	}()
 	select {
-	case addr := <-ready:
-		return addr, func() {
+	case <-m.Ready():
+		return m.Addr(), func() {
 			cancel()
 			if err := <-done; err != nil {
 				t.Errorf("serve returned %v", err)
 			}
+			if err := m.Close(); err != nil {
+				t.Errorf("close: %v", err)
+			}
 		}
 	case err := <-done:
 		cancel()
+		m.Close()
 		t.Fatalf("serve ended before it was ready: %v", err)
 	case <-time.After(3 * time.Minute): // Chromium starts slowly on a busy 2-core machine
 		cancel()

@@ -1,8 +1,9 @@
 // Package outline reads a scene the way a person describes a diagram: its title, its boxes, what
 // connects to what, and the groups around them. The bot uses it for the alt text every picture
 // carries and for the text outline it answers `describe` with; SVG exports carry it as <title> and
-// <desc>. It reads any scene (drawn by the tools, edited by hand, imported), so it relies only on
-// geometry and bindings, never on how an element was made.
+// <desc>; a diagram's files are named after its title (FileBase). It reads any scene (drawn by the
+// tools, edited by hand, imported), so it relies only on geometry and bindings, never on how an
+// element was made.
 package outline
 
 import (

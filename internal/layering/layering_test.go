@@ -28,17 +28,17 @@ type layer struct {
 // row; a new package needs one, a new import of ours needs its row to allow it.
 var layers = map[string]layer{
 	"cmd/excalibot": {imports: []string{"agent", "agent/eval", "agent/ollama", "bot", "bot/agentdraw", "bot/relay", "bot/slack",
-		"bot/telegram", "bot/webchat", "config", "diagram/mermaid", "diagram/outline", "internal/plural", "links", "picture", "render", "scene", "store", "store/postgres", "store/sqlite", "tools", "web"}},
+		"bot/telegram", "bot/webchat", "config", "diagram/mermaid", "internal/plural", "links", "picture", "render", "scene", "store", "store/postgres", "store/sqlite", "tools", "web"}},
 	"config": {},
 
-	"web":           {imports: []string{"bot", "diagram/outline", "internal/httpx", "ratelimit", "render", "scene", "store"}, tests: []string{"agent", "agent/ollama", "bot/agentdraw", "bot/relay", "bot/webchat", "links"}},
-	"links":         {imports: []string{"bot", "scene", "store"}},
+	"web":           {imports: []string{"diagram/outline", "internal/httpx", "ratelimit", "render", "render/export", "scene", "store"}, tests: []string{"agent", "agent/ollama", "bot", "bot/agentdraw", "bot/relay", "bot/webchat", "links"}},
+	"links":         {imports: []string{"scene", "store"}},
 	"bot/slack":     {imports: []string{"bot", "internal/clip"}, tests: []string{"bot/relay"}},
-	"bot/telegram":  {imports: []string{"bot"}, tests: []string{"bot/relay"}},
+	"bot/telegram":  {imports: []string{"bot", "diagram/outline"}, tests: []string{"bot/relay"}},
 	"bot/webchat":   {imports: []string{"bot", "internal/clip", "internal/httpx", "scene"}, tests: []string{"bot/relay", "links", "store"}},
-	"bot/agentdraw": {imports: []string{"agent", "bot", "diagram/mermaid", "scene", "tools"}},
+	"bot/agentdraw": {imports: []string{"agent", "bot", "diagram/mermaid", "internal/plural", "scene", "tools"}},
 	"bot/relay":     {imports: []string{"bot", "internal/clip", "store"}},
-	"bot":           {imports: []string{"diagram/mermaid", "diagram/outline", "internal/clip", "internal/plural", "picture", "ratelimit", "scene", "store"}},
+	"bot":           {imports: []string{"diagram/mermaid", "diagram/outline", "internal/clip", "internal/plural", "picture", "ratelimit", "render/export", "scene", "store"}},
 	"ratelimit":     {},
 
 	"agent":          {imports: []string{"agent/ollama", "agent/plan", "agent/textcall", "diagram/outline", "internal/clip", "internal/plural", "scene", "tools"}},
@@ -47,7 +47,8 @@ var layers = map[string]layer{
 	"agent/plan":     {imports: []string{"diagram", "internal/clip", "tools"}},
 	"agent/textcall": {imports: []string{"internal/clip", "tools"}},
 	"tools":          {imports: []string{"diagram", "diagram/graph", "diagram/mermaid", "diagram/sequence", "internal/clip", "internal/plural", "scene"}},
-	"render":         {imports: []string{"diagram/mermaid", "scene"}},
+	"render":         {imports: []string{"diagram/mermaid", "diagram/outline", "render/export", "scene"}},
+	"render/export":  {imports: []string{"scene"}},
 	"picture":        {imports: []string{"scene"}},
 
 	"diagram/graph":    {imports: []string{"diagram", "diagram/sequence", "layout", "scene"}},
@@ -78,7 +79,7 @@ var layers = map[string]layer{
 	"agent/ollamafake":    {tests: []string{"agent/ollama"}},
 	"bot/slack/slackfake": {},
 	"bot/telegram/tgfake": {},
-	"bot/bottest":         {imports: []string{"bot", "scene"}},
+	"bot/bottest":         {imports: []string{"bot", "render/export", "scene"}},
 	"store/storetest":     {imports: []string{"internal/waitfor", "store"}},
 	"internal/fuzzbound":  {},
 	"internal/corpusdir":  {},

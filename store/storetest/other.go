@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -66,6 +67,18 @@ func testLinks(t *testing.T, f Factory) {
 	for _, tok := range []string{edit, edit2} {
 		_, err = e.s.ResolveLink(ctx, tok)
 		wantErr(t, "ResolveLink of a revoked link", err, store.ErrLinkRevoked)
+	}
+}
+
+func testPing(t *testing.T, f Factory) {
+	e := newEnv(t, f, store.Options{})
+	if err := e.s.Ping(t.Context()); err != nil {
+		t.Fatalf("Ping of an open store: %v", err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := e.s.Ping(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Ping with a canceled context: got %v, want context.Canceled", err)
 	}
 }
 

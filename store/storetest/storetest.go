@@ -145,6 +145,7 @@ func Run(t *testing.T, f Factory) {
 	}{
 		{"CreateLoad", testCreateLoad},
 		{"Exists", testExists},
+		{"Ping", testPing},
 		{"SaveConflict", testSaveConflict},
 		{"InvalidInput", testInvalidInput},
 		{"UndoRedo", testUndoRedo},
