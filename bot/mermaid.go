@@ -2,13 +2,9 @@ package bot
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"regexp"
 	"strings"
 
-	"github.com/excalibot/excalibot/diagram/mermaid"
-	"github.com/excalibot/excalibot/internal/clip"
 	"github.com/excalibot/excalibot/scene"
 )
 
@@ -18,7 +14,7 @@ import (
 type MermaidDrawer interface {
 	// DrawMermaid adds the diagram in src (a whole message; it may hold a ```mermaid fence) to
 	// sc, nil for a new thread, and returns the new scene. A diagram Mermaid refuses returns a
-	// *mermaid.Error.
+	// *mermaid.Error, whose UserMessage the reply says.
 	DrawMermaid(ctx context.Context, src string, sc *scene.Scene) (MermaidDrawing, error)
 }
 
@@ -27,28 +23,6 @@ type MermaidDrawing struct {
 	Scene *scene.Scene
 	// Summary says what was drawn: its type, the shapes, a picture fallback, what was repaired.
 	Summary string
-}
-
-// mermaidReply is the friendly answer to a refused diagram: which line, what is wrong, what to write.
-func mermaidReply(e *mermaid.Error) string {
-	var b strings.Builder
-	b.WriteString("I could not read that Mermaid diagram")
-	if e.Line > 0 {
-		fmt.Fprintf(&b, " (line %d", e.Line)
-		if t := strings.TrimSpace(e.LineText); t != "" {
-			fmt.Fprintf(&b, ": `%s`", clip.Runes(t, 80))
-		}
-		b.WriteString(")")
-	}
-	if e.Message != "" {
-		b.WriteString(": " + e.Message)
-	}
-	b.WriteString(".")
-	if e.Hint != "" {
-		b.WriteString(" Hint: " + e.Hint + ".")
-	}
-	b.WriteString(" Nothing in the diagram changed; send the corrected diagram to try again.")
-	return b.String()
 }
 
 // SetMermaid turns on drawing Mermaid messages directly.
@@ -81,19 +55,6 @@ func (r mermaidRun) Draw(ctx context.Context, req DrawRequest) (DrawResult, erro
 		return DrawResult{}, err
 	}
 	return DrawResult{Scene: d.Scene, Memory: req.Memory, Summary: d.Summary, Changed: true}, nil
-}
-
-// drawFailure is the reply to a failed drawing run.
-func drawFailure(err error) string {
-	var me *mermaid.Error
-	if errors.As(err, &me) {
-		return mermaidReply(me)
-	}
-	if errors.Is(err, ErrCannotSee) {
-		return "I cannot redraw this picture: " + strings.TrimSuffix(err.Error(), ".") +
-			". Whoever runs me can set EXCALIBOT_VISION_MODEL to one of them. Nothing in the diagram changed."
-	}
-	return Friendly("drawing", err)
 }
 
 var (

@@ -32,7 +32,8 @@ var _ bot.Drawer = Drawer{}
 // The tool set is the agent's toolbox for a run.
 var _ agent.Toolbox = (*tools.Set)(nil)
 
-// Draw runs the agent on req.Scene. Agent errors are already sentences a user can act on.
+// Draw runs the agent on req.Scene. An agent error the person can act on has words for them
+// (bot.UserMessager), found through the wrapping here.
 func (d Drawer) Draw(ctx context.Context, req bot.DrawRequest) (bot.DrawResult, error) {
 	sc := scene.New()
 	if req.Scene != nil {

@@ -55,10 +55,21 @@ func (m mermaidDrawer) DrawMermaid(ctx context.Context, src string, sc *scene.Sc
 		return bot.MermaidDrawing{}, err
 	}
 	if m.maxElements > 0 && next.Len() > m.maxElements {
-		return bot.MermaidDrawing{}, fmt.Errorf("the diagram would bring the drawing to %d elements, over the limit of %d", next.Len(), m.maxElements)
+		return bot.MermaidDrawing{}, overLimit{next.Len(), m.maxElements}
 	}
 	return bot.MermaidDrawing{Scene: next, Summary: mermaidSummary(info)}, nil
 }
+
+// overLimit is a Mermaid diagram that would take the drawing over its element limit; the person
+// who sent it reads why.
+type overLimit struct{ n, max int }
+
+var _ bot.UserMessager = overLimit{}
+
+func (e overLimit) Error() string {
+	return fmt.Sprintf("the diagram would bring the drawing to %d elements, over the limit of %d", e.n, e.max)
+}
+func (e overLimit) UserMessage() string { return e.Error() }
 
 // mermaidSummary is the chat reply's text: shorter than what the model reads.
 func mermaidSummary(m mermaid.Imported) string {
