@@ -11,9 +11,9 @@ import (
 )
 
 // UserMessager is an error with words for the person who asked: what went wrong and what they,
-// or whoever runs the bot, can do. UserMessage is a clause without its final period, as a Go error
-// reads ("Ollama is not reachable at …; start it with `ollama serve`"), so a reply can carry it in
-// its own sentence; Error stays the Go text, for the log. The packages that make such errors
+// or whoever runs the bot, can do. UserMessage has no final period, as a Go error has none
+// ("Ollama is not reachable at …; start it with `ollama serve`"), so a reply can carry it in its
+// own sentence; Error stays the Go text, for the log. The packages that make such errors
 // (agent/ollama, picture, diagram/mermaid, the adapters) need not import this one: the method is
 // the contract, found through any wrapping with errors.As.
 type UserMessager interface {
@@ -40,6 +40,8 @@ type userError struct {
 	msg string
 	err error
 }
+
+var _ UserMessager = (*userError)(nil)
 
 func (e *userError) Error() string {
 	if e.err == nil {

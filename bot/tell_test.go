@@ -47,6 +47,8 @@ func TestFailure(t *testing.T) {
 	}{
 		{"words of a drawer, wrapped", "drawing", fmt.Errorf("agent run: %w", ollamaDown),
 			"Sorry, drawing failed: Ollama is not reachable at http://127.0.0.1:11434; start it with `ollama serve` or set OLLAMA_HOST to where it runs. Nothing in the diagram changed; you can send the request again.", false},
+		{"an adapter's words", "drawing", fmt.Errorf("fetch: %w", UserError("board.png is no longer kept", errors.New("upload u1: expired"))),
+			"Sorry, drawing failed: board.png is no longer kept. Nothing in the diagram changed; you can send the request again.", false},
 		{"Mermaid refused", "drawing", fmt.Errorf("convert: %w", &mermaid.Error{Line: 2, LineText: "  A[BROKEN(x)] --> B", Message: "expected ']'", Hint: "put a label with brackets in quotes"}),
 			"I could not read that Mermaid diagram (line 2: `A[BROKEN(x)] --> B`): expected ']'. Hint: put a label with brackets in quotes. Nothing in the diagram changed; send the corrected diagram to try again.", false},
 		{"Mermaid refused without a line", "drawing", &mermaid.Error{Message: "the diagram is empty"},
