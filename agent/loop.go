@@ -341,8 +341,8 @@ func (a *Agent) timedRequest(ctx context.Context, turn int, res *Result, request
 	return reply, d, nil
 }
 
-// timeoutError is a model request that hit Limits.Request: a sentence for the user that matches
-// ollama.ErrModelTimeout, keeping the client's error for operators.
+// timeoutError is a model request that hit Limits.Request: words for the person who asked
+// (UserMessage) that match ollama.ErrModelTimeout, keeping the client's error for operators.
 type timeoutError struct {
 	limit time.Duration
 	cause error
@@ -352,7 +352,8 @@ func (e *timeoutError) Error() string {
 	return fmt.Sprintf("the model did not answer within %s; a smaller model or a longer model timeout may help", e.limit)
 }
 
-func (e *timeoutError) Unwrap() []error { return []error{ollama.ErrModelTimeout, e.cause} }
+func (e *timeoutError) UserMessage() string { return e.Error() }
+func (e *timeoutError) Unwrap() []error     { return []error{ollama.ErrModelTimeout, e.cause} }
 
 // toolCallsOf returns the assistant message with its calls in the tool-call field: the calls
 // Ollama parsed, then those written in the text (a model may do both in one reply; a call written

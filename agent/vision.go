@@ -18,7 +18,7 @@ import (
 
 // ErrNoVision matches the error of a run with pictures whose model cannot read them: the model
 // reports no vision capability, or the server refused the pictures (ollama.ErrNoVision). The error
-// is a *NoVisionError, whose text is the sentence for the user.
+// is a *NoVisionError, whose UserMessage names the models that can.
 var ErrNoVision = errors.New("model cannot read pictures")
 
 // VisionExamples are models known to read pictures through Ollama; the error for a model without
@@ -45,6 +45,9 @@ func (e *NoVisionError) Error() string {
 	}
 	return fmt.Sprintf("%s cannot read pictures; models that can: %s", e.Model, VisionExamples)
 }
+
+// UserMessage is the error's text: which model cannot read pictures and which can.
+func (e *NoVisionError) UserMessage() string { return e.Error() }
 
 func (e *NoVisionError) Is(target error) bool { return target == ErrNoVision }
 func (e *NoVisionError) Unwrap() error        { return e.cause }

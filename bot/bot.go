@@ -3,9 +3,7 @@ package bot
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/excalibot/excalibot/ratelimit"
@@ -32,8 +30,9 @@ type Store interface {
 
 // Drawer runs the drawing agent on a thread's scene.
 type Drawer interface {
-	// Draw changes req.Scene as req.Prompt asks. An error means nothing should be saved; its text
-	// is shown to the user, so it must be a sentence they can act on.
+	// Draw changes req.Scene as req.Prompt asks. An error means nothing should be saved. An error
+	// the person can act on has words for them (UserMessager); any other is logged, and they are
+	// told that something went wrong.
 	Draw(ctx context.Context, req DrawRequest) (DrawResult, error)
 }
 
@@ -64,8 +63,8 @@ type Image struct {
 	Width, Height int
 }
 
-// ErrCannotSee is returned (wrapped) by a Drawer whose model cannot read pictures; its message
-// names the models that can.
+// ErrCannotSee is matched (errors.Is) by the error of a Drawer whose model cannot read pictures;
+// its UserMessage names the models that can.
 var ErrCannotSee = errors.New("the model cannot read pictures")
 
 // Progress is reported after each step of a run, for the status line.
@@ -190,41 +189,6 @@ func New(st Store, d Drawer, r export.Renderer, links Links, opt Options, log *s
 		userLimit: ratelimit.New(opt.UserRatePerMinute, 3, opt.Now),
 		chatLimit: ratelimit.New(opt.ChatRatePerMinute, 5, opt.Now),
 	}
-}
-
-// Friendly turns an error from a step of the work into a sentence for the chat.
-func Friendly(step string, err error) string {
-	switch {
-	case err == context.DeadlineExceeded: // a bare deadline says nothing more than this
-		return fmt.Sprintf("Sorry, %s took too long and was stopped. Nothing in the diagram changed; try a smaller request or send it again.", step)
-	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Sprintf("Sorry, %s took too long and was stopped: %s. Nothing in the diagram changed; try a smaller request or send it again.", step, strings.TrimSuffix(err.Error(), "."))
-	case errors.Is(err, context.Canceled):
-		return "I'm restarting and could not finish your request. Nothing in the diagram changed; please send it again in a minute."
-	}
-	return fmt.Sprintf("Sorry, %s failed: %s. Nothing in the diagram changed; you can send the request again.", step, strings.TrimSuffix(err.Error(), "."))
-}
-
-// StoreFailure is Friendly for a step that reads or writes the store. An error the store does not
-// name (a dropped connection, a full disk, a locked file) says in plain words that the database
-// failed, and known is false: the driver's words belong in the log, where an operator reads them.
-func StoreFailure(step string, err error) (text string, known bool) {
-	for _, k := range []error{context.Canceled, context.DeadlineExceeded, store.ErrNotFound, store.ErrConflict,
-		store.ErrTooLarge, store.ErrLeaseHeld, store.ErrNothingToUndo, store.ErrNothingToRedo} {
-		if errors.Is(err, k) {
-			return Friendly(step, err), true
-		}
-	}
-	return fmt.Sprintf("Sorry, my database did not answer while %s. Nothing in the diagram changed; please send it again in a minute (if this keeps happening, tell whoever runs me).", step), false
-}
-
-// friendlyStore is StoreFailure, logging what the store said when the sentence does not.
-func (b *Bot) friendlyStore(key ThreadKey, step string, err error) string {
-	text, known := StoreFailure(step, err)
-	if !known {
-		b.log.Error("store failed", "thread", key.String(), "step", step, "err", err)
-	}
-	return text
 }
 
 // KnownThread reports whether the bot is part of the thread, so a platform can treat a message

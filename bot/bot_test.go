@@ -348,7 +348,7 @@ func TestFailedRunChangesNothing(t *testing.T) {
 	h.rec.wait(t, 1)
 	before := h.rev(t, thread)
 	h.drawer.mu.Lock()
-	h.drawer.err = errors.New("Ollama is not reachable at http://127.0.0.1:11434 (start it with `ollama serve`)")
+	h.drawer.err = fmt.Errorf("agent run: %w", ollamaDown)
 	h.drawer.mu.Unlock()
 	h.say(thread, "make it red")
 	h.rec.wait(t, 1)
@@ -488,12 +488,12 @@ func TestResetThemeExport(t *testing.T) {
 }
 
 func TestRenderFailureStillDelivers(t *testing.T) {
-	h := newHarness(t, Options{}, fakeRenderer{err: errors.New("Chrome died")})
+	h := newHarness(t, Options{}, fakeRenderer{err: worded{"render: chrome: exec: not found", "Chrome is not installed here"}})
 	h.say(thread, "draw")
 	h.rec.wait(t, 1)
 	r := h.rec.last(thread)
-	if r.Image != nil || len(r.Files) != 1 || !strings.Contains(r.Text, "could not render the picture (Chrome died)") {
-		t.Errorf("reply = %+v; want the file and the reason", r)
+	if r.Image != nil || len(r.Files) != 1 || !strings.Contains(r.Text, "could not render the picture (Chrome is not installed here).") {
+		t.Errorf("reply = %q, %d files, image %v; want the file and the reason", r.Text, len(r.Files), r.Image != nil)
 	}
 	if got := h.rev(t, thread).Rev; got != 1 {
 		t.Errorf("revision = %d, want 1: the drawing itself succeeded", got)

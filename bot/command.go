@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -31,8 +32,9 @@ type Command struct {
 	// Rev is the revision show, revert and describe name, as history numbers them; 0 for the
 	// current one.
 	Rev int64
-	// Err is set when the message is a command with a wrong argument; the reply says what is right.
-	Err string
+	// Err is set when the message is a command with a wrong argument: its UserMessage says what is
+	// right.
+	Err error
 }
 
 // ParseCommand reads a message already stripped of the bot mention. Commands are whole messages,
@@ -82,14 +84,16 @@ func ParseCommand(text string) Command {
 		}
 	case "revert":
 		if len(args) == 0 {
-			return Command{Kind: CmdRevert, Err: "Say which revision to go back to, e.g. `revert 3`; history lists them."}
+			return Command{Kind: CmdRevert, Err: badCommand("revert: no revision named",
+				"Say which revision to go back to, e.g. `revert 3`; history lists them")}
 		}
 		rev, ok, bad := revisionArg(args)
 		if ok {
 			return Command{Kind: CmdRevert, Rev: rev, Err: bad}
 		}
 		if len(args) == 1 { // "revert it", "revert last": a revert without its number
-			return Command{Kind: CmdRevert, Err: fmt.Sprintf("I revert to a revision by its number (`revert 3`), not %q; history lists them, and undo steps back one.", args[0])}
+			return Command{Kind: CmdRevert, Err: badCommand(fmt.Sprintf("revert: %q is not a revision number", args[0]),
+				"I revert to a revision by its number (`revert 3`), not %q; history lists them, and undo steps back one", args[0])}
 		}
 	case "export":
 		if len(args) == 0 {
@@ -100,7 +104,8 @@ func ParseCommand(text string) Command {
 			case "png", "svg", "excalidraw":
 				return Command{Kind: CmdExport, Arg: args[0]}
 			}
-			return Command{Kind: CmdExport, Err: fmt.Sprintf("I can export png, svg or excalidraw, not %q.", args[0])}
+			return Command{Kind: CmdExport, Err: badCommand(fmt.Sprintf("export: unknown format %q", args[0]),
+				"I can export png, svg or excalidraw, not %q", args[0])}
 		}
 	case "theme":
 		if len(args) == 1 {
@@ -108,14 +113,15 @@ func ParseCommand(text string) Command {
 			case "dark", "light":
 				return Command{Kind: CmdTheme, Arg: args[0]}
 			}
-			return Command{Kind: CmdTheme, Err: fmt.Sprintf("The theme is dark or light, not %q.", args[0])}
+			return Command{Kind: CmdTheme, Err: badCommand(fmt.Sprintf("theme: unknown theme %q", args[0]),
+				"The theme is dark or light, not %q", args[0])}
 		}
 		if len(args) == 0 {
-			return Command{Kind: CmdTheme, Err: "Say `theme dark` or `theme light`."}
+			return Command{Kind: CmdTheme, Err: badCommand("theme: no theme named", "Say `theme dark` or `theme light`")}
 		}
 	}
 	if slash && !strings.Contains(t, " ") {
-		return Command{Kind: CmdHelp, Err: fmt.Sprintf("I don't know the command /%s.", word)}
+		return Command{Kind: CmdHelp, Err: badCommand("unknown command /"+word, "I don't know the command /%s", word)}
 	}
 	return Command{Kind: CmdDraw, Arg: t}
 }
@@ -123,10 +129,16 @@ func ParseCommand(text string) Command {
 // reRevision is a revision as people write it: "3", "r3", "#3", "v3" (a sign is read, to be refused).
 var reRevision = regexp.MustCompile(`^(?:r|#|v)?([-+]?[0-9]+)$`)
 
+// badCommand is the refusal of a command with a wrong argument: why in Go's words, then what is
+// right in the person's (msg, formatted).
+func badCommand(why, format string, args ...any) error {
+	return refuse(errors.New(why), fmt.Sprintf(format, args...), "Say help to see what I understand.")
+}
+
 // revisionArg reads the revision number of show, revert and describe: "3", "r3", "#3",
 // "revision 3", "to revision 3". ok is false when args are not a revision (then the message is a
 // drawing request); bad says why a revision that was meant is not one.
-func revisionArg(args []string) (rev int64, ok bool, bad string) {
+func revisionArg(args []string) (rev int64, ok bool, bad error) {
 	if len(args) > 1 && args[0] == "to" {
 		args = args[1:]
 	}
@@ -134,20 +146,20 @@ func revisionArg(args []string) (rev int64, ok bool, bad string) {
 		args = args[1:]
 	}
 	if len(args) != 1 {
-		return 0, false, ""
+		return 0, false, nil
 	}
 	m := reRevision.FindStringSubmatch(args[0])
 	if m == nil {
-		return 0, false, ""
+		return 0, false, nil
 	}
 	n, err := strconv.ParseInt(m[1], 10, 64)
 	switch {
 	case err != nil:
-		return 0, true, fmt.Sprintf("%s is not a revision number I have; history lists them.", args[0])
+		return 0, true, badCommand(fmt.Sprintf("revision %s: %v", args[0], err), "%s is not a revision number I have; history lists them", args[0])
 	case n < 1:
-		return 0, true, fmt.Sprintf("Revisions are numbered from 1, so there is no revision %s; history lists them.", m[1])
+		return 0, true, badCommand("revision "+m[1]+" is below 1", "Revisions are numbered from 1, so there is no revision %s; history lists them", m[1])
 	}
-	return n, true, ""
+	return n, true, nil
 }
 
 // CommandInfo is one command of a thread as a platform's command menu lists it.

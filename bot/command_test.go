@@ -60,7 +60,7 @@ func TestParseCommand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got := ParseCommand(tt.in)
-		if got.Kind != tt.kind || got.Arg != tt.arg || (got.Err != "") != tt.err || got.Rev != tt.rev {
+		if got.Kind != tt.kind || got.Arg != tt.arg || (got.Err != nil) != tt.err || got.Rev != tt.rev {
 			t.Errorf("ParseCommand(%q) = %+v; want kind %d arg %q err %v rev %d", tt.in, got, tt.kind, tt.arg, tt.err, tt.rev)
 		}
 	}
@@ -71,7 +71,7 @@ func TestParseCommand(t *testing.T) {
 func TestCommandsAreParsed(t *testing.T) {
 	for _, c := range Commands {
 		arg := map[string]string{"draw": " a box", "show": " 2", "revert": " 2", "describe": "", "export": " png", "theme": " dark"}[c.Name]
-		if got := ParseCommand("/" + c.Name + arg); got.Err != "" || (got.Kind == CmdDraw) != (c.Name == "draw") {
+		if got := ParseCommand("/" + c.Name + arg); got.Err != nil || (got.Kind == CmdDraw) != (c.Name == "draw") {
 			t.Errorf("ParseCommand(/%s%s) = %+v; want the command", c.Name, arg, got)
 		}
 		_, list, _ := strings.Cut(HelpText, "Commands in a thread:")

@@ -16,6 +16,9 @@ import (
 	"github.com/excalibot/excalibot/store"
 )
 
+// errNoDiagram refuses a command about a diagram in a thread that has none.
+var errNoDiagram = refuse(errors.New("no diagram in the thread"), "There is no diagram in this thread yet", "Describe one and I'll draw it.")
+
 // command carries out everything but a drawing request, as a turn of its own: its reply (and the
 // revision a revert makes) is committed with the turn's outcome.
 func (b *Bot) command(ctx context.Context, t Turn) Outcome {
@@ -29,18 +32,18 @@ func (b *Bot) command(ctx context.Context, t Turn) Outcome {
 
 // commandReply carries out cmd and is its reply, with the revision to save with it, if any.
 func (b *Bot) commandReply(ctx context.Context, key ThreadKey, cmd Command) (r Reply, save *store.SaveRequest) {
-	if cmd.Err != "" {
-		return Reply{Text: cmd.Err + " Say help to see what I understand.", Error: true}, nil
+	if cmd.Err != nil {
+		return Reply{Text: b.tell(key, "reading the command", cmd.Err), Error: true}, nil
 	}
 	if cmd.Kind == CmdHelp {
 		return Reply{Text: HelpText}, nil
 	}
 	th, err := b.load(ctx, key)
 	if err != nil {
-		return Reply{Text: b.friendlyStore(key, "loading this thread's diagram", err), Error: true}, nil
+		return Reply{Text: b.tell(key, "loading this thread's diagram", fromStore(err)), Error: true}, nil
 	}
 	if th.Rev == 0 && cmd.Kind != CmdTheme {
-		return Reply{Text: "There is no diagram in this thread yet. Describe one and I'll draw it."}, nil
+		return Reply{Text: b.tell(key, "carrying out the command", errNoDiagram)}, nil
 	}
 	// Every answer about a diagram names it, so a platform can say which one it answered about
 	// (a Telegram group's plain /undo goes to the sender's last diagram).
@@ -57,20 +60,21 @@ func (b *Bot) commandReply(ctx context.Context, key ThreadKey, cmd Command) (r R
 		if cmd.Kind == CmdRedo {
 			move, word = b.store.Redo, "Redone"
 		}
+		step := strings.ToLower(word[:4]) + "ing"
 		moved, err := move(ctx, key, th.Rev)
 		switch {
 		case errors.Is(err, store.ErrNothingToUndo):
-			return Reply{Text: "There is nothing to undo: this is the oldest revision I kept."}, nil
+			return Reply{Text: b.tell(key, step, refuse(err, "There is nothing to undo: this is the oldest revision I kept", ""))}, nil
 		case errors.Is(err, store.ErrNothingToRedo):
-			return Reply{Text: "There is nothing to redo."}, nil
+			return Reply{Text: b.tell(key, step, refuse(err, "There is nothing to redo", ""))}, nil
 		case err != nil:
-			return Reply{Text: b.friendlyStore(key, strings.ToLower(word[:4])+"ing", err), Error: true}, nil
+			return Reply{Text: b.tell(key, step, fromStore(err)), Error: true}, nil
 		}
 		return b.postReply(ctx, moved, movedText(cmd.Kind, th, moved)), nil
 	case CmdReset:
 		_, err := b.store.Save(ctx, store.SaveRequest{Key: key, Base: th.Rev, Scene: emptyScene, Author: store.AuthorReset, Reason: "reset", Memory: []byte{}})
 		if err != nil {
-			return Reply{Text: b.friendlyStore(key, "starting a new diagram", err), Error: true}, nil
+			return Reply{Text: b.tell(key, "starting a new diagram", fromStore(err)), Error: true}, nil
 		}
 		if _, err := b.store.RevokeLinks(ctx, key, ""); err != nil {
 			b.log.Warn("revoke links on reset", "thread", key.String(), "err", err)
@@ -90,7 +94,7 @@ func (b *Bot) commandReply(ctx context.Context, key ThreadKey, cmd Command) (r R
 		s := th.Settings
 		s.Theme = cmd.Arg
 		if err := b.store.SetSettings(ctx, key, s); err != nil {
-			return Reply{Text: b.friendlyStore(key, "changing the theme", err), Error: true}, nil
+			return Reply{Text: b.tell(key, "changing the theme", fromStore(err)), Error: true}, nil
 		}
 		text := fmt.Sprintf("Pictures in this thread are now %s.", cmd.Arg)
 		if th.Rev == 0 {
@@ -130,7 +134,7 @@ func (b *Bot) export(ctx context.Context, th *store.Thread, format string) Reply
 			pic, err = b.render.Render(ctx, sc, th.Scene, export.Format(format), th.Settings.Theme == "dark")
 		}
 		if err != nil {
-			return Reply{Text: Friendly("rendering the "+format, err), Error: true, Files: []File{sceneFile(base, th.Scene)}}
+			return Reply{Text: b.tell(th.Key, "rendering the "+format, err), Error: true, Files: []File{sceneFile(base, th.Scene)}}
 		}
 		mime := "image/png"
 		if format == "svg" {
@@ -150,6 +154,7 @@ type upload struct {
 // readUpload reads the first attachment: a .excalidraw (JSON) file or a PNG with a scene
 // embedded is imported; any other picture (a photo of a whiteboard, a screenshot) is checked,
 // scaled and handed to the model to redraw. What a file is, is told by its bytes, not its name.
+// A file it refuses is a refusal that says why.
 func (b *Bot) readUpload(ctx context.Context, files []Attachment) (upload, error) {
 	f := files[0]
 	ext := strings.ToLower(path.Ext(f.Name))
@@ -160,11 +165,12 @@ func (b *Bot) readUpload(ctx context.Context, files []Attachment) (upload, error
 	}
 	max := max(b.opt.MaxImportBytes, b.opt.MaxImageBytes)
 	if f.Size > max {
-		return upload{}, fmt.Errorf("%s is %s; I take pictures up to %s.", f.Name, scene.ByteSize(f.Size), scene.ByteSize(max))
+		return upload{}, cannotImport(fmt.Errorf("picture %s: %d bytes declared, over %d", f.Name, f.Size, max),
+			"%s is %s; I take pictures up to %s", f.Name, scene.ByteSize(f.Size), scene.ByteSize(max))
 	}
 	data, err := f.Fetch(ctx, max)
 	if err != nil {
-		return upload{}, fmt.Errorf("I could not download %s (%v).", f.Name, err)
+		return upload{}, notDownloaded(f.Name, err)
 	}
 	if picture.HasScene(data) {
 		doc, err := b.importData(f.Name, data)
@@ -172,9 +178,28 @@ func (b *Bot) readUpload(ctx context.Context, files []Attachment) (upload, error
 	}
 	pic, err := picture.Prepare(data, picture.Limits{MaxBytes: b.opt.MaxImageBytes, LongSide: b.opt.ImageSide})
 	if err != nil {
-		return upload{}, fmt.Errorf("%s: %v.", f.Name, strings.TrimSuffix(err.Error(), "."))
+		err = fmt.Errorf("read picture %s: %w", f.Name, err)
+		if msg := userMessage(err); msg != "" {
+			return upload{}, cannotImport(err, "%s: %s", f.Name, msg)
+		}
+		return upload{}, err
 	}
 	return upload{picture: &Image{Data: pic.Data, Width: pic.Width, Height: pic.Height}}, nil
+}
+
+// cannotImport is the refusal of an attached file: msg (formatted) says why.
+func cannotImport(err error, format string, args ...any) error {
+	return refuse(err, fmt.Sprintf(format, args...), "Nothing in the diagram changed.")
+}
+
+// notDownloaded is the refusal of a file the adapter could not download, with the adapter's words
+// for why when it has some.
+func notDownloaded(name string, err error) error {
+	err = fmt.Errorf("download %s: %w", name, err)
+	if msg := userMessage(err); msg != "" {
+		return cannotImport(err, "I could not download %s (%s)", name, msg)
+	}
+	return cannotImport(err, "I could not download %s", name)
 }
 
 // importFile reads a .excalidraw (JSON) file. The scene is checked and normalised by the scene
@@ -182,14 +207,16 @@ func (b *Bot) readUpload(ctx context.Context, files []Attachment) (upload, error
 func (b *Bot) importFile(ctx context.Context, f Attachment) ([]byte, error) {
 	ext := strings.ToLower(path.Ext(f.Name))
 	if ext != ".excalidraw" && ext != ".json" && !strings.Contains(f.MIME, "json") {
-		return nil, fmt.Errorf("I can import a .excalidraw file, a PNG exported from Excalidraw with the scene embedded, or redraw a picture (PNG, JPEG, WebP); %q is none of these.", f.Name)
+		return nil, cannotImport(fmt.Errorf("import %s: not a .excalidraw file, an Excalidraw PNG or a picture", f.Name),
+			"I can import a .excalidraw file, a PNG exported from Excalidraw with the scene embedded, or redraw a picture (PNG, JPEG, WebP); %q is none of these", f.Name)
 	}
 	if f.Size > b.opt.MaxImportBytes {
-		return nil, fmt.Errorf("%s is %s; I import files up to %s.", f.Name, scene.ByteSize(f.Size), scene.ByteSize(b.opt.MaxImportBytes))
+		return nil, cannotImport(fmt.Errorf("import %s: %d bytes declared, over %d", f.Name, f.Size, b.opt.MaxImportBytes),
+			"%s is %s; I import files up to %s", f.Name, scene.ByteSize(f.Size), scene.ByteSize(b.opt.MaxImportBytes))
 	}
 	data, err := f.Fetch(ctx, b.opt.MaxImportBytes)
 	if err != nil {
-		return nil, fmt.Errorf("I could not download %s (%v).", f.Name, err)
+		return nil, notDownloaded(f.Name, err)
 	}
 	return b.importData(f.Name, data)
 }
@@ -197,29 +224,41 @@ func (b *Bot) importFile(ctx context.Context, f Attachment) ([]byte, error) {
 // importData opens a downloaded .excalidraw file or Excalidraw PNG as a scene to save.
 func (b *Bot) importData(name string, data []byte) ([]byte, error) {
 	if int64(len(data)) > b.opt.MaxImportBytes { // the declared size may be missing or wrong
-		return nil, fmt.Errorf("%s is more than %s; I import files up to %s.", name, scene.ByteSize(b.opt.MaxImportBytes), scene.ByteSize(b.opt.MaxImportBytes))
+		return nil, cannotImport(fmt.Errorf("import %s: over %d bytes", name, b.opt.MaxImportBytes),
+			"%s is more than %s; I import files up to %s", name, scene.ByteSize(b.opt.MaxImportBytes), scene.ByteSize(b.opt.MaxImportBytes))
 	}
 	if scene.IsPNG(data) {
 		var err error
 		data, err = scene.EmbeddedScene(data, b.opt.MaxSceneBytes)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v.", name, strings.TrimSuffix(err.Error(), "."))
+		switch {
+		case errors.Is(err, scene.ErrNoEmbeddedScene):
+			return nil, cannotImport(fmt.Errorf("import %s: %w", name, err),
+				"%s: the PNG has no Excalidraw scene embedded (export it from Excalidraw with \"Embed scene\" on)", name)
+		case errors.Is(err, scene.ErrEmbeddedTooLarge):
+			return nil, cannotImport(fmt.Errorf("import %s: %w", name, err),
+				"%s: the scene embedded in this PNG is more than %s; I keep scenes up to %s", name,
+				scene.ByteSize(int64(b.opt.MaxSceneBytes)), scene.ByteSize(int64(b.opt.MaxSceneBytes)))
+		case err != nil:
+			return nil, cannotImport(fmt.Errorf("import %s: %w", name, err),
+				"%s: the scene embedded in this PNG cannot be read; export it from Excalidraw again", name)
 		}
 	}
 	if len(data) > b.opt.MaxSceneBytes {
-		return nil, fmt.Errorf("the scene in %s is %s; I keep scenes up to %s.", name, scene.ByteSize(int64(len(data))), scene.ByteSize(int64(b.opt.MaxSceneBytes)))
+		return nil, cannotImport(fmt.Errorf("import %s: scene of %d bytes, over %d", name, len(data), b.opt.MaxSceneBytes),
+			"the scene in %s is %s; I keep scenes up to %s", name, scene.ByteSize(int64(len(data))), scene.ByteSize(int64(b.opt.MaxSceneBytes)))
 	}
 	// The caps are checked on the bytes, before decoding builds anything.
-	if err := b.checkImport(data); err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+	if err := b.checkImport(name, data); err != nil {
+		return nil, err
 	}
 	sc, err := scene.Decode(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s is not a diagram I can open: %v.", name, strings.TrimSuffix(err.Error(), "."))
+		return nil, cannotImport(fmt.Errorf("import %s: %w", name, err),
+			"%s is not a diagram I can open; save it from Excalidraw again and send it", name)
 	}
 	doc, err := sc.Encode()
 	if err != nil {
-		return nil, fmt.Errorf("%s: could not be saved again: %v", name, err)
+		return nil, fmt.Errorf("import %s: encode: %w", name, err)
 	}
 	return doc, nil
 }
@@ -227,21 +266,25 @@ func (b *Bot) importData(name string, data []byte) ([]byte, error) {
 // checkImport refuses a document the agent could not work on, from its bytes: more elements than
 // its limit, or a text longer than any label it writes. Deleted elements do not count (they are
 // not drawn), but at most as many again are taken.
-func (b *Bot) checkImport(data []byte) error {
+func (b *Bot) checkImport(name string, data []byte) error {
 	err := scene.Limits{MaxBytes: b.opt.MaxSceneBytes, MaxElements: b.opt.MaxElements, MaxTextLength: b.opt.MaxTextLength}.Check(data)
 	var over *scene.OverCapError
 	if !errors.As(err, &over) {
 		return nil // not JSON, or no scene: Decode says what is wrong
 	}
+	err = fmt.Errorf("import %s: %w", name, err)
 	switch over.Cap {
 	case scene.CapText:
-		return fmt.Errorf("the text of element %q is %s long; I take texts of up to %s. Shorten it and send the file again.", over.ID, plural.Count(over.Got, "character", ""), plural.Count(over.Max, "character", ""))
+		return cannotImport(err, "%s: the text of element %q is %s long; I take texts of up to %s. Shorten it and send the file again",
+			name, over.ID, plural.Count(over.Got, "character", ""), plural.Count(over.Max, "character", ""))
 	case scene.CapElements:
-		return fmt.Errorf("the diagram has %s; I work on diagrams of up to %s. Split it, or remove some elements, and send it again.", plural.Count(over.Got, "element", ""), plural.Count(over.Max, "element", ""))
+		return cannotImport(err, "%s: the diagram has %s; I work on diagrams of up to %s. Split it, or remove some elements, and send it again",
+			name, plural.Count(over.Got, "element", ""), plural.Count(over.Max, "element", ""))
 	case scene.CapDeleted:
-		return fmt.Errorf("the file keeps %d deleted elements; I take up to %d. Open it in Excalidraw and save it again (that drops them), then send it.", over.Got, over.Max)
+		return cannotImport(err, "%s: the file keeps %d deleted elements; I take up to %d. Open it in Excalidraw and save it again (that drops them), then send it",
+			name, over.Got, over.Max)
 	}
-	return fmt.Errorf("the scene is %s; I keep scenes up to %s.", scene.ByteSize(int64(over.Got)), scene.ByteSize(int64(over.Max)))
+	return cannotImport(err, "%s: the scene is %s; I keep scenes up to %s", name, scene.ByteSize(int64(over.Got)), scene.ByteSize(int64(over.Max)))
 }
 
 // movedText says what an undo or redo did: which change it took back or made again, in the

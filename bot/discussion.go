@@ -51,22 +51,25 @@ type discussion struct {
 }
 
 // readDiscussion reads what was said before msg in its thread, through a's DiscussionReader. Its
-// error is a sentence for the user: there is nothing to read, or this chat cannot be read.
+// error is a refusal: there is nothing to read, or this chat cannot be read.
 func (b *Bot) readDiscussion(ctx context.Context, a Adapter, msg Message) (discussion, error) {
 	r, ok := a.(DiscussionReader)
 	if !ok {
-		return discussion{}, fmt.Errorf("I cannot read the earlier messages of this chat. Paste what should go into the diagram, or describe it, and I will draw it.")
+		return discussion{}, refuse(errors.New("the platform cannot read a discussion"), "I cannot read the earlier messages of this chat",
+			"Paste what should go into the diagram, or describe it, and I will draw it.")
 	}
 	d, err := r.Discussion(ctx, msg, DiscussionLimit{Messages: b.opt.DiscussionMessages, Chars: b.opt.DiscussionChars})
 	if err != nil {
 		// An adapter's error names API calls and thread keys: the log gets it, the thread a
-		// sentence (the adapter's own, when it gives one).
+		// sentence (with the adapter's words, when it has some).
 		b.log.Warn("read the discussion", "thread", msg.Key.String(), "err", err)
-		var told Telling
-		if errors.As(err, &told) && strings.TrimSpace(told.Tell()) != "" {
-			return discussion{}, fmt.Errorf("Sorry, I could not read the earlier messages of this thread: %s. Nothing in the diagram changed; paste what should go into the diagram, or describe it.", strings.TrimSuffix(strings.TrimSpace(told.Tell()), "."))
+		err = fmt.Errorf("read the discussion: %w", err)
+		if why := userMessage(err); why != "" {
+			return discussion{}, refuse(err, "Sorry, I could not read the earlier messages of this thread: "+why,
+				"Nothing in the diagram changed; paste what should go into the diagram, or describe it.")
 		}
-		return discussion{}, fmt.Errorf("Sorry, I could not read the earlier messages of this thread just now. Nothing in the diagram changed; ask again in a minute, or paste what should go into the diagram.")
+		return discussion{}, refuse(err, "Sorry, I could not read the earlier messages of this thread just now",
+			"Nothing in the diagram changed; ask again in a minute, or paste what should go into the diagram.")
 	}
 	var lines []string
 	for _, s := range d.Said {
@@ -83,13 +86,11 @@ func (b *Bot) readDiscussion(ctx context.Context, a Adapter, msg Message) (discu
 	out := discussion{text: strings.Join(lines, "\n"), n: len(lines)}
 	out.note = strings.TrimSpace(d.Note) // the reader gives one only when it may miss messages
 	if out.n == 0 {
-		text := "I found no earlier messages in this thread to draw from."
-		if out.note != "" {
-			text += " " + out.note
-		} else {
-			text += " Ask me in the thread where the discussion is, or describe what to draw."
+		tail := out.note
+		if tail == "" {
+			tail = "Ask me in the thread where the discussion is, or describe what to draw."
 		}
-		return discussion{}, fmt.Errorf("%s", text)
+		return discussion{}, refuse(errors.New("no earlier messages in the thread"), "I found no earlier messages in this thread to draw from", tail)
 	}
 	return out, nil
 }

@@ -120,8 +120,8 @@ func TestDrawTheDiscussion(t *testing.T) {
 // telling is a read failure whose reason the person may read.
 type telling struct{ reason string }
 
-func (e telling) Error() string { return "slack: conversations.replies: not_in_channel" }
-func (e telling) Tell() string  { return e.reason }
+func (e telling) Error() string       { return "slack: conversations.replies: not_in_channel" }
+func (e telling) UserMessage() string { return e.reason }
 
 func TestLatest(t *testing.T) {
 	said := []Said{{Author: "A", Text: "first words"}, {Author: "B", Text: "the middle one"}, {Author: "C", Text: "last"}}

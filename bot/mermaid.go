@@ -1,49 +1,9 @@
 package bot
 
 import (
-	"errors"
-	"fmt"
 	"regexp"
 	"strings"
-
-	"github.com/excalibot/excalibot/diagram/mermaid"
-	"github.com/excalibot/excalibot/internal/clip"
 )
-
-// mermaidReply is the friendly answer to a refused diagram: which line, what is wrong, what to write.
-func mermaidReply(e *mermaid.Error) string {
-	var b strings.Builder
-	b.WriteString("I could not read that Mermaid diagram")
-	if e.Line > 0 {
-		fmt.Fprintf(&b, " (line %d", e.Line)
-		if t := strings.TrimSpace(e.LineText); t != "" {
-			fmt.Fprintf(&b, ": `%s`", clip.Runes(t, 80))
-		}
-		b.WriteString(")")
-	}
-	if e.Message != "" {
-		b.WriteString(": " + e.Message)
-	}
-	b.WriteString(".")
-	if e.Hint != "" {
-		b.WriteString(" Hint: " + e.Hint + ".")
-	}
-	b.WriteString(" Nothing in the diagram changed; send the corrected diagram to try again.")
-	return b.String()
-}
-
-// drawFailure is the reply to a failed drawing run.
-func drawFailure(err error) string {
-	var me *mermaid.Error
-	if errors.As(err, &me) {
-		return mermaidReply(me)
-	}
-	if errors.Is(err, ErrCannotSee) {
-		return "I cannot redraw this picture: " + strings.TrimSuffix(err.Error(), ".") +
-			". Whoever runs me can set EXCALIBOT_VISION_MODEL to one of them. Nothing in the diagram changed."
-	}
-	return Friendly("drawing", err)
-}
 
 var (
 	// A ```mermaid (or ~~~mermaid) fence anywhere in the message.

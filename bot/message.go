@@ -52,7 +52,7 @@ type File struct {
 
 // Reply is what the core posts into a thread.
 type Reply struct {
-	Text    string // summary, answer to a command, or a short friendly error
+	Text    string // summary, answer to a command, or what failed in words for people (Failure)
 	Image   *File  // the rendered diagram (PNG); nil for text-only replies
 	Files   []File // the .excalidraw file and exports
 	EditURL string // link to the editor; empty until links exist
@@ -133,15 +133,10 @@ type Handler interface {
 // "draw this thread": Slack asks for the thread's replies, Telegram keeps the messages it was
 // sent. The bot's own messages are left out.
 type DiscussionReader interface {
+	// Discussion's error may have a short reason the person who asked may read ("I am not in this
+	// channel"; UserMessager), without API names or thread keys; the core says it, and only logs
+	// any other error.
 	Discussion(ctx context.Context, msg Message, limit DiscussionLimit) (Discussion, error)
-}
-
-// Telling is an error a DiscussionReader may return whose Tell is a short reason the person who
-// asked may read ("I am not in this channel"): no API names or thread keys. The core shows it;
-// any other error it only logs.
-type Telling interface {
-	error
-	Tell() string
 }
 
 // DiscussionLimit bounds what a DiscussionReader returns: the latest Messages messages before

@@ -158,4 +158,5 @@ type cannotSeeErr struct{}
 func (cannotSeeErr) Error() string {
 	return "qwen3:8b cannot read pictures; models that can: gemma3:4b (pulled here)"
 }
-func (cannotSeeErr) Is(target error) bool { return target == ErrCannotSee }
+func (e cannotSeeErr) UserMessage() string { return e.Error() }
+func (cannotSeeErr) Is(target error) bool  { return target == ErrCannotSee }

@@ -20,9 +20,9 @@ func TestRepliesCountInWords(t *testing.T) {
 		{"one character allowed", Options{MaxElements: 10, MaxTextLength: 1}, "is 2 characters long; I take texts of up to 1 character."},
 	}
 	for _, tt := range tests {
-		err := (&Bot{opt: tt.opt.withDefaults()}).checkImport(two)
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%s: checkImport = %v, want %q in it", tt.name, err, tt.want)
+		err := (&Bot{opt: tt.opt.withDefaults()}).checkImport("two.excalidraw", two)
+		if got, _ := Failure("importing", err); !strings.Contains(got, tt.want) {
+			t.Errorf("%s: checkImport says %q, want %q in it", tt.name, got, tt.want)
 		}
 	}
 

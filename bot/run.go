@@ -33,7 +33,7 @@ func (b *Bot) drawing(ctx context.Context, t Turn, status func(string)) Outcome 
 		}
 	}
 	storeFail := func(step string, err error) Outcome {
-		return failed(store.RunFailed, err.Error(), b.friendlyStore(key, step, err))
+		return failed(store.RunFailed, err.Error(), b.tell(key, step, fromStore(err)))
 	}
 	th, err := b.load(ctx, key)
 	if err != nil {
@@ -46,7 +46,7 @@ func (b *Bot) drawing(ctx context.Context, t Turn, status func(string)) Outcome 
 		if AsksForDiscussion(j.cmd.Arg) {
 			status("reading the thread…")
 			if talk, err = b.readDiscussion(ctx, t.Adapter, j.msg); err != nil {
-				return failed(store.RunFailed, "no discussion", err.Error())
+				return failed(store.RunFailed, err.Error(), b.tell(key, "reading the thread", err))
 			}
 			break
 		}
@@ -58,7 +58,7 @@ func (b *Bot) drawing(ctx context.Context, t Turn, status func(string)) Outcome 
 		status("reading " + files[0].Name + "…")
 		up, err := b.readUpload(ctx, files)
 		if err != nil {
-			return failed(store.RunFailed, err.Error(), err.Error()+" Nothing in the diagram changed.")
+			return failed(store.RunFailed, err.Error(), b.tell(key, "reading "+files[0].Name, err))
 		}
 		if up.picture != nil {
 			images = []Image{*up.picture}
@@ -92,7 +92,7 @@ func (b *Bot) drawing(ctx context.Context, t Turn, status func(string)) Outcome 
 	// The thread's scene is decoded once here and encoded once before it is saved.
 	current, err := storedScene(th)
 	if err != nil {
-		return failed(store.RunFailed, err.Error(), err.Error())
+		return failed(store.RunFailed, err.Error(), b.tell(key, "reading the stored diagram", err))
 	}
 	status("drawing…")
 	res, err := b.drawer.Draw(ctx, DrawRequest{
@@ -105,8 +105,7 @@ func (b *Bot) drawing(ctx context.Context, t Turn, status func(string)) Outcome 
 		if errors.Is(err, context.Canceled) {
 			state = store.RunInterrupted
 		}
-		b.log.Warn("drawing failed", "thread", key.String(), "err", err)
-		return failed(state, err.Error(), drawFailure(err))
+		return failed(state, err.Error(), b.tell(key, "drawing", err))
 	}
 	memory := res.Memory
 	if memory == nil {
@@ -127,7 +126,7 @@ func (b *Bot) drawing(ctx context.Context, t Turn, status func(string)) Outcome 
 	}
 	doc, err := encodeScene(res.Scene)
 	if err != nil {
-		return failed(store.RunFailed, err.Error(), Friendly("saving the diagram", err))
+		return failed(store.RunFailed, err.Error(), b.tell(key, "saving the diagram", err))
 	}
 	status("rendering…")
 	// The reply is complete before the revision commits with it: a picture in the outbox is
@@ -214,7 +213,7 @@ func storedScene(th *store.Thread) (*scene.Scene, error) {
 	}
 	sc, err := scene.Decode(th.Scene)
 	if err != nil {
-		return nil, fmt.Errorf("The stored diagram could not be read (%v); say reset to start over.", strings.TrimSuffix(err.Error(), "."))
+		return nil, refuse(fmt.Errorf("decode the stored scene: %w", err), "The stored diagram could not be read; say reset to start over", "")
 	}
 	return sc, nil
 }
@@ -256,10 +255,16 @@ func (b *Bot) withPicture(ctx context.Context, th *store.Thread, sc *scene.Scene
 	case errors.Is(err, errNothingDrawn):
 		r.Text = strings.TrimSpace(r.Text + "\n\n" + fmt.Sprintf("Revision %d is empty: there is nothing to draw yet. Say what to draw, or \"undo\" to go back.", th.Rev))
 	case err != nil:
-		b.log.Warn("render failed", "thread", th.Key.String(), "rev", th.Rev, "err", err)
 		// The drawing is saved; only its picture is missing, and "export png" renders it again.
-		r.Text = strings.TrimSpace(r.Text + "\n\n" + "I could not render the picture (" + strings.TrimSpace(err.Error()) +
-			"). The diagram is saved and the .excalidraw file is attached (it opens in Excalidraw); send \"export png\" to try the picture again.")
+		why := ""
+		if msg := userMessage(err); msg != "" {
+			why = " (" + msg + ")"
+			b.log.Warn("render failed", "thread", th.Key.String(), "rev", th.Rev, "err", err)
+		} else {
+			b.log.Error("render failed", "thread", th.Key.String(), "rev", th.Rev, "err", err)
+		}
+		r.Text = strings.TrimSpace(r.Text + "\n\n" + "I could not render the picture" + why +
+			". The diagram is saved and the .excalidraw file is attached (it opens in Excalidraw); send \"export png\" to try the picture again.")
 	default:
 		r.Image = &File{Name: base + ".png", MIME: "image/png", Content: png}
 	}

@@ -1,7 +1,6 @@
 package bot
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/excalibot/excalibot/store"
@@ -10,8 +9,9 @@ import (
 // TestStoredSceneUnreadable: a stored scene that does not decode is a sentence for the user that
 // says how to go on, not a crash; a thread without a scene yet is a new drawing.
 func TestStoredSceneUnreadable(t *testing.T) {
-	if _, err := storedScene(&store.Thread{Scene: []byte("{broken")}); err == nil || !strings.Contains(err.Error(), "say reset") {
-		t.Errorf("err = %v, want advice to reset", err)
+	_, err := storedScene(&store.Thread{Scene: []byte("{broken")})
+	if got, _ := Failure("reading the stored diagram", err); got != "The stored diagram could not be read; say reset to start over." {
+		t.Errorf("says %q (err %v), want advice to reset", got, err)
 	}
 	if sc, err := storedScene(&store.Thread{}); sc != nil || err != nil {
 		t.Errorf("no scene yet: %v, %v; want nil, nil", sc, err)

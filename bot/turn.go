@@ -54,7 +54,7 @@ const commandDetail = "command: "
 // commandOf is what a message asks for; a file with no text is an import.
 func commandOf(msg Message) Command {
 	cmd := ParseCommand(msg.Text)
-	if len(msg.Files) > 0 && cmd.Kind == CmdHelp && cmd.Err == "" {
+	if len(msg.Files) > 0 && cmd.Kind == CmdHelp && cmd.Err == nil {
 		cmd = Command{Kind: CmdDraw}
 	}
 	return cmd

@@ -23,7 +23,7 @@ import (
 func (b *Bot) history(ctx context.Context, th *store.Thread) Reply {
 	revs, err := b.store.History(ctx, th.Key, 0)
 	if err != nil {
-		return Reply{Text: b.friendlyStore(th.Key, "reading the history", err), Error: true}
+		return Reply{Text: b.tell(th.Key, "reading the history", fromStore(err)), Error: true}
 	}
 	kept := len(revs)
 	if n := b.opt.HistoryListed; n > 0 && len(revs) > n {
@@ -188,20 +188,23 @@ func (s *revScenes) change(ctx context.Context, r store.Revision) (string, bool)
 
 // revisionOf loads revision n of th, or is the reply that says why there is none.
 func (b *Bot) revisionOf(ctx context.Context, th *store.Thread, n int64) (*store.Revision, *Reply) {
+	step := fmt.Sprintf("reading revision %d", n)
 	if n > th.Head {
-		return nil, &Reply{Error: true, Text: fmt.Sprintf("There is no revision %d: the newest is revision %d. Say history to see them.", n, th.Head)}
+		err := refuse(fmt.Errorf("revision %d: past the head, %d", n, th.Head),
+			fmt.Sprintf("There is no revision %d: the newest is revision %d", n, th.Head), "Say history to see them.")
+		return nil, &Reply{Error: true, Text: b.tell(th.Key, step, err)}
 	}
 	r, err := b.store.Revision(ctx, th.Key, n)
 	if errors.Is(err, store.ErrNotFound) {
-		text := fmt.Sprintf("Revision %d is no longer kept.", n)
+		msg := fmt.Sprintf("Revision %d is no longer kept", n)
 		if revs, herr := b.store.History(ctx, th.Key, 0); herr == nil && len(revs) > 0 {
-			text = fmt.Sprintf("Revision %d is no longer kept: I keep the last %s, and the oldest now is revision %d.",
+			msg = fmt.Sprintf("Revision %d is no longer kept: I keep the last %s, and the oldest now is revision %d",
 				n, plural.Count(len(revs), "revision", ""), revs[len(revs)-1].Rev)
 		}
-		return nil, &Reply{Error: true, Text: text + " Say history to see them."}
+		return nil, &Reply{Error: true, Text: b.tell(th.Key, step, refuse(err, msg, "Say history to see them."))}
 	}
 	if err != nil {
-		return nil, &Reply{Error: true, Text: b.friendlyStore(th.Key, fmt.Sprintf("reading revision %d", n), err)}
+		return nil, &Reply{Error: true, Text: b.tell(th.Key, step, fromStore(err))}
 	}
 	return r, nil
 }
@@ -245,8 +248,9 @@ func (b *Bot) revert(ctx context.Context, th *store.Thread, n int64) (Reply, *st
 	}
 	old, err := scene.Decode(r.Scene)
 	if err != nil {
-		return Reply{Error: true, Text: fmt.Sprintf("Revision %d cannot be read (%v), so I did not revert to it. Nothing in the diagram changed.",
-			n, strings.TrimSuffix(err.Error(), "."))}, nil
+		err = refuse(fmt.Errorf("decode revision %d: %w", n, err),
+			fmt.Sprintf("Revision %d cannot be read, so I did not revert to it", n), "Nothing in the diagram changed.")
+		return Reply{Error: true, Text: b.tell(th.Key, fmt.Sprintf("reverting to revision %d", n), err)}, nil
 	}
 	next := predicted(th, r.Scene, th.Memory)
 	text := fmt.Sprintf("Reverted to revision %d: the diagram is now revision %d", n, next.Rev)
@@ -274,7 +278,8 @@ func (b *Bot) describe(ctx context.Context, th *store.Thread, n int64) Reply {
 	}
 	sc, err := scene.Decode(doc)
 	if err != nil {
-		return Reply{Error: true, Text: fmt.Sprintf("Revision %d cannot be read (%v); say reset to start over.", rev, strings.TrimSuffix(err.Error(), "."))}
+		err = refuse(fmt.Errorf("decode revision %d: %w", rev, err), fmt.Sprintf("Revision %d cannot be read; say reset to start over", rev), "")
+		return Reply{Error: true, Text: b.tell(th.Key, fmt.Sprintf("describing revision %d", rev), err)}
 	}
 	if sc.Len() == 0 {
 		return Reply{Text: fmt.Sprintf("Revision %d is empty: there is nothing to describe. Describe a diagram and I'll draw it.", rev)}

@@ -81,8 +81,8 @@ type Picture struct {
 	Orientation int
 }
 
-// Kinds of refusal; every error Prepare returns matches one of them with errors.Is and reads as
-// a phrase to put after the file's name ("photo.jpg: the file is 31.0 MB; …").
+// Kinds of refusal; every refusal Prepare returns matches one of them with errors.Is, and its
+// UserMessage reads as a phrase to put after the file's name ("photo.jpg: the file is 31.0 MB; …").
 var (
 	ErrTooLarge   = errors.New("picture too large")         // bytes, pixels or the memory to decode it
 	ErrTooSmall   = errors.New("picture too small")         // a side under MinSide
@@ -91,14 +91,23 @@ var (
 	ErrScene      = errors.New("PNG with a scene embedded") // import it as a diagram instead
 )
 
-// Error is a refusal: Kind is one of the Err values, the text says what is wrong in words.
+// Error is a refusal: Kind is one of the Err values, UserMessage says what is wrong in words for
+// the person who sent the picture. A decoder's own words are only in Error, for the log.
 type Error struct {
-	Kind error
-	msg  string
+	Kind  error
+	msg   string
+	cause error // the decoder's error; nil when the refusal is this package's own
 }
 
-func (e *Error) Error() string { return e.msg }
-func (e *Error) Unwrap() error { return e.Kind }
+func (e *Error) Error() string {
+	if e.cause != nil {
+		return e.msg + ": " + e.cause.Error()
+	}
+	return e.msg
+}
+
+func (e *Error) UserMessage() string { return e.msg }
+func (e *Error) Unwrap() error       { return e.Kind }
 
 func refuse(kind error, format string, a ...any) error {
 	return &Error{Kind: kind, msg: fmt.Sprintf(format, a...)}
@@ -210,7 +219,7 @@ func unreadable(c codec, part string, err error) error {
 	}) {
 		return refuse(ErrUnreadable, "the %s is cut short: the file ends before the picture does; send it again", c.title)
 	}
-	return refuse(ErrUnreadable, "the %s's %s cannot be read (%s)", c.title, part, msg)
+	return &Error{Kind: ErrUnreadable, msg: fmt.Sprintf("the %s's %s cannot be read (the file may be damaged); save it again and send it", c.title, part), cause: err}
 }
 
 func mega(px int64) string {

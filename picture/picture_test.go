@@ -186,10 +186,10 @@ func TestRefusals(t *testing.T) {
 			}
 			var pe *Error
 			if !errors.As(err, &pe) {
-				t.Errorf("err %T is not a *picture.Error", err)
+				t.Fatalf("err %T is not a *picture.Error", err)
 			}
-			if !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("err %q, want it to contain %q", err, tt.want)
+			if !strings.Contains(err.Error(), tt.want) || !strings.Contains(pe.UserMessage(), tt.want) {
+				t.Errorf("err %q, says %q; want both to contain %q", err, pe.UserMessage(), tt.want)
 			}
 		})
 	}

@@ -20,6 +20,9 @@ var pngSignature = []byte("\x89PNG\r\n\x1a\n")
 // ErrNoEmbeddedScene means a PNG is valid but carries no Excalidraw scene.
 var ErrNoEmbeddedScene = errors.New("the PNG has no Excalidraw scene embedded (export it from Excalidraw with \"Embed scene\" on)")
 
+// ErrEmbeddedTooLarge means the scene embedded in a PNG is larger than the limit it was read with.
+var ErrEmbeddedTooLarge = errors.New("embedded scene is above the limit")
+
 // IsPNG reports whether data starts with the PNG signature.
 func IsPNG(data []byte) bool { return bytes.HasPrefix(data, pngSignature) }
 
@@ -94,7 +97,7 @@ func decodePNGText(text string, maxScene int) ([]byte, error) {
 	}
 	if env.Encoded == nil { // legacy: the chunk holds the scene itself
 		if len(text) > maxScene {
-			return nil, fmt.Errorf("embedded scene is %d bytes, above the limit of %d", len(text), maxScene)
+			return nil, fmt.Errorf("%w: %d bytes, more than %d", ErrEmbeddedTooLarge, len(text), maxScene)
 		}
 		return []byte(text), nil
 	}
@@ -124,7 +127,7 @@ func decodePNGText(text string, maxScene int) ([]byte, error) {
 // bytes of the JSON (TextEncoder), so they are used as they are.
 func fromByteString(b []byte, maxScene int) ([]byte, error) {
 	if len(b) > maxScene {
-		return nil, fmt.Errorf("embedded scene is above the limit of %d bytes", maxScene)
+		return nil, fmt.Errorf("%w of %d bytes", ErrEmbeddedTooLarge, maxScene)
 	}
 	return b, nil
 }

@@ -25,8 +25,8 @@ import (
 	"github.com/excalibot/excalibot/tools"
 )
 
-// Errors a user can act on. Errors returned by Client.Chat match them with errors.Is; their text is
-// a full sentence saying what to do.
+// Errors a user can act on. Errors returned by Client.Chat match them with errors.Is; their
+// UserMessage (and their text, which the command line prints) says what happened and what to do.
 var (
 	ErrUnreachable   = errors.New("ollama not reachable")
 	ErrModelNotFound = errors.New("model not pulled")
@@ -49,16 +49,18 @@ const noVisionSign = "missing data required for image input"
 // ToolModels are models known to call tools through Ollama; named in the error for a model without.
 const ToolModels = "qwen3, qwen2.5, llama3.1, llama3.2, mistral-nemo, mistral-small3.2, gpt-oss:20b"
 
-// actionable is an error whose text is a sentence for the user, matching a sentinel and keeping
-// the underlying cause for operators.
+// actionable is an error whose words say what to do, for the person who asked (UserMessage, found
+// through any wrapping by errors.As) and for an operator at the command line (Error), matching a
+// sentinel and keeping the underlying cause for the log.
 type actionable struct {
 	kind  error
 	msg   string
 	cause error
 }
 
-func (e *actionable) Error() string   { return e.msg }
-func (e *actionable) Unwrap() []error { return []error{e.kind, e.cause} }
+func (e *actionable) Error() string       { return e.msg }
+func (e *actionable) UserMessage() string { return e.msg }
+func (e *actionable) Unwrap() []error     { return []error{e.kind, e.cause} }
 
 // Config configures a Client. Zero fields take the defaults noted.
 type Config struct {

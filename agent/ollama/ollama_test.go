@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -70,6 +71,11 @@ func TestOllamaUnreachable(t *testing.T) {
 	_, err = chatOnce(t, Config{Host: addr, Model: "qwen3:8b"})
 	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "ollama serve") || !strings.Contains(err.Error(), addr) {
 		t.Fatalf("err %v, want ErrUnreachable naming the URL and `ollama serve`", err)
+	}
+	// The person who asked reads the same words, found through the caller's wrapping.
+	var told interface{ UserMessage() string }
+	if !errors.As(fmt.Errorf("agent run: %w", err), &told) || told.UserMessage() != err.Error() {
+		t.Errorf("err %v has no words for people behind a wrapping", err)
 	}
 }
 

@@ -49,7 +49,8 @@ func New(a *agent.Agent, opt Options, log *slog.Logger) *Drawer {
 	return &Drawer{agent: a, opt: opt, log: log}
 }
 
-// Draw carries out req on req.Scene. Errors are already sentences a user can act on.
+// Draw carries out req on req.Scene. An agent error the person can act on has words for them
+// (bot.UserMessager), found through the wrapping here.
 func (d *Drawer) Draw(ctx context.Context, req bot.DrawRequest) (bot.DrawResult, error) {
 	if req.Mermaid && d.opt.Mermaid != nil {
 		return d.drawMermaid(ctx, req)

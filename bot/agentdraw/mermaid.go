@@ -29,7 +29,7 @@ func (d *Drawer) drawMermaid(ctx context.Context, req bot.DrawRequest) (bot.Draw
 		return bot.DrawResult{}, err
 	}
 	if limit := d.opt.Limits.MaxElements; limit > 0 && next.Len() > limit {
-		return bot.DrawResult{}, fmt.Errorf("the diagram would bring the drawing to %d elements, over the limit of %d", next.Len(), limit)
+		return bot.DrawResult{}, overLimit{next.Len(), limit}
 	}
 	return bot.DrawResult{Scene: next, Memory: req.Memory, Summary: mermaidSummary(info), Changed: true}, nil
 }
@@ -49,3 +49,15 @@ func mermaidSummary(m mermaid.Imported) string {
 	}
 	return s
 }
+
+// overLimit is a Mermaid diagram that would take the drawing over its element limit; the person
+// who sent it reads why.
+type overLimit struct{ n, max int }
+
+var _ bot.UserMessager = overLimit{}
+
+func (e overLimit) Error() string {
+	return fmt.Sprintf("the diagram would bring the drawing to %d elements, over the limit of %d", e.n, e.max)
+}
+
+func (e overLimit) UserMessage() string { return e.Error() }

@@ -130,7 +130,8 @@ func (c *conv) Answer(ctx context.Context, t bot.Turn, status func(string)) bot.
 		select {
 		case <-c.gate:
 		case <-ctx.Done():
-			return bot.Outcome{State: store.RunInterrupted, Detail: ctx.Err().Error(), Reply: bot.Reply{Text: bot.Friendly("drawing", ctx.Err()), Error: true}}
+			text, _ := bot.Failure("drawing", ctx.Err())
+			return bot.Outcome{State: store.RunInterrupted, Detail: ctx.Err().Error(), Reply: bot.Reply{Text: text, Error: true}}
 		}
 	}
 	c.mu.Lock()

@@ -3,6 +3,7 @@ package slack
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -109,21 +110,8 @@ func (a *Adapter) Discussion(ctx context.Context, msg bot.Message, limit bot.Dis
 	return bot.Discussion{Said: bot.Latest(said, limit)}, nil
 }
 
-// readFailure is a failed read as the person who asked is told it (the core puts its text in
-// the answer): short, without thread keys or API method names; the detail is in the log.
-type readFailure struct {
-	msg string
-	err error
-}
-
-func (e *readFailure) Error() string { return e.msg }
-func (e *readFailure) Tell() string  { return e.msg }
-
-var _ bot.Telling = (*readFailure)(nil)
-
-func (e *readFailure) Unwrap() error { return e.err }
-
-// readFailed is err from conversations.replies in the words of readFailure.
+// readFailed is err from conversations.replies with words for the person who asked (the core puts
+// them in its answer): short, without thread keys or API method names, which stay in Error.
 func readFailed(err error) error {
 	msg := "Slack did not answer"
 	switch {
@@ -134,7 +122,7 @@ func readFailed(err error) error {
 	case isSlackError(err, "not_in_channel", "channel_not_found"):
 		msg = "I am not in this channel"
 	}
-	return &readFailure{msg: msg, err: err}
+	return bot.UserError(msg, fmt.Errorf("conversations.replies: %w", err))
 }
 
 // said reports whether m is a person's message: not the bot's, not another bot's, not a join or

@@ -2,6 +2,7 @@ package slack
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -207,9 +208,9 @@ func TestDiscussionWithoutAThread(t *testing.T) {
 	}
 }
 
-// When Slack refuses to read the thread, the error is a short sentence for the person who asked
-// (the core puts it in its answer): what is wrong and, when it can be mended, who mends it; no
-// thread keys, no API names. The detail is in the adapter's log.
+// When Slack refuses to read the thread, the error has a short sentence for the person who asked
+// (its UserMessage, which the core puts in its answer): what is wrong and, when it can be mended,
+// who mends it; no thread keys, no API names. The detail is in Error and the adapter's log.
 func TestDiscussionRefused(t *testing.T) {
 	e := newDiscussionEnv(t)
 	for _, tc := range []struct{ code, want string }{
@@ -222,8 +223,12 @@ func TestDiscussionRefused(t *testing.T) {
 		t.Run(tc.code, func(t *testing.T) {
 			e.fake.Fail("conversations.replies", tc.code, 1)
 			_, err := e.a.Discussion(e.ctx, e.msg, bot.DiscussionLimit{Messages: 10, Chars: 1000})
-			if err == nil || err.Error() != tc.want {
-				t.Fatalf("err = %v, want %q", err, tc.want)
+			var told bot.UserMessager
+			if !errors.As(err, &told) || told.UserMessage() != tc.want {
+				t.Fatalf("err = %v, want one that says %q", err, tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.code) {
+				t.Errorf("err = %q, want Slack's answer %s in its Go text", err, tc.code)
 			}
 			if !isSlackError(err, tc.code) {
 				t.Errorf("err = %v does not carry Slack's answer %s", err, tc.code)
@@ -247,7 +252,8 @@ func TestDiscussionRefused(t *testing.T) {
 	}
 	e.fake.Fail("conversations.replies", "ratelimited", 1)
 	h.Release()
-	if err := <-errc; err == nil || err.Error() != "Slack did not answer" {
+	var told bot.UserMessager
+	if err := <-errc; !errors.As(err, &told) || told.UserMessage() != "Slack did not answer" {
 		t.Errorf("err = %v, want the read to fail", err)
 	}
 	if line := logLine(e.logs(), "ratelimited"); !strings.Contains(line, "page=2") {

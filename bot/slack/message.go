@@ -291,7 +291,8 @@ var ErrTooLarge = errors.New("file too large")
 
 func (a *Adapter) fetchFile(ctx context.Context, f slack.File, max int64) ([]byte, error) {
 	if f.IsExternal {
-		return nil, fmt.Errorf("slack file %s (%s) is stored outside Slack; upload the file itself", f.ID, f.Name)
+		return nil, bot.UserError(fmt.Sprintf("%s is stored outside Slack; upload the file itself", f.Name),
+			fmt.Errorf("slack file %s (%s) is stored outside Slack", f.ID, f.Name))
 	}
 	link := f.URLPrivateDownload
 	if link == "" {

@@ -47,9 +47,9 @@ func (a *Adapter) fetch(ctx context.Context, fileID, name string, size, limit in
 	}
 	switch {
 	case size > maxDownload:
-		return nil, fmt.Errorf("%s is %s; Telegram lets bots download files up to 20 MB", name, megabytes(size))
+		return nil, bot.UserError(fmt.Sprintf("%s is %s; Telegram lets bots download files up to 20 MB", name, megabytes(size)), nil)
 	case size > limit:
-		return nil, fmt.Errorf("%s is %s, more than the %s I accept", name, megabytes(size), megabytes(limit))
+		return nil, bot.UserError(fmt.Sprintf("%s is %s, more than the %s I accept", name, megabytes(size), megabytes(limit)), nil)
 	}
 	var f *models.File
 	err := a.call(ctx, "getFile", func(ctx context.Context) (err error) {
@@ -58,7 +58,8 @@ func (a *Adapter) fetch(ctx context.Context, fileID, name string, size, limit in
 	})
 	if err != nil {
 		if errors.Is(err, tg.ErrorBadRequest) {
-			return nil, fmt.Errorf("Telegram would not hand over %s (files over 20 MB cannot be downloaded by bots): %w", name, err)
+			return nil, bot.UserError(fmt.Sprintf("Telegram would not hand over %s (files over 20 MB cannot be downloaded by bots)", name),
+				fmt.Errorf("getFile for %s: %w", name, err))
 		}
 		return nil, fmt.Errorf("get %s from Telegram: %w", name, err)
 	}

@@ -114,10 +114,10 @@ func (c *Adapter) FetchFile(ctx context.Context, f bot.Attachment, limit int64) 
 	u, ok := c.uploads.get(f.Ref, c.now())
 	c.mu.Unlock()
 	if !ok {
-		return nil, fmt.Errorf("%s is no longer kept in memory (the chat page keeps uploads for an hour, and forgets the oldest when many arrive); send it again", f.Name)
+		return nil, bot.UserError(fmt.Sprintf("%s is no longer kept in memory (the chat page keeps uploads for an hour, and forgets the oldest when many arrive); send it again", f.Name), nil)
 	}
 	if limit > 0 && int64(len(u.data)) > limit {
-		return nil, fmt.Errorf("%s is %s, more than the %s I accept", f.Name, scene.ByteSize(int64(len(u.data))), scene.ByteSize(limit))
+		return nil, bot.UserError(fmt.Sprintf("%s is %s, more than the %s I accept", f.Name, scene.ByteSize(int64(len(u.data))), scene.ByteSize(limit)), nil)
 	}
 	return bytes.Clone(u.data), nil
 }
@@ -175,7 +175,8 @@ func (c *Adapter) readForm(r *http.Request, session string) (form, error) {
 	}
 	mr, err := r.MultipartReader()
 	if err != nil {
-		return form{}, refuse(http.StatusBadRequest, "the upload is not a multipart form: %v", err)
+		c.log.Info("web chat: an upload that is not a multipart form", "err", err)
+		return form{}, refuse(http.StatusBadRequest, "the upload is not a multipart form")
 	}
 	var f form
 	declared := int64(-1)
@@ -273,7 +274,8 @@ func (c *Adapter) readFailure(what string, err error) error {
 		return refuse(http.StatusRequestEntityTooLarge, "That upload is more than %s; I take files up to %s.",
 			scene.ByteSize(tooBig.Limit), scene.ByteSize(max(c.maxImport, c.maxImage)))
 	}
-	return refuse(http.StatusBadRequest, "%s could not be read (%v); send it again", what, err)
+	c.log.Info("web chat: an upload cut off", "what", what, "err", err)
+	return refuse(http.StatusBadRequest, "%s could not be read; send it again", what)
 }
 
 // clipName keeps a file or field name short and on one line for the messages that quote it.

@@ -604,7 +604,8 @@ func (c *Adapter) readPost(r *http.Request, session string) (string, *upload, er
 	}
 	dec := json.NewDecoder(io.LimitReader(r.Body, maxChatText))
 	if err := dec.Decode(&body); err != nil {
-		return "", nil, refuse(http.StatusBadRequest, "the message must be JSON {\"text\": …} under 16 KB: %v", err)
+		c.log.Info("web chat: a message that is not JSON", "err", err)
+		return "", nil, refuse(http.StatusBadRequest, "the message must be JSON {\"text\": …} under 16 KB")
 	}
 	text := strings.TrimSpace(body.Text)
 	if text == "" {

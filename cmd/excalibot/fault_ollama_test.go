@@ -3,6 +3,7 @@ package main
 import (
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,7 +15,8 @@ import (
 )
 
 // Ollama failing in each way it does, in the middle of a thread: the follow-up gets a notice
-// naming what failed and inviting a retry, the thread's revisions are untouched, serve stays
+// naming what failed (or, for an answer the bot has no words for, saying it was logged) and
+// inviting a retry, the thread's revisions are untouched, serve stays
 // healthy, and once Ollama is back the same thread draws on from where it was.
 func TestFaultOllama(t *testing.T) {
 	var dbPath string
@@ -33,13 +35,16 @@ func TestFaultOllama(t *testing.T) {
 		fault func() // breaks Ollama
 		heal  func()
 		want  []string // what the notice must name
+		// logged is Ollama's own words, which only the log may hold: the person reads that
+		// something went wrong.
+		logged string
 	}{
 		{name: "down", fault: b.ollama.Stop, heal: b.ollama.Start, want: []string{"Ollama"}},
 		{name: "answering 500", fault: func() {
 			b.ollama.SetResponder(func(api.ChatRequest) ollamafake.Turn {
 				return ollamafake.Fail(http.StatusInternalServerError, "llama runner process has terminated")
 			})
-		}, want: []string{"Ollama", "llama runner process has terminated"}},
+		}, want: []string{"something went wrong on my side", "it has been logged"}, logged: "llama runner process has terminated"},
 		{name: "stream cut mid-response", fault: func() {
 			b.ollama.SetResponder(func(req api.ChatRequest) ollamafake.Turn { return ollamafake.Cut(taggedBoxes(req)) })
 		}, want: []string{"Ollama"}},
@@ -66,6 +71,9 @@ func TestFaultOllama(t *testing.T) {
 				t.Fatalf("with Ollama %s: %d answers and error replies %q; want the first answer and one error reply", tt.name, len(answers), errs)
 			}
 			checkNotice(t, errs[0], append(tt.want, "Nothing in the diagram changed")...)
+			if tt.logged != "" && (strings.Contains(errs[0], tt.logged) || !strings.Contains(b.logs.String(), tt.logged)) {
+				t.Errorf("Ollama's %q: want it in serve's log and not in the notice %q", tt.logged, errs[0])
+			}
 			checkKept(t, before, revisions(t, st, key))
 			if got := len(revisions(t, st, key)); got != len(before) {
 				t.Errorf("%d revisions after the failed run, want %d", got, len(before))

@@ -11,6 +11,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/excalibot/excalibot/internal/clip"
 )
 
 // Converter turns Mermaid text into Excalidraw elements. A diagram Mermaid refuses returns an
@@ -45,6 +47,27 @@ type Error struct {
 	Hint string
 	// Fixes lists what was repaired automatically before giving up.
 	Fixes []string
+}
+
+// UserMessage is the refusal in words for the person who sent the diagram: which line, what is
+// wrong and what to write instead.
+func (e *Error) UserMessage() string {
+	var b strings.Builder
+	b.WriteString("I could not read that Mermaid diagram")
+	if e.Line > 0 {
+		fmt.Fprintf(&b, " (line %d", e.Line)
+		if t := strings.TrimSpace(e.LineText); t != "" {
+			fmt.Fprintf(&b, ": `%s`", clip.Runes(t, 80))
+		}
+		b.WriteString(")")
+	}
+	if e.Message != "" {
+		b.WriteString(": " + e.Message)
+	}
+	if e.Hint != "" {
+		b.WriteString(". Hint: " + e.Hint)
+	}
+	return b.String()
 }
 
 func (e *Error) Error() string {

@@ -140,3 +140,26 @@ func TestErrorCarriesTheLine(t *testing.T) {
 		})
 	}
 }
+
+// TestErrorUserMessage: the refusal in a person's words names the line (its text shortened to 80
+// characters) and says what to write, without a final period for the reply to end.
+func TestErrorUserMessage(t *testing.T) {
+	long := strings.Repeat("x", 100)
+	for _, tc := range []struct {
+		name string
+		err  *Error
+		want string
+	}{
+		{"line and hint", &Error{Line: 2, LineText: "  A[Start --> B", Message: "expected ']'", Hint: "a bracket is not closed on this line"},
+			"I could not read that Mermaid diagram (line 2: `A[Start --> B`): expected ']'. Hint: a bracket is not closed on this line"},
+		{"no line", &Error{Message: "the diagram is empty"}, "I could not read that Mermaid diagram: the diagram is empty"},
+		{"line without its text", &Error{Line: 4, Message: "unexpected ':'"}, "I could not read that Mermaid diagram (line 4): unexpected ':'"},
+		{"a long line", &Error{Line: 1, LineText: long}, "I could not read that Mermaid diagram (line 1: `" + long[:79] + "…`)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.err.UserMessage(); got != tc.want {
+				t.Errorf("got  %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}

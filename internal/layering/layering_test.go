@@ -53,7 +53,7 @@ var layers = map[string]layer{
 
 	"diagram/graph":    {imports: []string{"diagram", "diagram/sequence", "layout", "scene"}},
 	"diagram/sequence": {imports: []string{"diagram", "scene", "scene/fontmetrics"}},
-	"diagram/mermaid":  {imports: []string{"diagram", "internal/plural", "scene", "scene/fontmetrics"}},
+	"diagram/mermaid":  {imports: []string{"diagram", "internal/clip", "internal/plural", "scene", "scene/fontmetrics"}},
 	"diagram/measure":  {imports: []string{"scene"}},
 	"diagram":          {imports: []string{"scene"}},
 	"diagram/outline":  {imports: []string{"internal/clip", "internal/plural", "scene"}, tests: []string{"diagram/graph", "diagram/sequence"}},
