@@ -13,6 +13,7 @@ import (
 	"github.com/excalibot/excalibot/agent/ollama"
 	"github.com/excalibot/excalibot/agent/textcall"
 	"github.com/excalibot/excalibot/internal/clip"
+	"github.com/excalibot/excalibot/internal/logkey"
 	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/tools"
 )
@@ -333,7 +334,7 @@ func (a *Agent) timedRequest(ctx context.Context, turn int, res *Result, request
 		if errors.Is(reqCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 			err = &timeoutError{limit: a.cfg.Limits.Request, cause: err}
 		}
-		a.log.Warn("model request failed", "turn", turn, "err", err)
+		a.log.Warn("model request failed", "turn", turn, logkey.Err, err)
 		return reply, d, err
 	}
 	res.PromptTokens += reply.PromptTokens

@@ -13,6 +13,7 @@ import (
 	"github.com/excalibot/excalibot/agent/plan"
 	"github.com/excalibot/excalibot/agent/textcall"
 	"github.com/excalibot/excalibot/internal/clip"
+	"github.com/excalibot/excalibot/internal/logkey"
 	"github.com/excalibot/excalibot/tools"
 )
 
@@ -49,7 +50,7 @@ func (a *Agent) byProtocol(ctx context.Context, s *seat, req Request) (Result, e
 		info, err := d.Describe(ctx)
 		switch {
 		case err != nil:
-			a.log.Debug("describe model; assuming it calls tools", "err", err)
+			a.log.Debug("describe model; assuming it calls tools", logkey.Err, err)
 		case info.Known() && !info.Has(ollama.CapTools):
 			a.switchToPlans(s, "the model reports no tool capability", info.Capabilities)
 			return a.runPlan(ctx, s, req)
@@ -66,7 +67,7 @@ func (a *Agent) byProtocol(ctx context.Context, s *seat, req Request) (Result, e
 func (a *Agent) switchToPlans(s *seat, why string, caps []string) {
 	s.plan.noTools.Store(true)
 	s.plan.logOnce.Do(func() {
-		a.log.Info("model cannot call tools; drawing with typed plans", "model", modelName(s.model), "why", why, "capabilities", caps)
+		a.log.Info("model cannot call tools; drawing with typed plans", logkey.Model, modelName(s.model), "why", why, "capabilities", caps)
 	})
 }
 

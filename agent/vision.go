@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/excalibot/excalibot/agent/ollama"
+	"github.com/excalibot/excalibot/internal/logkey"
 )
 
 // Pictures: a request may carry images (a whiteboard photo, a screenshot of a diagram). They go
@@ -78,7 +79,7 @@ func (a *Agent) seeing(ctx context.Context) (*seat, error) {
 	case errors.Is(err, ollama.ErrUnreachable) || errors.Is(err, ollama.ErrModelNotFound):
 		return nil, err
 	case err != nil:
-		a.log.Warn("describe the vision model; sending the pictures anyway", "model", modelName(s.model), "err", err)
+		a.log.Warn("describe the vision model; sending the pictures anyway", logkey.Model, modelName(s.model), logkey.Err, err)
 	case info.Known() && !info.Has(ollama.CapVision):
 		return nil, a.noVision(ctx, s, nil)
 	}
@@ -96,7 +97,7 @@ func (a *Agent) noVision(ctx context.Context, s *seat, cause error) error {
 		defer cancel()
 		names, err := l.ModelsWith(lctx, ollama.CapVision)
 		if err != nil {
-			a.log.Info("list the models that read pictures", "err", err)
+			a.log.Info("list the models that read pictures", logkey.Err, err)
 		}
 		e.Pulled, e.Listed = names, err == nil
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/excalibot/excalibot/diagram/outline"
 	"github.com/excalibot/excalibot/internal/clip"
+	"github.com/excalibot/excalibot/internal/logkey"
 	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/picture"
 	"github.com/excalibot/excalibot/render/export"
@@ -77,7 +78,7 @@ func (b *Bot) commandReply(ctx context.Context, key ThreadKey, cmd Command) (r R
 			return Reply{Text: b.tell(key, "starting a new diagram", fromStore(err)), Error: true}, nil
 		}
 		if _, err := b.store.RevokeLinks(ctx, key, ""); err != nil {
-			b.log.Warn("revoke links on reset", "thread", key.String(), "err", err)
+			b.log.Warn("revoke links on reset", logkey.Thread, key.String(), logkey.Err, err)
 		}
 		return Reply{Text: "Started a new, empty diagram; the old editor links no longer work. Say undo to bring the previous diagram back."}, nil
 	case CmdHistory:

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/excalibot/excalibot/internal/logkey"
 	"github.com/excalibot/excalibot/internal/plural"
 )
 
@@ -62,7 +63,7 @@ func (b *Bot) readDiscussion(ctx context.Context, a Adapter, msg Message) (discu
 	if err != nil {
 		// An adapter's error names API calls and thread keys: the log gets it, the thread a
 		// sentence (with the adapter's words, when it has some).
-		b.log.Warn("read the discussion", "thread", msg.Key.String(), "err", err)
+		b.log.Warn("read the discussion", logkey.Thread, msg.Key.String(), logkey.Err, err)
 		err = fmt.Errorf("read the discussion: %w", err)
 		if why := userMessage(err); why != "" {
 			return discussion{}, refuse(err, "Sorry, I could not read the earlier messages of this thread: "+why,

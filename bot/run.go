@@ -8,6 +8,7 @@ import (
 
 	"github.com/excalibot/excalibot/diagram/outline"
 	"github.com/excalibot/excalibot/internal/clip"
+	"github.com/excalibot/excalibot/internal/logkey"
 	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/render/export"
 	"github.com/excalibot/excalibot/scene"
@@ -117,7 +118,7 @@ func (b *Bot) drawing(ctx context.Context, t Turn, status func(string)) Outcome 
 	}
 	if !res.Changed {
 		if err := b.store.SetMemory(ctx, key, memory); err != nil {
-			b.log.Warn("store agent memory", "thread", key.String(), "err", err)
+			b.log.Warn("store agent memory", logkey.Thread, key.String(), logkey.Err, err)
 		}
 		if summary != "" { // an import happened: show it
 			return Outcome{State: store.RunDone, Detail: "no change", Reply: b.postReply(ctx, th, text)}
@@ -245,7 +246,7 @@ func (b *Bot) withPicture(ctx context.Context, th *store.Thread, sc *scene.Scene
 	}
 	if links := b.links; links != nil {
 		if edit, view, err := links.ThreadLinks(ctx, th); err != nil {
-			b.log.Warn("make editor links", "thread", th.Key.String(), "err", err)
+			b.log.Warn("make editor links", logkey.Thread, th.Key.String(), logkey.Err, err)
 		} else {
 			r.EditURL, r.ViewURL = edit, view
 		}
@@ -259,9 +260,9 @@ func (b *Bot) withPicture(ctx context.Context, th *store.Thread, sc *scene.Scene
 		why := ""
 		if msg := userMessage(err); msg != "" {
 			why = " (" + msg + ")"
-			b.log.Warn("render failed", "thread", th.Key.String(), "rev", th.Rev, "err", err)
+			b.log.Warn("render failed", logkey.Thread, th.Key.String(), "rev", th.Rev, logkey.Err, err)
 		} else {
-			b.log.Error("render failed", "thread", th.Key.String(), "rev", th.Rev, "err", err)
+			b.log.Error("render failed", logkey.Thread, th.Key.String(), "rev", th.Rev, logkey.Err, err)
 		}
 		r.Text = strings.TrimSpace(r.Text + "\n\n" + "I could not render the picture" + why +
 			". The diagram is saved and the .excalidraw file is attached (it opens in Excalidraw); send \"export png\" to try the picture again.")

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/excalibot/excalibot/diagram/mermaid"
+	"github.com/excalibot/excalibot/internal/logkey"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
 )
@@ -165,11 +166,11 @@ func (b *Bot) tell(key ThreadKey, step string, err error) string {
 	var own *refusal
 	switch {
 	case plain:
-		b.log.Error("failed", "thread", key.String(), "step", step, "err", err)
+		b.log.Error("failed", logkey.Thread, key.String(), "step", step, logkey.Err, err)
 	case errors.As(err, &own):
-		b.log.Info("refused", "thread", key.String(), "step", step, "err", err)
+		b.log.Info("refused", logkey.Thread, key.String(), "step", step, logkey.Err, err)
 	default:
-		b.log.Warn("failed", "thread", key.String(), "step", step, "err", err)
+		b.log.Warn("failed", logkey.Thread, key.String(), "step", step, logkey.Err, err)
 	}
 	return text
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/excalibot/excalibot/internal/clip"
+	"github.com/excalibot/excalibot/internal/logkey"
 	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/store"
 )
@@ -117,7 +118,7 @@ func (b *Bot) Answer(ctx context.Context, t Turn, status func(text string)) Outc
 	first := t.jobs[0]
 	switch {
 	case first.broken != nil:
-		b.log.Error("a kept message could not be read; its thread is told", "thread", t.Key.String(), "inbox", first.inbox, "err", first.broken)
+		b.log.Error("a kept message could not be read; its thread is told", logkey.Thread, t.Key.String(), "inbox", first.inbox, logkey.Err, first.broken)
 		o = failed(store.RunFailed, first.broken.Error(),
 			"Sorry, I could not read one of your messages back from my database. Nothing in the diagram changed; please send it again.")
 	case first.cmd.Kind == CmdDraw:

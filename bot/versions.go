@@ -10,6 +10,7 @@ import (
 
 	"github.com/excalibot/excalibot/diagram/outline"
 	"github.com/excalibot/excalibot/internal/clip"
+	"github.com/excalibot/excalibot/internal/logkey"
 	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
@@ -162,10 +163,10 @@ func (s *revScenes) get(ctx context.Context, rev int64) *scene.Scene {
 	case err == nil:
 		sc, err = scene.Decode(r.Scene)
 		if err != nil {
-			s.b.log.Warn("a kept revision cannot be read", "thread", s.key.String(), "rev", rev, "err", err)
+			s.b.log.Warn("a kept revision cannot be read", logkey.Thread, s.key.String(), "rev", rev, logkey.Err, err)
 		}
 	case !errors.Is(err, store.ErrNotFound):
-		s.b.log.Warn("read a revision for the history", "thread", s.key.String(), "rev", rev, "err", err)
+		s.b.log.Warn("read a revision for the history", logkey.Thread, s.key.String(), "rev", rev, logkey.Err, err)
 	}
 	s.got[rev] = sc
 	return sc

@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/excalibot/excalibot/diagram/mermaid"
+	"github.com/excalibot/excalibot/internal/logkey"
 )
 
 // MaxMermaidBytes bounds the Mermaid text Mermaid accepts (its own maxTextSize is 50,000).
@@ -92,7 +93,7 @@ func (r *Renderer) Mermaid(ctx context.Context, src string) (MermaidResult, erro
 			break
 		}
 		if attempt == 1 {
-			r.log.Warn("mermaid attempt failed; retrying on a fresh tab", "err", err)
+			r.log.Warn("mermaid attempt failed; retrying on a fresh tab", logkey.Err, err)
 		}
 	}
 	if err != nil {
@@ -206,7 +207,7 @@ func (r *Renderer) warmMermaid() {
 	start := time.Now()
 	if err := r.mermaidTurn(context.Background()); err != nil {
 		if !errors.Is(err, ErrClosed) {
-			r.log.Warn("could not open the mermaid tab ahead of use; it opens on first use", "err", err)
+			r.log.Warn("could not open the mermaid tab ahead of use; it opens on first use", logkey.Err, err)
 		}
 		return
 	}

@@ -11,6 +11,8 @@ import (
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+
+	"github.com/excalibot/excalibot/internal/logkey"
 )
 
 // tab is one page of the browser with the render page loaded and its fonts warm. A tab is used by
@@ -255,7 +257,7 @@ func (r *Renderer) supervise() {
 			return
 		default:
 		}
-		r.log.Error("restart chromium", "err", err, "retry_in", backoff)
+		r.log.Error("restart chromium", logkey.Err, err, "retry_in", backoff)
 		select {
 		case <-r.closing:
 			return

@@ -19,6 +19,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/excalibot/excalibot/internal/logkey"
 	"github.com/excalibot/excalibot/scene"
 )
 
@@ -522,7 +523,7 @@ func (r *Renderer) retry(ctx context.Context, out reply, attemptOnce func() ([]b
 			return err
 		}
 		if attempt == 1 {
-			r.log.Warn("render attempt failed; retrying on a fresh tab", "err", err)
+			r.log.Warn("render attempt failed; retrying on a fresh tab", logkey.Err, err)
 		}
 	}
 	return err

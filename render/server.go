@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/excalibot/excalibot/internal/logkey"
 )
 
 // contentSecurityPolicy makes the page unable to reach anything but its own loopback origin,
@@ -84,7 +86,7 @@ func startServer(log *slog.Logger) (*server, error) {
 	go func() {
 		defer close(s.done)
 		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Error("render page server stopped", "err", err)
+			log.Error("render page server stopped", logkey.Err, err)
 		}
 	}()
 	return s, nil

@@ -14,6 +14,7 @@ import (
 
 	"github.com/excalibot/excalibot/diagram/outline"
 	"github.com/excalibot/excalibot/internal/httpx"
+	"github.com/excalibot/excalibot/internal/logkey"
 	"github.com/excalibot/excalibot/render/export"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/store"
@@ -78,7 +79,7 @@ func (s *Server) getDiagram(w http.ResponseWriter, r *http.Request) {
 		s.metrics.renders.WithLabelValues(ext, outcome(err)).Inc()
 		s.metrics.renderSeconds.Observe(time.Since(start).Seconds())
 		if err != nil {
-			s.log.Warn("render download", "link", link.ID, "err", err)
+			s.log.Warn("render download", "link", link.ID, logkey.Err, err)
 			http.Error(w, "the picture could not be rendered right now; the .excalidraw download still works", http.StatusServiceUnavailable)
 			return
 		}
@@ -219,7 +220,7 @@ func (s *Server) putScene(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.metrics.editorSaves.WithLabelValues("ok").Inc()
-	s.log.Info("diagram edited in the browser", "thread", link.Key.String(), "rev", th.Rev, "link", link.ID)
+	s.log.Info("diagram edited in the browser", logkey.Thread, link.Key.String(), "rev", th.Rev, "link", link.ID)
 	if s.notify != nil {
 		s.notify.Edited(r.Context(), link.Key, th.Rev)
 	}
@@ -249,7 +250,7 @@ func (s *Server) fail(w http.ResponseWriter, step string, err error) {
 		notFound(w)
 		return
 	}
-	s.log.Error(step, "err", err)
+	s.log.Error(step, logkey.Err, err)
 	http.Error(w, "internal error; the diagram is unchanged", http.StatusInternalServerError)
 }
 

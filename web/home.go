@@ -5,6 +5,8 @@ import (
 	"html/template"
 	"net/http"
 	"time"
+
+	"github.com/excalibot/excalibot/internal/logkey"
 )
 
 // checkResult is one readiness check's outcome.
@@ -47,7 +49,7 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	if err := homePage.Execute(w, d); err != nil {
-		s.log.Warn("write the home page", "err", err)
+		s.log.Warn("write the home page", logkey.Err, err)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/excalibot/excalibot/internal/httpx"
+	"github.com/excalibot/excalibot/internal/logkey"
 	"github.com/excalibot/excalibot/ratelimit"
 	"github.com/excalibot/excalibot/render/export"
 	"github.com/excalibot/excalibot/scene"
@@ -165,7 +166,7 @@ func (s *Server) HandleUpload(pattern string, h http.Handler, maxBody int64) {
 		rc := http.NewResponseController(w)
 		deadline := time.Now().Add(s.opt.UploadTimeout)
 		if err := rc.SetReadDeadline(deadline); err != nil {
-			s.log.Debug("extend an upload's read deadline", "err", err) // the server's own stays
+			s.log.Debug("extend an upload's read deadline", logkey.Err, err) // the server's own stays
 		}
 		_ = rc.SetWriteDeadline(deadline.Add(s.opt.HandlerTimeout)) // the answer comes after the body
 		r.Body = http.MaxBytesReader(w, r.Body, maxBody)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/excalibot/excalibot/internal/logkey"
 	"github.com/excalibot/excalibot/tools"
 )
 
@@ -137,7 +138,7 @@ func New(cfg Config, log *slog.Logger) (*Client, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Client{cfg: cfg, base: base, client: api.NewClient(base, hc),
-		log: log.With("component", "ollama", "model", cfg.Model)}, nil
+		log: log.With("component", "ollama", logkey.Model, cfg.Model)}, nil
 }
 
 // parseHost reads OLLAMA_HOST the way the ollama CLI does: empty means http://127.0.0.1:11434,

@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	"github.com/ollama/ollama/api"
+
+	"github.com/excalibot/excalibot/internal/logkey"
 )
 
 // ModelInfo is what the server says of a model before the first request: what it can do and how
@@ -146,7 +148,7 @@ func (o *Client) explainShow(ctx context.Context, err error) error {
 func (o *Client) ForModel(name string) *Client {
 	cfg := o.cfg
 	cfg.Model = name
-	return &Client{cfg: cfg, base: o.base, client: o.client, log: o.log.With("model", name)}
+	return &Client{cfg: cfg, base: o.base, client: o.client, log: o.log.With(logkey.Model, name)}
 }
 
 // maxListed bounds the models ModelsWith asks /api/show about: a server with more is listed

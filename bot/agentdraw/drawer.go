@@ -11,6 +11,7 @@ import (
 	"github.com/excalibot/excalibot/agent"
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/diagram/mermaid"
+	"github.com/excalibot/excalibot/internal/logkey"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/tools"
 )
@@ -62,7 +63,7 @@ func (d *Drawer) Draw(ctx context.Context, req bot.DrawRequest) (bot.DrawResult,
 	mem, err := agent.UnmarshalMemory(req.Memory)
 	if err != nil {
 		// A memory this program cannot read costs the conversation's context, not the diagram.
-		d.log.Warn("agent memory unreadable; starting the conversation afresh", "err", err)
+		d.log.Warn("agent memory unreadable; starting the conversation afresh", logkey.Err, err)
 	}
 	set := tools.New(sc, d.opt.Limits)
 	if d.opt.Mermaid != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/internal/logkey"
 	"github.com/excalibot/excalibot/store"
 )
 
@@ -49,7 +50,7 @@ func (e *Engine) claiming(ctx context.Context) {
 		if time.Since(lastRecover) >= recoverEvery {
 			lastRecover = time.Now()
 			if err := e.recoverRuns(ctx, store.RecoverRequest{Notice: e.notice}); err != nil && ctx.Err() == nil {
-				e.log.Warn("recover interrupted runs", "err", err)
+				e.log.Warn("recover interrupted runs", logkey.Err, err)
 			}
 		}
 		e.claim(ctx)
@@ -62,7 +63,7 @@ func (e *Engine) recoverRuns(ctx context.Context, req store.RecoverRequest) erro
 		return fmt.Errorf("recover interrupted runs: %w", err)
 	}
 	for _, r := range runs {
-		e.log.Warn("run interrupted: its owner is gone; the thread is told", "thread", r.Key.String(), "run", r.ID, "owner", r.Owner)
+		e.log.Warn("run interrupted: its owner is gone; the thread is told", logkey.Thread, r.Key.String(), "run", r.ID, "owner", r.Owner)
 	}
 	if len(runs) > 0 {
 		poke(e.sendWake)
@@ -98,7 +99,7 @@ func (e *Engine) claim(ctx context.Context) {
 		Platforms: e.platforms(), Notice: e.notice})
 	if err != nil {
 		if ctx.Err() == nil {
-			e.log.Warn("claim threads with waiting messages", "err", err)
+			e.log.Warn("claim threads with waiting messages", logkey.Err, err)
 		}
 		return
 	}
@@ -108,7 +109,7 @@ func (e *Engine) claim(ctx context.Context) {
 		for _, r := range c.Interrupted {
 			told = true
 			e.log.Warn("thread taken over from an owner whose lease ran out; its run is interrupted and the thread told",
-				"thread", key.String(), "run", r.ID, "owner", r.Owner)
+				logkey.Thread, key.String(), "run", r.ID, "owner", r.Owner)
 		}
 		e.threads.mu.Lock()
 		_, already := e.threads.waiting[key] // this process's own lease, renewed: it is served already
@@ -138,7 +139,7 @@ func (e *Engine) serve(key bot.ThreadKey) {
 		e.threads.mu.Unlock()
 		poke(e.wake)
 	}()
-	log := e.log.With("thread", key.String())
+	log := e.log.With(logkey.Thread, key.String())
 	ctx := context.WithoutCancel(e.threads.crew.ctx) // store calls between turns finish even on shutdown
 	for {
 		if e.closing.Load() {
@@ -147,7 +148,7 @@ func (e *Engine) serve(key bot.ThreadKey) {
 		}
 		msgs, err := e.store.Pending(ctx, key, 50)
 		if err != nil {
-			log.Warn("read the thread's waiting messages; letting the thread go", "err", err)
+			log.Warn("read the thread's waiting messages; letting the thread go", logkey.Err, err)
 			e.release(ctx, key)
 			return
 		}
@@ -155,10 +156,10 @@ func (e *Engine) serve(key bot.ThreadKey) {
 			released, err := e.store.ReleaseIdle(ctx, key, e.opt.Owner)
 			switch {
 			case errors.Is(err, store.ErrLeaseHeld):
-				log.Info("thread taken over by another owner", "err", err)
+				log.Info("thread taken over by another owner", logkey.Err, err)
 				return
 			case err != nil:
-				log.Warn("release an idle thread", "err", err)
+				log.Warn("release an idle thread", logkey.Err, err)
 				e.release(ctx, key)
 				return
 			case released:
@@ -188,7 +189,7 @@ func (e *Engine) release(ctx context.Context, key bot.ThreadKey) {
 	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if err := e.store.ReleaseLease(rctx, key, e.opt.Owner); err != nil {
-		e.log.Warn("release a thread's lease; trying again later", "thread", key.String(), "err", err)
+		e.log.Warn("release a thread's lease; trying again later", logkey.Thread, key.String(), logkey.Err, err)
 		e.threads.mu.Lock()
 		e.threads.unreleased[key] = true
 		e.threads.mu.Unlock()
@@ -211,7 +212,7 @@ func (e *Engine) heartbeat(ctx context.Context) {
 			continue // renewing now would keep those alive too; the store is failing anyway
 		}
 		if _, err := e.store.RenewLeases(ctx, e.opt.Owner, e.opt.LeaseTTL); err != nil && ctx.Err() == nil {
-			e.log.Warn("renew this process's leases; other replicas take its threads over if this goes on", "err", err)
+			e.log.Warn("renew this process's leases; other replicas take its threads over if this goes on", logkey.Err, err)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/internal/logkey"
 	"github.com/excalibot/excalibot/store"
 )
 
@@ -14,7 +15,7 @@ import (
 // Handle returns. The work is done later by whichever process holds the thread's lease. An error
 // means the message was not kept: the adapter must not acknowledge it.
 func (e *Engine) Handle(ctx context.Context, a bot.Adapter, msg bot.Message) error {
-	log := e.log.With("thread", msg.Key.String(), "event", msg.EventID, "message", msg.ID)
+	log := e.log.With(logkey.Thread, msg.Key.String(), "event", msg.EventID, "message", msg.ID)
 	req := store.AcceptRequest{Key: msg.Key, EventIDs: eventIDs(msg)}
 	if local(a) {
 		req.Pin = e.opt.Owner
@@ -29,7 +30,7 @@ func (e *Engine) Handle(ctx context.Context, a bot.Adapter, msg bot.Message) err
 	} else {
 		body, err := bot.EncodeMessage(msg)
 		if err != nil {
-			log.Error("message dropped: it cannot be kept", "err", err)
+			log.Error("message dropped: it cannot be kept", logkey.Err, err)
 			return nil // it would fail the same way when delivered again
 		}
 		req.Body = body
@@ -39,11 +40,11 @@ func (e *Engine) Handle(ctx context.Context, a bot.Adapter, msg bot.Message) err
 		e.forgetAdmission(req.EventIDs)
 	}
 	if errors.Is(err, store.ErrInvalid) || errors.Is(err, store.ErrTooLarge) {
-		log.Error("message dropped: the store refuses it, and would refuse it again", "err", err)
+		log.Error("message dropped: the store refuses it, and would refuse it again", logkey.Err, err)
 		return nil
 	}
 	if err != nil {
-		log.Error("message not kept; its platform is not told it arrived, so it delivers it again", "err", err)
+		log.Error("message not kept; its platform is not told it arrived, so it delivers it again", logkey.Err, err)
 		return fmt.Errorf("keep the message: %w", err)
 	}
 	switch {
@@ -57,7 +58,7 @@ func (e *Engine) Handle(ctx context.Context, a bot.Adapter, msg bot.Message) err
 		poke(e.wake)
 	}
 	if e.adapter(a.Platform()) == nil {
-		log.Warn("message kept for a platform this process does not serve; another process answers it", "platform", a.Platform())
+		log.Warn("message kept for a platform this process does not serve; another process answers it", logkey.Platform, a.Platform())
 	}
 	return nil
 }
@@ -121,7 +122,7 @@ func (e *Engine) Edited(ctx context.Context, key store.ThreadKey, rev int64) {
 	}
 	text := fmt.Sprintf("The diagram was edited in the browser (revision %d). Reply here to continue from it.", rev)
 	if err := e.tell(ctx, a, key, bot.Reply{Text: text}); err != nil {
-		e.log.Warn("tell thread about browser edit", "thread", key.String(), "err", err)
+		e.log.Warn("tell thread about browser edit", logkey.Thread, key.String(), logkey.Err, err)
 	}
 }
 

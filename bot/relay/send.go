@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/internal/logkey"
 	"github.com/excalibot/excalibot/store"
 )
 
@@ -78,7 +79,7 @@ func (e *Engine) sendDue(ctx context.Context) int {
 		Platforms: e.platforms()})
 	if err != nil {
 		if ctx.Err() == nil {
-			e.log.Warn("claim replies to post", "err", err)
+			e.log.Warn("claim replies to post", logkey.Err, err)
 		}
 		return 0
 	}
@@ -135,7 +136,7 @@ func (e *Engine) postThread(key bot.ThreadKey, rows []store.OutboxItem) {
 
 // post makes one attempt at a row and settles it; false means the thread's next rows must wait.
 func (e *Engine) post(it store.OutboxItem) bool {
-	log := e.log.With("thread", it.Key.String(), "outbox", it.ID, "kind", it.Kind, "attempt", it.Attempts+1)
+	log := e.log.With(logkey.Thread, it.Key.String(), "outbox", it.ID, "kind", it.Kind, "attempt", it.Attempts+1)
 	a := e.adapter(it.Key.Platform)
 	var err error
 	switch {
@@ -158,7 +159,7 @@ func (e *Engine) post(it store.OutboxItem) bool {
 	if serr := e.store.SettleOutbox(sctx, settle); serr != nil {
 		// The row stays claimed until its claim lapses; then it is tried again (a reply that was
 		// posted and not settled is posted once more: the remaining crash window).
-		log.Error("record how a reply's attempt ended", "state", settle.State, "err", serr)
+		log.Error("record how a reply's attempt ended", "state", settle.State, logkey.Err, serr)
 		return false
 	}
 	if err == nil {
@@ -217,7 +218,7 @@ func (e *Engine) retry(it store.OutboxItem, err error, log *slog.Logger) (s stor
 		return s, false
 	}
 	if it.Kind == kindSigns && attempts >= signTries {
-		log.Warn("working signs not taken down; giving up on them", "err", err)
+		log.Warn("working signs not taken down; giving up on them", logkey.Err, err)
 		s.State = store.OutboxSent // best effort: the reply is out, the signs must not hold the thread up
 		return s, true
 	}
@@ -229,11 +230,11 @@ func (e *Engine) retry(it store.OutboxItem, err error, log *slog.Logger) (s stor
 	}
 	var perm *bot.PermanentError
 	if (errors.As(err, &perm) && attempts >= permanentTries) || now.Add(wait).Sub(it.Created) > e.opt.ReplyGiveUp {
-		log.Error("reply given up: it could not be posted; it is kept in the outbox as dead", "attempts", attempts, "err", err)
+		log.Error("reply given up: it could not be posted; it is kept in the outbox as dead", "attempts", attempts, logkey.Err, err)
 		s.State = store.OutboxDead
 		return s, true
 	}
-	log.Warn("reply not posted; trying again later", "in", wait, "rate_limited", limited, "err", err)
+	log.Warn("reply not posted; trying again later", "in", wait, "rate_limited", limited, logkey.Err, err)
 	s.State, s.Due = store.OutboxPending, now.Add(wait)
 	return s, false
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/internal/logkey"
 )
 
 // statusEvery is the least time between two edits of a run's status line, whatever the platform:
@@ -123,7 +124,7 @@ func (s *statusLine) show(ctx context.Context, a bot.Adapter, msg bot.Message) {
 	st, err := a.Working(ctx, msg)
 	if err != nil || st == nil {
 		if err != nil {
-			s.log.Warn("show working sign", "thread", s.key, "err", err)
+			s.log.Warn("show working sign", logkey.Thread, s.key, logkey.Err, err)
 		}
 		<-s.stop
 		return
@@ -133,7 +134,7 @@ func (s *statusLine) show(ctx context.Context, a bot.Adapter, msg bot.Message) {
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		if err := st.Finish(fctx); err != nil {
-			s.log.Debug("finish status", "thread", s.key, "err", err)
+			s.log.Debug("finish status", logkey.Thread, s.key, logkey.Err, err)
 		}
 	}()
 	// The signs' handle is stored with the run once the run is recorded and has gone on for
@@ -186,7 +187,7 @@ func (s *statusLine) show(ctx context.Context, a bot.Adapter, msg bot.Message) {
 		default:
 		}
 		if err := st.Update(ctx, text); err != nil {
-			s.log.Debug("update status", "thread", s.key, "err", err)
+			s.log.Debug("update status", logkey.Thread, s.key, logkey.Err, err)
 		}
 		shown, last = text, time.Now()
 	}
@@ -197,10 +198,10 @@ func (s *statusLine) recordSign(ctx context.Context, id int64, sign string) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	if err := s.record(rctx, id, sign); err != nil {
-		s.log.Debug("record the working signs with the run", "thread", s.key, "run", id, "err", err)
+		s.log.Debug("record the working signs with the run", logkey.Thread, s.key, "run", id, logkey.Err, err)
 		return
 	}
-	s.log.Debug("working signs recorded with the run", "thread", s.key, "run", id)
+	s.log.Debug("working signs recorded with the run", logkey.Thread, s.key, "run", id)
 }
 
 // board is what this process knows of its runs after they end: the working signs still up until

@@ -8,6 +8,7 @@ import (
 
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/internal/clip"
+	"github.com/excalibot/excalibot/internal/logkey"
 	"github.com/excalibot/excalibot/store"
 )
 
@@ -18,15 +19,15 @@ import (
 func (e *Engine) turn(a bot.Adapter, t bot.Turn) bool {
 	ctx, cancel := context.WithTimeout(e.threads.crew.ctx, e.opt.RunTimeout)
 	defer cancel()
-	log := e.log.With("thread", t.Key.String())
+	log := e.log.With(logkey.Thread, t.Key.String())
 	run, err := e.store.StartRun(ctx, store.StartRunRequest{Key: t.Key, Owner: e.opt.Owner, Detail: t.Detail,
 		Lease: e.opt.LeaseTTL, Inbox: t.Inbox})
 	switch {
 	case errors.Is(err, store.ErrLeaseHeld), errors.Is(err, store.ErrConflict):
-		log.Info("thread taken over by another owner; its messages are theirs", "err", err)
+		log.Info("thread taken over by another owner; its messages are theirs", logkey.Err, err)
 		return false
 	case err != nil:
-		log.Warn("record a run; its messages wait for the store", "err", err)
+		log.Warn("record a run; its messages wait for the store", logkey.Err, err)
 		return false
 	}
 	var signs *statusLine
@@ -51,7 +52,7 @@ func (e *Engine) turn(a bot.Adapter, t bot.Turn) bool {
 // revision conflicts, the run ends failed with a reply that says so. It returns how the run ended,
 // for metrics, and false when this process should stop serving the thread.
 func (e *Engine) commit(ctx context.Context, a bot.Adapter, run store.Run, signs *statusLine, o bot.Outcome) (string, bool) {
-	log := e.log.With("thread", run.Key.String(), "run", run.ID)
+	log := e.log.With(logkey.Thread, run.Key.String(), "run", run.ID)
 	// The end is recorded even when the turn's context is over (shutdown, timeout).
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
@@ -59,7 +60,7 @@ func (e *Engine) commit(ctx context.Context, a bot.Adapter, run store.Run, signs
 	for {
 		replies, err := e.replies(run.Key, a, o.Reply, signs)
 		if err != nil {
-			log.Error("encode a reply", "err", err)
+			log.Error("encode a reply", logkey.Err, err)
 			o = failed(store.RunFailed, err.Error(), "Sorry, I could not put my reply together. Nothing in the diagram changed; you can send the request again.")
 			replies, _ = e.replies(run.Key, a, o.Reply, signs)
 		}
@@ -84,7 +85,7 @@ func (e *Engine) commit(ctx context.Context, a bot.Adapter, run store.Run, signs
 			continue
 		case errors.Is(err, store.ErrBadTransition):
 			// Another owner took the thread over and told it; this run's result goes nowhere.
-			log.Warn("run ended after its thread was taken over; its result is dropped", "err", err)
+			log.Warn("run ended after its thread was taken over; its result is dropped", logkey.Err, err)
 			finishSigns(signs)
 			return ended, false
 		}
@@ -97,14 +98,14 @@ func (e *Engine) commit(ctx context.Context, a bot.Adapter, run store.Run, signs
 // commitFailed tells the thread directly, best effort, that its run's end could not be recorded;
 // the run is left for recovery, which then does not tell the thread again (in this process).
 func (e *Engine) commitFailed(ctx context.Context, log *slog.Logger, a bot.Adapter, run store.Run, o bot.Outcome, err error) {
-	log.Error("record the end of a run", "err", err)
+	log.Error("record the end of a run", logkey.Err, err)
 	e.signs.markTold(run.ID)
 	text, _ := bot.StoreFailure("saving the diagram", err)
 	if o.Reply.Error {
 		text = o.Reply.Text
 	}
 	if serr := a.Send(ctx, run.Key, bot.Reply{Text: text, Error: true}); serr != nil {
-		log.Warn("send the error reply", "err", serr)
+		log.Warn("send the error reply", logkey.Err, serr)
 	}
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/internal/logkey"
 )
 
 // Platform is the bot.ThreadKey.Platform value of Slack messages.
@@ -149,7 +150,7 @@ func New(cfg Config, h bot.Handler, log *slog.Logger) (*Adapter, error) {
 	if cfg.PingInterval <= 0 {
 		cfg.PingInterval = 30 * time.Second
 	}
-	log = log.With("platform", Platform)
+	log = log.With(logkey.Platform, Platform)
 	opts := []slack.Option{
 		slack.OptionAPIURL(cfg.APIURL),
 		slack.OptionHTTPClient(&http.Client{Timeout: cfg.HTTPTimeout}),
@@ -231,7 +232,7 @@ func (a *Adapter) authTest(ctx context.Context) (identity, error) {
 		if errors.As(err, &se) {
 			return identity{}, fmt.Errorf("slack auth.test: %w (check SLACK_BOT_TOKEN)", err)
 		}
-		a.log.Warn("slack auth.test failed; retrying", "err", err, "in", wait)
+		a.log.Warn("slack auth.test failed; retrying", logkey.Err, err, "in", wait)
 		select {
 		case <-ctx.Done():
 			return identity{}, ctx.Err()
@@ -319,7 +320,7 @@ func (a *Adapter) onSocketEvent(ctx context.Context, sm *socketmode.Client, evt 
 	}
 	// Button clicks (our buttons are plain links) and slash commands are acked with nothing to do.
 	if err := sm.AckCtx(ctx, evt.Request.EnvelopeID, nil); err != nil {
-		a.log.Warn("slack ack failed", "envelope", evt.Request.EnvelopeID, "err", err)
+		a.log.Warn("slack ack failed", "envelope", evt.Request.EnvelopeID, logkey.Err, err)
 	}
 }
 
@@ -341,12 +342,12 @@ func (a *Adapter) dispatch(ctx context.Context, sm *socketmode.Client) {
 			if err := a.accept(ctx, ev.in); err != nil {
 				if ctx.Err() == nil {
 					a.log.Warn("slack: event not kept; left unacked for Slack to deliver again", "envelope", ev.envelope,
-						"event", ev.in.eventID, "err", err)
+						"event", ev.in.eventID, logkey.Err, err)
 				}
 				continue
 			}
 			if err := sm.AckCtx(ctx, ev.envelope, nil); err != nil {
-				a.log.Warn("slack ack failed", "envelope", ev.envelope, "err", err)
+				a.log.Warn("slack ack failed", "envelope", ev.envelope, logkey.Err, err)
 			}
 		}
 	}

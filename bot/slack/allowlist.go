@@ -8,6 +8,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/internal/logkey"
 )
 
 // refuseEvery is how often a channel outside the allowlists is told so: once is polite, a reply
@@ -73,7 +74,7 @@ func (a *Adapter) refuse(ctx context.Context, key bot.ThreadKey, ts, why string)
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
 		if _, _, err := a.api.PostMessageContext(ctx, key.Channel, slack.MsgOptionText(text, false), slack.MsgOptionTS(thread)); err != nil {
-			a.log.Warn("slack: cannot post the allowlist refusal", "channel", key.Channel, "err", err)
+			a.log.Warn("slack: cannot post the allowlist refusal", "channel", key.Channel, logkey.Err, err)
 		}
 	})
 }

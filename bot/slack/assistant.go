@@ -10,6 +10,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/internal/logkey"
 )
 
 // Slack's assistant surface ("Agents & AI Apps", the manifest's assistant_view): a person opens
@@ -53,7 +54,7 @@ func (a *Adapter) onAssistantThread(ctx context.Context, in inbound) {
 		team = self.TeamID
 	}
 	key := bot.ThreadKey{Platform: Platform, Workspace: team, Channel: in.channel, Thread: in.threadTS}
-	log := a.log.With("thread", key.String(), "event", in.eventID)
+	log := a.log.With(logkey.Thread, key.String(), "event", in.eventID)
 	if in.channel == "" || in.threadTS == "" {
 		log.Warn("slack: assistant thread event without its channel or thread; ignored")
 		return
@@ -79,7 +80,7 @@ func (a *Adapter) onAssistantThread(ctx context.Context, in inbound) {
 			Title: promptsTitle, ChannelID: in.channel, ThreadTS: in.threadTS, Prompts: suggestedPrompts,
 		})
 		if err != nil {
-			log.Warn("slack: cannot offer suggested prompts"+scopeHint(err), "err", err)
+			log.Warn("slack: cannot offer suggested prompts"+scopeHint(err), logkey.Err, err)
 		}
 	})
 }
@@ -116,7 +117,7 @@ func (a *Adapter) isAssistantThread(ctx context.Context, key bot.ThreadKey) bool
 	})
 	if err != nil {
 		a.log.Warn("slack: cannot read the thread's root to tell an assistant thread; showing the usual working signs",
-			"thread", k, "err", err)
+			logkey.Thread, k, logkey.Err, err)
 		return false
 	}
 	if len(msgs) > 0 && msgs[0].Timestamp == key.Thread && msgs[0].SubType == slack.MsgSubTypeAssistantAppThread {
@@ -138,7 +139,7 @@ func (a *Adapter) assistantWorking(ctx context.Context, msg bot.Message) (bot.St
 			a.plainDMs.add(key.String())
 			a.assistants.forget(key.String())
 		}
-		a.log.Warn("slack: no assistant status here; showing the usual working signs"+scopeHint(err), "thread", key.String(), "err", err)
+		a.log.Warn("slack: no assistant status here; showing the usual working signs"+scopeHint(err), logkey.Thread, key.String(), logkey.Err, err)
 		return nil, false
 	}
 	return &assistantStatus{a: a, key: key, last: workingStatus}, true
@@ -224,7 +225,7 @@ func (a *Adapter) setTitle(ctx context.Context, key bot.ThreadKey, title string)
 		ChannelID: key.Channel, ThreadTS: key.Thread, Title: title,
 	})
 	if err != nil {
-		a.log.Warn("slack: cannot title the assistant thread"+scopeHint(err), "thread", key.String(), "err", err)
+		a.log.Warn("slack: cannot title the assistant thread"+scopeHint(err), logkey.Thread, key.String(), logkey.Err, err)
 		return
 	}
 	a.titles.set(key.String(), title)

@@ -12,6 +12,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/internal/logkey"
 )
 
 var _ bot.DiscussionReader = (*Adapter)(nil)
@@ -55,7 +56,7 @@ func (a *Adapter) Discussion(ctx context.Context, msg bot.Message, limit bot.Dis
 	cursor, last := "", ""
 	for page := 0; ; page++ {
 		if page == maxRepliesPages {
-			a.log.Warn("slack: discussion longer than the pages read; the rest is left out", "thread", key.String(), "pages", page)
+			a.log.Warn("slack: discussion longer than the pages read; the rest is left out", logkey.Thread, key.String(), "pages", page)
 			break
 		}
 		msgs, more, next, err := a.api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{
@@ -64,7 +65,7 @@ func (a *Adapter) Discussion(ctx context.Context, msg bot.Message, limit bot.Dis
 		})
 		if err != nil {
 			a.log.Warn("slack: cannot read the thread for a discussion"+scopeHint(err),
-				"thread", key.String(), "method", "conversations.replies", "page", page+1, "err", err)
+				logkey.Thread, key.String(), "method", "conversations.replies", "page", page+1, logkey.Err, err)
 			return bot.Discussion{}, readFailed(err)
 		}
 		for _, m := range msgs {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
+
+	"github.com/excalibot/excalibot/internal/logkey"
 )
 
 // maxEventBody bounds a request body; Slack's event payloads are a few kilobytes.
@@ -53,14 +55,14 @@ func (a *Adapter) serveEvents(w http.ResponseWriter, r *http.Request) {
 		err = sv.Ensure()
 	}
 	if err != nil {
-		a.log.Warn("slack events: request refused", "err", err, "remote", r.RemoteAddr)
+		a.log.Warn("slack events: request refused", logkey.Err, err, "remote", r.RemoteAddr)
 		http.Error(w, "invalid signature", http.StatusUnauthorized)
 		return
 	}
 
 	ev, err := slackevents.ParseEvent(json.RawMessage(body), slackevents.OptionNoVerifyToken())
 	if err != nil {
-		a.log.Warn("slack events: cannot parse a signed request", "err", err)
+		a.log.Warn("slack events: cannot parse a signed request", logkey.Err, err)
 		http.Error(w, "cannot parse the event", http.StatusBadRequest)
 		return
 	}
@@ -106,7 +108,7 @@ func (a *Adapter) serveEvents(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), acceptTimeout)
 	defer cancel()
 	if err := a.accept(ctx, in); err != nil {
-		a.log.Warn("slack events: event not kept; asking Slack to retry", "event", in.eventID, "err", err)
+		a.log.Warn("slack events: event not kept; asking Slack to retry", "event", in.eventID, logkey.Err, err)
 		http.Error(w, "not kept, retry later", http.StatusServiceUnavailable)
 		return
 	}

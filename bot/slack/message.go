@@ -17,6 +17,7 @@ import (
 	"github.com/slack-go/slack/slackevents"
 
 	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/internal/logkey"
 )
 
 // inbound is one message event as Slack sent it, before the adapter decides whether it is for
@@ -136,7 +137,7 @@ func (a *Adapter) toMessage(ctx context.Context, in inbound) (bot.Message, bool,
 			return bot.Message{}, false, err
 		}
 		if !known {
-			log.Debug("slack: message in a thread the bot is not part of; not for the bot", "thread", key.String())
+			log.Debug("slack: message in a thread the bot is not part of; not for the bot", logkey.Thread, key.String())
 			return bot.Message{}, false, nil
 		}
 	}
@@ -157,7 +158,7 @@ func (a *Adapter) toMessage(ctx context.Context, in inbound) (bot.Message, bool,
 		}
 	}
 	if msg.Text == "" && len(msg.Files) == 0 {
-		log.Info("slack: message for the bot with neither text nor a file it can read; ignored", "thread", key.String())
+		log.Info("slack: message for the bot with neither text nor a file it can read; ignored", logkey.Thread, key.String())
 		return bot.Message{}, false, nil
 	}
 	return msg, true, nil
@@ -242,7 +243,7 @@ func (a *Adapter) attachment(ctx context.Context, f slack.File) (bot.Attachment,
 		info, _, _, err := a.api.GetFileInfoContext(ictx, f.ID, 0, 0)
 		cancel()
 		if err != nil {
-			a.log.Warn("slack files.info failed; the file keeps no name", "file", f.ID, "err", err)
+			a.log.Warn("slack files.info failed; the file keeps no name", "file", f.ID, logkey.Err, err)
 		} else {
 			f = *info
 		}
@@ -257,7 +258,7 @@ func (a *Adapter) attachment(ctx context.Context, f slack.File) (bot.Attachment,
 	ref, err := json.Marshal(fileRef{ID: f.ID, Name: f.Name, URLPrivate: f.URLPrivate, URLPrivateDownload: f.URLPrivateDownload,
 		Size: f.Size, External: f.IsExternal})
 	if err != nil {
-		a.log.Warn("slack: a file of the message cannot be kept; left out", "file", f.ID, "err", err)
+		a.log.Warn("slack: a file of the message cannot be kept; left out", "file", f.ID, logkey.Err, err)
 		return bot.Attachment{}, false
 	}
 	return bot.Attachment{Name: name, MIME: f.Mimetype, Size: int64(f.Size), Ref: string(ref)}, true

@@ -5,6 +5,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/excalibot/excalibot/internal/logkey"
 )
 
 const (
@@ -109,7 +111,7 @@ feed:
 		}
 		if missed > 0 {
 			a.log.Info("slack: not every name came in time; those people keep their user ids",
-				"lookups", len(ask), "asked", asked, "missed", missed, "err", err)
+				"lookups", len(ask), "asked", asked, "missed", missed, logkey.Err, err)
 		}
 	}
 	return out
@@ -124,7 +126,7 @@ func (c *nameCache) lookUp(ctx context.Context, a *Adapter, user string) (string
 	}
 	u, err := a.api.GetUserInfoContext(ctx, user)
 	if err != nil {
-		a.log.Debug("slack: users.info failed; the author keeps their id"+scopeHint(err), "user", user, "err", err)
+		a.log.Debug("slack: users.info failed; the author keeps their id"+scopeHint(err), "user", user, logkey.Err, err)
 		if isRefusal(err) {
 			c.put(user, user)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/internal/logkey"
 )
 
 const (
@@ -58,7 +59,7 @@ func (a *Adapter) Working(ctx context.Context, msg bot.Message) (bot.Status, err
 		return nil, fmt.Errorf("slack working signs in %s: %w", msg.Key, errors.Join(errs...))
 	}
 	if len(errs) > 0 {
-		a.log.Warn("slack: a working sign is missing", "thread", msg.Key.String(), "err", errors.Join(errs...))
+		a.log.Warn("slack: a working sign is missing", logkey.Thread, msg.Key.String(), logkey.Err, errors.Join(errs...))
 	}
 	return st, nil
 }
@@ -241,7 +242,7 @@ func (a *Adapter) sendSteps(ctx context.Context, key bot.ThreadKey, r bot.Reply,
 			return classify(err)
 		}
 		if err != nil {
-			a.log.Warn("slack: the reply's files could not be attached; its text goes out with a note", "thread", key.String(), "err", err)
+			a.log.Warn("slack: the reply's files could not be attached; its text goes out with a note", logkey.Thread, key.String(), logkey.Err, err)
 			return a.postNoted(ctx, key, r, text, slackErrorCode(err), nil, record)
 		}
 		if err := record(filesPart(up)); err != nil {
@@ -384,7 +385,7 @@ func (a *Adapter) postReply(ctx context.Context, key bot.ThreadKey, sections []s
 		}
 		blocks, dropped := replyBlocks(sections, r, buttons, download)
 		if len(dropped) > 0 {
-			a.log.Warn("slack: links too long for a button were left out", "thread", key.String(), "buttons", dropped)
+			a.log.Warn("slack: links too long for a button were left out", logkey.Thread, key.String(), "buttons", dropped)
 		}
 		opts = append(opts, slack.MsgOptionText(truncate(fallback, maxSectionText), false), slack.MsgOptionBlocks(blocks...))
 	}
@@ -483,7 +484,7 @@ func (a *Adapter) uploadFiles(ctx context.Context, key bot.ThreadKey, files []bo
 	}
 	if n < len(done) {
 		a.log.Warn("slack: Slack shared fewer of the reply's files than asked; the reply says which is missing",
-			"thread", key.String(), "shared", n, "asked", len(done))
+			logkey.Thread, key.String(), "shared", n, "asked", len(done))
 	}
 	return out, nil
 }
@@ -543,7 +544,7 @@ func (a *Adapter) downloadLink(ctx context.Context, files []slack.FileSummary) s
 	}
 	info, _, _, err := a.api.GetFileInfoContext(ctx, pick.ID, 0, 0)
 	if err != nil {
-		a.log.Warn("slack: no download link for the reply", "file", pick.ID, "err", err)
+		a.log.Warn("slack: no download link for the reply", "file", pick.ID, logkey.Err, err)
 		return ""
 	}
 	if info.URLPrivateDownload != "" {

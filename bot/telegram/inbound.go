@@ -11,6 +11,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/internal/logkey"
 )
 
 // ourCommands are the slash commands a group message may carry without "@botname" and still be
@@ -37,7 +38,7 @@ func (a *Adapter) handleUpdate(ctx context.Context, u *models.Update) error {
 		a.log.Debug("telegram: an update without a message, or before the bot knows itself; ignored", "update_id", u.ID)
 		return nil
 	}
-	log := a.log.With("update_id", u.ID, "chat", m.Chat.ID, "message_id", m.ID)
+	log := a.log.With("update_id", u.ID, logkey.Chat, m.Chat.ID, "message_id", m.ID)
 	user, name, ok := sender(m, me)
 	if !ok {
 		log.Debug("telegram: ignored a message from a bot or a channel")
@@ -162,7 +163,7 @@ func (a *Adapter) refuse(ctx context.Context, m *models.Message) {
 		ReplyParameters: &models.ReplyParameters{MessageID: m.ID, AllowSendingWithoutReply: true},
 	})
 	if err != nil {
-		a.log.Warn("telegram: refusal not sent", "chat", m.Chat.ID, "err", err)
+		a.log.Warn("telegram: refusal not sent", logkey.Chat, m.Chat.ID, logkey.Err, err)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/diagram/outline"
+	"github.com/excalibot/excalibot/internal/logkey"
 )
 
 // Telegram's limits (core.telegram.org/bots/api; excalidraw.md §11).
@@ -281,7 +282,7 @@ func (a *Adapter) sendImage(ctx context.Context, d dest, img bot.File, caption s
 	})
 	if errors.Is(err, tg.ErrorBadRequest) && ctx.Err() == nil {
 		// A limit we do not know of (or a PNG Telegram cannot process): a document always works.
-		a.log.Warn("telegram: photo refused; sending it as a document", "err", err)
+		a.log.Warn("telegram: photo refused; sending it as a document", logkey.Err, err)
 		return a.sendDocument(ctx, d, img, caption, markup)
 	}
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/go-telegram/bot/models"
+
+	"github.com/excalibot/excalibot/internal/logkey"
 )
 
 // poll receives updates by long polling until ctx ends. getUpdates' offset is what tells Telegram
@@ -32,7 +34,7 @@ func (a *Adapter) poll(ctx context.Context) {
 				return
 			}
 			wait = max(retry, min(max(2*wait, 100*time.Millisecond), 5*time.Second))
-			a.log.Warn("telegram: getUpdates failed; trying again", "err", err, "in", wait)
+			a.log.Warn("telegram: getUpdates failed; trying again", logkey.Err, err, "in", wait)
 			continue
 		}
 		wait = 0
@@ -44,7 +46,7 @@ func (a *Adapter) poll(ctx context.Context) {
 				}
 				// The offset stays: Telegram hands this update over again at the next poll.
 				wait = time.Second
-				a.log.Warn("telegram: update not kept; asking Telegram for it again", "update_id", u.ID, "err", err, "in", wait)
+				a.log.Warn("telegram: update not kept; asking Telegram for it again", "update_id", u.ID, logkey.Err, err, "in", wait)
 				break
 			}
 			offset = u.ID + 1

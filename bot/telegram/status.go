@@ -12,6 +12,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/internal/logkey"
 )
 
 // Working signs: a chat action shows for about 5 s, so it is repeated. Status edits come spaced
@@ -62,7 +63,7 @@ func (a *Adapter) Working(ctx context.Context, msg bot.Message) (bot.Status, err
 	})
 	cancel()
 	if err != nil {
-		a.log.Warn("telegram: status message not sent", "chat", d.chat, "err", err)
+		a.log.Warn("telegram: status message not sent", logkey.Chat, d.chat, logkey.Err, err)
 	} else {
 		s.msgID = sent.ID
 		a.remember(ctx, d, sent)
@@ -78,7 +79,7 @@ func (s *status) action(ctx context.Context) {
 		ChatID: s.d.chat, MessageThreadID: s.d.topic, Action: models.ChatActionUploadPhoto,
 	})
 	if err != nil && ctx.Err() == nil {
-		s.a.log.Debug("telegram: chat action failed", "chat", s.d.chat, "err", err)
+		s.a.log.Debug("telegram: chat action failed", logkey.Chat, s.d.chat, logkey.Err, err)
 	}
 }
 
@@ -117,7 +118,7 @@ func (s *status) edit(ctx context.Context, text string) {
 	// No 429 retry here: the next step's edit replaces this one anyway.
 	_, err := s.a.client.EditMessageText(ctx, &tg.EditMessageTextParams{ChatID: s.d.chat, MessageID: s.msgID, Text: text})
 	if err != nil && !strings.Contains(err.Error(), "message is not modified") && ctx.Err() == nil {
-		s.a.log.Debug("telegram: status edit failed", "chat", s.d.chat, "err", err)
+		s.a.log.Debug("telegram: status edit failed", logkey.Chat, s.d.chat, logkey.Err, err)
 	}
 }
 

@@ -37,6 +37,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/internal/logkey"
 )
 
 // Platform is the ThreadKey.Platform of Telegram messages.
@@ -156,7 +157,7 @@ func New(cfg Config, h bot.Handler, log *slog.Logger) (*Adapter, error) {
 		cfg.Threads = NewMemoryIndex(50_000)
 	}
 	a := &Adapter{
-		cfg: cfg, handler: h, log: log.With("platform", Platform),
+		cfg: cfg, handler: h, log: log.With(logkey.Platform, Platform),
 		chats: chats, users: users, threads: cfg.Threads, seen: newSeenLog(),
 		httpc:   &http.Client{Timeout: cfg.RequestTimeout},
 		refused: map[int64]time.Time{},
@@ -173,7 +174,7 @@ func New(cfg Config, h bot.Handler, log *slog.Logger) (*Adapter, error) {
 		tg.WithSkipGetMe(),
 		tg.WithServerURL(cfg.APIURL),
 		tg.WithHTTPClient(cfg.PollTimeout, httpc),
-		tg.WithErrorsHandler(func(err error) { a.log.Warn("telegram client", "err", err) }),
+		tg.WithErrorsHandler(func(err error) { a.log.Warn("telegram client", logkey.Err, err) }),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("telegram: create client: %w", err)
@@ -248,7 +249,7 @@ func (a *Adapter) Run(ctx context.Context) error {
 		_, err := a.client.SetMyCommands(ctx, &tg.SetMyCommandsParams{Commands: commands})
 		return err
 	}); err != nil {
-		a.log.Warn("telegram: commands not registered; the bot works without the menu", "err", err)
+		a.log.Warn("telegram: commands not registered; the bot works without the menu", logkey.Err, err)
 	}
 	if a.cfg.Mode == "webhook" {
 		return a.serveWebhook(ctx)
@@ -292,7 +293,7 @@ func (a *Adapter) startup(ctx context.Context, what string, fn func(ctx context.
 				return err
 			}
 		}
-		a.log.Warn("telegram: call failed; retrying", "call", what, "err", err, "in", backoff)
+		a.log.Warn("telegram: call failed; retrying", "call", what, logkey.Err, err, "in", backoff)
 		if err := a.sleep(ctx, backoff); err != nil {
 			return err
 		}
@@ -358,7 +359,7 @@ func (a *Adapter) WebhookHandler() http.Handler {
 		}
 		var u models.Update
 		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxUpdateBytes)).Decode(&u); err != nil {
-			a.log.Warn("telegram webhook: unreadable update", "err", err)
+			a.log.Warn("telegram webhook: unreadable update", logkey.Err, err)
 			http.Error(w, "unreadable update: "+err.Error(), http.StatusBadRequest)
 			return
 		}
@@ -374,7 +375,7 @@ func (a *Adapter) WebhookHandler() http.Handler {
 		}
 		defer a.hookWG.Done()
 		if err := a.handleUpdate(ctx, &u); err != nil { // quick: one commit
-			a.log.Warn("telegram webhook: update not kept; asking Telegram to deliver it again", "update_id", u.ID, "err", err)
+			a.log.Warn("telegram webhook: update not kept; asking Telegram to deliver it again", "update_id", u.ID, logkey.Err, err)
 			http.Error(w, "not kept, retry later", http.StatusServiceUnavailable)
 			return
 		}

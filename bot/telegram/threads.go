@@ -9,6 +9,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/internal/logkey"
 )
 
 // thread is a group conversation: a reply chain, inside a forum topic when there is one.
@@ -102,7 +103,7 @@ func startsNew(m *models.Message, text string, cmd bot.Command) bool {
 func (a *Adapter) lookup(ctx context.Context, chat int64, ref string) (thread, bool) {
 	s, ok, err := a.threads.Thread(ctx, chat, ref)
 	if err != nil {
-		a.log.Warn("telegram: thread lookup failed; treating the message as a new thread", "chat", chat, "ref", ref, "err", err)
+		a.log.Warn("telegram: thread lookup failed; treating the message as a new thread", logkey.Chat, chat, "ref", ref, logkey.Err, err)
 		return thread{}, false
 	}
 	if !ok {
@@ -110,7 +111,7 @@ func (a *Adapter) lookup(ctx context.Context, chat int64, ref string) (thread, b
 	}
 	t, err := parseThread(s)
 	if err != nil || t.root == 0 {
-		a.log.Warn("telegram: the thread index holds what is not a thread; ignored", "chat", chat, "ref", ref, "thread", s)
+		a.log.Warn("telegram: the thread index holds what is not a thread; ignored", logkey.Chat, chat, "ref", ref, logkey.Thread, s)
 		return thread{}, false
 	}
 	return t, true
@@ -129,7 +130,7 @@ func (a *Adapter) file(ctx context.Context, m *models.Message, user int64, t thr
 
 func (a *Adapter) setThread(ctx context.Context, chat int64, ref string, thread string) {
 	if err := a.threads.SetThread(ctx, chat, ref, thread); err != nil {
-		a.log.Warn("telegram: thread not recorded; replies to this message will start a new thread", "chat", chat, "ref", ref, "err", err)
+		a.log.Warn("telegram: thread not recorded; replies to this message will start a new thread", logkey.Chat, chat, "ref", ref, logkey.Err, err)
 	}
 }
 
@@ -142,7 +143,7 @@ func (a *Adapter) pickedLast(ctx context.Context, d dest, replyTo int) bool {
 	}
 	s, ok, err := a.threads.Thread(ctx, d.chat, askedRef(replyTo))
 	if err != nil {
-		a.log.Warn("telegram: could not tell whether a request was given its sender's last diagram", "chat", d.chat, "err", err)
+		a.log.Warn("telegram: could not tell whether a request was given its sender's last diagram", logkey.Chat, d.chat, logkey.Err, err)
 		return false
 	}
 	return ok && s == d.thread

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/internal/logkey"
 	"github.com/excalibot/excalibot/scene"
 )
 
@@ -175,7 +176,7 @@ func (c *Adapter) readForm(r *http.Request, session string) (form, error) {
 	}
 	mr, err := r.MultipartReader()
 	if err != nil {
-		c.log.Info("web chat: an upload that is not a multipart form", "err", err)
+		c.log.Info("web chat: an upload that is not a multipart form", logkey.Err, err)
 		return form{}, refuse(http.StatusBadRequest, "the upload is not a multipart form")
 	}
 	var f form
@@ -274,7 +275,7 @@ func (c *Adapter) readFailure(what string, err error) error {
 		return refuse(http.StatusRequestEntityTooLarge, "That upload is more than %s; I take files up to %s.",
 			scene.ByteSize(tooBig.Limit), scene.ByteSize(max(c.maxImport, c.maxImage)))
 	}
-	c.log.Info("web chat: an upload cut off", "what", what, "err", err)
+	c.log.Info("web chat: an upload cut off", "what", what, logkey.Err, err)
 	return refuse(http.StatusBadRequest, "%s could not be read; send it again", what)
 }
 

@@ -28,6 +28,7 @@ import (
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/internal/clip"
 	"github.com/excalibot/excalibot/internal/httpx"
+	"github.com/excalibot/excalibot/internal/logkey"
 )
 
 // A browser is a session (a random id kept in its localStorage); its threads and messages live in
@@ -359,7 +360,7 @@ func (c *Adapter) publishLocked(session, name string, v any) {
 	}
 	data, err := json.Marshal(v)
 	if err != nil {
-		c.log.Error("encode chat event", "err", err)
+		c.log.Error("encode chat event", logkey.Err, err)
 		return
 	}
 	for ch := range ss.subs {
@@ -561,7 +562,7 @@ func (c *Adapter) post(w http.ResponseWriter, r *http.Request) {
 	c.addMessageLocked(sid, thread, m)
 	c.mu.Unlock()
 	if err := c.h.Handle(r.Context(), c, msg); err != nil {
-		c.log.Warn("web chat: message not kept", "thread", msg.Key.String(), "err", err)
+		c.log.Warn("web chat: message not kept", logkey.Thread, msg.Key.String(), logkey.Err, err)
 		c.mu.Lock()
 		if up != nil {
 			c.uploads.remove(up.id)
@@ -604,7 +605,7 @@ func (c *Adapter) readPost(r *http.Request, session string) (string, *upload, er
 	}
 	dec := json.NewDecoder(io.LimitReader(r.Body, maxChatText))
 	if err := dec.Decode(&body); err != nil {
-		c.log.Info("web chat: a message that is not JSON", "err", err)
+		c.log.Info("web chat: a message that is not JSON", logkey.Err, err)
 		return "", nil, refuse(http.StatusBadRequest, "the message must be JSON {\"text\": …} under 16 KB")
 	}
 	text := strings.TrimSpace(body.Text)

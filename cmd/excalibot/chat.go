@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/excalibot/excalibot/agent"
+	"github.com/excalibot/excalibot/internal/logkey"
 	"github.com/excalibot/excalibot/internal/plural"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/tools"
@@ -123,7 +124,7 @@ func (t *thread) loop(ctx context.Context, in io.Reader) error {
 func (t *thread) doc() []byte {
 	b, err := t.set.Scene().Encode()
 	if err != nil {
-		t.k.log.Error("encode scene", "err", err)
+		t.k.log.Error("encode scene", logkey.Err, err)
 	}
 	return b
 }

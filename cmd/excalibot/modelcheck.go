@@ -9,6 +9,7 @@ import (
 
 	"github.com/excalibot/excalibot/agent/ollama"
 	"github.com/excalibot/excalibot/config"
+	"github.com/excalibot/excalibot/internal/logkey"
 )
 
 // newModel is the Ollama model as the settings describe it, for serve, the kit and doctor.
@@ -38,10 +39,10 @@ func checkModel(ctx context.Context, m *ollama.Client, log *slog.Logger) (ollama
 	if !info.Known() {
 		caps = "not reported"
 	}
-	log.Info("model", "model", info.Name, "capabilities", caps, "context_length", info.ContextLength,
+	log.Info("model", logkey.Model, info.Name, "capabilities", caps, "context_length", info.ContextLength,
 		"family", info.Family, "size", info.ParameterSize, "quantization", info.Quantization)
 	for _, w := range modelWarnings(info, m.NumCtx()) {
-		log.Warn("model check: "+w, "model", info.Name)
+		log.Warn("model check: "+w, logkey.Model, info.Name)
 	}
 	return info, nil
 }

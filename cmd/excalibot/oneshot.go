@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/excalibot/excalibot/diagram/mermaid"
+	"github.com/excalibot/excalibot/internal/logkey"
 	"github.com/excalibot/excalibot/render"
 )
 
@@ -112,7 +113,7 @@ func (c *lazyRenderer) close() {
 	}
 	if c.r != nil {
 		if err := c.r.Close(); err != nil {
-			c.log.Warn("close renderer", "err", err)
+			c.log.Warn("close renderer", logkey.Err, err)
 		}
 		c.r = nil
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/excalibot/excalibot/bot/relay"
 	"github.com/excalibot/excalibot/bot/webchat"
 	"github.com/excalibot/excalibot/config"
+	"github.com/excalibot/excalibot/internal/logkey"
 	"github.com/excalibot/excalibot/links"
 	"github.com/excalibot/excalibot/render"
 	"github.com/excalibot/excalibot/scene"
@@ -60,11 +61,11 @@ its environment variable or a config file (--config); flags win.
 	if err == nil {
 		err = m.Run(ctx)
 		if cerr := m.Close(); cerr != nil {
-			log.Warn("close", "err", cerr)
+			log.Warn("close", logkey.Err, cerr)
 		}
 	}
 	if err != nil {
-		log.Error("excalibot stopped", "err", err)
+		log.Error("excalibot stopped", logkey.Err, err)
 		return 1
 	}
 	return 0
@@ -117,7 +118,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	}
 	// Ollama down or the model not pulled is logged now, not at the first message; serve goes on.
 	if _, err := checkModel(ctx, model, log); err != nil {
-		log.Error("model check: "+err.Error(), "model", cfg.Model, "ollama", model.URL())
+		log.Error("model check: "+err.Error(), logkey.Model, cfg.Model, "ollama", model.URL())
 	}
 	// The listener comes before the links: without a public URL they point at its address.
 	if m.ln, err = net.Listen("tcp", cfg.Listen); err != nil {
@@ -227,13 +228,13 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 	}()
 	addr := m.ln.Addr().String()
-	log.Info("excalibot is up", "http", "http://"+addr, "chat", "http://"+addr+"/chat", "model", cfg.Model,
+	log.Info("excalibot is up", "http", "http://"+addr, logkey.Chat, "http://"+addr+"/chat", logkey.Model, cfg.Model,
 		"ollama", cfg.OllamaHost, "owner", m.owner)
 
 	// The work starts, every adapter registered: threads whose owner is gone are told, and
 	// messages kept before this start (here or by another replica) are drawn.
 	if err := m.work.Recover(ctx); err != nil {
-		log.Warn("could not recover interrupted runs", "err", err)
+		log.Warn("could not recover interrupted runs", logkey.Err, err)
 	}
 	adapterCtx, stopAdapters := context.WithCancel(ctx)
 	defer stopAdapters()
@@ -243,7 +244,7 @@ func (m *Main) Run(ctx context.Context) error {
 			defer wg.Done()
 			// A refused token stops that platform only: HTTP and the other platform keep serving.
 			if err := r.run(adapterCtx); err != nil && adapterCtx.Err() == nil {
-				log.Error("chat platform stopped; fix its settings and restart", "platform", r.name, "err", err)
+				log.Error("chat platform stopped; fix its settings and restart", logkey.Platform, r.name, logkey.Err, err)
 			}
 		}()
 	}
@@ -255,14 +256,14 @@ func (m *Main) Run(ctx context.Context) error {
 	case <-ctx.Done():
 		log.Info("shutting down: letting running drawings finish", "grace", shutdownGrace)
 	case runErr = <-errc:
-		log.Error("a component failed; shutting down", "err", runErr)
+		log.Error("a component failed; shutting down", logkey.Err, runErr)
 	}
 	stopAdapters()
 	grace, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 	defer cancel()
 	m.work.Close(grace)
 	if err := m.srv.Shutdown(grace); err != nil {
-		log.Warn("http shutdown", "err", err)
+		log.Warn("http shutdown", logkey.Err, err)
 	}
 	<-pruneDone
 	wg.Wait()
@@ -379,7 +380,7 @@ func startPruning(ctx context.Context, st storeCloser, after time.Duration, log 
 		for {
 			stats, err := st.Prune(ctx, time.Now().Add(-after))
 			if err != nil && ctx.Err() == nil {
-				log.Warn("prune old threads", "err", err)
+				log.Warn("prune old threads", logkey.Err, err)
 			} else if err == nil {
 				log.Info("pruned", "stats", fmt.Sprintf("%+v", stats))
 			}
@@ -400,7 +401,7 @@ func newRenderer(ctx context.Context, cfg config.Config, log *slog.Logger) *rend
 		WarmMermaid: true}, log)
 	if err != nil {
 		// The bot still answers with the .excalidraw file; the reason goes into every reply and the log.
-		log.Error("renderer unavailable: replies will carry the .excalidraw file without a picture", "err", err)
+		log.Error("renderer unavailable: replies will carry the .excalidraw file without a picture", logkey.Err, err)
 		return render.Unavailable(err)
 	}
 	return render.NewScenes(r, cfg.RenderScale)

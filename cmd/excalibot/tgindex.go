@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/excalibot/excalibot/bot/telegram"
+	"github.com/excalibot/excalibot/internal/logkey"
 	"github.com/excalibot/excalibot/store"
 )
 
@@ -131,7 +132,7 @@ func (x *laterIndex) flush() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		if err := x.next.SetThread(ctx, ref.chat, ref.ref, th); err != nil {
 			x.log.Warn("telegram: thread not recorded; replies to this message will start a new thread",
-				"chat", ref.chat, "ref", ref.ref, "err", err)
+				logkey.Chat, ref.chat, "ref", ref.ref, logkey.Err, err)
 		}
 		cancel()
 		x.mu.Lock()

@@ -27,27 +27,26 @@ type layer struct {
 // layers is the allowed-imports table, top of the stack first. Every package of the module has a
 // row; a new package needs one, a new import of ours needs its row to allow it.
 var layers = map[string]layer{
-	"cmd/excalibot": {imports: []string{"agent", "agent/eval", "agent/ollama", "bot", "bot/agentdraw", "bot/relay", "bot/slack",
-		"bot/telegram", "bot/webchat", "config", "diagram/mermaid", "internal/plural", "links", "picture", "render", "scene", "store", "store/postgres", "store/sqlite", "tools", "web"}},
-	"config": {},
+	"cmd/excalibot": {imports: []string{"agent", "agent/eval", "agent/ollama", "bot", "bot/agentdraw", "bot/relay", "bot/slack", "bot/telegram", "bot/webchat", "config", "diagram/mermaid", "internal/logkey", "internal/plural", "links", "picture", "render", "scene", "store", "store/postgres", "store/sqlite", "tools", "web"}},
+	"config":        {},
 
-	"web":           {imports: []string{"diagram/outline", "internal/httpx", "ratelimit", "render", "render/export", "scene", "store"}, tests: []string{"agent", "agent/ollama", "bot", "bot/agentdraw", "bot/relay", "bot/webchat", "links"}},
+	"web":           {imports: []string{"diagram/outline", "internal/httpx", "internal/logkey", "ratelimit", "render", "render/export", "scene", "store"}, tests: []string{"agent", "agent/ollama", "bot", "bot/agentdraw", "bot/relay", "bot/webchat", "links"}},
 	"links":         {imports: []string{"scene", "store"}},
-	"bot/slack":     {imports: []string{"bot", "internal/clip"}, tests: []string{"bot/relay"}},
-	"bot/telegram":  {imports: []string{"bot", "diagram/outline"}, tests: []string{"bot/relay"}},
-	"bot/webchat":   {imports: []string{"bot", "internal/clip", "internal/httpx", "scene"}, tests: []string{"bot/relay", "links", "store"}},
-	"bot/agentdraw": {imports: []string{"agent", "bot", "diagram/mermaid", "internal/plural", "scene", "tools"}},
-	"bot/relay":     {imports: []string{"bot", "internal/clip", "store"}},
-	"bot":           {imports: []string{"diagram/mermaid", "diagram/outline", "internal/clip", "internal/plural", "picture", "ratelimit", "render/export", "scene", "store"}},
+	"bot/slack":     {imports: []string{"bot", "internal/clip", "internal/logkey"}, tests: []string{"bot/relay"}},
+	"bot/telegram":  {imports: []string{"bot", "diagram/outline", "internal/logkey"}, tests: []string{"bot/relay"}},
+	"bot/webchat":   {imports: []string{"bot", "internal/clip", "internal/httpx", "internal/logkey", "scene"}, tests: []string{"bot/relay", "links", "store"}},
+	"bot/agentdraw": {imports: []string{"agent", "bot", "diagram/mermaid", "internal/logkey", "internal/plural", "scene", "tools"}},
+	"bot/relay":     {imports: []string{"bot", "internal/clip", "internal/logkey", "store"}},
+	"bot":           {imports: []string{"diagram/mermaid", "diagram/outline", "internal/clip", "internal/logkey", "internal/plural", "picture", "ratelimit", "render/export", "scene", "store"}},
 	"ratelimit":     {},
 
-	"agent":          {imports: []string{"agent/ollama", "agent/plan", "agent/textcall", "diagram/outline", "internal/clip", "internal/plural", "scene", "tools"}},
+	"agent":          {imports: []string{"agent/ollama", "agent/plan", "agent/textcall", "diagram/outline", "internal/clip", "internal/logkey", "internal/plural", "scene", "tools"}},
 	"agent/eval":     {imports: []string{"agent", "tools"}},
-	"agent/ollama":   {imports: []string{"tools"}},
+	"agent/ollama":   {imports: []string{"internal/logkey", "tools"}},
 	"agent/plan":     {imports: []string{"diagram", "internal/clip", "tools"}},
 	"agent/textcall": {imports: []string{"internal/clip", "tools"}},
 	"tools":          {imports: []string{"diagram", "diagram/graph", "diagram/mermaid", "diagram/sequence", "internal/clip", "internal/plural", "scene"}},
-	"render":         {imports: []string{"diagram/mermaid", "diagram/outline", "render/export", "scene"}},
+	"render":         {imports: []string{"diagram/mermaid", "diagram/outline", "internal/logkey", "render/export", "scene"}},
 	"render/export":  {imports: []string{"scene"}},
 	"picture":        {imports: []string{"scene"}},
 
@@ -70,6 +69,7 @@ var layers = map[string]layer{
 	"scene/fontmetrics/internal/gen":     {imports: []string{"scene/fontmetrics/internal/browser"}},
 
 	"internal/httpx":  {},
+	"internal/logkey": {},
 	"internal/clip":   {},
 	"internal/plural": {},
 	// The corpus of real diagrams, converted the way the program converts them and measured.
