@@ -343,14 +343,21 @@ func runScenarios(t *testing.T, e *e2e, d driver) {
 			}
 			return fmt.Sprintf("%q", all)
 		})
+		// Every request not refused is drawn. Not being busy is no sign of that: a kept request
+		// shows its working sign only once a run takes it.
 		answered := 0
 		for _, th := range threads {
-			waitFor(t, "the accepted requests to finish", func() bool { _, _, busy := d.replies(th); return !busy }, func() string { return "busy" })
-			a, _, _ := d.replies(th)
-			answered += len(a)
+			if _, texts, _ := d.replies(th); hasText(texts, "faster than I can draw") {
+				continue
+			}
+			waitFor(t, "the accepted request to be drawn", func() bool {
+				a, _, busy := d.replies(th)
+				return len(a) > 0 && !busy
+			}, func() string { _, texts, _ := d.replies(th); return fmt.Sprintf("%q", texts) })
+			answered++
 		}
-		if answered == 0 {
-			t.Error("no request of the user was answered before the limit")
+		if answered == 0 { // the bucket may hold less than its burst after the subtests before
+			t.Error("no request of the user was drawn before the limit")
 		}
 	})
 
