@@ -11,6 +11,7 @@ import (
 	"path"
 	"sync"
 	"testing"
+	"time"
 )
 
 // webDriver plays a person at the chat page of a serve, through the page's API: one browser
@@ -21,6 +22,24 @@ type webDriver struct {
 
 	mu      sync.Mutex
 	threads int
+	last    time.Time // the last request, for pace
+}
+
+// readEvery paces the driver's reads: the web server allows a client address 300 requests a
+// minute (5 a second), and the tests' waits ask far more often than that.
+const readEvery = 250 * time.Millisecond
+
+// pace waits until readEvery has passed since the driver's last request (real time: the limit is
+// the server's, on its wall clock).
+func (d *webDriver) pace() {
+	d.mu.Lock()
+	wait := time.Until(d.last.Add(readEvery))
+	if wait < 0 {
+		wait = 0
+	}
+	d.last = time.Now().Add(wait)
+	d.mu.Unlock()
+	time.Sleep(wait)
 }
 
 func newWebChat(e *e2e) *webDriver {
@@ -61,6 +80,7 @@ func (d *webDriver) post(t *testing.T, thread, text string, file *upload) {
 		w.Close()
 		ctype = w.FormDataContentType()
 	}
+	d.pace()
 	req, _ := http.NewRequest(http.MethodPost, "http://"+d.addr+"/chat/api/threads/"+thread+"/messages", &body)
 	req.Header.Set("Content-Type", ctype)
 	req.Header.Set("X-Excalibot-Session", d.session)
@@ -78,6 +98,7 @@ func (d *webDriver) post(t *testing.T, thread, text string, file *upload) {
 // replies is what the page shows of th: the bot's messages (those with files are answers) and
 // whether the thread is working.
 func (d *webDriver) replies(th *chatThread) (answers []answer, texts []string, busy bool) {
+	d.pace()
 	res, err := http.Get("http://" + d.addr + "/chat/api/threads/" + th.chat + "?session=" + d.session)
 	if err != nil {
 		return nil, nil, true
