@@ -119,6 +119,7 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger, ready chan<
 		LeaseTTL:          cfg.LeaseTTL,
 		PollInterval:      cfg.PollInterval,
 		ReplyGiveUp:       cfg.ReplyGiveUp,
+		MaxInterruptions:  cfg.MaxInterruptions,
 		NotifyEdits:       cfg.NotifyEdits,
 		WorkingAfter:      workingAfter(cfg.WorkingAfter),
 		Observer:          metrics,
