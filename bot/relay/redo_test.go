@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -219,6 +220,33 @@ func TestCloseLeavesWorkToRedo(t *testing.T) {
 	}
 	if runs, err := st.Runs(bg, store.RunRunning); err != nil || len(runs) != 1 || runs[0].ID != live.ID {
 		t.Errorf("running runs = %v, %v; want only the live one", runs, err)
+	}
+}
+
+// localRecorder is a recorder whose threads live in this process only, as the web chat's do.
+type localRecorder struct{ *recorder }
+
+func (localRecorder) ProcessLocal() bool { return true }
+
+// TestCloseTellsALocalThread: a thread that lives in the closing process's memory has no next
+// holder to redo its run, so Close still tells it how the run ended.
+func TestCloseTellsALocalThread(t *testing.T) {
+	clock := storetest.NewClock()
+	st := openStore(t, "", clock)
+	c := newConv(st)
+	c.gate, c.began = make(chan struct{}), make(chan string, 1)
+	rec := localRecorder{newRecorder()}
+	e := start(t, st, c, rec, testOptions("a", clock))
+	say(t, e, rec, thread, "1", "draw")
+	await(t, "the turn", c.began)
+	grace, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	e.Close(grace)
+	if got := rec.texts(thread); len(got) != 1 || !strings.Contains(got[0], "restarting") {
+		t.Errorf("the local thread got %q, want the note that its request was interrupted", got)
+	}
+	if got := inbox(t, st, thread); !slices.Equal(got, []string{"interrupted 0"}) {
+		t.Errorf("inbox %q, want the message interrupted with its run", got)
 	}
 }
 
