@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -74,8 +75,11 @@ func (b *Bot) drawing(ctx context.Context, t Turn, status func(string)) Outcome 
 				return Outcome{State: store.RunDone, Detail: "imported " + files[0].Name, Save: &save,
 					Reply: b.postReply(ctx, next, fmt.Sprintf("Imported %s as revision %d.", files[0].Name, next.Rev))}
 			}
-			if th, err = b.store.Save(ctx, save); err != nil {
-				return storeFail("saving the imported diagram", err)
+			// A redo finds the import its cut-short run saved, if it got that far: it is not saved twice.
+			if !jobs[0].redo || !bytes.Equal(th.Scene, up.doc) {
+				if th, err = b.store.Save(ctx, save); err != nil {
+					return storeFail("saving the imported diagram", err)
+				}
 			}
 			summary = fmt.Sprintf("Imported %s as revision %d.", files[0].Name, th.Rev)
 		}

@@ -47,10 +47,14 @@ type job struct {
 	msg    Message
 	cmd    Command
 	broken error // the kept message could not be read
+	redo   bool  // an earlier run of it was cut short
 }
 
 // commandDetail starts the detail of a turn that carries out a command ("command: undo").
 const commandDetail = "command: "
+
+// unreadableDetail is the detail of a turn whose message could not be read back.
+const unreadableDetail = "unreadable message"
 
 // commandOf is what a message asks for; a file with no text is an import.
 func commandOf(msg Message) Command {
@@ -71,13 +75,13 @@ func (b *Bot) Plan(key ThreadKey, a Adapter, waiting []store.InboxMessage) Turn 
 		if err != nil {
 			return job{inbox: m.ID, msg: Message{Key: key}, broken: err}
 		}
-		return job{inbox: m.ID, msg: msg, cmd: commandOf(msg)}
+		return job{inbox: m.ID, msg: msg, cmd: commandOf(msg), redo: m.Interruptions > 0}
 	}
 	first := read(waiting[0])
 	t := Turn{Key: key, Adapter: a, jobs: []job{first}}
 	switch {
 	case first.broken != nil:
-		t.Detail = "unreadable message"
+		t.Detail = unreadableDetail
 	case first.cmd.Kind != CmdDraw:
 		word := strings.Fields(strings.ToLower(strings.TrimSpace(first.msg.Text)) + " help")[0]
 		t.Detail = commandDetail + clip.Runes(word, 40)
@@ -152,8 +156,23 @@ func (b *Bot) Admit(msg Message) (refusal string) {
 	return ""
 }
 
-// Interrupted is what a thread is told of a run its owner left unfinished (it was restarted, or
-// lost the thread to another replica).
+// Redoable reports whether a run its owner left unfinished may be done again from its messages:
+// a drawing may (nothing of it is stored before its end commits, an import it saved is not saved
+// again); a command may not (its effect and its reply are not one commit, so it may have been done),
+// nor a message that could not be read.
+func (b *Bot) Redoable(r store.Run) bool {
+	return !strings.HasPrefix(r.Detail, commandDetail) && r.Detail != unreadableDetail
+}
+
+// GivenUp is what a thread is told of a request given up because its runs were cut short times
+// times (the process working on it stopped or died each time).
+func (b *Bot) GivenUp(r store.Run, times int) Reply {
+	return Reply{Text: fmt.Sprintf("Sorry, I could not finish this request: I was stopped %s while working on it, so I gave up on it. Nothing in the diagram changed.",
+		plural.Count(times, "time", "")), Error: true}
+}
+
+// Interrupted is what a thread is told of a run its owner left unfinished that is not redone (it
+// was restarted, or lost the thread to another replica).
 func (b *Bot) Interrupted(r store.Run) Reply {
 	text := "I was restarted while working on your last request, so it was not finished. Nothing in the diagram changed; please send it again."
 	if cmd, ok := strings.CutPrefix(r.Detail, commandDetail); ok {

@@ -47,6 +47,10 @@ type Config struct {
 	LeaseTTL     time.Duration
 	PollInterval time.Duration // how often the store is asked for work kept by other replicas
 	ReplyGiveUp  time.Duration // how long a reply that cannot be posted is retried
+	// MaxInterruptions is how many times a request's run may be cut short (a crash, a kill, a
+	// shutdown past its grace) before the request is given up; until then the thread's next holder
+	// (another replica, or the next start) redoes it.
+	MaxInterruptions int
 
 	// Renderer
 	ChromePath    string        // Chromium binary; empty = look for chromium, chromium-browser, google-chrome
@@ -118,6 +122,8 @@ func Default() Config {
 		LeaseTTL:     30 * time.Second,
 		PollInterval: time.Second,
 		ReplyGiveUp:  24 * time.Hour,
+
+		MaxInterruptions: 2,
 
 		RenderTabs:    2,
 		RenderTimeout: 30 * time.Second,
@@ -193,7 +199,7 @@ func (c Config) Validate() error {
 		{"max-elements", c.MaxElements, 1}, {"max-batch", c.MaxBatch, 1}, {"max-label-length", c.MaxLabelLength, 1},
 		{"history-keep", c.HistoryKeep, 1}, {"max-scene-size", c.MaxSceneSize, 1024},
 		{"render-tabs", c.RenderTabs, 1}, {"max-message-length", c.MaxMessageLength, 1},
-		{"max-concurrent-runs", c.MaxConcurrentRuns, 1},
+		{"max-concurrent-runs", c.MaxConcurrentRuns, 1}, {"max-interruptions", c.MaxInterruptions, 1},
 	}
 	for _, p := range positive {
 		if p.v < p.min {

@@ -132,6 +132,7 @@ func TestBadValues(t *testing.T) {
 		{"vision model as a URL", nil, []string{"EXCALIBOT_VISION_MODEL=http://gpu:11434/qwen2.5vl"}, "the server is --ollama-host"},
 		{"image size too small", []string{"--image-size", "100"}, nil, "--image-size (EXCALIBOT_IMAGE_SIZE): is 100; it must be from 256 to 4096 pixels"},
 		{"image size not a number", nil, []string{"EXCALIBOT_IMAGE_SIZE=1024px"}, `"1024px" is not a whole number`},
+		{"no interruption allowed", nil, []string{"EXCALIBOT_MAX_INTERRUPTIONS=0"}, "--max-interruptions (EXCALIBOT_MAX_INTERRUPTIONS): is 0; it must be at least 1"},
 		{"image bytes too few", []string{"--max-image-size", "1000"}, nil, "--max-image-size (EXCALIBOT_MAX_IMAGE_SIZE): is 1000 bytes; it must be at least 65536"},
 		{"slack socket without app token", nil, []string{"SLACK_BOT_TOKEN=xoxb-1"}, "SLACK_APP_TOKEN"},
 		{"events without secret", []string{"--slack-mode", "events"}, []string{"SLACK_BOT_TOKEN=xoxb-1"}, "SLACK_SIGNING_SECRET"},

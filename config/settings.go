@@ -53,6 +53,7 @@ var settings = []setting{
 	{"lease-ttl", "EXCALIBOT_LEASE_TTL", "how long a replica holds a thread or a reply without its heartbeat: a dead replica's work moves on after this", false, func(c *Config) any { return &c.LeaseTTL }},
 	{"poll-interval", "EXCALIBOT_POLL_INTERVAL", "how often the store is asked for messages and replies other replicas kept", false, func(c *Config) any { return &c.PollInterval }},
 	{"reply-give-up", "EXCALIBOT_REPLY_GIVE_UP", "how long a reply that cannot be posted is retried before it is kept as dead", false, func(c *Config) any { return &c.ReplyGiveUp }},
+	{"max-interruptions", "EXCALIBOT_MAX_INTERRUPTIONS", "how many times a request's run may be cut short (a crash, a kill, a shutdown) before it is given up; until then the next replica or start redoes it", false, func(c *Config) any { return &c.MaxInterruptions }},
 
 	{"chrome", "EXCALIBOT_CHROME", "Chromium binary (empty: look for chromium on PATH)", false, func(c *Config) any { return &c.ChromePath }},
 	{"render-tabs", "EXCALIBOT_RENDER_TABS", "warm browser tabs for rendering", false, func(c *Config) any { return &c.RenderTabs }},

@@ -64,8 +64,8 @@ type Store interface {
 	// expired, the thread with the oldest pending message first. A lease of the owner's own that
 	// lapsed is not taken back (its work may still be under way there): another owner takes it. Threads another claimer is
 	// claiming at the same moment are skipped, not waited for. Runs another owner left unfinished
-	// on a claimed thread are interrupted in the same transaction, with their messages, and the
-	// replies req.Notice makes for them are queued.
+	// on a claimed thread are interrupted in the same transaction, their messages redone, told or
+	// given up as req.Recovery says, and the replies it makes are queued.
 	ClaimThreads(ctx context.Context, req ClaimRequest) ([]Claim, error)
 	// Pending lists a thread's pending inbox messages in the order received, at most limit (all
 	// when limit <= 0).
@@ -119,10 +119,11 @@ type Store interface {
 	// RecoverRuns to hand back if the process dies before the run ends. ErrNotFound for an unknown run.
 	SetRunSign(ctx context.Context, id int64, sign string) error
 	// RecoverRuns marks as interrupted every queued or running run whose owner no longer holds a live
-	// lease on its thread (the process died, or its lease ran out and it is presumed dead), with the
-	// messages the run took, queues the replies req.Notice makes for each, and returns the runs.
-	// A run whose owner's lease is live is never touched.
-	RecoverRuns(ctx context.Context, req RecoverRequest) ([]Run, error)
+	// lease on its thread (the process died, or its lease ran out and it is presumed dead), puts the
+	// messages the run took back to pending, or ends them, as req.Recovery says, queues the replies
+	// it makes for each, and returns the runs. A run whose owner's lease is live is never touched,
+	// nor one whose end committed (replying or final).
+	RecoverRuns(ctx context.Context, req RecoverRequest) ([]Cut, error)
 	// SetMessageThread records that message msgID of chat on platform belongs to thread (a
 	// ThreadKey.Thread), replacing what was recorded for it. Platforms whose threads are reply chains
 	// (Telegram) use it so that a reply to any message of a chain finds the chain, after a restart or

@@ -10,24 +10,32 @@ import "time"
 // InboxState is where an incoming message is.
 type InboxState string
 
-// Inbox states: pending until a run takes it; then done with the run, or interrupted when the
-// run was cut short (the thread is told).
+// Inbox states: pending until a run takes it; then done with the run. When the run is cut short
+// (its process died, or stopped past its grace), the message is pending again to be redone, or
+// interrupted when its work cannot be redone (the thread is told), or failed when its runs were
+// cut short too often (the thread is told, and the reason kept).
 const (
 	InboxPending     InboxState = "pending"
 	InboxTaken       InboxState = "taken"
 	InboxDone        InboxState = "done"
 	InboxInterrupted InboxState = "interrupted"
+	InboxFailed      InboxState = "failed"
 )
 
 // InboxMessage is one kept incoming message.
 type InboxMessage struct {
-	ID      int64 // the order messages were received in; within a thread, the order of their commits
-	Key     ThreadKey
-	Body    []byte // the message as the bot encodes it; opaque here
-	State   InboxState
-	Run     int64  // the run that took it; 0 while pending
-	Pin     string // the only owner that may take it; "" for any
-	Created time.Time
+	ID    int64 // the order messages were received in; within a thread, the order of their commits
+	Key   ThreadKey
+	Body  []byte // the message as the bot encodes it; opaque here
+	State InboxState
+	// Run is the run that took it: 0 while it was never taken; for a message pending again, the
+	// run that was cut short (the messages of one run are redone together).
+	Run int64
+	Pin string // the only owner that may take it; "" for any
+	// Interruptions counts the runs of this message that were cut short.
+	Interruptions int
+	Error         string // why it failed
+	Created       time.Time
 }
 
 // OutboxState is where a reply is.
@@ -98,17 +106,17 @@ type ClaimRequest struct {
 	// Platforms limits the claim to threads of these platforms (those this process can answer);
 	// empty claims none.
 	Platforms []string
-	// Notice, when set, makes the replies that tell a thread its interrupted run ended; they are
-	// queued before anything the new holder posts.
-	Notice func(Run) []Outgoing
+	// Recovery is what becomes of the runs a previous holder left unfinished on a claimed thread;
+	// the replies it makes are queued before anything the new holder posts.
+	Recovery Recovery
 }
 
 // Claim is one thread given to an owner.
 type Claim struct {
 	Lease Lease
 	// Interrupted are the runs a previous holder left unfinished on the thread; they are
-	// interrupted now, with their messages.
-	Interrupted []Run
+	// interrupted now, and their messages redone, told or given up.
+	Interrupted []Cut
 }
 
 // ClaimOutboxRequest asks for replies to post.
@@ -133,11 +141,48 @@ type Settle struct {
 
 // RecoverRequest is a pass over runs whose holder is gone.
 type RecoverRequest struct {
-	// Notice, when set, makes the replies that tell each run's thread; they are queued in the same
+	// Recovery is what becomes of each run found; the replies it makes are queued in the same
 	// transaction.
-	Notice func(Run) []Outgoing
+	Recovery Recovery
 	// SoleOwner, when set, is the only owner alive: every other owner's leases and outbox claims
 	// end first, whatever their expiry, and its runs are recovered. Only a caller that knows no
 	// other process uses the database may set it (SQLite, whose file one process locks, at start).
 	SoleOwner string
+}
+
+// Recovery says what becomes of runs found cut short (queued or running while their owner's lease
+// is gone: the process died, stalled, or stopped past its grace), in the commit that marks them
+// interrupted. Nothing a run did is in the store until its end commits, so its messages can be
+// worked again from the start.
+type Recovery struct {
+	// Redo reports whether a run's work may be done again from its messages: then they are pending
+	// again, in the order received, and the thread's next holder works them as if the run had never
+	// started. nil redoes nothing. A run that took no message, or one pinned to an owner (whose
+	// threads live in its memory), is never redone.
+	Redo func(Run) bool
+	// MaxInterruptions bounds redoing: a message whose runs were cut short this many times (this
+	// time included) is given up instead: it fails, with the reason, and its thread moves on.
+	MaxInterruptions int
+	// Notice, when set, makes the replies queued for each run: what its thread is told, and the
+	// taking down of its working signs.
+	Notice func(Cut) []Outgoing
+}
+
+// Fate is what a recovery did with a run cut short.
+type Fate string
+
+// Fates of a run cut short.
+const (
+	FateRedone  Fate = "redone"   // its messages are pending again
+	FateTold    Fate = "told"     // not to be redone: its messages are interrupted; its thread is told
+	FateGivenUp Fate = "given up" // cut short Recovery.MaxInterruptions times: its messages failed
+)
+
+// Cut is a run found cut short, now interrupted, and what became of its messages.
+type Cut struct {
+	Run
+	Fate Fate
+	// Interruptions is how many times its messages' runs were cut short, this time included (the
+	// most of any of its messages).
+	Interruptions int
 }

@@ -49,7 +49,7 @@ func (e *Engine) claiming(ctx context.Context) {
 		}
 		if time.Since(lastRecover) >= recoverEvery {
 			lastRecover = time.Now()
-			if err := e.recoverRuns(ctx, store.RecoverRequest{Notice: e.notice}); err != nil && ctx.Err() == nil {
+			if err := e.recoverRuns(ctx, store.RecoverRequest{Recovery: e.recovery()}); err != nil && ctx.Err() == nil {
 				e.log.Warn("recover interrupted runs", logkey.Err, err)
 			}
 		}
@@ -58,32 +58,71 @@ func (e *Engine) claiming(ctx context.Context) {
 }
 
 func (e *Engine) recoverRuns(ctx context.Context, req store.RecoverRequest) error {
-	runs, err := e.store.RecoverRuns(ctx, req)
+	cuts, err := e.store.RecoverRuns(ctx, req)
 	if err != nil {
 		return fmt.Errorf("recover interrupted runs: %w", err)
 	}
-	for _, r := range runs {
-		e.log.Warn("run interrupted: its owner is gone; the thread is told", logkey.Thread, r.Key.String(), "run", r.ID, "owner", r.Owner)
+	redone := false
+	for _, c := range cuts {
+		e.logCut(c, "its owner is gone")
+		redone = redone || c.Fate == store.FateRedone
 	}
-	if len(runs) > 0 {
+	if len(cuts) > 0 {
 		poke(e.sendWake)
+	}
+	if redone {
+		poke(e.wake)
 	}
 	return nil
 }
 
-// notice is what a thread is told, through the outbox, of a run its owner left unfinished: the
-// run's working signs come down, then the conversation says what happened.
-func (e *Engine) notice(r store.Run) []store.Outgoing {
-	if e.signs.wasTold(r.ID) {
+// logCut says what became of a run another owner left unfinished.
+func (e *Engine) logCut(c store.Cut, why string) {
+	log := e.log.With(logkey.Thread, c.Key.String(), "run", c.ID, "owner", c.Owner, "interruptions", c.Interruptions)
+	switch c.Fate {
+	case store.FateRedone:
+		log.Warn("run cut short: " + why + "; its messages are redone")
+	case store.FateGivenUp:
+		log.Error("request given up: its runs were cut short too often; the thread is told", "max", e.opt.MaxInterruptions)
+	default:
+		log.Warn("run cut short: " + why + "; it cannot be redone, and the thread is told")
+	}
+}
+
+// recovery is what becomes of runs found cut short: a drawing is redone by whoever holds the
+// thread next, unless its thread heard of its failure already, it began longer ago than replies
+// are retried, or its messages were cut short Options.MaxInterruptions times.
+func (e *Engine) recovery() store.Recovery {
+	return store.Recovery{
+		Redo: func(r store.Run) bool {
+			return !e.signs.toldOf(r.ID) && e.opt.Now().Sub(r.Created) < e.opt.ReplyGiveUp && e.conv.Redoable(r)
+		},
+		MaxInterruptions: e.opt.MaxInterruptions,
+		Notice:           e.notice,
+	}
+}
+
+// notice is what a thread hears, through the outbox, of a run its owner left unfinished: the run's
+// working signs come down; then, unless its work is redone, the conversation says what happened.
+func (e *Engine) notice(c store.Cut) []store.Outgoing {
+	if e.signs.wasTold(c.ID) {
 		return nil // its thread heard of the failure already, directly
 	}
 	var out []store.Outgoing
-	if r.Sign != "" {
-		out = append(out, store.Outgoing{Key: r.Key, Kind: kindSigns, Body: encodeSigns(r.Sign)})
+	if c.Sign != "" {
+		out = append(out, store.Outgoing{Key: c.Key, Kind: kindSigns, Body: encodeSigns(c.Sign)})
 	}
-	body, err := bot.EncodeReply(e.conv.Interrupted(r))
-	if err == nil {
-		out = append(out, store.Outgoing{Key: r.Key, Kind: kindReply, Body: body})
+	var r bot.Reply
+	switch c.Fate {
+	case store.FateRedone:
+		return out
+	case store.FateGivenUp:
+		r = e.conv.GivenUp(c.Run, c.Interruptions)
+	default:
+		r = e.conv.Interrupted(c.Run)
+	}
+	if body, err := bot.EncodeReply(r); err == nil {
+		out = append(out, store.Outgoing{Key: c.Key, Kind: kindReply, Body: body})
 	}
 	return out
 }
@@ -96,7 +135,7 @@ func (e *Engine) claim(ctx context.Context) {
 		return
 	}
 	claims, err := e.store.ClaimThreads(ctx, store.ClaimRequest{Owner: e.opt.Owner, TTL: e.opt.LeaseTTL, Limit: free,
-		Platforms: e.platforms(), Notice: e.notice})
+		Platforms: e.platforms(), Recovery: e.recovery()})
 	if err != nil {
 		if ctx.Err() == nil {
 			e.log.Warn("claim threads with waiting messages", logkey.Err, err)
@@ -108,8 +147,7 @@ func (e *Engine) claim(ctx context.Context) {
 		key := c.Lease.Key
 		for _, r := range c.Interrupted {
 			told = true
-			e.log.Warn("thread taken over from an owner whose lease ran out; its run is interrupted and the thread told",
-				logkey.Thread, key.String(), "run", r.ID, "owner", r.Owner)
+			e.logCut(r, "its thread was taken over from an owner whose lease ran out")
 		}
 		e.threads.mu.Lock()
 		_, already := e.threads.waiting[key] // this process's own lease, renewed: it is served already
@@ -173,7 +211,7 @@ func (e *Engine) serve(key bot.ThreadKey) {
 			e.release(ctx, key)
 			return
 		}
-		t := e.conv.Plan(key, a, msgs)
+		t := e.conv.Plan(key, a, redoing(msgs))
 		e.threads.mu.Lock()
 		e.threads.waiting[key] = len(msgs) - len(t.Inbox)
 		e.threads.mu.Unlock()
@@ -235,4 +273,19 @@ func (e *Engine) releaseStale(ctx context.Context) bool {
 	e.threads.mu.Lock()
 	defer e.threads.mu.Unlock()
 	return len(e.threads.unreleased) == 0
+}
+
+// redoing is the messages a turn may take of a thread's waiting ones: those of a run that was cut
+// short are redone alone, as they were taken, so the redo answers what the run would have
+// answered; others are as many as the conversation merges.
+func redoing(waiting []store.InboxMessage) []store.InboxMessage {
+	first := waiting[0]
+	if first.Interruptions == 0 || first.Run == 0 {
+		return waiting
+	}
+	n := 1
+	for n < len(waiting) && waiting[n].Run == first.Run && waiting[n].Interruptions > 0 {
+		n++
+	}
+	return waiting[:n]
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/store"
-	"github.com/excalibot/excalibot/store/sqlite"
 	"github.com/excalibot/excalibot/store/storetest"
 )
 
@@ -84,52 +83,6 @@ func awaitEnd(t *testing.T, s *spy) {
 		if !errors.Is(err, store.ErrConflict) {
 			t.Fatalf("the late run's end: got %v, want ErrBadTransition", err)
 		}
-	}
-}
-
-// TestTakeoverAfterTheLeaseLapses: replica A answers a thread's message and stops renewing its
-// lease; replica B takes the thread over only once the lease has run out, tells the thread that
-// the run was interrupted, then answers the message that waited. A's turn, when it ends after
-// all, changes nothing and says nothing.
-func TestTakeoverAfterTheLeaseLapses(t *testing.T) {
-	clock := storetest.NewClock()
-	st := openStore(t, "", clock)
-	sa := &spy{Store: st, finished: make(chan error, 4)}
-	sa.deadHeart.Store(true)
-	ca := newConv(st)
-	ca.gate, ca.began = make(chan struct{}), make(chan string, 1)
-	rec := newRecorder()
-	ra := start(t, sa, ca, rec, testOptions("replica-a", clock))
-	say(t, ra, rec, thread, "1", "draw M1")
-	await(t, "A's turn", ca.began)
-
-	other := openStore(t, st.Path(), clock)
-	sb := &spy{Store: other, claimed: make(chan int, 100)}
-	cb := newConv(other)
-	rb := start(t, sb, cb, rec, testOptions("replica-b", clock))
-	say(t, rb, rec, thread, "2", "draw M2")
-	for range 3 { // the claim its message wakes, and polls: none takes the thread under A's lease
-		if n := await(t, "B's claim", sb.claimed); n != 0 {
-			t.Fatalf("B claimed %d threads under A's live lease", n)
-		}
-	}
-	clock.Advance(31 * time.Second) // A's lease lapses
-	if r := await(t, "the notice", rec.sent); r.Text != "interrupted: draw M1" || !r.Error {
-		t.Fatalf("first post %+v, want the notice of A's run", r)
-	}
-	if r := await(t, "B's answer", rec.sent); r.Text != "answered draw M2" {
-		t.Fatalf("second post %+v, want B's answer", r)
-	}
-
-	close(ca.gate) // A's turn ends after all
-	awaitEnd(t, sa)
-	ra.Close(context.Background())
-	rb.Close(context.Background())
-	if got, want := rec.texts(thread), []string{"interrupted: draw M1", "answered draw M2"}; !slices.Equal(got, want) {
-		t.Errorf("thread got %q, want %q", got, want)
-	}
-	if th, err := st.Load(context.Background(), thread); err != nil || th.Rev != 1 {
-		t.Errorf("thread %+v, %v; want revision 1, B's", th, err)
 	}
 }
 
@@ -277,89 +230,6 @@ func TestRefusalIsPosted(t *testing.T) {
 	}
 }
 
-// sharedView is the SQLite store as a store shared with other processes looks to the engine: the
-// leases of others may be live.
-type sharedView struct{ *sqlite.Store }
-
-func (sharedView) SingleProcess() bool { return false }
-
-// TestCloseInterruptsAndRecoverTells: Close cuts a turn short once its grace is over, and its
-// thread hears so. A process that died leaves its run running under a lease that runs out; the
-// next start tells the thread. A run whose owner's lease is live is another process's work, and
-// left alone.
-func TestCloseInterruptsAndRecoverTells(t *testing.T) {
-	clock := storetest.NewClock()
-	st := openStore(t, "", clock)
-	c := newConv(st)
-	c.gate, c.began = make(chan struct{}), make(chan string, 1)
-	rec := newRecorder()
-	e := start(t, st, c, rec, testOptions("a", clock))
-	say(t, e, rec, thread, "1", "draw")
-	await(t, "the turn", c.began)
-	grace, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	e.Close(grace)
-	if r := await(t, "the reply", rec.sent); !r.Error || !strings.Contains(r.Text, "restarting") {
-		t.Errorf("reply %+v; want a note that the request was interrupted", r)
-	}
-	if runs, _ := st.Runs(context.Background(), store.RunInterrupted); len(runs) != 1 {
-		t.Errorf("interrupted runs = %d, want 1", len(runs))
-	}
-
-	bg := context.Background()
-	other := threadN(2)
-	if _, err := st.StartRun(bg, store.StartRunRequest{Key: thread, Owner: "gone", Detail: "draw", Lease: time.Minute}); err != nil {
-		t.Fatal(err)
-	}
-	live, err := st.StartRun(bg, store.StartRunRequest{Key: other, Owner: "alive", Detail: "draw", Lease: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	clock.Advance(2 * time.Minute)
-	rec2 := newRecorder()
-	e2 := New(sharedView{st}, c, testOptions("b", clock), nil)
-	e2.Register(rec2)
-	if err := e2.Recover(bg); err != nil {
-		t.Fatal(err)
-	}
-	if r := await(t, "the notice", rec2.sent); r.Text != "interrupted: draw" {
-		t.Errorf("notice %+v, want the interrupted run's", r)
-	}
-	e2.Close(bg)
-	if got := rec2.texts(other); len(got) != 0 {
-		t.Errorf("the thread of a live run got %q", got)
-	}
-	if runs, err := st.Runs(bg, store.RunRunning); err != nil || len(runs) != 1 || runs[0].ID != live.ID {
-		t.Errorf("running runs = %v, %v; want only the live one", runs, err)
-	}
-}
-
-// TestRestartOnSQLiteTellsAtOnce: on a store only this process can open, another owner's running
-// run is a dead process's, whatever its lease says: the start tells its thread at once, and the
-// thread's next message is answered.
-func TestRestartOnSQLiteTellsAtOnce(t *testing.T) {
-	clock := storetest.NewClock()
-	st := openStore(t, "", clock)
-	bg := context.Background()
-	if _, err := st.StartRun(bg, store.StartRunRequest{Key: thread, Owner: "previous", Detail: "draw", Lease: time.Hour}); err != nil {
-		t.Fatal(err)
-	}
-	rec := newRecorder()
-	e := New(st, newConv(st), testOptions("a", clock), nil)
-	e.Register(rec)
-	t.Cleanup(func() { e.Close(bg) })
-	if err := e.Recover(bg); err != nil {
-		t.Fatal(err)
-	}
-	if r := await(t, "the notice", rec.sent); r.Text != "interrupted: draw" {
-		t.Errorf("notice %+v", r)
-	}
-	say(t, e, rec, thread, "2", "draw again")
-	if r := await(t, "the answer", rec.sent); r.Text != "answered draw again" {
-		t.Errorf("answer %+v", r)
-	}
-}
-
 // signingRecorder is a recorder whose status names its signs and which can take down the signs a
 // dead process left (SignedStatus, SignClearer).
 type signingRecorder struct {
@@ -385,7 +255,7 @@ type signedStatus struct {
 func (s signedStatus) Sign() string { return s.sign }
 
 // TestCrashedRunSignsComeDown: the handle of a turn's working signs is stored with its run, and a
-// process that recovers the run after a crash takes those signs down before it tells the thread.
+// process that recovers the run after a crash takes those signs down before it redoes the run.
 func TestCrashedRunSignsComeDown(t *testing.T) {
 	clock := storetest.NewClock()
 	st := openStore(t, "", clock)
@@ -398,8 +268,8 @@ func TestCrashedRunSignsComeDown(t *testing.T) {
 	// The handle is stored once the run has gone on for signDelay: a second of real time.
 	run := await(t, "the signs' handle", s.signed)
 
-	// The process is gone without a word (it posts nothing more); the next one recovers the run.
-	s.noPosts.Store(true)
+	// The process is gone without a word; the next one recovers the run.
+	s.dead.Store(true)
 	if _, err := st.ReleaseOwner(context.Background(), crashed.Owner()); err != nil {
 		t.Fatal(err)
 	}
@@ -413,8 +283,8 @@ func TestCrashedRunSignsComeDown(t *testing.T) {
 	if got, want := await(t, "the signs taken down", rec.cleared), thread.String()+"|status-ev-e1"; got != want {
 		t.Errorf("ClearSign got %q, want %q (run %d)", got, want, run)
 	}
-	if r := await(t, "the notice", rec.sent); r.Text != "interrupted: draw" {
-		t.Errorf("notice %+v", r)
+	if r := await(t, "the answer", rec.sent); r.Text != "answered draw" {
+		t.Errorf("posted %+v, want the redone run's answer", r)
 	}
 }
 

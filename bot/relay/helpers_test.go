@@ -84,6 +84,10 @@ func say(t *testing.T, e *Engine, a bot.Adapter, key bot.ThreadKey, id, text str
 type conv struct {
 	st   *sqlite.Store // the thread state it saves on
 	gate chan struct{} // when set, each answer waits for a value on it (or for its context)
+	// crash, when set, is how the messages begin whose answer never ends while crashed is open:
+	// the process "dies" in them.
+	crash   string
+	crashed chan struct{}
 
 	mu       sync.Mutex
 	texts    map[int64]string // inbox id → text, read by Plan
@@ -126,6 +130,13 @@ func (c *conv) Answer(ctx context.Context, t bot.Turn, status func(string)) bot.
 		c.began <- text
 	}
 	status("working on " + text)
+	if c.crash != "" && strings.HasPrefix(text, c.crash) {
+		select {
+		case <-c.crashed:
+		case <-ctx.Done():
+		}
+		return bot.Outcome{State: store.RunInterrupted, Detail: "crashed", Reply: bot.Reply{Text: "crashed in " + text, Error: true}}
+	}
 	if c.gate != nil {
 		select {
 		case <-c.gate:
@@ -155,8 +166,15 @@ func (c *conv) Answer(ctx context.Context, t bot.Turn, status func(string)) bot.
 	return o
 }
 
+// Redoable redoes every run but a command's.
+func (c *conv) Redoable(r store.Run) bool { return !strings.HasPrefix(r.Detail, "command") }
+
 func (c *conv) Interrupted(r store.Run) bot.Reply {
 	return bot.Reply{Text: "interrupted: " + r.Detail, Error: true}
+}
+
+func (c *conv) GivenUp(r store.Run, times int) bot.Reply {
+	return bot.Reply{Text: fmt.Sprintf("given up after %d: %s", times, r.Detail), Error: true}
 }
 
 func (c *conv) answers() []string {
@@ -261,6 +279,9 @@ type spy struct {
 
 	deadHeart atomic.Bool // RenewLeases fails: the leases lapse while the work goes on
 	noPosts   atomic.Bool // ClaimOutbox finds nothing: the process never posts
+	// dead makes the process gone without a word, as a SIGKILL leaves it: it claims, recovers,
+	// posts and renews nothing; its turns under way never end (unless the test lets them).
+	dead      atomic.Bool
 	finishErr atomic.Pointer[error]
 
 	mu     sync.Mutex
@@ -286,14 +307,14 @@ func (s *spy) wrote(w string) {
 }
 
 func (s *spy) RenewLeases(ctx context.Context, owner string, ttl time.Duration) (int, error) {
-	if s.deadHeart.Load() {
+	if s.deadHeart.Load() || s.dead.Load() {
 		return 0, errors.New("renew leases: dial tcp 10.0.0.5:5432: i/o timeout")
 	}
 	return s.Store.RenewLeases(ctx, owner, ttl)
 }
 
 func (s *spy) ClaimOutbox(ctx context.Context, req store.ClaimOutboxRequest) ([]store.OutboxItem, error) {
-	if s.noPosts.Load() {
+	if s.noPosts.Load() || s.dead.Load() {
 		return nil, nil
 	}
 	return s.Store.ClaimOutbox(ctx, req)
@@ -304,8 +325,18 @@ func (s *spy) Accept(ctx context.Context, req store.AcceptRequest) (store.Accept
 	return s.Store.Accept(ctx, req)
 }
 
+func (s *spy) RecoverRuns(ctx context.Context, req store.RecoverRequest) ([]store.Cut, error) {
+	if s.dead.Load() {
+		return nil, nil
+	}
+	return s.Store.RecoverRuns(ctx, req)
+}
+
 // ClaimThreads writes only when it claims a thread.
 func (s *spy) ClaimThreads(ctx context.Context, req store.ClaimRequest) ([]store.Claim, error) {
+	if s.dead.Load() {
+		return nil, nil
+	}
 	cs, err := s.Store.ClaimThreads(ctx, req)
 	if len(cs) > 0 {
 		s.wrote("ClaimThreads")

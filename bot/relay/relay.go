@@ -32,8 +32,13 @@ type Conversation interface {
 	Plan(key bot.ThreadKey, a bot.Adapter, waiting []store.InboxMessage) bot.Turn
 	// Answer carries a turn out; status shows how it goes, and returns at once.
 	Answer(ctx context.Context, t bot.Turn, status func(text string)) bot.Outcome
-	// Interrupted is what a thread is told of a run its owner left unfinished.
+	// Redoable reports whether the work of a run its owner left unfinished may be done again from
+	// its messages (a drawing: nothing of it is stored before its end commits).
+	Redoable(r store.Run) bool
+	// Interrupted is what a thread is told of a run its owner left unfinished that is not redone.
 	Interrupted(r store.Run) bot.Reply
+	// GivenUp is what a thread is told of a request given up: its runs were cut short times times.
+	GivenUp(r store.Run, times int) bot.Reply
 }
 
 var _ Conversation = (*bot.Bot)(nil)
@@ -50,7 +55,7 @@ type Store interface {
 
 	StartRun(ctx context.Context, req store.StartRunRequest) (store.Run, error)
 	FinishRun(ctx context.Context, req store.FinishRunRequest) (store.Run, *store.Thread, error)
-	RecoverRuns(ctx context.Context, req store.RecoverRequest) ([]store.Run, error)
+	RecoverRuns(ctx context.Context, req store.RecoverRequest) ([]store.Cut, error)
 	SetRunSign(ctx context.Context, id int64, sign string) error
 
 	Enqueue(ctx context.Context, items ...store.Outgoing) ([]int64, error)
@@ -88,8 +93,13 @@ type Options struct {
 	// wake-ups of this process's own messages (1 s).
 	PollInterval time.Duration
 	// ReplyGiveUp is how long a reply that cannot be posted is retried, with backoff up to 5
-	// minutes between attempts, before it is given up and kept as dead (24 h).
+	// minutes between attempts, before it is given up and kept as dead (24 h). A run cut short is
+	// redone only within as long of its start; an older one's thread is told instead.
 	ReplyGiveUp time.Duration
+	// MaxInterruptions is how many times a message's runs may be cut short (a crash, a kill, a
+	// shutdown past its grace) before it is given up; each time before that its run is redone by
+	// the thread's next holder (2).
+	MaxInterruptions int
 	// RetryBase is the wait before a failed reply's second attempt; it doubles with each failure
 	// up to 5 minutes (2 s). A platform's retry_after replaces it.
 	RetryBase time.Duration
@@ -115,6 +125,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxConcurrentSends <= 0 {
 		o.MaxConcurrentSends = 8
+	}
+	if o.MaxInterruptions <= 0 {
+		o.MaxInterruptions = 2
 	}
 	dur := func(v *time.Duration, d time.Duration) {
 		if *v <= 0 {
@@ -263,14 +276,15 @@ func (e *Engine) Start() {
 	})
 }
 
-// Recover tells at once every thread whose run was left unfinished by a process that is gone (its
-// lease ran out), taking down that run's working signs first, and starts the engine, which goes on
-// doing so periodically. Call it at start, after registering the adapters.
+// Recover takes over at once every run left unfinished by a process that is gone (its lease ran
+// out): its working signs come down and its messages are redone, or its thread is told why not;
+// then it starts the engine, which goes on doing so periodically. Call it at start, after
+// registering the adapters.
 //
 // On a store only this process can use (SQLite), every other owner's work belongs to a process that
 // is gone, so it is taken over at once instead of when its leases lapse.
 func (e *Engine) Recover(ctx context.Context) error {
-	req := store.RecoverRequest{Notice: e.notice}
+	req := store.RecoverRequest{Recovery: e.recovery()}
 	if e.store.SingleProcess() {
 		req.SoleOwner = e.opt.Owner
 	}
@@ -289,8 +303,9 @@ func (e *Engine) QueueDepth() (waiting, active int) {
 const flushBudget = 10 * time.Second
 
 // Close stops taking threads, lets running turns finish until ctx ends (then cancels them: those
-// runs end interrupted, and their threads are told), posts what replies it can for a short while,
-// and stops. Messages still waiting stay in the store for another replica or the next start.
+// runs are left unfinished, as a crash leaves them, for another replica or the next start to
+// redo), posts what replies it can for a short while, and stops. Messages still waiting stay in
+// the store for another replica or the next start.
 func (e *Engine) Close(ctx context.Context) {
 	e.closeOnce.Do(func() { e.close(ctx) })
 }

@@ -285,6 +285,13 @@ func (b *board) markTold(run int64) {
 	b.told[run] = true
 }
 
+// toldOf reports whether run's thread was told directly (and keeps it for wasTold).
+func (b *board) toldOf(run int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.told[run]
+}
+
 // wasTold reports (once) whether run's thread was told directly.
 func (b *board) wasTold(run int64) bool {
 	b.mu.Lock()

@@ -161,6 +161,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		LeaseTTL:          cfg.LeaseTTL,
 		PollInterval:      cfg.PollInterval,
 		ReplyGiveUp:       cfg.ReplyGiveUp,
+		MaxInterruptions:  cfg.MaxInterruptions,
 		NotifyEdits:       cfg.NotifyEdits,
 		WorkingAfter:      workingAfter(cfg.WorkingAfter),
 		Observer:          metrics,

@@ -266,12 +266,12 @@ func testTakeover(t *testing.T, f Factory) {
 		t.Fatal(err)
 	}
 	second := e.accept(b, key, 2)
-	notice := func(r store.Run) []store.Outgoing {
+	notice := store.Recovery{Notice: func(r store.Cut) []store.Outgoing {
 		return []store.Outgoing{{Key: r.Key, Kind: "reply", Body: fmt.Appendf(nil, "run %d was interrupted", r.ID)}}
-	}
+	}}
 	claimB := func() []store.Claim {
 		t.Helper()
-		cs, err := b.ClaimThreads(ctx, store.ClaimRequest{Owner: "B", TTL: 30 * time.Second, Limit: 5, Platforms: []string{"slack"}, Notice: notice})
+		cs, err := b.ClaimThreads(ctx, store.ClaimRequest{Owner: "B", TTL: 30 * time.Second, Limit: 5, Platforms: []string{"slack"}, Recovery: notice})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -286,8 +286,8 @@ func testTakeover(t *testing.T, f Factory) {
 		if cs := claimB(); len(cs) != 0 {
 			t.Fatalf("B claimed A's live thread: %+v", cs)
 		}
-		if rec, err := b.RecoverRuns(ctx, store.RecoverRequest{Notice: notice}); err != nil || len(rec) != 0 {
-			t.Fatalf("B recovered A's live run: %v, %v", ids(rec), err)
+		if rec, err := b.RecoverRuns(ctx, store.RecoverRequest{Recovery: notice}); err != nil || len(rec) != 0 {
+			t.Fatalf("B recovered A's live run: %v, %v", cutIDs(rec), err)
 		}
 	}
 	// A dies: its lease runs out, and a renewal after that does not bring it back, nor does A's
@@ -439,12 +439,12 @@ func testRecoverRunsTells(t *testing.T, f Factory) {
 		t.Fatal(err)
 	}
 	e.clock.Advance(11 * time.Second) // A's lease is over, B's is not
-	notice := func(r store.Run) []store.Outgoing {
+	notice := store.Recovery{Notice: func(r store.Cut) []store.Outgoing {
 		return []store.Outgoing{{Key: r.Key, Kind: "reply", Body: []byte("interrupted: " + r.Detail)}}
-	}
-	rec, err := e.s.RecoverRuns(ctx, store.RecoverRequest{Notice: notice})
-	if err != nil || !equal(ids(rec), []int64{dead.ID}) {
-		t.Fatalf("RecoverRuns: got %v, %v, want only A's run %d", ids(rec), err, dead.ID)
+	}}
+	rec, err := e.s.RecoverRuns(ctx, store.RecoverRequest{Recovery: notice})
+	if err != nil || !equal(cutIDs(rec), []int64{dead.ID}) || rec[0].Fate != store.FateTold {
+		t.Fatalf("RecoverRuns: got %+v, %v, want only A's run %d, told", rec, err, dead.ID)
 	}
 	if ms, _ := e.s.Inbox(ctx, Key(1)); len(ms) != 1 || ms[0].State != store.InboxInterrupted {
 		t.Fatalf("A's message after recovery: %+v, want interrupted", ms)
@@ -468,9 +468,9 @@ func testRecoverRunsTells(t *testing.T, f Factory) {
 	if len(held) != 2 {
 		t.Fatalf("B's claim: %v", outIDs(held))
 	}
-	rec, err = e.s.RecoverRuns(ctx, store.RecoverRequest{Notice: notice, SoleOwner: "C"})
-	if err != nil || !equal(ids(rec), []int64{live.ID}) {
-		t.Fatalf("RecoverRuns for the sole owner C: got %v, %v, want B's run %d", ids(rec), err, live.ID)
+	rec, err = e.s.RecoverRuns(ctx, store.RecoverRequest{Recovery: notice, SoleOwner: "C"})
+	if err != nil || !equal(cutIDs(rec), []int64{live.ID}) {
+		t.Fatalf("RecoverRuns for the sole owner C: got %v, %v, want B's run %d", cutIDs(rec), err, live.ID)
 	}
 	if _, err := e.s.AcquireLease(ctx, Key(2), "C", time.Minute); err != nil {
 		t.Fatalf("B's lease after the sole owner's recovery: %v", err)
@@ -484,9 +484,9 @@ func testRecoverRunsTells(t *testing.T, f Factory) {
 		t.Fatal(err)
 	}
 	e.clock.Advance(time.Minute)
-	_, err = e.s.RecoverRuns(ctx, store.RecoverRequest{Notice: func(r store.Run) []store.Outgoing {
+	_, err = e.s.RecoverRuns(ctx, store.RecoverRequest{Recovery: store.Recovery{Notice: func(r store.Cut) []store.Outgoing {
 		return []store.Outgoing{{Key: r.Key, Body: []byte("no kind")}}
-	}})
+	}}})
 	wantErr(t, "RecoverRuns with a bad notice", err, store.ErrInvalid)
 	if runs, _ := e.s.Runs(ctx, store.RunRunning); !equal(ids(runs), []int64{third.ID}) {
 		t.Fatalf("a failed recovery changed runs: running %v", ids(runs))

@@ -196,7 +196,7 @@ func testRuns(t *testing.T, f Factory) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := ids(rec); !equal(got, []int64{r2.ID, r3.ID}) {
+	if got := cutIDs(rec); !equal(got, []int64{r2.ID, r3.ID}) {
 		t.Fatalf("RecoverRuns: got runs %v, want %v", got, []int64{r2.ID, r3.ID})
 	}
 	for _, r := range rec {
@@ -211,11 +211,11 @@ func testRuns(t *testing.T, f Factory) {
 		t.Errorf("recovered run %d: got sign %q, want none", rec[1].ID, got)
 	}
 	if rec, _ = e.s.RecoverRuns(ctx, store.RecoverRequest{}); len(rec) != 0 {
-		t.Fatalf("second RecoverRuns: got %v, want none", ids(rec))
+		t.Fatalf("second RecoverRuns: got %v, want none", cutIDs(rec))
 	}
 	e.clock.Advance(time.Minute) // A's lease runs out: A is presumed dead
 	rec, err = e.s.RecoverRuns(ctx, store.RecoverRequest{})
-	if err != nil || !equal(ids(rec), []int64{r1.ID}) || rec[0].Detail != "step 1" {
+	if err != nil || !equal(cutIDs(rec), []int64{r1.ID}) || rec[0].Detail != "step 1" {
 		t.Fatalf("RecoverRuns after A's lease expired: got %+v, %v, want run %d", rec, err, r1.ID)
 	}
 	all, err := e.s.Runs(ctx)
@@ -339,6 +339,14 @@ func ids(rs []store.Run) []int64 {
 	var out []int64
 	for _, r := range rs {
 		out = append(out, r.ID)
+	}
+	return out
+}
+
+func cutIDs(cs []store.Cut) []int64 {
+	var out []int64
+	for _, c := range cs {
+		out = append(out, c.ID)
 	}
 	return out
 }

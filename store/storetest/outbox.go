@@ -77,7 +77,7 @@ func testRunReplies(t *testing.T, f Factory) {
 	// A replying run is neither recovered nor pruned while its replies wait.
 	e.clock.Advance(2 * time.Minute)
 	if rec, err := e.s.RecoverRuns(ctx, store.RecoverRequest{}); err != nil || len(rec) != 0 {
-		t.Fatalf("RecoverRuns took a replying run: %v, %v", ids(rec), err)
+		t.Fatalf("RecoverRuns took a replying run: %v, %v", cutIDs(rec), err)
 	}
 	got := e.claimOutbox(e.s, "A", time.Minute)
 	if len(got) != 2 || got[0].Kind != "reply" || string(got[0].Body) != "picture" || got[1].Kind != "signs" || got[0].Run != r.ID {

@@ -178,6 +178,8 @@ func Run(t *testing.T, f Factory) {
 		{"StartRunInbox", testStartRunInbox},
 		{"ConcurrentClaimThreads", testConcurrentClaimThreads},
 		{"RecoverRunsTells", testRecoverRunsTells},
+		{"Redo", testRedo},
+		{"RedoWhatMayBe", testRedoWhatMayBe},
 		{"RunReplies", testRunReplies},
 		{"OutboxOrder", testOutboxOrder},
 		{"OutboxClaims", testOutboxClaims},

@@ -16,13 +16,13 @@ import (
 // files are kept as references, not contents.
 const maxInboxBody = 1 << 20
 
-const inboxCols = `id, tkey, body, state, run_id, pin, created`
+const inboxCols = `id, tkey, body, state, run_id, pin, interruptions, error, created`
 
 func scanInbox(sc interface{ Scan(...any) error }) (store.InboxMessage, error) {
 	var m store.InboxMessage
 	var tkey, state string
 	var created int64
-	if err := sc.Scan(&m.ID, &tkey, &m.Body, &state, &m.Run, &m.Pin, &created); err != nil {
+	if err := sc.Scan(&m.ID, &tkey, &m.Body, &state, &m.Run, &m.Pin, &m.Interruptions, &m.Error, &created); err != nil {
 		return m, err
 	}
 	key, err := store.ParseThreadKey(tkey)
@@ -185,7 +185,7 @@ func (s *DB) ClaimThreads(ctx context.Context, req store.ClaimRequest) ([]store.
 				return err
 			}
 			// Runs of other owners left on the thread belong to holders whose lease is gone.
-			runs, err := s.interruptRuns(ctx, tx, `tkey = ? AND owner <> ?`, []any{k.String(), req.Owner}, req.Notice)
+			runs, err := s.interruptRuns(ctx, tx, `tkey = ? AND owner <> ?`, []any{k.String(), req.Owner}, req.Recovery)
 			if err != nil {
 				return err
 			}
@@ -196,9 +196,10 @@ func (s *DB) ClaimThreads(ctx context.Context, req store.ClaimRequest) ([]store.
 	return out, err
 }
 
-// interruptRuns marks the queued and running runs matching cond interrupted, with the messages
-// they took, and queues the replies notice makes for each.
-func (s *DB) interruptRuns(ctx context.Context, tx *sql.Tx, cond string, args []any, notice func(store.Run) []store.Outgoing) ([]store.Run, error) {
+// interruptRuns marks the queued and running runs matching cond interrupted, decides with rec
+// what becomes of the messages each took (pending again, interrupted or failed; each counted as
+// cut short once more), and queues the replies rec.Notice makes for each.
+func (s *DB) interruptRuns(ctx context.Context, tx *sql.Tx, cond string, args []any, rec store.Recovery) ([]store.Cut, error) {
 	now := s.now()
 	rows, err := s.query(ctx, tx, `UPDATE runs SET state = 'interrupted', updated = ?
 		WHERE state IN ('queued', 'running') AND `+cond+` RETURNING `+runCols, append([]any{now}, args...)...)
@@ -209,15 +210,37 @@ func (s *DB) interruptRuns(ctx context.Context, tx *sql.Tx, cond string, args []
 	if err != nil {
 		return nil, fmt.Errorf("interrupt runs: %w", err)
 	}
+	out := make([]store.Cut, 0, len(runs))
 	for _, r := range runs {
-		if _, err := s.exec(ctx, tx, `UPDATE inbox SET state = 'interrupted', updated = ? WHERE run_id = ? AND state = 'taken'`,
-			now, r.ID); err != nil {
+		var taken, most, pinned int
+		if err := s.row(ctx, tx, `SELECT COUNT(*), COALESCE(MAX(interruptions), 0), COUNT(CASE WHEN pin <> '' THEN 1 END)
+			FROM inbox WHERE run_id = ? AND state = 'taken'`, r.ID).Scan(&taken, &most, &pinned); err != nil {
+			return nil, fmt.Errorf("read the messages of run %d: %w", r.ID, err)
+		}
+		c := store.Cut{Run: r, Fate: store.FateTold, Interruptions: most + 1}
+		if taken > 0 && pinned == 0 && rec.Redo != nil && rec.Redo(r) {
+			c.Fate = store.FateRedone
+			if c.Interruptions >= rec.MaxInterruptions {
+				c.Fate = store.FateGivenUp
+			}
+		}
+		state, why := store.InboxInterrupted, ""
+		switch c.Fate {
+		case store.FateRedone:
+			state = store.InboxPending // run_id stays: the run whose messages are redone together
+		case store.FateGivenUp:
+			state = store.InboxFailed
+			why = fmt.Sprintf("its runs were cut short %d times (the process working on it stopped or died)", c.Interruptions)
+		}
+		if _, err := s.exec(ctx, tx, `UPDATE inbox SET state = ?, error = ?, interruptions = interruptions + 1, updated = ?
+			WHERE run_id = ? AND state = 'taken'`, string(state), why, now, r.ID); err != nil {
 			return nil, fmt.Errorf("interrupt the messages of run %d: %w", r.ID, err)
 		}
-		if notice == nil {
+		out = append(out, c)
+		if rec.Notice == nil {
 			continue
 		}
-		items := notice(r)
+		items := rec.Notice(c)
 		if err := s.checkOutgoing(r.Key, items); err != nil {
 			return nil, fmt.Errorf("notice of run %d: %w", r.ID, err)
 		}
@@ -225,7 +248,7 @@ func (s *DB) interruptRuns(ctx context.Context, tx *sql.Tx, cond string, args []
 			return nil, err
 		}
 	}
-	return runs, nil
+	return out, nil
 }
 
 // Pending implements store.Store.

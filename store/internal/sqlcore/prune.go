@@ -83,7 +83,7 @@ func (s *DB) Prune(ctx context.Context, before time.Time) (store.PruneStats, err
 			{&st.Events, "events", `DELETE FROM events WHERE expires <= ?`, now},
 			{&st.Leases, "leases", `DELETE FROM leases WHERE expires <= ?`, now},
 			{&st.Messages, "message threads", `DELETE FROM message_threads WHERE created < ?`, cut},
-			{&st.Inbox, "inbox", `DELETE FROM inbox WHERE state IN ('done', 'interrupted') AND updated < ?`, cut},
+			{&st.Inbox, "inbox", `DELETE FROM inbox WHERE state IN ('done', 'interrupted', 'failed') AND updated < ?`, cut},
 			{&st.Outbox, "outbox", `DELETE FROM outbox WHERE state IN ('sent', 'dead') AND updated < ?`, cut},
 		} {
 			if err := count(tx, step.n, step.what, step.q, step.arg); err != nil {

@@ -218,8 +218,8 @@ func (s *DB) SetRunSign(ctx context.Context, id int64, sign string) error {
 }
 
 // RecoverRuns implements store.Store.
-func (s *DB) RecoverRuns(ctx context.Context, req store.RecoverRequest) ([]store.Run, error) {
-	var out []store.Run
+func (s *DB) RecoverRuns(ctx context.Context, req store.RecoverRequest) ([]store.Cut, error) {
+	var out []store.Cut
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		if req.SoleOwner != "" {
 			if _, err := s.exec(ctx, tx, `DELETE FROM leases WHERE owner <> ?`, req.SoleOwner); err != nil {
@@ -232,7 +232,7 @@ func (s *DB) RecoverRuns(ctx context.Context, req store.RecoverRequest) ([]store
 		}
 		var err error
 		out, err = s.interruptRuns(ctx, tx, `NOT EXISTS (SELECT 1 FROM leases l
-			WHERE l.tkey = runs.tkey AND l.owner = runs.owner AND l.expires > ?)`, []any{s.now()}, req.Notice)
+			WHERE l.tkey = runs.tkey AND l.owner = runs.owner AND l.expires > ?)`, []any{s.now()}, req.Recovery)
 		return err
 	})
 	if err != nil {
