@@ -430,16 +430,20 @@ func TestImport(t *testing.T) {
 	}
 	tests := []struct {
 		name, file string
+		unnamed    bool // a photo the person gave no name, which the adapter calls photo.jpg
 		data       []byte
 		want       string
 	}{
-		{"broken json", "bad.excalidraw", []byte(`{"type":"excalidraw","elements":`), "not a diagram I can open"},
-		{"wrong kind", "notes.txt", []byte("hello"), "none of these"},
-		{"truncated photo", "photo.jpg", []byte("\xff\xd8\xff"), "photo.jpg: "},
-		{"broken png", "pic.png", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\x00IEND\xaeB`\x82"), "pic.png: "},
+		{"broken json", "bad.excalidraw", false, []byte(`{"type":"excalidraw","elements":`), "not a diagram I can open"},
+		{"wrong kind", "notes.txt", false, []byte("hello"), "none of these"},
+		{"truncated photo", "photo.jpg", false, []byte("\xff\xd8\xff"), "photo.jpg: "},
+		{"truncated unnamed photo", "photo.jpg", true, []byte("\xff\xd8\xff"), "your photo: "},
+		{"broken png", "pic.png", false, []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\x00IEND\xaeB`\x82"), "pic.png: "},
 	}
 	for _, tt := range tests {
-		h.say(thread, "", att(tt.file, tt.data))
+		a := att(tt.file, tt.data)
+		a.Unnamed = tt.unnamed
+		h.say(thread, "", a)
 		h.rec.wait(t, 1)
 		if r := h.rec.last(thread); !r.Error || !strings.Contains(r.Text, tt.want) || !strings.Contains(r.Text, "Nothing in the diagram changed") {
 			t.Errorf("%s: reply = %q, want an error with %q", tt.name, r.Text, tt.want)

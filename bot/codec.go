@@ -18,6 +18,8 @@ type storedFile struct {
 	MIME string `json:"mime,omitempty"`
 	Size int64  `json:"size,omitempty"`
 	Ref  string `json:"ref,omitempty"`
+	// Unnamed: the person gave the file no name.
+	Unnamed bool `json:"unnamed,omitempty"`
 }
 
 type storedMessage struct {
@@ -39,7 +41,7 @@ func EncodeMessage(msg Message) ([]byte, error) {
 		m.Received = msg.Received.UnixMilli()
 	}
 	for _, f := range msg.Files {
-		m.Files = append(m.Files, storedFile{Name: f.Name, MIME: f.MIME, Size: f.Size, Ref: f.Ref})
+		m.Files = append(m.Files, storedFile{Name: f.Name, MIME: f.MIME, Size: f.Size, Ref: f.Ref, Unnamed: f.Unnamed})
 	}
 	b, err := json.Marshal(m)
 	if err != nil {
@@ -63,7 +65,7 @@ func DecodeMessage(key ThreadKey, body []byte, a Adapter) (Message, error) {
 	}
 	ff, _ := a.(FileFetcher)
 	for _, f := range m.Files {
-		at := Attachment{Name: f.Name, MIME: f.MIME, Size: f.Size, Ref: f.Ref}
+		at := Attachment{Name: f.Name, MIME: f.MIME, Size: f.Size, Ref: f.Ref, Unnamed: f.Unnamed}
 		if ff != nil {
 			at.Fetch = func(ctx context.Context, max int64) ([]byte, error) { return ff.FetchFile(ctx, at, max) }
 		} else {

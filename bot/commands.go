@@ -167,11 +167,11 @@ func (b *Bot) readUpload(ctx context.Context, files []Attachment) (upload, error
 	max := max(b.opt.MaxImportBytes, b.opt.MaxImageBytes)
 	if f.Size > max {
 		return upload{}, cannotImport(fmt.Errorf("picture %s: %d bytes declared, over %d", f.Name, f.Size, max),
-			"%s is %s; I take pictures up to %s", f.Name, scene.ByteSize(f.Size), scene.ByteSize(max))
+			"%s is %s; I take pictures up to %s", f.Called(), scene.ByteSize(f.Size), scene.ByteSize(max))
 	}
 	data, err := f.Fetch(ctx, max)
 	if err != nil {
-		return upload{}, notDownloaded(f.Name, err)
+		return upload{}, notDownloaded(f.Called(), err)
 	}
 	if picture.HasScene(data) {
 		doc, err := b.importData(f.Name, data)
@@ -181,7 +181,7 @@ func (b *Bot) readUpload(ctx context.Context, files []Attachment) (upload, error
 	if err != nil {
 		err = fmt.Errorf("read picture %s: %w", f.Name, err)
 		if msg := userMessage(err); msg != "" {
-			return upload{}, cannotImport(err, "%s: %s", f.Name, msg)
+			return upload{}, cannotImport(err, "%s: %s", f.Called(), msg)
 		}
 		return upload{}, err
 	}

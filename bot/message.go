@@ -2,7 +2,10 @@ package bot
 
 import (
 	"context"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/excalibot/excalibot/store"
 )
@@ -17,12 +20,27 @@ type Attachment struct {
 	Name string
 	MIME string
 	Size int64 // as the platform reports it; 0 when unknown
+	// Unnamed says the person gave the file no name (a Telegram photo): Name is the adapter's
+	// stand-in, not to be shown as theirs.
+	Unnamed bool
 	// Ref is the adapter's handle on the file (a file id), kept with the message in the store;
 	// the adapter's FetchFile downloads it, in whichever process answers the message.
 	Ref string
 	// Fetch downloads the file. Adapters leave it nil; the core sets it from FetchFile when it
 	// reads the message back from the store.
 	Fetch func(ctx context.Context, max int64) ([]byte, error)
+}
+
+// Called is how a reply names the file: its name, or "your photo" / "your file" when the person
+// gave it none.
+func (a Attachment) Called() string {
+	switch {
+	case !a.Unnamed:
+		return a.Name
+	case strings.HasPrefix(a.MIME, "image/"):
+		return "your photo"
+	}
+	return "your file"
 }
 
 // FileFetcher is an Adapter that can download the files its messages carry, from their Ref.
@@ -77,6 +95,21 @@ type Status interface {
 	Update(ctx context.Context, text string) error
 	// Finish removes the working signs. It is called exactly once, after the reply was sent.
 	Finish(ctx context.Context) error
+}
+
+// WorkingText is the first text of a status line that stands on its own in the thread, before the
+// run names its first step.
+const WorkingText = "Working on it…"
+
+// StatusLine is a step as a status line standing on its own in the thread shows it: its first
+// letter a capital, as a sentence starts ("Drawing… 4 shapes, 3 arrows"). The steps themselves are
+// lower case, as they end a sentence elsewhere (Slack's native status: "excalibot is drawing…").
+func StatusLine(step string) string {
+	r, n := utf8.DecodeRuneInString(step)
+	if n == 0 || r == utf8.RuneError {
+		return step
+	}
+	return string(unicode.ToUpper(r)) + step[n:]
 }
 
 // SignedStatus is a Status that can name its signs in a short string (Telegram: the status

@@ -57,10 +57,10 @@ func (b *Bot) drawing(ctx context.Context, t Turn, status func(string)) Outcome 
 	summary := ""
 	var images []Image
 	if files := jobs[0].msg.Files; len(files) > 0 {
-		status("reading " + files[0].Name + "…")
+		status("reading " + files[0].Called() + "…")
 		up, err := b.readUpload(ctx, files)
 		if err != nil {
-			return failed(store.RunFailed, err.Error(), b.tell(key, "reading "+files[0].Name, err))
+			return failed(store.RunFailed, err.Error(), b.tell(key, "reading "+files[0].Called(), err))
 		}
 		if up.picture != nil {
 			images = []Image{*up.picture}

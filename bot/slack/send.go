@@ -9,8 +9,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/slack-go/slack"
 
@@ -20,7 +18,7 @@ import (
 
 const (
 	workingReaction = "eyes"
-	workingText     = "Working on it…"
+	workingText     = bot.WorkingText
 	maxButtonURL    = 3000
 )
 
@@ -87,7 +85,7 @@ var (
 // engine spaces the edits (chat.update is rate limited per workspace); the same text is not sent
 // again.
 func (s *status) Update(ctx context.Context, text string) error {
-	text = sentenceCase(text)
+	text = bot.StatusLine(text)
 	s.mu.Lock()
 	if s.finished || s.statusTS == "" || text == s.lastText {
 		s.mu.Unlock()
@@ -101,15 +99,6 @@ func (s *status) Update(ctx context.Context, text string) error {
 		return fmt.Errorf("slack update status: %w", err)
 	}
 	return nil
-}
-
-// sentenceCase is text with its first letter upper case.
-func sentenceCase(text string) string {
-	r, n := utf8.DecodeRuneInString(text)
-	if n == 0 || r == utf8.RuneError {
-		return text
-	}
-	return string(unicode.ToUpper(r)) + text[n:]
 }
 
 // Finish removes the reaction and deletes the status line; the reply is already in the thread.

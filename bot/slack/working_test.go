@@ -94,8 +94,8 @@ func TestStatusLineCapitalised(t *testing.T) {
 		{"Rendering…", "Rendering…"},
 		{"", ""},
 	} {
-		if got := sentenceCase(tc.in); got != tc.want {
-			t.Errorf("sentenceCase(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := bot.StatusLine(tc.in); got != tc.want {
+			t.Errorf("StatusLine(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 	e := start(t, ModeSocket, newRecorder(), nil)

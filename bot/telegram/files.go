@@ -21,10 +21,11 @@ const maxDownload = 20 << 20
 // attachment describes a posted file, referred to by its file_id (which stays valid for the bot);
 // its content is fetched only when the core asks (FetchFile).
 func (a *Adapter) attachment(fileID, name, mime string, size int64) bot.Attachment {
-	if name == "" {
+	unnamed := name == ""
+	if unnamed {
 		name = "file"
 	}
-	return bot.Attachment{Name: name, MIME: mime, Size: size, Ref: fileID}
+	return bot.Attachment{Name: name, MIME: mime, Size: size, Ref: fileID, Unnamed: unnamed}
 }
 
 var _ bot.FileFetcher = (*Adapter)(nil)

@@ -56,7 +56,7 @@ func TestPrivateChatDrawing(t *testing.T) {
 		t.Fatal("no status message was posted")
 	case status.ReplyTo != sent.MessageID || !status.Deleted:
 		t.Errorf("status message: replies to %d, deleted %v; want a reply to %d, deleted", status.ReplyTo, status.Deleted, sent.MessageID)
-	case len(status.Edits) != 1 || status.Edits[0] != statusStart || status.Text != "drawing… 2 shapes, 1 arrow":
+	case len(status.Edits) != 1 || status.Edits[0] != statusStart || status.Text != "Drawing… 2 shapes, 1 arrow":
 		t.Errorf("status texts: got %q then %q, want %q then the update", status.Edits, status.Text, statusStart)
 	}
 	actions := e.fake.Calls("sendChatAction")
@@ -422,7 +422,7 @@ func TestPhotoBecomesAttachment(t *testing.T) {
 	img := pngOf(40, 30)
 	e.fake.Send(tgfake.Post{Chat: dmChat.ID, From: alice, Photo: &tgfake.Upload{Name: "x.png", Data: img}})
 	m := e.rec.next(t)
-	if len(m.Files) != 1 || m.Files[0].Name != "photo.jpg" || m.Files[0].MIME != "image/jpeg" || m.Text != "" {
+	if len(m.Files) != 1 || m.Files[0].Name != "photo.jpg" || !m.Files[0].Unnamed || m.Files[0].MIME != "image/jpeg" || m.Text != "" {
 		t.Fatalf("got text %q files %+v, want the largest photo size as photo.jpg", m.Text, m.Files)
 	}
 	data, err := e.a.FetchFile(t.Context(), m.Files[0], 1<<20)

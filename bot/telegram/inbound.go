@@ -271,7 +271,9 @@ func (a *Adapter) filesOf(m *models.Message) []bot.Attachment {
 		// A picture sent as a photo arrives recompressed to JPEG, without any scene embedded in
 		// the PNG: the core can tell the user to send it as a file. The last size is the largest.
 		p := m.Photo[n-1]
-		out = append(out, a.attachment(p.FileID, "photo.jpg", "image/jpeg", int64(p.FileSize)))
+		at := a.attachment(p.FileID, "photo.jpg", "image/jpeg", int64(p.FileSize))
+		at.Unnamed = true // Telegram names no photo; photo.jpg is ours
+		out = append(out, at)
 	}
 	return out
 }

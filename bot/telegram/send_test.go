@@ -241,7 +241,7 @@ func TestStatusEditsCoalesced(t *testing.T) {
 	}
 	ok := fake.WaitFor(wait, func() bool {
 		m := fake.Messages(dmChat.ID)
-		return len(m) == 1 && m[0].Text == "step 3"
+		return len(m) == 1 && m[0].Text == "Step 3"
 	})
 	if !ok {
 		t.Fatalf("status shows %+v, want the last step", fake.Messages(dmChat.ID))

@@ -19,7 +19,7 @@ import (
 // by the engine (Telegram allows about one message per second per chat).
 const (
 	actionEvery = 4 * time.Second
-	statusStart = "Working on it…"
+	statusStart = bot.WorkingText
 )
 
 // status is the working sign of one request: the upload_photo chat action, repeated by a goroutine
@@ -124,7 +124,7 @@ func (s *status) edit(ctx context.Context, text string) {
 
 // Update implements bot.Status. It returns at once; the edit is applied by the status goroutine.
 func (s *status) Update(_ context.Context, text string) error {
-	text, _ = split(strings.TrimSpace(text), maxText)
+	text, _ = split(bot.StatusLine(strings.TrimSpace(text)), maxText)
 	s.mu.Lock()
 	s.pending = text
 	s.mu.Unlock()

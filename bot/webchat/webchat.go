@@ -204,7 +204,7 @@ func (c *Adapter) ProcessLocal() bool { return true }
 
 // Working implements bot.Adapter: the thread shows a status line until Finish.
 func (c *Adapter) Working(ctx context.Context, msg bot.Message) (bot.Status, error) {
-	c.setStatus(msg.Key, true, "working…")
+	c.setStatus(msg.Key, true, bot.WorkingText)
 	return &chatStatus{c: c, key: msg.Key}, nil
 }
 
@@ -216,7 +216,7 @@ type chatStatus struct {
 var _ bot.Status = (*chatStatus)(nil)
 
 func (st *chatStatus) Update(ctx context.Context, text string) error {
-	st.c.setStatus(st.key, true, text)
+	st.c.setStatus(st.key, true, bot.StatusLine(text))
 	return nil
 }
 

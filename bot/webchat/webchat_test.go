@@ -273,8 +273,11 @@ func TestChatConversationOverHTTP(t *testing.T) {
 		th := ce.chat.sessions[sid].threads[thread]
 		working, status = th.Working, th.Status
 		ce.chat.mu.Unlock()
-		return working && status != "" && status != "working…"
+		return working && status != "" && status != bot.WorkingText
 	}, func() string { return fmt.Sprintf("working %v, %q", working, status) })
+	if status != bot.StatusLine(status) { // the same casing as Slack's and Telegram's status lines
+		t.Errorf("status %q does not start with a capital", status)
+	}
 	gate <- struct{}{}
 	wg.Wait()
 	if streamErr != nil {
