@@ -94,6 +94,8 @@ type chatThread struct {
 	Status   string        `json:"status,omitempty"`
 	Updated  time.Time     `json:"updated"`
 	Messages []chatMessage `json:"messages,omitempty"`
+	// titled: Title is a diagram's title, which a later untitled revision must not keep.
+	titled bool
 }
 
 type chatMessage struct {
@@ -243,10 +245,16 @@ func (c *Adapter) Send(ctx context.Context, key bot.ThreadKey, r bot.Reply) erro
 	for _, f := range r.Files {
 		m.Files = append(m.Files, chatFile{Name: f.Name, URL: "/chat/api/blobs/" + c.blobs.put(f)})
 	}
-	if title := strings.Join(strings.Fields(r.Title), " "); title != "" {
+	t := c.threadLocked(key.Workspace, key.Thread)
+	switch title := strings.Join(strings.Fields(r.Title), " "); {
+	case title != "":
 		// The diagram's title names the thread better than its first words did; each reply
 		// names it again, so the name follows the revision shown last.
-		c.threadLocked(key.Workspace, key.Thread).Title = clip.Runes(title, 60)
+		t.Title, t.titled = clip.Runes(title, 60), true
+	case t.titled && r.Image != nil && !r.Error:
+		// A revision without a title (an untitled file imported): the old diagram's title
+		// would name a drawing that no longer has it.
+		t.Title, t.titled = "diagram", false
 	}
 	c.addMessageLocked(key.Workspace, key.Thread, m)
 	return nil

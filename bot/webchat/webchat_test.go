@@ -420,3 +420,35 @@ func TestSessionCapHolds(t *testing.T) {
 		t.Errorf("after a newcomer got in: %d sessions (cap %d), known session kept %v", n, maxSessions, kept)
 	}
 }
+
+// TestChatTitleFollowsRevision: the sidebar names a thread after the diagram shown last; a
+// revision without a title (an untitled file imported) does not keep the old diagram's title,
+// while a failure or a note without a picture leaves the name as it is.
+func TestChatTitleFollowsRevision(t *testing.T) {
+	ce := newChatEnv(t, "", nil)
+	key := bot.ThreadKey{Platform: Platform, Workspace: "session-title-0123456789", Thread: "thread-title-01"}
+	pic := &bot.File{Name: "d.png", Content: []byte("png")}
+	title := func() string {
+		ce.chat.mu.Lock()
+		defer ce.chat.mu.Unlock()
+		return ce.chat.sessions[key.Workspace].threads[key.Thread].Title
+	}
+	for _, step := range []struct {
+		name  string
+		reply bot.Reply
+		want  string
+	}{
+		{"a titled diagram", bot.Reply{Text: "Drew it.", Image: pic, Title: "Deploy pipeline"}, "Deploy pipeline"},
+		{"a failure", bot.Reply{Text: "Sorry, drawing failed.", Error: true}, "Deploy pipeline"},
+		{"a note without a picture", bot.Reply{Text: "Edited in the browser."}, "Deploy pipeline"},
+		{"an untitled revision", bot.Reply{Text: "Imported mine.excalidraw as revision 2.", Image: pic}, "diagram"},
+		{"titled again", bot.Reply{Text: "Drew it.", Image: pic, Title: "Data platform"}, "Data platform"},
+	} {
+		if err := ce.chat.Send(t.Context(), key, step.reply); err != nil {
+			t.Fatal(err)
+		}
+		if got := title(); got != step.want {
+			t.Errorf("after %s: title %q, want %q", step.name, got, step.want)
+		}
+	}
+}
