@@ -59,6 +59,10 @@ type Store interface {
 	// redelivery, and then nothing is recorded. Once it returns, the message is kept: call it
 	// before the platform is told the message arrived.
 	Accept(ctx context.Context, req AcceptRequest) (Accepted, error)
+	// SeenEvents reports whether any of eventIDs was claimed by an Accept whose claim is still
+	// live: the message was kept already. It writes nothing, so it may run before a decision that
+	// must not be made twice (charging the sender's rate), with Accept still the one that decides.
+	SeenEvents(ctx context.Context, eventIDs ...string) (bool, error)
 	// ClaimThreads gives req.Owner the leases of up to req.Limit threads of req.Platforms that
 	// have pending inbox messages (pinned to nobody or to the owner) and whose lease is free or
 	// expired, the thread with the oldest pending message first. A lease of the owner's own that

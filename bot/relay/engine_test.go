@@ -189,7 +189,8 @@ func TestPostRetries(t *testing.T) {
 }
 
 // TestRedeliveryIsIgnored: a message delivered again (its event id, or its id in the chat) is not
-// kept again, and answered once.
+// kept again, and answered once; a delivery of a kept event is dropped before the conversation is
+// asked to admit it, so the sender's rate is charged once (Slack delivers a mention twice).
 func TestRedeliveryIsIgnored(t *testing.T) {
 	clock := storetest.NewClock()
 	st := openStore(t, "", clock)
@@ -209,6 +210,11 @@ func TestRedeliveryIsIgnored(t *testing.T) {
 	}
 	if kept, err := st.Inbox(context.Background(), thread); err != nil || len(kept) != 1 {
 		t.Errorf("kept %d messages (%v), want 1", len(kept), err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.admitted != 1 {
+		t.Errorf("admitted %d times, want 1: a delivery of a kept message charges no rate", c.admitted)
 	}
 }
 

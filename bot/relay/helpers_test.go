@@ -93,6 +93,7 @@ type conv struct {
 	texts    map[int64]string // inbox id → text, read by Plan
 	answered []string         // the texts answered, in order
 	began    chan string      // told each text as its answer begins, when set
+	admitted int              // Admit calls: each charges the sender's rate
 }
 
 func newConv(st *sqlite.Store) *conv {
@@ -100,6 +101,9 @@ func newConv(st *sqlite.Store) *conv {
 }
 
 func (c *conv) Admit(msg bot.Message) string {
+	c.mu.Lock()
+	c.admitted++
+	c.mu.Unlock()
 	if strings.HasPrefix(msg.Text, "refuse") {
 		return "refused: " + msg.Text
 	}

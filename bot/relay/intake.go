@@ -20,6 +20,15 @@ func (e *Engine) Handle(ctx context.Context, a bot.Adapter, msg bot.Message) err
 	if local(a) {
 		req.Pin = e.opt.Owner
 	}
+	// A second delivery of a kept message (Slack sends a mention as app_mention and as message)
+	// is dropped before the conversation charges the sender's rate for it. A store that cannot
+	// answer here still gets Accept, which decides.
+	if len(req.EventIDs) > 0 {
+		if seen, err := e.store.SeenEvents(ctx, req.EventIDs...); err == nil && seen {
+			log.Info("redelivered event ignored")
+			return nil
+		}
+	}
 	refusal := e.admit(msg, req.EventIDs)
 	if refusal != "" {
 		body, err := bot.EncodeReply(bot.Reply{Text: refusal, Error: true})

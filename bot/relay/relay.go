@@ -47,6 +47,7 @@ var _ Conversation = (*bot.Bot)(nil)
 // outbox (store.Store satisfies it).
 type Store interface {
 	Accept(ctx context.Context, req store.AcceptRequest) (store.Accepted, error)
+	SeenEvents(ctx context.Context, eventIDs ...string) (bool, error)
 	ClaimThreads(ctx context.Context, req store.ClaimRequest) ([]store.Claim, error)
 	Pending(ctx context.Context, key store.ThreadKey, limit int) ([]store.InboxMessage, error)
 	ReleaseIdle(ctx context.Context, key store.ThreadKey, owner string) (bool, error)

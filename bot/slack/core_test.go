@@ -50,12 +50,14 @@ func (pngRenderer) Render(_ context.Context, sc *scene.Scene, doc []byte, format
 
 // The adapter with the real conversation core and SQLite store: a mention is answered in its
 // thread, a follow-up without mention makes revision 2, and a redelivered event (Socket Mode
-// retry) and the duplicate message event of a mention get no second answer.
+// retry) and the duplicate message event of a mention get no second answer, nor a second charge of
+// the sender's rate: a user's burst of three requests holds the mention and two follow-ups.
 func TestWithTheCore(t *testing.T) {
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "bot.db"), store.Options{}, nil)
 	must(t, err)
 	defer st.Close()
-	core := relay.New(st, bot.New(st, boxDrawer{}, pngRenderer{}, nil, bot.Options{}, slog.New(slog.DiscardHandler)), relay.Options{}, nil)
+	core := relay.New(st, bot.New(st, boxDrawer{}, pngRenderer{}, nil,
+		bot.Options{UserRatePerMinute: 0.001, ChatRatePerMinute: 1e9}, slog.New(slog.DiscardHandler)), relay.Options{}, nil)
 	defer core.Close(context.Background())
 
 	fake := slackfake.New(t, slackfake.Config{})
@@ -120,13 +122,25 @@ func TestWithTheCore(t *testing.T) {
 	if !strings.Contains(second.Text, "Drew r2.") {
 		t.Errorf("second answer = %q, want revision 2 (Drew r2.)", second.Text)
 	}
-	// Once the core has taken all four hand-overs (mention twice, follow-up twice) and nothing is
-	// left to do, a wrongly accepted redelivery would have been answered.
-	waitfor.Until(t, 10*time.Second, "four hand-overs", func() bool { return counted.n.Load() >= 4 },
+	// The third request of the user is within the burst only if neither duplicate was charged.
+	third := fake.Post(slackfake.UserMessage{Channel: "C1", Text: "and a third", ThreadTS: p.TS})
+	_, err = fake.Deliver(tctx, third.Events[0], slackfake.DeliverOptions{})
+	must(t, err)
+	if got := waitReplies(p.TS, 3)[2]; !strings.Contains(got.Text, "Drew r3.") {
+		t.Errorf("third answer = %q, want revision 3 (Drew r3.)", got.Text)
+	}
+	// Once the core has taken all five hand-overs (mention twice, follow-up twice, the third) and
+	// nothing is left to do, a wrongly accepted redelivery would have been answered.
+	waitfor.Until(t, 10*time.Second, "five hand-overs", func() bool { return counted.n.Load() >= 5 },
 		func() string { return fmt.Sprint(counted.n.Load()) })
 	storetest.WaitQuiet(t, st, core, bot.ThreadKey{Platform: Platform, Workspace: "T0FAKE", Channel: "C1", Thread: p.TS})
-	if got := waitReplies(p.TS, 2); len(got) != 2 {
-		t.Errorf("answers = %d, want 2", len(got))
+	if got := waitReplies(p.TS, 3); len(got) != 3 {
+		t.Errorf("answers = %d, want 3", len(got))
+	}
+	for _, m := range fake.Thread("C1", p.TS) {
+		if strings.Contains(m.Text, "faster than I can draw") {
+			t.Errorf("refused as too fast: %q", m.Text)
+		}
 	}
 }
 
@@ -148,7 +162,8 @@ func TestDiscussionRefusedThroughTheCore(t *testing.T) {
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "bot.db"), store.Options{}, nil)
 	must(t, err)
 	defer st.Close()
-	core := relay.New(st, bot.New(st, boxDrawer{}, pngRenderer{}, nil, bot.Options{}, slog.New(slog.DiscardHandler)), relay.Options{}, nil)
+	core := relay.New(st, bot.New(st, boxDrawer{}, pngRenderer{}, nil,
+		bot.Options{UserRatePerMinute: 0.001, ChatRatePerMinute: 1e9}, slog.New(slog.DiscardHandler)), relay.Options{}, nil)
 	defer core.Close(context.Background())
 	e := startWith(t, slackfake.New(t, slackfake.Config{}), ModeSocket, newRecorder(), nil)
 	core.Register(e.a)

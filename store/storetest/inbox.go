@@ -492,3 +492,25 @@ func testRecoverRunsTells(t *testing.T, f Factory) {
 		t.Fatalf("a failed recovery changed runs: running %v", ids(runs))
 	}
 }
+
+// testSeenEvents: SeenEvents says whether a kept message's event id is claimed, on any store of
+// the database, until its claim expires; it claims nothing itself.
+func testSeenEvents(t *testing.T, f Factory) {
+	e := newEnv(t, f, store.Options{EventTTL: time.Hour})
+	ctx := t.Context()
+	seen := func(s Store, what string, want bool, ids ...string) {
+		t.Helper()
+		if got, err := s.SeenEvents(ctx, ids...); err != nil || got != want {
+			t.Fatalf("SeenEvents %s: got %v, %v, want %v", what, got, err, want)
+		}
+	}
+	seen(e.s, "before any message", false, "ev:a")
+	seen(e.s, "asked twice", false, "ev:a") // asking claims nothing
+	e.accept(e.s, Key(1), 1, "ev:a", "ev:b")
+	seen(e.s, "of a kept message", true, "ev:a")
+	seen(e.s, "of its second id", true, "ev:x", "ev:b")
+	seen(e.another(), "on a second store", true, "ev:b")
+	seen(e.s, "of another message", false, "ev:c")
+	e.clock.Advance(time.Hour)
+	seen(e.s, "once its claim expired", false, "ev:a")
+}

@@ -146,6 +146,7 @@ func Run(t *testing.T, f Factory) {
 		{"CreateLoad", testCreateLoad},
 		{"Exists", testExists},
 		{"Ping", testPing},
+		{"SeenEvents", testSeenEvents},
 		{"SaveConflict", testSaveConflict},
 		{"InvalidInput", testInvalidInput},
 		{"UndoRedo", testUndoRedo},

@@ -47,6 +47,24 @@ func (s *DB) ClaimEvents(ctx context.Context, eventIDs ...string) (bool, error) 
 	return err == nil, err
 }
 
+// SeenEvents reports whether a live claim of any of eventIDs exists: a delivery of a message the
+// store has already kept (or refused). It writes nothing.
+func (s *DB) SeenEvents(ctx context.Context, eventIDs ...string) (bool, error) {
+	now := s.now()
+	for _, id := range eventIDs {
+		var one int
+		err := s.row(ctx, s.db, `SELECT 1 FROM events WHERE id = ? AND expires > ?`, id, now).Scan(&one)
+		if isNoRows(err) {
+			continue
+		}
+		if err != nil {
+			return false, fmt.Errorf("look up event %q: %w", id, err)
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
 func checkEventID(id string) error {
 	if id == "" || len(id) > 512 {
 		return fmt.Errorf("claim event: %w: id must be 1 to 512 bytes, got %d", store.ErrInvalid, len(id))
