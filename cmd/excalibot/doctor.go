@@ -249,7 +249,31 @@ func checkStore(ctx context.Context, cfg config.Config, log *slog.Logger) []find
 	if err := st.Ping(ctx); err != nil {
 		return []finding{{statusFail, "store", what + " opens but does not answer: " + err.Error(), fix}}
 	}
-	return []finding{{statusOK, "store", what + " opens and answers", ""}}
+	out := []finding{{statusOK, "store", what + " opens and answers", ""}}
+	if c, ok := st.(interface {
+		DatabaseTime(context.Context) (time.Time, error)
+	}); ok {
+		before := time.Now()
+		db, err := c.DatabaseTime(ctx)
+		if err == nil {
+			mid := before.Add(time.Since(before) / 2)
+			out = append(out, clockFinding(db.Sub(mid)))
+		}
+	}
+	return out
+}
+
+// maxClockSkew is how far this machine's clock may be from the database's before doctor warns:
+// leases (30 s by default) are stamped with each replica's own clock.
+const maxClockSkew = 3 * time.Second
+
+// clockFinding judges how far the database's clock is ahead of this machine's.
+func clockFinding(skew time.Duration) finding {
+	if skew.Abs() <= maxClockSkew {
+		return finding{statusOK, "clock", fmt.Sprintf("this machine's clock is within %s of the database's", maxClockSkew), ""}
+	}
+	return finding{statusWarn, "clock", fmt.Sprintf("this machine's clock is %s off the database's: replicas stamp leases with their own clocks, so one running behind or ahead takes over threads too early or too late",
+		skew.Round(100*time.Millisecond).Abs()), "keep every replica's clock synchronised (NTP, e.g. systemd-timesyncd or chrony)"}
 }
 
 func redactedURL(s string) string {

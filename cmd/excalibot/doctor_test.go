@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/excalibot/excalibot/agent/ollamafake"
 	slackbot "github.com/excalibot/excalibot/bot/slack"
@@ -224,8 +225,9 @@ func TestDoctorStorePostgres(t *testing.T) {
 	cfg := config.Default()
 	cfg.Database = pgURL(t, dsn)
 	got := checkStore(ctx, cfg, quietLog())
-	if len(got) != 1 || got[0].status != statusOK || !strings.HasPrefix(got[0].detail, "PostgreSQL postgres://") {
-		t.Errorf("reachable database: got %+v, want ok naming PostgreSQL", got)
+	if len(got) != 2 || got[0].status != statusOK || !strings.HasPrefix(got[0].detail, "PostgreSQL postgres://") ||
+		got[1].name != "clock" || got[1].status != statusOK {
+		t.Errorf("reachable database: got %+v, want ok naming PostgreSQL, and its clock agreeing with this machine's", got)
 	}
 	u, err := url.Parse(cfg.Database)
 	if err != nil {
@@ -284,5 +286,25 @@ func TestDoctorTelegramPrivacy(t *testing.T) {
 	}
 	if want := "ok    telegram    privacy mode off: the bot sees every group message, so “draw this thread” reads the discussion"; !slices.Contains(lines, want) {
 		t.Errorf("telegram lines %q, want %q", lines, want)
+	}
+}
+
+// TestClockFinding: doctor warns when this machine's clock is more than a few seconds off the
+// database's, either way, and says how to fix it.
+func TestClockFinding(t *testing.T) {
+	for _, tc := range []struct {
+		skew time.Duration
+		want string
+	}{
+		{0, statusOK},
+		{-2 * time.Second, statusOK},
+		{3 * time.Second, statusOK},
+		{3*time.Second + time.Millisecond, statusWarn},
+		{-10 * time.Second, statusWarn},
+	} {
+		f := clockFinding(tc.skew)
+		if f.status != tc.want || f.status == statusWarn && (f.fix == "" || !strings.Contains(f.detail, "off the database's")) {
+			t.Errorf("clockFinding(%s) = %+v, want %s with a fix when it warns", tc.skew, f, tc.want)
+		}
 	}
 }

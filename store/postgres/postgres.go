@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -27,6 +28,7 @@ const migrationLock = 0x657863616c69
 // Store is a store.Store in a PostgreSQL database.
 type Store struct {
 	*sqlcore.DB
+	db *sql.DB // the same pool, for what only PostgreSQL answers (its clock)
 }
 
 var _ store.Store = (*Store)(nil)
@@ -78,5 +80,16 @@ func Open(ctx context.Context, dsn string, opt store.Options, log *slog.Logger) 
 		}
 		return nil, fmt.Errorf("open postgres store %s: migrate: %w", cfg.Database, err)
 	}
-	return &Store{DB: core}, nil
+	return &Store{DB: core, db: db}, nil
+}
+
+// DatabaseTime is the server's clock (now()). Leases and claims are stamped with each replica's
+// own clock, so replicas whose clocks disagree by seconds take over each other's threads early or
+// late; doctor compares this with the machine's clock as a stand-in for the other replicas'.
+func (s *Store) DatabaseTime(ctx context.Context) (time.Time, error) {
+	var t time.Time
+	if err := s.db.QueryRowContext(ctx, `SELECT now()`).Scan(&t); err != nil {
+		return time.Time{}, fmt.Errorf("read the postgres server's clock: %w", err)
+	}
+	return t, nil
 }

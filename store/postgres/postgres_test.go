@@ -7,6 +7,7 @@ import (
 	"os"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/excalibot/excalibot/internal/pgtest"
 	"github.com/excalibot/excalibot/store"
@@ -80,6 +81,20 @@ func TestSharedByReplicas(t *testing.T) {
 	s := factory(t)(t, store.Options{})
 	if s.SingleProcess() {
 		t.Fatal("SingleProcess: got true, want false")
+	}
+}
+
+// TestDatabaseTime: the server's clock, read for doctor's skew check, is this machine's (the test
+// server runs here).
+func TestDatabaseTime(t *testing.T) {
+	s, err := postgres.Open(t.Context(), newDatabase(t), store.Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got, err := s.DatabaseTime(t.Context())
+	if d := time.Since(got).Abs(); err != nil || d > 2*time.Second {
+		t.Errorf("DatabaseTime = %v, %v: %s from this machine's clock, want within 2s", got, err, d)
 	}
 }
 
