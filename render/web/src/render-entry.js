@@ -105,7 +105,7 @@ const prepare = async (doc) => {
 
 // Exporters draw text at its stored x/y; only the editor lays bound text out, and only after its
 // fonts load. These are Excalidraw's formulas (textElement.ts, BOUND_TEXT_PADDING = 5;
-// ../shared/reference/excalidraw.md §4). Arrow labels keep their centre.
+// the padding sits inside the container on every side). Arrow labels keep their centre.
 const PAD = 5;
 const layoutBoundText = (elements, input) => {
   const byId = new Map(elements.map((e) => [e.id, e]));
