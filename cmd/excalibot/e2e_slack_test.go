@@ -19,6 +19,7 @@ import (
 	"github.com/excalibot/excalibot/bot/telegram/tgfake"
 	"github.com/excalibot/excalibot/config"
 	"github.com/excalibot/excalibot/diagram/outline"
+	"github.com/excalibot/excalibot/internal/waitfor"
 )
 
 // slackDriver plays people in a fake Slack workspace, delivering their events over Socket Mode
@@ -97,7 +98,14 @@ func (d *slackDriver) deliver(t *testing.T, evs []slackfake.Event, retry int) {
 	defer cancel()
 	for _, ev := range evs {
 		if d.events != "" {
-			resp, err := d.fake.DeliverHTTP(ctx, d.events, ev.Body, slackfake.HTTPOptions{RetryNum: retry})
+			// Slack retries a 5xx, and the adapter answers 503 until its Run has learned who the
+			// bot is: the first event may come just before that.
+			var resp slackfake.Response
+			var err error
+			waitfor.Within(e2eWait, func() bool {
+				resp, err = d.fake.DeliverHTTP(ctx, d.events, ev.Body, slackfake.HTTPOptions{RetryNum: retry})
+				return err != nil || resp.Status != http.StatusServiceUnavailable
+			})
 			if err != nil || resp.Status != http.StatusOK {
 				t.Fatalf("deliver %s over HTTP: %d %q %v, want 200", ev.Type, resp.Status, resp.Body, err)
 			}
