@@ -64,7 +64,8 @@ type Store interface {
 	// must not be made twice (charging the sender's rate), with Accept still the one that decides.
 	SeenEvents(ctx context.Context, eventIDs ...string) (bool, error)
 	// ClaimThreads gives req.Owner the leases of up to req.Limit threads of req.Platforms that
-	// have pending inbox messages (pinned to nobody or to the owner) and whose lease is free or
+	// have pending inbox messages (pinned to nobody, to the owner, or to an owner presumed dead,
+	// whose messages and replies on the thread it then adopts: Claim.Adopted) and whose lease is free or
 	// expired, the thread with the oldest pending message first. A lease of the owner's own that
 	// lapsed is not taken back (its work may still be under way there): another owner takes it. Threads another claimer is
 	// claiming at the same moment are skipped, not waited for. Runs another owner left unfinished
@@ -78,7 +79,8 @@ type Store interface {
 	// statement, and reports whether it did.
 	ReleaseIdle(ctx context.Context, key ThreadKey, owner string) (bool, error)
 	// RenewLeases extends every unexpired lease and outbox claim of owner to ttl from now (the
-	// owner's heartbeat) and reports how many leases it renewed. An expired one stays expired: it
+	// owner's heartbeat, also recorded alone: an owner without a live one is presumed dead, and
+	// what was pinned to it is taken over) and reports how many leases it renewed. An expired one stays expired: it
 	// may have been taken over.
 	RenewLeases(ctx context.Context, owner string, ttl time.Duration) (int, error)
 
@@ -88,7 +90,9 @@ type Store interface {
 	// threads of req.Platforms, every pending row that is due and is not claimed by someone else,
 	// from the thread's first pending row on (a thread's rows are posted in order, so a row
 	// waiting for its next attempt holds back the ones behind it). Rows the owner holds already
-	// are returned again. A thread's rows come together, in id order.
+	// are returned again. A thread's rows come together, in id order. Rows pinned to another
+	// owner are not taken, unless that owner is presumed dead: then its rows on the thread are
+	// pinned to req.Owner.
 	ClaimOutbox(ctx context.Context, req ClaimOutboxRequest) ([]OutboxItem, error)
 	// RecordPosted appends the platform's id of one part of row id that was posted, so a later
 	// attempt goes on after it. ErrLeaseHeld when owner's claim on the row has lapsed.

@@ -117,6 +117,10 @@ type Claim struct {
 	// Interrupted are the runs a previous holder left unfinished on the thread; they are
 	// interrupted now, and their messages redone, told or given up.
 	Interrupted []Cut
+	// Adopted are the waiting messages of the thread that were pinned to an owner presumed dead
+	// (no live heartbeat) and are pinned to the claimer now, in the order received: the thread
+	// lived in that owner's memory, and goes on in the claimer's.
+	Adopted []int64
 }
 
 // ClaimOutboxRequest asks for replies to post.
@@ -157,8 +161,8 @@ type RecoverRequest struct {
 type Recovery struct {
 	// Redo reports whether a run's work may be done again from its messages: then they are pending
 	// again, in the order received, and the thread's next holder works them as if the run had never
-	// started. nil redoes nothing. A run that took no message, or one pinned to an owner (whose
-	// threads live in its memory), is never redone.
+	// started. nil redoes nothing. A run that took no message is never redone. Messages pinned to
+	// the run's owner are redone like any other; the next holder of the thread adopts them.
 	Redo func(Run) bool
 	// MaxInterruptions bounds redoing: a message whose runs were cut short this many times (this
 	// time included) is given up instead: it fails, with the reason, and its thread moves on.

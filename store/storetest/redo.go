@@ -119,8 +119,8 @@ func testRedo(t *testing.T, f Factory) {
 }
 
 // testRedoWhatMayBe: only what the recovery says may be redone is: a run it refuses is told (its
-// messages interrupted, still counted); a run that took no message, or whose messages are pinned to
-// their owner, is told; a run whose end committed (replying, then done) is never touched; a
+// messages interrupted, still counted); a run that took no message is told; one whose messages are
+// pinned to their (gone) owner is redone like any other; a run whose end committed (replying, then done) is never touched; a
 // notice that cannot be queued takes the whole recovery back, messages included.
 func testRedoWhatMayBe(t *testing.T, f Factory) {
 	e := newEnv(t, f, store.Options{})
@@ -167,7 +167,7 @@ func testRedoWhatMayBe(t *testing.T, f Factory) {
 	for _, c := range cut {
 		got = append(got, fmt.Sprintf("%s: %s", c.Detail, c.Fate))
 	}
-	if want := []string{"command: undo: told", "draw, no message: told", "draw pinned: told"}; !slices.Equal(got, want) {
+	if want := []string{"command: undo: told", "draw, no message: told", "draw pinned: redone"}; !slices.Equal(got, want) {
 		t.Fatalf("RecoverRuns: got %q, want %q (the committed run untouched)", got, want)
 	}
 	for _, tt := range []struct {
@@ -175,7 +175,7 @@ func testRedoWhatMayBe(t *testing.T, f Factory) {
 		want string
 	}{
 		{Key(1), fmt.Sprint(refused.ID, " interrupted 1")},
-		{Key(3), fmt.Sprint(pinned.ID, " interrupted 1")},
+		{Key(3), fmt.Sprint(pinned.ID, " pending 1")},
 		{Key(4), fmt.Sprint(committed.ID, " done 0")},
 	} {
 		if got := e.inboxStates(e.s, tt.key); !slices.Equal(got, []string{tt.want}) {
@@ -187,5 +187,104 @@ func testRedoWhatMayBe(t *testing.T, f Factory) {
 	}
 	if th := e.load(Key(4)); th.Rev != 1 {
 		t.Fatalf("the committed run's thread at revision %d, want 1", th.Rev)
+	}
+}
+
+// testAdoptDeadPins: messages and replies pinned to an owner are left to it while its heartbeat is
+// live (and, for an owner that never beat, for a lease's length after they were kept); once it is
+// presumed dead, whoever claims the thread adopts them: they are pinned to the claimer, the claim
+// names the messages, and the dead owner's pin no longer holds anything back.
+func testAdoptDeadPins(t *testing.T, f Factory) {
+	e := newEnv(t, f, store.Options{})
+	ctx := t.Context()
+	const ttl = 30 * time.Second
+	b := e.another()
+	claim := func(s Store, owner string) []store.Claim {
+		t.Helper()
+		cs, err := s.ClaimThreads(ctx, store.ClaimRequest{Owner: owner, TTL: ttl, Limit: 10, Platforms: []string{"slack"}, Recovery: redoAll(2)})
+		if err != nil {
+			t.Fatalf("%s's claim: %v", owner, err)
+		}
+		return cs
+	}
+	if _, err := e.s.RenewLeases(ctx, "A", ttl); err != nil { // A's heartbeat
+		t.Fatal(err)
+	}
+	m1, err := e.s.Accept(ctx, store.AcceptRequest{Key: Key(1), Body: msgBody(1), Pin: "A"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.s.Enqueue(ctx, store.Outgoing{Key: Key(2), Kind: "reply", Body: []byte("owed by A"), Pin: "A"}); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(20 * time.Second)
+	m3, err := e.s.Accept(ctx, store.AcceptRequest{Key: Key(3), Body: msgBody(3), Pin: "N"}) // N never beat
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs := claim(b, "B"); len(cs) != 0 {
+		t.Fatalf("B's claim while A beats: got %+v, want nothing", cs)
+	}
+	if os := e.claimOutbox(b, "B", ttl); len(os) != 0 {
+		t.Fatalf("B's outbox claim while A beats: got rows %v, want none", outIDs(os))
+	}
+
+	e.clock.Advance(15 * time.Second) // A's heartbeat lapsed 5 s ago; N's message waited 15 s
+	cs := claim(b, "B")
+	if len(cs) != 1 || cs[0].Lease.Key != Key(1) || !slices.Equal(cs[0].Adopted, []int64{m1.ID}) {
+		t.Fatalf("B's claim once A is gone: got %+v, want Key(1) with message %d adopted", cs, m1.ID)
+	}
+	os := e.claimOutbox(b, "B", ttl)
+	if len(os) != 1 || os[0].Key != Key(2) || os[0].Pin != "B" {
+		t.Fatalf("B's outbox claim once A is gone: got %+v, want A's reply, pinned to B", os)
+	}
+	msgs, err := b.Pending(ctx, Key(1), 0)
+	if err != nil || len(msgs) != 1 || msgs[0].Pin != "B" {
+		t.Fatalf("Key(1)'s pending messages: got %+v, %v, want message %d pinned to B", msgs, err, m1.ID)
+	}
+	// A coming back finds nothing of its own left to take while B beats.
+	for _, o := range []struct {
+		s     Store
+		owner string
+	}{{e.s, "A"}, {b, "B"}} {
+		if _, err := o.s.RenewLeases(ctx, o.owner, ttl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.ReleaseLease(ctx, Key(1), "B"); err != nil {
+		t.Fatal(err)
+	}
+	if cs := claim(e.s, "A"); len(cs) != 0 {
+		t.Fatalf("A's claim after B adopted its thread: got %+v, want nothing", cs)
+	}
+
+	e.clock.Advance(16 * time.Second) // N's message waited a lease's length: N is presumed dead
+	cs = claim(b, "B")
+	var keys []store.ThreadKey
+	for _, c := range cs {
+		keys = append(keys, c.Lease.Key)
+		if c.Lease.Key == Key(3) && !slices.Equal(c.Adopted, []int64{m3.ID}) {
+			t.Fatalf("Key(3)'s claim: adopted %v, want %d", c.Adopted, m3.ID)
+		}
+	}
+	if !slices.Contains(keys, Key(3)) {
+		t.Fatalf("B's claim once N's message waited a lease: got %v, want Key(3)", keys)
+	}
+
+	// A process that knows it is the only one alive (SQLite, at start) takes what every other
+	// owner left pinned at once, even a message kept a moment ago by one that never beat.
+	m4, err := e.s.Accept(ctx, store.AcceptRequest{Key: Key(4), Body: msgBody(4), Pin: "Q"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.s.RecoverRuns(ctx, store.RecoverRequest{Recovery: redoAll(2), SoleOwner: "S"}); err != nil {
+		t.Fatal(err)
+	}
+	adopted := map[store.ThreadKey][]int64{}
+	for _, c := range claim(e.s, "S") {
+		adopted[c.Lease.Key] = c.Adopted
+	}
+	if got := adopted[Key(4)]; !slices.Equal(got, []int64{m4.ID}) {
+		t.Fatalf("the sole owner's claim: adopted %v on Key(4), want message %d (all claims: %v)", got, m4.ID, adopted)
 	}
 }

@@ -181,6 +181,7 @@ func Run(t *testing.T, f Factory) {
 		{"RecoverRunsTells", testRecoverRunsTells},
 		{"Redo", testRedo},
 		{"RedoWhatMayBe", testRedoWhatMayBe},
+		{"AdoptDeadPins", testAdoptDeadPins},
 		{"RunReplies", testRunReplies},
 		{"OutboxOrder", testOutboxOrder},
 		{"OutboxClaims", testOutboxClaims},

@@ -143,14 +143,15 @@ func (s *DB) ClaimThreads(ctx context.Context, req store.ClaimRequest) ([]store.
 	}
 	now := s.now()
 	q := `SELECT t.tkey FROM threads t
-		WHERE t.tkey IN (SELECT i.tkey FROM inbox i WHERE i.state = 'pending' AND i.pin IN ('', ?)` + plat + `)
+		WHERE t.tkey IN (SELECT i.tkey FROM inbox i WHERE i.state = 'pending' AND (i.pin IN ('', ?) OR ` + deadPin("i.pin", "i.created") + `)` + plat + `)
 		AND NOT EXISTS (SELECT 1 FROM leases l WHERE l.tkey = t.tkey AND (l.expires > ? OR l.owner = ?))
 		ORDER BY (SELECT MIN(i.id) FROM inbox i WHERE i.tkey = t.tkey AND i.state = 'pending')
 		LIMIT ?`
 	if s.d.SkipLocked {
 		q += ` FOR UPDATE OF t SKIP LOCKED`
 	}
-	args := append(append([]any{req.Owner}, pargs...), now, req.Owner, req.Limit)
+	grace := now - req.TTL.Milliseconds()
+	args := append(append([]any{req.Owner, req.Owner, now, grace}, pargs...), now, req.Owner, req.Limit)
 	var out []store.Claim
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		out = nil
@@ -189,7 +190,11 @@ func (s *DB) ClaimThreads(ctx context.Context, req store.ClaimRequest) ([]store.
 			if err != nil {
 				return err
 			}
-			out = append(out, store.Claim{Lease: l, Interrupted: runs})
+			adopted, err := s.adopt(ctx, tx, k, req.Owner, now, grace)
+			if err != nil {
+				return err
+			}
+			out = append(out, store.Claim{Lease: l, Interrupted: runs, Adopted: adopted})
 		}
 		return nil
 	})
@@ -212,13 +217,15 @@ func (s *DB) interruptRuns(ctx context.Context, tx *sql.Tx, cond string, args []
 	}
 	out := make([]store.Cut, 0, len(runs))
 	for _, r := range runs {
-		var taken, most, pinned int
-		if err := s.row(ctx, tx, `SELECT COUNT(*), COALESCE(MAX(interruptions), 0), COUNT(CASE WHEN pin <> '' THEN 1 END)
-			FROM inbox WHERE run_id = ? AND state = 'taken'`, r.ID).Scan(&taken, &most, &pinned); err != nil {
+		var taken, most int
+		if err := s.row(ctx, tx, `SELECT COUNT(*), COALESCE(MAX(interruptions), 0)
+			FROM inbox WHERE run_id = ? AND state = 'taken'`, r.ID).Scan(&taken, &most); err != nil {
 			return nil, fmt.Errorf("read the messages of run %d: %w", r.ID, err)
 		}
 		c := store.Cut{Run: r, Fate: store.FateTold, Interruptions: most + 1}
-		if taken > 0 && pinned == 0 && rec.Redo != nil && rec.Redo(r) {
+		// Messages pinned to the run's owner are redone too: the owner is gone, and whoever
+		// takes the thread next adopts them (ClaimThreads).
+		if taken > 0 && rec.Redo != nil && rec.Redo(r) {
 			c.Fate = store.FateRedone
 			if c.Interruptions >= rec.MaxInterruptions {
 				c.Fate = store.FateGivenUp
@@ -367,6 +374,10 @@ func (s *DB) RenewLeases(ctx context.Context, owner string, ttl time.Duration) (
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		now := s.now()
 		exp := now + ttl.Milliseconds()
+		if _, err := s.exec(ctx, tx, `INSERT INTO owners (owner, expires) VALUES (?, ?)
+			ON CONFLICT (owner) DO UPDATE SET expires = excluded.expires`, owner, exp); err != nil {
+			return fmt.Errorf("record the heartbeat of %q: %w", owner, err)
+		}
 		res, err := s.exec(ctx, tx, `UPDATE leases SET expires = ? WHERE owner = ? AND expires > ?`, exp, owner, now)
 		if err != nil {
 			return fmt.Errorf("renew leases of %q: %w", owner, err)
@@ -381,4 +392,53 @@ func (s *DB) RenewLeases(ctx context.Context, owner string, ttl time.Duration) (
 		return nil
 	})
 	return int(n), err
+}
+
+// deadPin is the condition that col, the pin of a row created at createdCol, names an owner other
+// than the caller that is presumed dead: it has no live heartbeat (RenewLeases), and either had one
+// that lapsed or the row waited at least a lease's length (an owner that has just started may not
+// have beaten yet). Its arguments are the caller, now and now minus the lease's length.
+func deadPin(col, createdCol string) string {
+	return `(` + col + ` <> '' AND ` + col + ` <> ? AND NOT EXISTS (SELECT 1 FROM owners w WHERE w.owner = ` + col +
+		` AND w.expires > ?) AND (EXISTS (SELECT 1 FROM owners w WHERE w.owner = ` + col + `) OR ` + createdCol + ` <= ?))`
+}
+
+// adopt pins to owner the waiting messages and replies of a thread it holds that were pinned to an
+// owner presumed dead, and returns the messages' ids: a thread living in one process's memory (the
+// web chat's) goes on in the memory of the process that took it over.
+func (s *DB) adopt(ctx context.Context, tx *sql.Tx, key store.ThreadKey, owner string, now, grace int64) ([]int64, error) {
+	rows, err := s.query(ctx, tx, `UPDATE inbox SET pin = ?, updated = ?
+		WHERE tkey = ? AND state = 'pending' AND `+deadPin("pin", "created")+` RETURNING id`,
+		owner, now, key.String(), owner, now, grace)
+	if err != nil {
+		return nil, fmt.Errorf("adopt the waiting messages of %s: %w", key, err)
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("adopt the waiting messages of %s: %w", key, err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("adopt the waiting messages of %s: %w", key, err)
+	}
+	slices.Sort(ids)
+	if err := s.adoptReplies(ctx, tx, key, owner, now, grace); err != nil {
+		return nil, err
+	}
+	return ids, nil
+}
+
+// adoptReplies pins to owner a thread's waiting replies pinned to an owner presumed dead.
+func (s *DB) adoptReplies(ctx context.Context, tx *sql.Tx, key store.ThreadKey, owner string, now, grace int64) error {
+	if _, err := s.exec(ctx, tx, `UPDATE outbox SET pin = ?, updated = ?
+		WHERE tkey = ? AND state = 'pending' AND `+deadPin("pin", "created"),
+		owner, now, key.String(), owner, now, grace); err != nil {
+		return fmt.Errorf("adopt the waiting replies of %s: %w", key, err)
+	}
+	return nil
 }

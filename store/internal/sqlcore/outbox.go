@@ -106,7 +106,7 @@ func (s *DB) ClaimOutbox(ctx context.Context, req store.ClaimOutboxRequest) ([]s
 	}
 	// Each thread's first pending row, when it may be posted now.
 	q := `SELECT ` + prefixed("o.", outboxCols) + ` FROM outbox o
-		WHERE o.state = 'pending'` + plat + ` AND o.due <= ? AND (o.claim_expires <= ? OR o.claim_owner = ?) AND o.pin IN ('', ?)
+		WHERE o.state = 'pending'` + plat + ` AND o.due <= ? AND (o.claim_expires <= ? OR o.claim_owner = ?) AND (o.pin IN ('', ?) OR ` + deadPin("o.pin", "o.created") + `)
 		AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.tkey = o.tkey AND p.state = 'pending' AND p.id < o.id)
 		ORDER BY o.id LIMIT ?`
 	if s.d.SkipLocked {
@@ -116,12 +116,19 @@ func (s *DB) ClaimOutbox(ctx context.Context, req store.ClaimOutboxRequest) ([]s
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		out = nil
 		now := s.now()
-		heads, err := s.collectOutbox(ctx, tx, q, append(pargs, now, now, req.Owner, req.Owner, req.Limit)...)
+		grace := now - req.TTL.Milliseconds()
+		heads, err := s.collectOutbox(ctx, tx, q, append(pargs, now, now, req.Owner, req.Owner, req.Owner, now, grace, req.Limit)...)
 		if err != nil {
 			return fmt.Errorf("claim outbox: %w", err)
 		}
 		exp := now + req.TTL.Milliseconds()
 		for _, h := range heads {
+			if h.Pin != "" && h.Pin != req.Owner { // pinned to an owner presumed dead (the query says so)
+				if err := s.adoptReplies(ctx, tx, h.Key, req.Owner, now, grace); err != nil {
+					return fmt.Errorf("claim outbox: %w", err)
+				}
+				h.Pin = req.Owner
+			}
 			// The rows behind the head follow it while they are due and free; the first that is
 			// not stops the thread there. Nobody else claims them: they are not first.
 			rest, err := s.collectOutbox(ctx, tx, `SELECT `+outboxCols+` FROM outbox

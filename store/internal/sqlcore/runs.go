@@ -229,6 +229,19 @@ func (s *DB) RecoverRuns(ctx context.Context, req store.RecoverRequest) ([]store
 				WHERE state = 'pending' AND claim_owner <> '' AND claim_owner <> ?`, req.SoleOwner); err != nil {
 				return fmt.Errorf("end the outbox claims of other owners: %w", err)
 			}
+			// Their pins too: what a previous process left pinned to itself is taken over at once,
+			// whether or not it lived long enough to beat.
+			for _, q := range []string{
+				`UPDATE owners SET expires = 0 WHERE owner <> ?`,
+				`INSERT INTO owners (owner, expires) SELECT DISTINCT pin, 0 FROM inbox
+					WHERE state = 'pending' AND pin <> '' AND pin <> ? ON CONFLICT (owner) DO NOTHING`,
+				`INSERT INTO owners (owner, expires) SELECT DISTINCT pin, 0 FROM outbox
+					WHERE state = 'pending' AND pin <> '' AND pin <> ? ON CONFLICT (owner) DO NOTHING`,
+			} {
+				if _, err := s.exec(ctx, tx, q, req.SoleOwner); err != nil {
+					return fmt.Errorf("end the heartbeats of other owners: %w", err)
+				}
+			}
 		}
 		var err error
 		out, err = s.interruptRuns(ctx, tx, `NOT EXISTS (SELECT 1 FROM leases l
