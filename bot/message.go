@@ -59,6 +59,9 @@ type Message struct {
 	Text     string
 	Files    []Attachment
 	Received time.Time
+	// Index is what a platform threading by replies (Telegram) must know of this message: kept
+	// in the commit that keeps the message, not in the message.
+	Index []IndexEntry
 }
 
 // File is a document attached to a reply.
@@ -144,13 +147,26 @@ type Adapter interface {
 // called once per step the platform accepted, in order, with the platform's id for it (one line,
 // at most 256 bytes); when it fails, SendSteps stops and returns its error.
 type StepSender interface {
-	SendSteps(ctx context.Context, key ThreadKey, r Reply, posted []string, record func(id string) error) error
+	SendSteps(ctx context.Context, key ThreadKey, r Reply, posted []string, record Record) error
 }
 
+// Record keeps a step a StepSender posted: the platform's id for it, and what the platform's
+// reply chains must know of the message it posted (Telegram), in the same commit, so a reply to
+// that message reaching another replica at once finds its thread.
+type Record func(part string, index ...IndexEntry) error
+
+// IndexEntry files a platform's message under a thread in the store's message→thread index.
+type IndexEntry = store.MessageThread
+
 // LocalAdapter is an Adapter whose threads live in this process's memory (the web chat's
-// sessions): their messages and replies are handled by this process only, never by a replica.
+// sessions): their messages and replies are handled by this process only while it lives. When it
+// dies, the replica that takes such a thread over tells its own adapter of the messages it adopted
+// (Adopt), so the person, whose page now talks to that replica, sees them answered there.
 type LocalAdapter interface {
 	ProcessLocal() bool
+	// Adopt adds to this process's memory a message another process kept and did not answer,
+	// before this process answers it.
+	Adopt(ctx context.Context, msg Message)
 }
 
 // Handler is the core as adapters see it. Handle keeps the message in the store and returns:

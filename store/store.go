@@ -96,7 +96,11 @@ type Store interface {
 	ClaimOutbox(ctx context.Context, req ClaimOutboxRequest) ([]OutboxItem, error)
 	// RecordPosted appends the platform's id of one part of row id that was posted, so a later
 	// attempt goes on after it. ErrLeaseHeld when owner's claim on the row has lapsed.
-	RecordPosted(ctx context.Context, id int64, owner, part string) error
+	//
+	// index is written in the same commit: what a platform that threads by replies (Telegram) must
+	// know of the message it just posted, so a reply to it that reaches another replica at once
+	// finds its thread.
+	RecordPosted(ctx context.Context, id int64, owner, part string, index ...MessageThread) error
 	// SettleOutbox ends an attempt on a claimed row. Sent: the row is done (the last failed
 	// attempt's error stays unless s.Error replaces it), and a run whose
 	// replies are all sent takes its final state. Dead: the row is kept with its error and no

@@ -88,6 +88,15 @@ type AcceptRequest struct {
 	// Replies are queued in the outbox in the same transaction (a refusal, for a message that is
 	// not queued).
 	Replies []Outgoing
+	// Index entries are recorded in the same transaction, as SetMessageThread records them: a
+	// message's place in a platform's reply chains is known once the message is.
+	Index []MessageThread
+}
+
+// MessageThread files a platform's message (or any name a platform gives a place in its chat)
+// under a thread, as Store.SetMessageThread does.
+type MessageThread struct {
+	Platform, Chat, Msg, Thread string
 }
 
 // Accepted says what Accept recorded.

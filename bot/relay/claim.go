@@ -20,6 +20,9 @@ type serving struct {
 	mu         sync.Mutex
 	waiting    map[bot.ThreadKey]int  // threads served here → messages waiting behind the turn
 	unreleased map[bot.ThreadKey]bool // leases to give back once the store answers again
+	// adopted are messages this process took over from a dead owner's memory (store.Claim.Adopted)
+	// whose adapter has not yet been told of them.
+	adopted map[int64]bool
 }
 
 func (s *serving) depth() (waiting, active int) {
@@ -149,7 +152,13 @@ func (e *Engine) claim(ctx context.Context) {
 			told = true
 			e.logCut(r, "its thread was taken over from an owner whose lease ran out")
 		}
+		if len(c.Adopted) > 0 {
+			e.log.Warn("thread adopted: its messages were pinned to an owner presumed dead", logkey.Thread, key.String(), "messages", len(c.Adopted))
+		}
 		e.threads.mu.Lock()
+		for _, id := range c.Adopted {
+			e.threads.adopted[id] = true
+		}
 		_, already := e.threads.waiting[key] // this process's own lease, renewed: it is served already
 		if !already {
 			e.threads.waiting[key] = 0
@@ -211,6 +220,7 @@ func (e *Engine) serve(key bot.ThreadKey) {
 			e.release(ctx, key)
 			return
 		}
+		e.adopt(ctx, a, msgs)
 		t := e.conv.Plan(key, a, redoing(msgs))
 		e.threads.mu.Lock()
 		e.threads.waiting[key] = len(msgs) - len(t.Inbox)
@@ -219,6 +229,31 @@ func (e *Engine) serve(key bot.ThreadKey) {
 			e.release(ctx, key)
 			return
 		}
+	}
+}
+
+// adopt tells a local adapter of the waiting messages this process took over from a dead owner,
+// so they join this process's memory of the thread before they are answered here.
+func (e *Engine) adopt(ctx context.Context, a bot.Adapter, msgs []store.InboxMessage) {
+	l, ok := a.(bot.LocalAdapter)
+	e.threads.mu.Lock()
+	var mine []store.InboxMessage
+	for _, m := range msgs {
+		if e.threads.adopted[m.ID] {
+			delete(e.threads.adopted, m.ID)
+			mine = append(mine, m)
+		}
+	}
+	e.threads.mu.Unlock()
+	if !ok {
+		return
+	}
+	for _, m := range mine {
+		msg, err := bot.DecodeMessage(m.Key, m.Body, a)
+		if err != nil {
+			continue // the turn reads it again, and says why it cannot
+		}
+		l.Adopt(ctx, msg)
 	}
 }
 
@@ -239,11 +274,13 @@ func (e *Engine) release(ctx context.Context, key bot.ThreadKey) {
 func (e *Engine) heartbeat(ctx context.Context) {
 	tick := time.NewTicker(max(e.opt.LeaseTTL/3, 10*time.Millisecond))
 	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
+	for first := true; ; first = false {
+		if !first {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
 		}
 		// A lease this process let go of must not be renewed with the others.
 		if !e.releaseStale(ctx) {

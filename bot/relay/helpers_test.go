@@ -378,9 +378,9 @@ func (s *spy) SetRunSign(ctx context.Context, id int64, sign string) error {
 	return err
 }
 
-func (s *spy) RecordPosted(ctx context.Context, id int64, owner, part string) error {
+func (s *spy) RecordPosted(ctx context.Context, id int64, owner, part string, index ...store.MessageThread) error {
 	s.wrote("RecordPosted")
-	return s.Store.RecordPosted(ctx, id, owner, part)
+	return s.Store.RecordPosted(ctx, id, owner, part, index...)
 }
 
 func (s *spy) SettleOutbox(ctx context.Context, st store.Settle) error {

@@ -16,7 +16,7 @@ import (
 // means the message was not kept: the adapter must not acknowledge it.
 func (e *Engine) Handle(ctx context.Context, a bot.Adapter, msg bot.Message) error {
 	log := e.log.With(logkey.Thread, msg.Key.String(), "event", msg.EventID, "message", msg.ID)
-	req := store.AcceptRequest{Key: msg.Key, EventIDs: eventIDs(msg)}
+	req := store.AcceptRequest{Key: msg.Key, EventIDs: eventIDs(msg), Index: msg.Index}
 	if local(a) {
 		req.Pin = e.opt.Owner
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -223,30 +222,97 @@ func TestCloseLeavesWorkToRedo(t *testing.T) {
 	}
 }
 
-// localRecorder is a recorder whose threads live in this process only, as the web chat's do.
-type localRecorder struct{ *recorder }
+// localRecorder is a recorder whose threads live in this process only, as the web chat's do; it
+// passes on the messages it is told to adopt.
+type localRecorder struct {
+	*recorder
+	adopted chan bot.Message
+}
+
+func newLocalRecorder() localRecorder {
+	return localRecorder{newRecorder(), make(chan bot.Message, 10)}
+}
 
 func (localRecorder) ProcessLocal() bool { return true }
 
-// TestCloseTellsALocalThread: a thread that lives in the closing process's memory has no next
-// holder to redo its run, so Close still tells it how the run ended.
-func TestCloseTellsALocalThread(t *testing.T) {
+func (l localRecorder) Adopt(_ context.Context, m bot.Message) { l.adopted <- m }
+
+// TestALocalThreadIsAdopted: a thread living in one process's memory (pinned to it) is not lost
+// with the process. A replica A dies while drawing it; once A's heartbeat and lease lapse, B
+// redoes the run, first telling its own adapter of the message it adopted, and answers it. A's
+// second message, kept while A was already dying, is adopted and answered after it.
+func TestALocalThreadIsAdopted(t *testing.T) {
+	clock := storetest.NewClock()
+	st := openStore(t, "", clock)
+	sa := &spy{Store: st, finished: make(chan error, 4)}
+	ca := newConv(st)
+	ca.gate, ca.began = make(chan struct{}), make(chan string, 1)
+	recA := newLocalRecorder()
+	ra := start(t, sa, ca, recA, testOptions("replica-a", clock))
+	say(t, ra, recA, thread, "1", "draw M1")
+	await(t, "A's turn", ca.began)
+	sa.deadHeart.Store(true) // A stalls for good: its heartbeat stops
+	say(t, ra, recA, thread, "2", "draw M2")
+
+	other := openStore(t, st.Path(), clock)
+	cb := newConv(other)
+	recB := newLocalRecorder()
+	rb := start(t, other, cb, recB, testOptions("replica-b", clock))
+	clock.Advance(31 * time.Second) // A's lease and heartbeat lapse
+	if m := await(t, "B's adoption", recB.adopted); m.Text != "draw M1" {
+		t.Fatalf("B adopted %q first, want A's message in flight", m.Text)
+	}
+	if r := await(t, "B's redo", recB.sent); r.Text != "answered draw M1" {
+		t.Fatalf("B's first post %+v, want its answer to A's message", r)
+	}
+	if m := await(t, "B's second adoption", recB.adopted); m.Text != "draw M2" {
+		t.Fatalf("B adopted %q second, want A's waiting message", m.Text)
+	}
+	if r := await(t, "B's answer", recB.sent); r.Text != "answered draw M2" {
+		t.Fatalf("B's second post %+v, want its answer to A's waiting message", r)
+	}
+	close(ca.gate) // A's turn ends after all: its result goes nowhere
+	awaitEnd(t, sa)
+	ra.Close(context.Background())
+	rb.Close(context.Background())
+	if got := recA.texts(thread); len(got) != 0 {
+		t.Errorf("A posted %q, want nothing: the thread is B's", got)
+	}
+	if got, want := inbox(t, st, thread), []string{"done 1", "done 0"}; !slices.Equal(got, want) {
+		t.Errorf("inbox %q, want %q", got, want)
+	}
+}
+
+// TestClosedLocalThreadIsRedone: a process stopped past its grace leaves a local thread's run
+// unfinished, as it does any other's, for the next holder to redo; it does not tell the thread.
+func TestClosedLocalThreadIsRedone(t *testing.T) {
 	clock := storetest.NewClock()
 	st := openStore(t, "", clock)
 	c := newConv(st)
 	c.gate, c.began = make(chan struct{}), make(chan string, 1)
-	rec := localRecorder{newRecorder()}
+	rec := newLocalRecorder()
 	e := start(t, st, c, rec, testOptions("a", clock))
 	say(t, e, rec, thread, "1", "draw")
 	await(t, "the turn", c.began)
 	grace, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	e.Close(grace)
-	if got := rec.texts(thread); len(got) != 1 || !strings.Contains(got[0], "restarting") {
-		t.Errorf("the local thread got %q, want the note that its request was interrupted", got)
+	if got := rec.texts(thread); len(got) != 0 {
+		t.Errorf("the local thread got %q, want nothing: its run is left to be redone", got)
 	}
-	if got := inbox(t, st, thread); !slices.Equal(got, []string{"interrupted 0"}) {
-		t.Errorf("inbox %q, want the message interrupted with its run", got)
+
+	next := newLocalRecorder()
+	e2 := start(t, st, newConv(st), next, testOptions("b", clock))
+	clock.Advance(31 * time.Second)
+	if m := await(t, "the adoption", next.adopted); m.Text != "draw" {
+		t.Fatalf("adopted %q, want the message left unanswered", m.Text)
+	}
+	if r := await(t, "the redo", next.sent); r.Text != "answered draw" {
+		t.Fatalf("posted %+v, want the redone answer", r)
+	}
+	e2.Close(context.Background())
+	if got := inbox(t, st, thread); !slices.Equal(got, []string{"done 1"}) {
+		t.Errorf("inbox %q, want the message redone once", got)
 	}
 }
 

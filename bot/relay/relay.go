@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/excalibot/excalibot/bot"
+	"github.com/excalibot/excalibot/internal/logkey"
 	"github.com/excalibot/excalibot/store"
 )
 
@@ -61,7 +62,7 @@ type Store interface {
 
 	Enqueue(ctx context.Context, items ...store.Outgoing) ([]int64, error)
 	ClaimOutbox(ctx context.Context, req store.ClaimOutboxRequest) ([]store.OutboxItem, error)
-	RecordPosted(ctx context.Context, id int64, owner, part string) error
+	RecordPosted(ctx context.Context, id int64, owner, part string, index ...store.MessageThread) error
 	SettleOutbox(ctx context.Context, s store.Settle) error
 
 	// SingleProcess reports whether no other process can use the database (SQLite).
@@ -212,7 +213,7 @@ func New(st Store, conv Conversation, opt Options, log *slog.Logger) *Engine {
 		admitted: map[string]string{},
 		wake:     make(chan struct{}, 1),
 		sendWake: make(chan struct{}, 1),
-		threads:  serving{crew: newCrew(), waiting: map[bot.ThreadKey]int{}, unreleased: map[bot.ThreadKey]bool{}},
+		threads:  serving{crew: newCrew(), waiting: map[bot.ThreadKey]int{}, unreleased: map[bot.ThreadKey]bool{}, adopted: map[int64]bool{}},
 		posts:    posting{crew: newCrew(), busy: map[bot.ThreadKey]bool{}},
 		signs:    board{live: map[int64]held{}, told: map[int64]bool{}},
 	}
@@ -285,6 +286,11 @@ func (e *Engine) Start() {
 // On a store only this process can use (SQLite), every other owner's work belongs to a process that
 // is gone, so it is taken over at once instead of when its leases lapse.
 func (e *Engine) Recover(ctx context.Context) error {
+	// This process beats before anything is pinned to it, so no replica takes its threads for
+	// those of a process that never beat.
+	if _, err := e.store.RenewLeases(ctx, e.opt.Owner, e.opt.LeaseTTL); err != nil {
+		e.log.Warn("record this process's heartbeat", logkey.Err, err)
+	}
 	req := store.RecoverRequest{Recovery: e.recovery()}
 	if e.store.SingleProcess() {
 		req.SoleOwner = e.opt.Owner

@@ -177,8 +177,8 @@ func (e *Engine) deliver(it store.OutboxItem, a bot.Adapter) error {
 	ctx, cancel := context.WithTimeout(e.posts.crew.ctx, postTimeout)
 	defer cancel()
 	if ss, ok := a.(bot.StepSender); ok {
-		return ss.SendSteps(ctx, it.Key, r, slices.Clone(it.Posted), func(id string) error {
-			return e.store.RecordPosted(ctx, it.ID, e.opt.Owner, id)
+		return ss.SendSteps(ctx, it.Key, r, slices.Clone(it.Posted), func(id string, index ...store.MessageThread) error {
+			return e.store.RecordPosted(ctx, it.ID, e.opt.Owner, id, index...)
 		})
 	}
 	return a.Send(ctx, it.Key, r)

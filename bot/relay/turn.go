@@ -40,11 +40,11 @@ func (e *Engine) turn(a bot.Adapter, t bot.Turn) bool {
 	}
 	started := e.opt.Now()
 	o := e.conv.Answer(ctx, t, status)
-	if e.threads.crew.ctx.Err() != nil && o.State != store.RunDone && !local(a) {
+	if e.threads.crew.ctx.Err() != nil && o.State != store.RunDone {
 		// Shut down past the grace time: the run is left unfinished, as a crash leaves it, and the
 		// thread's next holder (another replica, or the next start) redoes it. Its signs come
 		// down now; the next holder's taking them down again finds nothing. A thread that lives in
-		// this process's memory has no next holder: it hears how its run ended, as before.
+		// this process's memory is adopted by that holder (bot.LocalAdapter).
 		log.Warn("shutdown grace over: the run is left for the thread's next holder to redo", "run", run.ID)
 		finishSigns(signs)
 		if t.Working != nil {

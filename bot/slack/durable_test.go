@@ -23,7 +23,7 @@ func TestSendStepsResume(t *testing.T) {
 	reply := bot.Reply{Text: "A flow", Image: &bot.File{Name: "diagram.png", Content: pngBytes},
 		Files: []bot.File{{Name: "diagram.excalidraw", Content: sceneJSON}}, EditURL: "https://excalibot.example/edit/x"}
 	var posted []string
-	record := func(id string) error {
+	record := func(id string, _ ...bot.IndexEntry) error {
 		if id == "" || strings.Contains(id, "\n") || len(id) > 256 {
 			t.Errorf("recorded part %q: want one line of at most 256 bytes", id)
 		}
@@ -69,7 +69,7 @@ func TestSendFewerFilesShared(t *testing.T) {
 				reply.EditURL = "https://excalibot.example/edit/x"
 			}
 			var posted []string
-			record := func(id string) error { posted = append(posted, id); return nil }
+			record := func(id string, _ ...bot.IndexEntry) error { posted = append(posted, id); return nil }
 			e.fake.ShareFewer(1)
 			for attempt := range 3 {
 				if err := e.a.SendSteps(e.ctx, key, reply, slices.Clone(posted), record); err != nil && attempt == 2 {
@@ -102,7 +102,7 @@ func TestSendFewerFilesShared(t *testing.T) {
 func TestSendErrorsForTheOutbox(t *testing.T) {
 	e := start(t, ModeSocket, newRecorder(), func(c *Config) { c.MaxRetries = 1 })
 	key := bot.ThreadKey{Platform: "slack", Workspace: "T0FAKE", Channel: "D1"}
-	none := func(string) error { return nil }
+	none := func(string, ...bot.IndexEntry) error { return nil }
 
 	e.fake.RateLimit("chat.postMessage", 2, 1) // the call and its one retry
 	err := e.a.SendSteps(e.ctx, key, bot.Reply{Text: "hi"}, nil, none)

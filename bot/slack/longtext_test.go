@@ -119,7 +119,7 @@ func TestLongReplyResumes(t *testing.T) {
 	reply := bot.Reply{Text: outlineText(30000), EditURL: "https://excalibot.example/edit/x"}
 	var posted []string
 	failAt := 2
-	record := func(id string) error {
+	record := func(id string, _ ...bot.IndexEntry) error {
 		if len(posted) == failAt {
 			failAt = -1
 			return fmt.Errorf("the store is away")

@@ -169,7 +169,7 @@ var _ bot.StepSender = (*Adapter)(nil)
 
 // Send posts a reply into the thread named by key, in one go (SendSteps without a record).
 func (a *Adapter) Send(ctx context.Context, key bot.ThreadKey, r bot.Reply) error {
-	return a.SendSteps(ctx, key, r, nil, func(string) error { return nil })
+	return a.SendSteps(ctx, key, r, nil, func(string, ...bot.IndexEntry) error { return nil })
 }
 
 // SendSteps implements bot.StepSender. A reply is at most two steps. Files (the PNG first) are
@@ -182,7 +182,7 @@ func (a *Adapter) Send(ctx context.Context, key bot.ThreadKey, r bot.Reply) erro
 // Retry-After, a refusal that will not change as permanent. Every picture (the PNG, an SVG
 // export) carries Reply.Alt as its alt text; files keep the names the core gave them. In an
 // assistant thread the reply's title becomes the thread's.
-func (a *Adapter) SendSteps(ctx context.Context, key bot.ThreadKey, r bot.Reply, posted []string, record func(string) error) error {
+func (a *Adapter) SendSteps(ctx context.Context, key bot.ThreadKey, r bot.Reply, posted []string, record bot.Record) error {
 	if key.Thread != "" {
 		a.threads.add(key.String())
 	}
@@ -196,7 +196,7 @@ func (a *Adapter) SendSteps(ctx context.Context, key bot.ThreadKey, r bot.Reply,
 	return nil
 }
 
-func (a *Adapter) sendSteps(ctx context.Context, key bot.ThreadKey, r bot.Reply, posted []string, record func(string) error) error {
+func (a *Adapter) sendSteps(ctx context.Context, key bot.ThreadKey, r bot.Reply, posted []string, record bot.Record) error {
 	text := escapeText(r.Text)
 	if r.Error && text != "" {
 		text = ":warning: " + text
@@ -253,7 +253,7 @@ func (a *Adapter) sendSteps(ctx context.Context, key bot.ThreadKey, r bot.Reply,
 // postNoted posts the reply's text and links without its files, which Slack refused (code is
 // its answer), saying what is missing. Its first message is recorded as "note:ts code", so a
 // retry knows the files are not coming and says the same.
-func (a *Adapter) postNoted(ctx context.Context, key bot.ThreadKey, r bot.Reply, text, code string, posted []string, record func(string) error) error {
+func (a *Adapter) postNoted(ctx context.Context, key bot.ThreadKey, r bot.Reply, text, code string, posted []string, record bot.Record) error {
 	note := ":warning: I could not attach the picture and the .excalidraw file"
 	if code != "" {
 		note += " (Slack said `" + code + "`)"
@@ -274,7 +274,7 @@ func plainStep(_ int, ts string) string { return ts }
 // first of the reply): those already in posted are skipped, each one posted is recorded as step
 // names it. The last carries the link buttons.
 func (a *Adapter) postParts(ctx context.Context, key bot.ThreadKey, r bot.Reply, parts [][]string, first int,
-	posted []string, uploaded []slack.FileSummary, record func(string) error, step func(i int, ts string) string) error {
+	posted []string, uploaded []slack.FileSummary, record bot.Record, step func(i int, ts string) string) error {
 	for i, p := range parts {
 		if len(posted) > first+i {
 			continue // it went out already

@@ -115,7 +115,7 @@ func TestSendStepsResume(t *testing.T) {
 	reply := bot.Reply{Text: "A flow", Image: &bot.File{Name: "diagram.png", Content: smallPNG()},
 		Files: []bot.File{{Name: "diagram.excalidraw", Content: []byte(`{"type":"excalidraw"}`)}}}
 	var posted []string
-	record := func(id string) error { posted = append(posted, id); return nil }
+	record := func(id string, _ ...bot.IndexEntry) error { posted = append(posted, id); return nil }
 	fake.Fail("sendDocument", tgfake.Failure{Code: 500})
 	err := a.SendSteps(t.Context(), dmKey, reply, nil, record)
 	if err == nil || isPermanent(err) {
@@ -146,7 +146,7 @@ func TestSendStepsResume(t *testing.T) {
 // retry_after; a refusal is permanent; a server error is worth trying again.
 func TestSendErrorsForTheOutbox(t *testing.T) {
 	a, fake, _ := sendOnly(t)
-	none := func(string) error { return nil }
+	none := func(string, ...bot.IndexEntry) error { return nil }
 	fake.Fail("sendMessage", tgfake.Failure{Code: 429, RetryAfter: 600})
 	err := a.SendSteps(t.Context(), dmKey, bot.Reply{Text: "x"}, nil, none)
 	var rl *bot.RateLimitError
@@ -200,7 +200,7 @@ func TestSendStepsResumeKeepsTheName(t *testing.T) {
 		key := bot.ThreadKey{Platform: Platform, Channel: "-1001", Thread: "0:500"}
 		mark("0:500")
 		var posted []string
-		record := func(id string) error { posted = append(posted, id); return nil }
+		record := func(id string, _ ...bot.IndexEntry) error { posted = append(posted, id); return nil }
 		fake.Fail("sendMessage", tgfake.Failure{Code: 500})
 		if err := a.SendSteps(t.Context(), key, reply, nil, record); err == nil || isPermanent(err) {
 			t.Fatalf("first attempt: err = %v, want a failure worth trying again", err)

@@ -108,7 +108,7 @@ func (a *Adapter) handleUpdate(ctx context.Context, u *models.Update) error {
 		msg.Files = a.filesOf(r)
 	}
 	if group {
-		a.file(ctx, m, user, t, byLast)
+		msg.Index = a.file(ctx, m, user, t, byLast)
 	}
 	return a.handler.Handle(ctx, a, msg)
 }

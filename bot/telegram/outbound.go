@@ -77,7 +77,7 @@ var _ bot.StepSender = (*Adapter)(nil)
 
 // Send implements bot.Adapter: the whole reply at once (SendSteps without a record).
 func (a *Adapter) Send(ctx context.Context, key bot.ThreadKey, r bot.Reply) error {
-	return a.SendSteps(ctx, key, r, nil, func(string) error { return nil })
+	return a.SendSteps(ctx, key, r, nil, func(string, ...bot.IndexEntry) error { return nil })
 }
 
 // SendSteps implements bot.StepSender: the picture with the summary as caption and the editor
@@ -85,7 +85,7 @@ func (a *Adapter) Send(ctx context.Context, key bot.ThreadKey, r bot.Reply) erro
 // message is a step, recorded by its message id, and a later attempt starts after the steps
 // already posted. Errors are marked for the outbox: a 429 beyond what call waits out carries
 // Telegram's retry_after, a refusal (400, 403) is permanent.
-func (a *Adapter) SendSteps(ctx context.Context, key bot.ThreadKey, r bot.Reply, posted []string, record func(string) error) error {
+func (a *Adapter) SendSteps(ctx context.Context, key bot.ThreadKey, r bot.Reply, posted []string, record bot.Record) error {
 	d, err := destOf(key)
 	if err != nil {
 		return bot.Permanent(err)
@@ -124,7 +124,11 @@ func (a *Adapter) SendSteps(ctx context.Context, key bot.ThreadKey, r bot.Reply,
 		if i == 0 {
 			rec = name.step(id)
 		}
-		if err := record(rec); err != nil {
+		var index []bot.IndexEntry
+		if d.thread != "" && id != 0 { // remember filed it in this process; the commit files it for all
+			index = append(index, storedEntry(d.chat, msgRef(id), d.thread))
+		}
+		if err := record(rec, index...); err != nil {
 			return err
 		}
 	}
@@ -331,7 +335,8 @@ func (a *Adapter) sendText(ctx context.Context, d dest, text string, markup any)
 	return idOf(sent), nil
 }
 
-// remember files a message the bot sent under its thread, so replies to it continue the thread.
+// remember files a message the bot sent under its thread in this process's index, so replies to
+// it continue the thread (SendSteps has the entry kept for every replica with the step's record).
 func (a *Adapter) remember(ctx context.Context, d dest, m *models.Message) {
 	if m != nil && d.thread != "" {
 		a.setThread(ctx, d.chat, msgRef(m.ID), d.thread)

@@ -119,13 +119,24 @@ func (a *Adapter) lookup(ctx context.Context, chat int64, ref string) (thread, b
 
 // file records what the index must know of an addressed group message handed to the core: its
 // thread (so replies to it continue there), that the thread is now its sender's last in the
-// topic, and whether it was given that thread without replying into it.
-func (a *Adapter) file(ctx context.Context, m *models.Message, user int64, t thread, byLast bool) {
-	a.setThread(ctx, m.Chat.ID, msgRef(m.ID), t.String())
-	a.setThread(ctx, m.Chat.ID, lastRef(t.topic, user), t.String())
+// topic, and whether it was given that thread without replying into it. The entries are set in
+// this process's index and returned, for the core to keep in the commit that keeps the message.
+func (a *Adapter) file(ctx context.Context, m *models.Message, user int64, t thread, byLast bool) []bot.IndexEntry {
+	refs := []string{msgRef(m.ID), lastRef(t.topic, user)}
 	if byLast {
-		a.setThread(ctx, m.Chat.ID, askedRef(m.ID), t.String())
+		refs = append(refs, askedRef(m.ID))
 	}
+	out := make([]bot.IndexEntry, 0, len(refs))
+	for _, ref := range refs {
+		a.setThread(ctx, m.Chat.ID, ref, t.String())
+		out = append(out, storedEntry(m.Chat.ID, ref, t.String()))
+	}
+	return out
+}
+
+// storedEntry is one entry of the index as the store keeps it.
+func storedEntry(chat int64, ref, thread string) bot.IndexEntry {
+	return bot.IndexEntry{Platform: Platform, Chat: strconv.FormatInt(chat, 10), Msg: ref, Thread: thread}
 }
 
 func (a *Adapter) setThread(ctx context.Context, chat int64, ref string, thread string) {

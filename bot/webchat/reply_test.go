@@ -89,3 +89,33 @@ func TestChatThreadFollowsLatestTitle(t *testing.T) {
 		}
 	}
 }
+
+// TestChatAdopt: a message another process kept and did not answer joins this process's memory
+// of its thread (its text and its upload's name, under its own id, titling a new thread), once
+// however often it is adopted, and a reply then follows it; a key that is not a chat's is ignored.
+func TestChatAdopt(t *testing.T) {
+	ce := startChat(t, &bottest.BoxDrawer{}, bot.Options{}, Options{})
+	const thread = "thread-adopt-1"
+	key := uploadKey(thread)
+	msg := bot.Message{Key: key, ID: "msg-adopted-1", Text: "draw our deploy pipeline",
+		Files: []bot.Attachment{{Name: "whiteboard.jpg", Size: 1234, Ref: "up-1"}}}
+	ce.chat.Adopt(context.Background(), msg)
+	ce.chat.Adopt(context.Background(), msg)
+	ce.chat.Adopt(context.Background(), bot.Message{Key: bot.ThreadKey{Platform: "slack", Workspace: "T1", Channel: "C1"}, Text: "elsewhere"})
+	if err := ce.chat.Send(context.Background(), key, bot.Reply{Text: "Drew it."}); err != nil {
+		t.Fatal(err)
+	}
+	th, _ := ce.thread(upSession, thread)
+	var got []string
+	for _, m := range th.Messages {
+		s := m.From + ": " + m.Text
+		if m.Upload != nil {
+			s += " [" + m.Upload.Name + "]"
+		}
+		got = append(got, s)
+	}
+	want := []string{"you: draw our deploy pipeline [whiteboard.jpg]", "bot: Drew it."}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") || th.Title != "draw our deploy pipeline" {
+		t.Errorf("thread %q titled %q, want %q titled by the adopted message", got, th.Title, want)
+	}
+}

@@ -201,8 +201,37 @@ func (c *Adapter) Platform() string { return Platform }
 var _ bot.LocalAdapter = (*Adapter)(nil)
 
 // ProcessLocal implements bot.LocalAdapter: a chat page's threads live in this process's memory,
-// so their messages are worked on, and their replies posted, here only.
+// so their messages are worked on, and their replies posted, here only while it lives.
 func (c *Adapter) ProcessLocal() bool { return true }
+
+// Adopt implements bot.LocalAdapter: a message the page sent to a process that died before
+// answering it joins this process's memory of its thread, so the page, reconnected here, shows it
+// with its answer. Its upload stayed in the dead process's memory: the run says it cannot read it.
+func (c *Adapter) Adopt(ctx context.Context, msg bot.Message) {
+	key := msg.Key
+	if key.Platform != Platform || !chatID.MatchString(key.Workspace) || !chatID.MatchString(key.Thread) {
+		return
+	}
+	m := chatMessage{ID: msg.ID, From: "you", Text: msg.Text, Time: msg.Received}
+	if m.ID == "" {
+		m.ID = randomID(9)
+	}
+	if m.Time.IsZero() {
+		m.Time = c.now()
+	}
+	if len(msg.Files) > 0 {
+		m.Upload = &chatUpload{Name: msg.Files[0].Name, Size: msg.Files[0].Size}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := c.threadLocked(key.Workspace, key.Thread)
+	for _, old := range t.Messages {
+		if old.ID == m.ID {
+			return // this process kept it itself
+		}
+	}
+	c.addMessageLocked(key.Workspace, key.Thread, m)
+}
 
 // Working implements bot.Adapter: the thread shows a status line until Finish.
 func (c *Adapter) Working(ctx context.Context, msg bot.Message) (bot.Status, error) {

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -25,6 +29,8 @@ import (
 //     acknowledged and queued behind the run.
 //   - T5 (Slack): between a revision's commit and its reply: the run saved its revision and its
 //     reply's upload is held by fake Slack (files.completeUploadExternal) when the process dies.
+//   - a web chat thread: mid-run. It lived in A's memory; B adopts it, and the page, asking B,
+//     shows the person's message answered with its drawing, once.
 //
 // B starts while A works (nothing of A's may change when it does), and after the kill it must
 // take the work over within the takeover bound and redo what A was drawing: every acknowledged
@@ -49,6 +55,7 @@ func testReplicaKill(t *testing.T, sh *replicaShared) {
 
 	// A's model keeps the second turn of T1–T4's second message waiting until A dies.
 	holdTags := []string{msgTag(1, 2), msgTag(2, 2), msgTag(3, 2), msgTag(4, 2)}
+	web := webChat{session: "session-kill-0001", thread: "thread-kill-0001", tag: msgTag(9, 1)}
 	var mu sync.Mutex
 	arrived := map[string]bool{}
 	c.setHook(func(r *replica, req api.ChatRequest) (ollamafake.Turn, bool) {
@@ -56,7 +63,7 @@ func testReplicaKill(t *testing.T, sh *replicaShared) {
 			return ollamafake.Turn{}, false
 		}
 		for _, tag := range tags(ollamafake.Request(req)) {
-			if slices.Contains(holdTags, tag) {
+			if slices.Contains(holdTags, tag) || tag == web.tag {
 				mu.Lock()
 				arrived[tag] = true
 				mu.Unlock()
@@ -73,12 +80,13 @@ func testReplicaKill(t *testing.T, sh *replicaShared) {
 	for n := 1; n <= 5; n++ {
 		tr.send(t, th(n), 2, a)
 	}
-	waitLong(t, "A's runs of T1–T4 in the model and T5's reply at Slack", func() bool {
+	web.post(t, a, "draw "+web.tag)
+	waitLong(t, "A's runs of T1–T4 and the web chat's in the model and T5's reply at Slack", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		select {
 		case <-upload.Arrived():
-			return len(arrived) == len(holdTags)
+			return len(arrived) == len(holdTags)+1
 		default:
 			return false
 		}
@@ -136,8 +144,17 @@ func testReplicaKill(t *testing.T, sh *replicaShared) {
 			t.Errorf("%s, acknowledged by the live replica B while A held its thread, was not drawn (told: %v)", tag, tr.told(rep, tag))
 		}
 	}
-	if cut := interruptedRuns(t, c.st); cut != len(holdTags) {
-		t.Errorf("%d runs cut short in the store, want A's %d held ones", cut, len(holdTags))
+	if cut := interruptedRuns(t, c.st); cut != len(holdTags)+1 {
+		t.Errorf("%d runs cut short in the store, want A's %d held ones", cut, len(holdTags)+1)
+	}
+	// The page, reconnected to B, shows the person's message and B's drawing of it, once.
+	var page webPage
+	waitLong(t, "the web chat's answer on B", func() bool {
+		page = web.page(b)
+		return page.drawings > 0
+	}, func() string { return fmt.Sprintf("%+v", page) })
+	if page.asked != 1 || page.drawings != 1 || page.errors != 0 {
+		t.Errorf("the web chat on B shows %+v, want the message adopted once and drawn once, no error", page)
 	}
 	var takeover []string
 	var worst time.Duration
@@ -259,4 +276,65 @@ func (tr *traffic) key(th *rthread) store.ThreadKey {
 		return store.ThreadKey{Platform: "slack", Workspace: "T0FAKE", Channel: th.channel, Thread: th.root}
 	}
 	return store.ThreadKey{Platform: "telegram", Channel: fmt.Sprint(th.chat)}
+}
+
+// webChat is one web chat thread, driven as the page drives it.
+type webChat struct {
+	session, thread, tag string
+}
+
+// post sends text to the chat page of replica r.
+func (w webChat) post(t *testing.T, r *replica, text string) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]string{"text": text})
+	req, _ := http.NewRequest(http.MethodPost, "http://"+r.addr+"/chat/api/threads/"+w.thread+"/messages", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Excalibot-Session", w.session)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("post to %s's chat page: %v", r, err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusAccepted {
+		b, _ := io.ReadAll(res.Body)
+		t.Fatalf("post to %s's chat page: %d %s, want 202", r, res.StatusCode, b)
+	}
+}
+
+// webPage counts what the chat page shows of a thread: the person's messages carrying the
+// thread's tag, the bot's answers with a drawing, and its error replies.
+type webPage struct {
+	asked, drawings, errors int
+}
+
+// page reads the thread as the page does from replica r; zero when r has no such thread.
+func (w webChat) page(r *replica) webPage {
+	res, err := http.Get("http://" + r.addr + "/chat/api/threads/" + w.thread + "?session=" + w.session)
+	if err != nil {
+		return webPage{}
+	}
+	defer res.Body.Close()
+	var th struct {
+		Messages []struct {
+			From  string            `json:"from"`
+			Text  string            `json:"text"`
+			Error bool              `json:"error"`
+			Files []json.RawMessage `json:"files"`
+		} `json:"messages"`
+	}
+	if res.StatusCode != http.StatusOK || json.NewDecoder(res.Body).Decode(&th) != nil {
+		return webPage{}
+	}
+	var p webPage
+	for _, m := range th.Messages {
+		switch {
+		case m.From == "you" && strings.Contains(m.Text, w.tag):
+			p.asked++
+		case m.From == "bot" && m.Error:
+			p.errors++
+		case m.From == "bot" && len(m.Files) > 0:
+			p.drawings++
+		}
+	}
+	return p
 }

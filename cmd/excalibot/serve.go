@@ -85,7 +85,6 @@ type Main struct {
 	ln      net.Listener
 	work    *relay.Engine
 	chat    *webchat.Adapter
-	threads *laterIndex // Telegram's message→thread index, written behind the replies
 	runners []runner
 	srv     *http.Server
 	owner   string
@@ -189,8 +188,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	}
 	// Every adapter is registered here, before Run starts the engine.
 	m.work.Register(m.chat)
-	m.threads = newLaterIndex(tgIndex{m.st}, log)
-	if m.runners, err = startAdapters(cfg, core, m.work, m.threads, srvWeb, log); err != nil {
+	if m.runners, err = startAdapters(cfg, core, m.work, newTgIndex(m.st), srvWeb, log); err != nil {
 		return err
 	}
 	if msg := cfg.MissingChat(); msg != "" {
@@ -285,9 +283,6 @@ func (m *Main) Close() error {
 			if m.ln != nil {
 				_ = m.ln.Close()
 			}
-		}
-		if m.threads != nil {
-			m.threads.Close()
 		}
 		var errs []error
 		if m.rend != nil {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,13 +28,13 @@ func openTgIndexStore(t *testing.T, path string) *sqlite.Store {
 	return st
 }
 
-// TestTgIndex: the Telegram thread index over the store answers what was recorded, across a
-// restart and between two processes sharing the database.
+// TestTgIndex: the Telegram thread index answers what the store keeps (written there by the
+// commits of the work engine) across a restart and on every replica, and what this process set
+// itself at once, in this process only.
 func TestTgIndex(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "bot.db")
 	st := openTgIndexStore(t, path)
-	x := tgIndex{st}
 	sets := []struct {
 		chat   int64
 		ref    string
@@ -44,14 +45,12 @@ func TestTgIndex(t *testing.T) {
 		{-1001234567890, "20", "5:20"},         // inside forum topic 5
 		{-42, "10", "0:7"},                     // the same message id in another chat
 		{-1001234567890, "last:5:101", "5:20"}, // what user 101 last worked on in topic 5
+		{-42, "10", "0:8"},                     // recorded again: the newer answer wins
 	}
 	for _, s := range sets {
-		if err := x.SetThread(ctx, s.chat, s.ref, s.thread); err != nil {
-			t.Fatalf("SetThread(%d, %s): %v", s.chat, s.ref, err)
+		if err := st.SetMessageThread(ctx, telegram.Platform, strconv.FormatInt(s.chat, 10), s.ref, s.thread); err != nil {
+			t.Fatalf("SetMessageThread(%d, %s): %v", s.chat, s.ref, err)
 		}
-	}
-	if err := x.SetThread(ctx, -42, "10", "0:8"); err != nil { // recorded again: the newer answer wins
-		t.Fatal(err)
 	}
 	if err := st.Close(); err != nil { // restart
 		t.Fatal(err)
@@ -60,6 +59,7 @@ func TestTgIndex(t *testing.T) {
 	a, b := openTgIndexStore(t, path), openTgIndexStore(t, path) // two replicas
 	defer a.Close()
 	defer b.Close()
+	xa, xb := newTgIndex(a), newTgIndex(b)
 	tests := []struct {
 		chat       int64
 		ref        string
@@ -75,7 +75,7 @@ func TestTgIndex(t *testing.T) {
 		{-1001234567890, "12", "", false},
 		{-43, "10", "", false},
 	}
-	for _, ix := range []tgIndex{{a}, {b}} {
+	for _, ix := range []tgIndex{xa, xb} {
 		for _, tt := range tests {
 			got, ok, err := ix.Thread(ctx, tt.chat, tt.ref)
 			if err != nil || got != tt.wantThread || ok != tt.wantOK {
@@ -83,11 +83,14 @@ func TestTgIndex(t *testing.T) {
 			}
 		}
 	}
-	if err := (tgIndex{a}).SetThread(ctx, -42, "99", "0:99"); err != nil {
+	if err := xa.SetThread(ctx, -42, "99", "0:99"); err != nil {
 		t.Fatal(err)
 	}
-	if got, ok, err := (tgIndex{b}).Thread(ctx, -42, "99"); err != nil || !ok || got != "0:99" {
-		t.Errorf("Thread on replica b of what a recorded: got %q, %v, %v, want 0:99", got, ok, err)
+	if got, ok, err := xa.Thread(ctx, -42, "99"); err != nil || !ok || got != "0:99" {
+		t.Errorf("Thread on replica a of what it set: got %q, %v, %v, want 0:99", got, ok, err)
+	}
+	if got, ok, err := xb.Thread(ctx, -42, "99"); err != nil || ok {
+		t.Errorf("Thread on replica b of what a set in its memory: got %q, %v, %v, want nothing (the commit files it)", got, ok, err)
 	}
 }
 
@@ -95,7 +98,7 @@ func TestTgIndex(t *testing.T) {
 // thread), never a silent "unknown".
 func TestTgIndexErrors(t *testing.T) {
 	st := openTgIndexStore(t, filepath.Join(t.TempDir(), "bot.db"))
-	x := tgIndex{st}
+	x := newTgIndex(st)
 	if err := x.SetThread(t.Context(), -1, "1", ""); err == nil {
 		t.Error("SetThread with an empty thread: got no error")
 	}
@@ -103,21 +106,36 @@ func TestTgIndexErrors(t *testing.T) {
 	if _, ok, err := x.Thread(t.Context(), -1, "1"); err == nil || ok {
 		t.Errorf("Thread on a closed store: got ok %v, error %v, want an error", ok, err)
 	}
-	if err := x.SetThread(t.Context(), -1, "1", "0:1"); err == nil {
-		t.Error("SetThread on a closed store: got no error")
-	}
 }
 
-// tgInbox is the core as TestTgIndexAcrossRestart sees it: it hands each message to the test.
-type tgInbox chan tgDelivery
+// tgInbox is the core as TestTgIndexAcrossRestart sees it: it keeps each message's index entries
+// in the store, as the work engine's Accept does in the commit that keeps the message, and hands
+// the message to the test.
+type tgInbox struct {
+	ch chan tgDelivery
+	st atomic.Pointer[sqlite.Store] // the running incarnation's
+}
 
 type tgDelivery struct {
 	a   bot.Adapter
 	msg bot.Message
 }
 
-func (in tgInbox) Handle(_ context.Context, a bot.Adapter, msg bot.Message) error {
-	in <- tgDelivery{a, msg}
+func (in *tgInbox) Handle(ctx context.Context, a bot.Adapter, msg bot.Message) error {
+	if err := fileIndex(ctx, in.st.Load(), msg.Index...); err != nil {
+		return err
+	}
+	in.ch <- tgDelivery{a, msg}
+	return nil
+}
+
+// fileIndex keeps index entries in the store, as the work engine's commits do.
+func fileIndex(ctx context.Context, st *sqlite.Store, entries ...bot.IndexEntry) error {
+	for _, e := range entries {
+		if err := st.SetMessageThread(ctx, e.Platform, e.Chat, e.Msg, e.Thread); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -143,13 +161,14 @@ func TestTgIndexAcrossRestart(t *testing.T) {
 			defer fake.Close()
 			fake.AddChat(group)
 			path := filepath.Join(t.TempDir(), "bot.db")
-			in := make(tgInbox, 16)
+			in := &tgInbox{ch: make(chan tgDelivery, 16)}
 			// start runs one incarnation of the bot (store and adapter); stop ends it and waits.
 			start := func() (stop func()) {
 				st := openTgIndexStore(t, path)
+				in.st.Store(st)
 				cfg := telegram.Config{Token: fake.Token, APIURL: fake.URL}
 				if tt.inStore {
-					cfg.Threads = tgIndex{st}
+					cfg.Threads = newTgIndex(st)
 				}
 				a, err := telegram.New(cfg, in, nil)
 				if err != nil {
@@ -185,7 +204,7 @@ func TestTgIndexAcrossRestart(t *testing.T) {
 				timeout := time.After(10 * time.Second)
 				for {
 					select {
-					case d := <-in:
+					case d := <-in.ch:
 						if d.msg.ID == strconv.Itoa(msgID) {
 							return d
 						}
@@ -202,7 +221,10 @@ func TestTgIndexAcrossRestart(t *testing.T) {
 			if d.msg.Key.Thread != wantThread {
 				t.Fatalf("request: got thread %q, want %q", d.msg.Key.Thread, wantThread)
 			}
-			if err := d.a.Send(t.Context(), d.msg.Key, bot.Reply{Text: "here it is"}); err != nil {
+			// The answer is posted as the work engine posts it: its step's index entry kept
+			// with the step's record.
+			keep := func(_ string, index ...bot.IndexEntry) error { return fileIndex(t.Context(), in.st.Load(), index...) }
+			if err := d.a.(bot.StepSender).SendSteps(t.Context(), d.msg.Key, bot.Reply{Text: "here it is"}, nil, keep); err != nil {
 				t.Fatal(err)
 			}
 			answers := fake.BotMessages(group.ID)

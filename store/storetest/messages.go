@@ -151,3 +151,45 @@ func Upgrade(t *testing.T, old Store, reopen func() Store) Store {
 	e.wantMessageThread(s, "after upgrade", m, "0:1")
 	return s
 }
+
+// testIndexWithCommits: index entries given to Accept and RecordPosted are recorded in their
+// commit, and only then: a redelivery, a refused claim or an invalid entry records none.
+func testIndexWithCommits(t *testing.T, f Factory) {
+	e := newEnv(t, f, store.Options{})
+	ctx := t.Context()
+	key := store.ThreadKey{Platform: "telegram", Workspace: "-1001", Channel: "-1001", Thread: "0:42"}
+	entry := func(msg string) store.MessageThread {
+		return store.MessageThread{Platform: "telegram", Chat: "-1001", Msg: msg, Thread: "0:42"}
+	}
+	acc, err := e.s.Accept(ctx, store.AcceptRequest{Key: key, EventIDs: []string{"u1"}, Body: msgBody(1),
+		Index: []store.MessageThread{entry("42"), entry("last:0:7")}})
+	if err != nil || !acc.Fresh {
+		t.Fatalf("Accept: %+v, %v", acc, err)
+	}
+	b := e.another()
+	e.wantMessageThread(b, "a request's entry, kept with it", msgRef{"telegram", "-1001", "42"}, "0:42")
+	e.wantMessageThread(b, "its sender's last", msgRef{"telegram", "-1001", "last:0:7"}, "0:42")
+	if acc, err := e.s.Accept(ctx, store.AcceptRequest{Key: key, EventIDs: []string{"u1"}, Body: msgBody(1),
+		Index: []store.MessageThread{entry("77")}}); err != nil || acc.Fresh {
+		t.Fatalf("redelivery: %+v, %v", acc, err)
+	}
+	e.wantMessageThread(b, "a redelivery's entry", msgRef{"telegram", "-1001", "77"}, "")
+	_, err = e.s.Accept(ctx, store.AcceptRequest{Key: key, Body: msgBody(2), Index: []store.MessageThread{{Platform: "telegram", Chat: "-1001", Msg: "78"}}})
+	wantErr(t, "Accept with an entry without a thread", err, store.ErrInvalid)
+
+	ids, err := e.s.Enqueue(ctx, store.Outgoing{Key: key, Kind: "reply", Body: []byte("picture")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.claimOutbox(e.s, "A", time.Minute, "telegram"); len(got) != 1 {
+		t.Fatalf("claim: %v", outIDs(got))
+	}
+	if err := e.s.RecordPosted(ctx, ids[0], "B", "43", entry("43")); !errors.Is(err, store.ErrLeaseHeld) {
+		t.Fatalf("RecordPosted by another owner: %v, want ErrLeaseHeld", err)
+	}
+	e.wantMessageThread(b, "the entry of a refused record", msgRef{"telegram", "-1001", "43"}, "")
+	if err := e.s.RecordPosted(ctx, ids[0], "A", "43", entry("43")); err != nil {
+		t.Fatal(err)
+	}
+	e.wantMessageThread(b, "a posted message's entry, kept with its record", msgRef{"telegram", "-1001", "43"}, "0:42")
+}

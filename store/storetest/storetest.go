@@ -164,6 +164,7 @@ func Run(t *testing.T, f Factory) {
 		{"Prune", testPrune},
 		{"MessageThreads", testMessageThreads},
 		{"MessageThreadsPrune", testMessageThreadsPrune},
+		{"IndexWithCommits", testIndexWithCommits},
 		{"ConcurrentCAS", testConcurrentCAS},
 		{"ConcurrentWriters", testConcurrentWriters},
 		{"ConcurrentClaims", testConcurrentClaims},

@@ -67,6 +67,9 @@ func (s *DB) Accept(ctx context.Context, req store.AcceptRequest) (store.Accepte
 	if err := s.checkOutgoing(req.Key, req.Replies); err != nil {
 		return store.Accepted{}, fmt.Errorf("accept message in %s: %w", req.Key, err)
 	}
+	if err := checkIndex(req.Index); err != nil {
+		return store.Accepted{}, fmt.Errorf("accept message in %s: %w", req.Key, err)
+	}
 	ids := slices.Compact(slices.Sorted(slices.Values(req.EventIDs)))
 	var out store.Accepted
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
@@ -98,6 +101,9 @@ func (s *DB) Accept(ctx context.Context, req store.AcceptRequest) (store.Accepte
 			}
 		}
 		if _, err := s.insertOutgoing(ctx, tx, replies, 0, "", 0); err != nil {
+			return err
+		}
+		if err := s.fileMessages(ctx, tx, req.Index...); err != nil {
 			return err
 		}
 		out.Fresh = true

@@ -35,11 +35,29 @@ func (s *DB) SetMessageThread(ctx context.Context, platform, chat, msgID, thread
 	if err := checkMessage(platform, chat, msgID, thread); err != nil {
 		return fmt.Errorf("set thread of message %s/%s/%s: %w", platform, chat, msgID, err)
 	}
-	// An overwrite renews created, so Prune counts from the last time the message was recorded.
-	if _, err := s.exec(ctx, s.db, `INSERT INTO message_threads (platform, chat, msg, thread, created) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (platform, chat, msg) DO UPDATE SET thread = excluded.thread, created = excluded.created`,
-		platform, chat, msgID, thread, s.now()); err != nil {
-		return fmt.Errorf("set thread of message %s/%s/%s: %w", platform, chat, msgID, err)
+	return s.fileMessages(ctx, s.db, store.MessageThread{Platform: platform, Chat: chat, Msg: msgID, Thread: thread})
+}
+
+// checkIndex checks entries as SetMessageThread checks its arguments.
+func checkIndex(entries []store.MessageThread) error {
+	for _, m := range entries {
+		if err := checkMessage(m.Platform, m.Chat, m.Msg, m.Thread); err != nil {
+			return fmt.Errorf("set thread of message %s/%s/%s: %w", m.Platform, m.Chat, m.Msg, err)
+		}
+	}
+	return nil
+}
+
+// fileMessages records message→thread entries, alone or inside a transaction (Accept,
+// RecordPosted).
+func (s *DB) fileMessages(ctx context.Context, e execer, entries ...store.MessageThread) error {
+	for _, m := range entries {
+		// An overwrite renews created, so Prune counts from the last time the message was recorded.
+		if _, err := s.exec(ctx, e, `INSERT INTO message_threads (platform, chat, msg, thread, created) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (platform, chat, msg) DO UPDATE SET thread = excluded.thread, created = excluded.created`,
+			m.Platform, m.Chat, m.Msg, m.Thread, s.now()); err != nil {
+			return fmt.Errorf("set thread of message %s/%s/%s: %w", m.Platform, m.Chat, m.Msg, err)
+		}
 	}
 	return nil
 }

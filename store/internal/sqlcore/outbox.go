@@ -240,15 +240,21 @@ func (s *DB) appendPart(ctx context.Context, tx *sql.Tx, id int64, part string) 
 }
 
 // RecordPosted implements store.Store.
-func (s *DB) RecordPosted(ctx context.Context, id int64, owner, part string) error {
+func (s *DB) RecordPosted(ctx context.Context, id int64, owner, part string, index ...store.MessageThread) error {
 	if err := checkPart(part); err != nil {
+		return fmt.Errorf("record posted part of outbox row %d: %w", id, err)
+	}
+	if err := checkIndex(index); err != nil {
 		return fmt.Errorf("record posted part of outbox row %d: %w", id, err)
 	}
 	return s.inTx(ctx, func(tx *sql.Tx) error {
 		if _, err := s.claimed(ctx, tx, id, owner); err != nil {
 			return err
 		}
-		return s.appendPart(ctx, tx, id, part)
+		if err := s.appendPart(ctx, tx, id, part); err != nil {
+			return err
+		}
+		return s.fileMessages(ctx, tx, index...)
 	})
 }
 
