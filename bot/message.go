@@ -62,6 +62,10 @@ type Message struct {
 	// Index is what a platform threading by replies (Telegram) must know of this message: kept
 	// in the commit that keeps the message, not in the message.
 	Index []IndexEntry
+	// Refusal, when set, is the adapter's answer to a message it does not take (a chat outside
+	// the allowlists): the core keeps it as the reply, posted through the outbox like any other,
+	// and keeps no message.
+	Refusal string
 }
 
 // File is a document attached to a reply.

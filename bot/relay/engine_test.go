@@ -218,6 +218,42 @@ func TestRedeliveryIsIgnored(t *testing.T) {
 	}
 }
 
+// TestAdapterRefusalIsPosted: an adapter's refusal (a chat outside its allowlists) is kept as the
+// message's reply, posted from the outbox once the platform is back, without asking the
+// conversation (no rate charged) and with no message kept to answer.
+func TestAdapterRefusalIsPosted(t *testing.T) {
+	clock := storetest.NewClock()
+	st := openStore(t, "", clock)
+	c := newConv(st)
+	rec := newRecorder()
+	down := make(chan struct{})
+	rec.fail = func(attempt int, _ bot.Reply) error { // the platform is down at the first attempt
+		if attempt == 1 {
+			close(down)
+			return errors.New("slack is down")
+		}
+		return nil
+	}
+	e := start(t, st, c, rec, testOptions("a", clock))
+	if err := e.Handle(context.Background(), rec, bot.Message{Key: thread, ID: "111.222", Refusal: "Sorry, I'm not enabled in this channel."}); err != nil {
+		t.Fatal(err)
+	}
+	await(t, "the first attempt", down)
+	clock.Advance(time.Minute) // the retry is due
+	if r := await(t, "the refusal", rec.sent); r.Text != "Sorry, I'm not enabled in this channel." || !r.Error || r.ReplyTo != "111.222" {
+		t.Errorf("reply %+v, want the adapter's refusal, answering its message", r)
+	}
+	e.Close(context.Background())
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.admitted != 0 {
+		t.Errorf("admitted %d times, want 0: a refused message charges no rate", c.admitted)
+	}
+	if kept, err := st.Inbox(context.Background(), thread); err != nil || len(kept) != 0 {
+		t.Errorf("kept %d messages (%v), want none", len(kept), err)
+	}
+}
+
 // TestRefusalIsPosted: the conversation's refusal of a message is its reply, and nothing is kept
 // to answer.
 func TestRefusalIsPosted(t *testing.T) {

@@ -29,9 +29,12 @@ func (e *Engine) Handle(ctx context.Context, a bot.Adapter, msg bot.Message) err
 			return nil
 		}
 	}
-	refusal := e.admit(msg, req.EventIDs)
+	refusal := msg.Refusal
+	if refusal == "" {
+		refusal = e.admit(msg, req.EventIDs)
+	}
 	if refusal != "" {
-		body, err := bot.EncodeReply(bot.Reply{Text: refusal, Error: true})
+		body, err := bot.EncodeReply(bot.Reply{Text: refusal, Error: true, ReplyTo: msg.ID})
 		if err != nil {
 			return err
 		}

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/slack-go/slack"
 
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/internal/logkey"
@@ -42,8 +41,8 @@ func (a *Adapter) refusal(team, channel string) string {
 }
 
 // refuse tells a channel outside the allowlists, at most once per refuseEvery, that the bot does
-// not work there. It posts from a goroutine that Run waits for, so the dispatcher never waits on
-// Slack.
+// not work there: the refusal goes to the core, which posts it from its outbox, so the dispatcher
+// never waits on Slack.
 func (a *Adapter) refuse(ctx context.Context, key bot.ThreadKey, ts, why string) {
 	now := time.Now()
 	a.refusedMu.Lock()
@@ -69,12 +68,9 @@ func (a *Adapter) refuse(ctx context.Context, key bot.ThreadKey, ts, why string)
 	if why == "workspace" {
 		text = "Sorry, I'm not enabled in this workspace. An admin can allow it in excalibot's settings (EXCALIBOT_SLACK_WORKSPACES)."
 	}
-	a.bg.Go(func() {
-		// Finish posting even when Run is stopping (it waits for this, at most 10 s).
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		if _, _, err := a.api.PostMessageContext(ctx, key.Channel, slack.MsgOptionText(text, false), slack.MsgOptionTS(thread)); err != nil {
-			a.log.Warn("slack: cannot post the allowlist refusal", "channel", key.Channel, logkey.Err, err)
-		}
-	})
+	// Kept through the core like any reply: posted from the outbox, retried while Slack is down.
+	key.Thread = thread
+	if err := a.handler.Handle(ctx, a, bot.Message{Key: key, ID: ts, Refusal: text}); err != nil {
+		a.log.Warn("slack: the allowlist refusal was not kept", "channel", key.Channel, logkey.Err, err)
+	}
 }

@@ -37,6 +37,9 @@ func newRecorder() *recorder {
 }
 
 func (r *recorder) Handle(ctx context.Context, a bot.Adapter, m bot.Message) error {
+	if m.Refusal != "" { // the core posts a refusal as the message's reply (bot/relay: from the outbox)
+		return a.Send(ctx, m.Key, bot.Reply{Text: m.Refusal, Error: true, ReplyTo: m.ID})
+	}
 	if r.block != nil {
 		<-r.block
 	}

@@ -7,7 +7,6 @@ import (
 	"time"
 	"unicode/utf16"
 
-	tg "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
 	"github.com/excalibot/excalibot/bot"
@@ -155,15 +154,14 @@ func (a *Adapter) refuse(ctx context.Context, m *models.Message) {
 	if a.chatAllowed(m.Chat.ID) {
 		text = "Sorry, I only take requests from people on my allowlist. Ask the person who runs this bot to add you."
 	}
-	// One attempt, no 429 wait: this runs on the update loop, which must not stall for a stranger.
-	ctx, cancel := context.WithTimeout(ctx, a.cfg.RequestTimeout)
-	defer cancel()
-	_, err := a.client.SendMessage(ctx, &tg.SendMessageParams{
-		ChatID: m.Chat.ID, MessageThreadID: topicOf(m), Text: text,
-		ReplyParameters: &models.ReplyParameters{MessageID: m.ID, AllowSendingWithoutReply: true},
-	})
-	if err != nil {
-		a.log.Warn("telegram: refusal not sent", logkey.Chat, m.Chat.ID, logkey.Err, err)
+	// Kept through the core like any reply: posted from the outbox, retried while Telegram is
+	// down, never holding up the update loop. Its thread is the message itself, in its topic.
+	key := bot.ThreadKey{Platform: Platform, Channel: strconv.FormatInt(m.Chat.ID, 10)}
+	if m.Chat.Type != models.ChatTypePrivate {
+		key.Thread = thread{topic: topicOf(m), root: m.ID}.String()
+	}
+	if err := a.handler.Handle(ctx, a, bot.Message{Key: key, ID: strconv.Itoa(m.ID), Refusal: text}); err != nil {
+		a.log.Warn("telegram: refusal not kept", logkey.Chat, m.Chat.ID, logkey.Err, err)
 	}
 }
 
