@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-telegram/bot/models"
 
@@ -39,8 +40,9 @@ func parseThread(s string) (thread, error) {
 // given the thread its sender last worked on in the topic, so the answer must say which diagram.
 //
 //   - A reply belongs to the thread of the message it replies to (a request or anything the bot
-//     posted). A reply to the bot's message that the index does not know (posted before the index
-//     kept it) starts a thread rooted there; a drawing request replying to some other message
+//     posted). A reply to the bot's message that the index does not know waits a moment for it
+//     when the message is new (another replica may be committing it), and otherwise (posted
+//     before the index kept it) starts a thread rooted there; a drawing request replying to some other message
 //     starts a new thread.
 //   - /draw with a request, /new (or reset), a posted file and "draw this thread" start a new
 //     diagram.
@@ -54,6 +56,9 @@ func (a *Adapter) route(ctx context.Context, m *models.Message, me *models.User,
 			return known, false
 		}
 		if r.From != nil && r.From.ID == me.ID {
+			if known, ok := a.justPosted(ctx, m.Chat.ID, r); ok {
+				return known, false
+			}
 			return thread{topic: fresh.topic, root: r.ID}, false
 		}
 		if cmd.Kind == bot.CmdDraw {
@@ -72,6 +77,33 @@ func (a *Adapter) route(ctx context.Context, m *models.Message, me *models.User,
 	// A redelivered first request finds the thread it started itself: that is no pick. Help is
 	// about no diagram: its answer names none.
 	return last, last.root != m.ID && cmd.Kind != bot.CmdHelp
+}
+
+// postedWait bounds how long a reply to the bot's message that has just been posted waits for the
+// commit that files the message (another replica posted it a moment ago: Telegram shows a message
+// before its sender has recorded it).
+const postedWait = 3 * time.Second
+
+// justPosted looks r, a message of the bot's posted within the last minute, up again until the
+// commit that files it lands or postedWait passes.
+func (a *Adapter) justPosted(ctx context.Context, chat int64, r *models.Message) (thread, bool) {
+	if a.now().Sub(time.Unix(int64(r.Date), 0)) > time.Minute {
+		return thread{}, false // filed long ago or never: nothing is on its way
+	}
+	ctx, cancel := context.WithTimeout(ctx, postedWait)
+	defer cancel()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return thread{}, false
+		case <-tick.C:
+		}
+		if t, ok := a.lookup(ctx, chat, msgRef(r.ID)); ok {
+			return t, true
+		}
+	}
 }
 
 // startsNew tells the messages that begin a diagram even when their sender has one here: a posted

@@ -339,9 +339,10 @@ func (r *loadRun) posts(th *loadThread) []botPost {
 }
 
 // isErrorReply tells a failure notice: every one says what failed and that the request can be
-// sent again; answers name their tags instead.
+// sent again, or that it could not be finished (a request given up); answers name their tags
+// instead.
 func isErrorReply(text string) bool {
-	return len(tags(text)) == 0 && strings.Contains(text, "again")
+	return len(tags(text)) == 0 && (strings.Contains(text, "again") || strings.Contains(text, "could not finish"))
 }
 
 // poll notes when each bot post first appears (the picture's latency is measured to that

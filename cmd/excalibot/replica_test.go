@@ -33,6 +33,9 @@ func TestReplica(t *testing.T) {
 	t.Run("rolling restart", func(t *testing.T) { testReplicaRolling(t, sh) })
 	t.Run("platform down", func(t *testing.T) { testReplicaPlatformDown(t, sh) })
 	t.Run("editor saves", func(t *testing.T) { testSaveMemory(t, sh) })
+	t.Run("slack duplicates", func(t *testing.T) { testReplicaSlackDuplicates(t, sh) })
+	t.Run("telegram chain", func(t *testing.T) { testReplicaTelegramChain(t, sh) })
+	t.Run("poison", func(t *testing.T) { requireUnshare(t); testReplicaPoison(t, sh) })
 }
 
 // loadWait bounds a load without faults: it takes seconds; a message lost stops its conversation
