@@ -378,6 +378,7 @@ func (r *run) toolCallsOf(m ollama.Message) ollama.Message {
 	seen := map[string]bool{}
 	m.ToolCalls = calls[:0]
 	for i, c := range calls {
+		c.Name = textcall.Name(c.Name)
 		if c.ArgsErr == "" {
 			c.Args = unwrapArgs(c.Args, r.specs[c.Name].Parameters)
 			if len(c.Args) == 0 {

@@ -61,6 +61,8 @@ func Parse(content string, known Types) (calls []Call, rest string) {
 	r.functionEq()
 	r.mistral()
 	r.glm()
+	r.nameJSON()
+	r.invoke()
 	r.functionGemma()
 	r.xmlTool()
 	r.python()
@@ -74,7 +76,7 @@ func Parse(content string, known Types) (calls []Call, rest string) {
 }
 
 // callWrapper matches the tags and markers that announce a call.
-var callWrapper = regexp.MustCompile(`(?i)<tool_?calls?>|<tools?>|<function_calls?>|<function=|<response>|\[TOOL_CALLS\]|<\|python_tag\|>|functools\[|<\|tool_calls?\|>|<\|tool_call_start\|>|tool▁call|<start_function_call>|` + "```(?:tool_calls?|tool_code|function_call)")
+var callWrapper = regexp.MustCompile(`(?i)<tool_?calls?>|invoke\s+name\s*=|<[a-z]+:tool_call>|<tools?>|<function_calls?>|<function=|<response>|\[TOOL_CALLS\]|<\|python_tag\|>|functools\[|<\|tool_calls?\|>|<\|tool_call_start\|>|tool▁call|<start_function_call>|` + "```(?:tool_calls?|tool_code|function_call)")
 
 func (r *callReader) isTaken(i int) bool {
 	for _, t := range r.taken {
@@ -270,8 +272,18 @@ func (r *callReader) callWithArgs(name string, args any) Call {
 	return c
 }
 
-// toolName drops the namespace some templates put before a tool's name ("functions.get_scene").
+// Name is a tool's name as the model meant it: without the namespace some templates put before it
+// ("functions.get_scene") and without a control token glued after it (gpt-oss's harmony format
+// leaks "create_event<|channel|>analysis" into Ollama's tool_calls).
+func Name(s string) string { return toolName(s) }
+
 func toolName(s string) string {
+	if i := strings.Index(s, "<|"); i > 0 {
+		s = s[:i]
+	}
+	if i := strings.Index(s, "<｜"); i > 0 {
+		s = s[:i]
+	}
 	s = strings.TrimSpace(s)
 	if i := strings.LastIndexByte(s, '.'); i >= 0 && strings.HasPrefix(s, "functions.") {
 		s = s[i+1:]
