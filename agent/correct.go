@@ -85,10 +85,11 @@ func canonicalJSON(args json.RawMessage) string {
 }
 
 // unwrapArgs undoes one level of extra nesting that some models add around a call's arguments:
-// {"arguments": {…}}, or the whole call again ({"function": "x", "arguments": {…}}), unless the
-// tool really has a parameter of that name.
+// {"arguments": {…}}, or the whole call again ({"function": "x", "arguments": {…}}, {"args": {…},
+// "func": "x"}), unless the tool really has a parameter of that name.
 func unwrapArgs(args json.RawMessage, schema json.RawMessage) json.RawMessage {
-	if len(args) == 0 || !bytes.Contains(args, []byte(`"arguments"`)) && !bytes.Contains(args, []byte(`"parameters"`)) {
+	if len(args) == 0 || !bytes.Contains(args, []byte(`"arguments"`)) && !bytes.Contains(args, []byte(`"parameters"`)) &&
+		!bytes.Contains(args, []byte(`"args"`)) {
 		return args
 	}
 	var obj map[string]json.RawMessage
@@ -105,9 +106,9 @@ func unwrapArgs(args json.RawMessage, schema json.RawMessage) json.RawMessage {
 			return args
 		}
 		switch k {
-		case "arguments", "parameters":
+		case "arguments", "parameters", "args":
 			inner = v
-		case "function", "name", "tool":
+		case "function", "name", "tool", "func":
 			// the call's name repeated beside its arguments
 		default:
 			return args

@@ -363,6 +363,10 @@ func (r *run) toolCallsOf(m ollama.Message) ollama.Message {
 	m.Role = ollama.RoleAssistant
 	r.raw = m.Content
 	textCalls, rest := textcall.Parse(m.Content, r.known)
+	if len(textCalls) > 0 && len(m.ToolCalls) == 0 && rest != "" && !asksForDrawing(r.req.Prompt) {
+		// A question answered with words around a call quotes an example; it is not a call to run.
+		textCalls, rest = nil, textcall.Visible(m.Content)
+	}
 	m.Content, r.turnText, r.turnCalls = rest, rest, len(textCalls)
 	if rest != "" {
 		r.final = rest
@@ -380,15 +384,15 @@ func (r *run) toolCallsOf(m ollama.Message) ollama.Message {
 	for i, c := range calls {
 		c.Name = textcall.Name(c.Name)
 		if c.ArgsErr == "" {
-			c.Args = unwrapArgs(c.Args, r.specs[c.Name].Parameters)
+			c.Args = r.known.Coerce(c.Name, unwrapArgs(c.Args, r.specs[c.Name].Parameters))
 			if len(c.Args) == 0 {
 				c.Args = json.RawMessage("{}")
 			}
 		}
-		// A call the model wrote in the text as well as in the field runs once; calls repeated
-		// within the field are the model's own choice (the loop's repeat guard sees them).
+		// The same call sent twice in one reply (in the field, in the text, or both) runs once:
+		// drawing the same thing twice is never what the model meant.
 		key := c.Name + "\x00" + canonicalJSON(c.Args) + "\x00" + c.ArgsErr
-		if i >= fieldCalls && seen[key] {
+		if seen[key] {
 			continue
 		}
 		seen[key] = true

@@ -1,6 +1,7 @@
 package textcall
 
 import (
+	"bytes"
 	"encoding/json"
 	"regexp"
 	"strings"
@@ -318,11 +319,13 @@ func (r *callReader) python() {
 }
 
 // pythonArgs reads key=value arguments from s at i (just after the opening parenthesis) and
-// returns them with the index after the closing parenthesis (-1 when there is none).
+// returns them with the index after the closing parenthesis (-1 when there is none). Models also
+// write key: value (name(id: r1, text: Antwerp)), where a value may be a bare word, and one
+// JavaScript object as the only argument (name({id: "r1"})), which names its arguments too.
 func pythonArgs(s string, i int) (map[string]any, int, string) {
 	p := &literal{s: s, i: i}
 	args := map[string]any{}
-	positional := false
+	var positional []any
 	for {
 		p.space()
 		if p.i >= len(s) {
@@ -332,21 +335,27 @@ func pythonArgs(s string, i int) (map[string]any, int, string) {
 			p.i++
 			break
 		}
-		key := ""
+		key, colon := "", false
 		j := p.i
 		for j < len(s) && isIdentByte(s[j]) {
 			j++
 		}
-		if k := strings.TrimLeft(s[j:], " "); j > p.i && strings.HasPrefix(k, "=") && !strings.HasPrefix(k, "==") {
-			key = s[p.i:j]
-			p.i = len(s) - len(k) + 1
+		k := strings.TrimLeft(s[j:], " ")
+		switch {
+		case j > p.i && strings.HasPrefix(k, "=") && !strings.HasPrefix(k, "=="):
+			key, p.i = s[p.i:j], len(s)-len(k)+1
+		case j > p.i && strings.HasPrefix(k, ":"):
+			key, p.i, colon = s[p.i:j], len(s)-len(k)+1, true
 		}
 		v, err := p.value()
+		if err != nil && colon {
+			v, err = p.bareWord()
+		}
 		if err != nil {
 			return nil, -1, ""
 		}
 		if key == "" {
-			positional = true
+			positional = append(positional, v)
 		} else {
 			args[key] = v
 		}
@@ -355,10 +364,33 @@ func pythonArgs(s string, i int) (map[string]any, int, string) {
 			p.i++
 		}
 	}
-	if positional {
+	if len(positional) == 1 && len(args) == 0 {
+		if obj, ok := positional[0].(map[string]any); ok {
+			return obj, p.i, ""
+		}
+	}
+	if len(positional) > 0 {
 		return nil, p.i, "arguments must be named (name=value), not given by position"
 	}
 	return args, p.i, ""
+}
+
+// bareWord reads an unquoted value after "key:" up to the next comma or closing parenthesis: a
+// word or words without quotes, brackets or parentheses, so nothing about it is ambiguous.
+func (p *literal) bareWord() (any, error) {
+	j := p.i
+	for j < len(p.s) && !strings.ContainsRune(",)\n", rune(p.s[j])) {
+		if strings.ContainsRune("\"'()[]{}=<>", rune(p.s[j])) {
+			return nil, p.fail("not a plain word")
+		}
+		j++
+	}
+	w := strings.TrimSpace(p.s[p.i:j])
+	if w == "" || j >= len(p.s) {
+		return nil, p.fail("no value")
+	}
+	p.i = j
+	return w, nil
 }
 
 var (
@@ -463,4 +495,44 @@ func (r *callReader) nameJSON() {
 			r.take(at, r.callWithArgs(name, v))
 		}
 	}
+}
+
+// Coerce gives array and object arguments written as a string (Python's "['r2']", JSON's
+// "[\"r2\"]") the type the tool's schema declares. Other values are left to the tools, which read
+// "160" as 160.
+func (t Types) Coerce(tool string, args json.RawMessage) json.RawMessage {
+	params := t[tool]
+	if len(params) == 0 || !bytes.Contains(args, []byte(`"`)) {
+		return args
+	}
+	var obj map[string]any
+	if json.Unmarshal(args, &obj) != nil {
+		return args
+	}
+	changed := false
+	for k, v := range obj {
+		str, ok := v.(string)
+		ty := params[k]
+		if !ok || (ty != "array" && ty != "object") {
+			continue
+		}
+		trim := strings.TrimSpace(str)
+		lit, n, err := readLiteral(trim)
+		if err != nil || n != len(trim) {
+			continue
+		}
+		_, isList := lit.([]any)
+		_, isObj := lit.(map[string]any)
+		if ty == "array" && isList || ty == "object" && isObj {
+			obj[k], changed = lit, true
+		}
+	}
+	if !changed {
+		return args
+	}
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return args
+	}
+	return b
 }

@@ -255,10 +255,17 @@ func (r *callReader) callFromObject(obj map[string]any) ([]Call, bool) {
 		return nil, false // {"name": "Alice"} in prose is data, not a call
 	}
 	// No arguments key: the other fields are the arguments ({"name":"get_scene"} or a flattened call).
+	// id, type and index are a call's metadata, unless the tool declares them ({"name":
+	// "update_element", "id": "r1", "text": "…"} edits r1).
 	args := map[string]any{}
 	for k, v := range obj {
+		_, declared := r.known[name][k]
 		switch k {
-		case nameKey, "type", "id", "call_id", "index":
+		case nameKey:
+		case "type", "id", "call_id", "index":
+			if declared {
+				args[k] = v
+			}
 		default:
 			args[k] = v
 		}
