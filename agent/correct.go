@@ -24,7 +24,9 @@ func (r *run) correction() string {
 	switch {
 	case r.turnText == "" && r.res.ToolCalls == 0:
 		return r.once("empty", emptyReplyText)
-	case r.turnCalls == 0 && textcall.LooksLikeCall(r.raw, r.known):
+	case r.turnCalls == 0 && asksForDrawing(r.req.Prompt) && textcall.LooksLikeCall(r.raw, r.known):
+		// Only a request for a change makes a call-like reply a broken call; a question answered
+		// with an example call is an answer.
 		return r.once("garbled", garbledText)
 	case r.drawingMissing():
 		return r.once("nothing", nothingText)
