@@ -200,10 +200,12 @@ func (o *Client) send(ctx context.Context, req *api.ChatRequest) (Reply, error) 
 	done := false
 	tail := &lastLine{}
 	err := o.client.Chat(withLastLine(ctx, tail), req, func(r api.ChatResponse) error {
-		content.WriteString(r.Message.Content)
 		for _, tc := range r.Message.ToolCalls {
-			out.Message.ToolCalls = append(out.Message.ToolCalls, fromAPICall(tc))
+			c := fromAPICall(tc)
+			c.At = content.Len() // the chunk's calls came before its text
+			out.Message.ToolCalls = append(out.Message.ToolCalls, c)
 		}
+		content.WriteString(r.Message.Content)
 		if r.Done {
 			done = true
 			out.PromptTokens, out.OutputTokens = r.PromptEvalCount, r.EvalCount

@@ -31,6 +31,9 @@ type Call struct {
 	// and ArgsErr says what was wrong, for the model to read.
 	Args    json.RawMessage
 	ArgsErr string
+	// At is where the call starts in the content given to Parse (a byte offset), for ordering it
+	// against calls that arrived in the tool-call field.
+	At int
 }
 
 // span is a byte range of the content taken by a recovered call.
@@ -54,7 +57,12 @@ type callReader struct {
 // Parse returns the tool calls written in content (known: the toolbox's tools) and the
 // content without them, without call wrappers and without control tokens.
 func Parse(content string, known Types) (calls []Call, rest string) {
-	content = StripThinking(content)
+	stripped := StripThinking(content)
+	shift := 0 // thinking usually opens the reply: offsets after it still count from the start
+	if strings.HasSuffix(content, stripped) {
+		shift = len(content) - len(stripped)
+	}
+	content = stripped
 	r := &callReader{s: content, known: known, wrapped: callWrapper.MatchString(content)}
 	r.deepSeek()
 	r.kimi()
@@ -70,6 +78,7 @@ func Parse(content string, known Types) (calls []Call, rest string) {
 	r.json()
 	sort.SliceStable(r.found, func(i, j int) bool { return r.found[i].at.start < r.found[j].at.start })
 	for _, f := range r.found {
+		f.call.At = f.at.start + shift
 		calls = append(calls, f.call)
 	}
 	return calls, Visible(r.rest())
