@@ -132,3 +132,33 @@ func TestStreamErrorLineRetried(t *testing.T) {
 		})
 	}
 }
+
+// TestCallInTextAndFieldKeepsOllamasID: a call Ollama parsed that the model also wrote into the
+// text runs once, as the parsed call with Ollama's id, wherever the text put it.
+func TestCallInTextAndFieldKeepsOllamasID(t *testing.T) {
+	parsed := ollamafake.Call("update_element", `{"id":"r1","text":"Antwerp"}`)
+	parsed.ID = "call_ollama_1"
+	fake := ollamafake.New(t, ollamafake.Config{Responder: ollamafake.Script(
+		textTurn("update_element(id: r1, text: Antwerp)", parsed), ollamafake.Say("Renamed."))})
+	m, err := ollama.New(ollama.Config{Host: fake.URL(), Model: ollamafake.DefaultModel}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := New(m, Config{}, nil).Run(context.Background(), Request{Prompt: "rename r1 to Antwerp", Tools: editTools()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ran []Step
+	for _, s := range res.Steps {
+		if s.Kind == StepTool {
+			ran = append(ran, s)
+		}
+	}
+	if len(ran) != 1 || ran[0].FromText {
+		t.Fatalf("tool steps %+v, want one, not from the text", ran)
+	}
+	reqs := fake.Requests()
+	if got := reqs[1].Messages[len(reqs[1].Messages)-2].ToolCalls[0].ID; got != "call_ollama_1" {
+		t.Errorf("the call went back as %q, want Ollama's id call_ollama_1", got)
+	}
+}

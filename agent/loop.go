@@ -390,7 +390,7 @@ func (r *run) toolCallsOf(m ollama.Message) ollama.Message {
 		}
 		return calls[i].ID != textCallID && calls[j].ID == textCallID
 	})
-	seen := map[string]bool{}
+	seen := map[string]int{} // a call's key → its place in m.ToolCalls
 	m.ToolCalls = calls[:0]
 	for i, c := range calls {
 		fromText := c.ID == textCallID
@@ -404,10 +404,16 @@ func (r *run) toolCallsOf(m ollama.Message) ollama.Message {
 		// The same call sent twice in one reply (in the field, in the text, or both) runs once:
 		// drawing the same thing twice is never what the model meant.
 		key := c.Name + "\x00" + canonicalJSON(c.Args) + "\x00" + c.ArgsErr
-		if seen[key] {
+		if at, dup := seen[key]; dup {
+			if kept := &m.ToolCalls[at]; !fromText && strings.HasSuffix(kept.ID, "_text") {
+				kept.ID = c.ID // Ollama parsed it too: it keeps Ollama's id
+				if kept.ID == "" {
+					kept.ID = fmt.Sprintf("call_%d_%d", r.res.Turns, i+1)
+				}
+			}
 			continue
 		}
-		seen[key] = true
+		seen[key] = len(m.ToolCalls)
 		if c.ID == "" || fromText {
 			c.ID = fmt.Sprintf("call_%d_%d", r.res.Turns, i+1)
 		}

@@ -6,8 +6,10 @@
 // taught them: Hermes/Qwen <tool_call> tags, Llama's <|python_tag|> and bare {"name",
 // "parameters"} objects, Mistral's [TOOL_CALLS], Phi's and Firefunction's functools[…], Granite's
 // <|tool_call|>, Functionary's and Qwen3-Coder's <function=NAME>, DeepSeek's and Kimi's tool
-// tokens, GLM's <arg_key> pairs, Llama 3.2's and LFM2's Python calls [name(k="v")], JSON-RPC
-// objects, {"tool_calls": […]} envelopes, code fences of every language, with prose around them.
+// tokens, GLM's <arg_key> pairs, <invoke name=…><parameter name=…> markup (MiniMax-M2, Step 3,
+// DeepSeek-V3.2's DSML), Llama 3.2's and LFM2's Python calls [name(k="v")] (also name(k: v) and
+// name({k: "v"})), JSON-RPC objects, {"tool_calls": […]} envelopes, code fences of every language,
+// with prose around them.
 // Parse recovers every call in the text, in order, and returns what is left for a person to read.
 //
 // It does not guess: a JSON value counts as a call only when it names a tool and carries
