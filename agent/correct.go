@@ -24,7 +24,9 @@ func (r *run) correction() string {
 	switch {
 	case r.turnText == "" && r.res.ToolCalls == 0:
 		return r.once("empty", emptyReplyText)
-	case r.turnCalls == 0 && textcall.LooksLikeCall(r.raw, r.known):
+	case r.turnCalls == 0 && asksForDrawing(r.req.Prompt) && textcall.LooksLikeCall(r.raw, r.known):
+		// Only a request for a change makes a call-like reply a broken call; a question answered
+		// with an example call is an answer.
 		return r.once("garbled", garbledText)
 	case r.drawingMissing():
 		return r.once("nothing", nothingText)
@@ -85,10 +87,11 @@ func canonicalJSON(args json.RawMessage) string {
 }
 
 // unwrapArgs undoes one level of extra nesting that some models add around a call's arguments:
-// {"arguments": {…}}, or the whole call again ({"function": "x", "arguments": {…}}), unless the
-// tool really has a parameter of that name.
+// {"arguments": {…}}, or the whole call again ({"function": "x", "arguments": {…}}, {"args": {…},
+// "func": "x"}), unless the tool really has a parameter of that name.
 func unwrapArgs(args json.RawMessage, schema json.RawMessage) json.RawMessage {
-	if len(args) == 0 || !bytes.Contains(args, []byte(`"arguments"`)) && !bytes.Contains(args, []byte(`"parameters"`)) {
+	if len(args) == 0 || !bytes.Contains(args, []byte(`"arguments"`)) && !bytes.Contains(args, []byte(`"parameters"`)) &&
+		!bytes.Contains(args, []byte(`"args"`)) {
 		return args
 	}
 	var obj map[string]json.RawMessage
@@ -105,9 +108,9 @@ func unwrapArgs(args json.RawMessage, schema json.RawMessage) json.RawMessage {
 			return args
 		}
 		switch k {
-		case "arguments", "parameters":
+		case "arguments", "parameters", "args":
 			inner = v
-		case "function", "name", "tool":
+		case "function", "name", "tool", "func":
 			// the call's name repeated beside its arguments
 		default:
 			return args

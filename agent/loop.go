@@ -108,6 +108,9 @@ func New(model Model, cfg Config, log *slog.Logger) *Agent {
 // nudgeText is sent once when the model repeats a failing call unchanged.
 const nudgeText = "Your last call failed again with the same arguments. Read the error message, then change the arguments or call a different tool. Repeating the same call will end the run."
 
+// textCallID marks a call read from the reply's text until it gets its id.
+const textCallID = "\x00text"
+
 // badCallText is sent once when Ollama could not parse the model's tool call.
 const badCallText = "Your last tool call could not be read. Call the tool again with its arguments as one valid JSON object."
 
@@ -357,12 +360,16 @@ func (e *timeoutError) UserMessage() string { return e.Error() }
 func (e *timeoutError) Unwrap() []error     { return []error{ollama.ErrModelTimeout, e.cause} }
 
 // toolCallsOf returns the assistant message with its calls in the tool-call field: the calls
-// Ollama parsed, then those written in the text (a model may do both in one reply; a call written
-// both ways runs once), each with an id.
+// Ollama parsed and those written in the text (a model may do both in one reply), in the order the
+// model wrote them, a call sent twice running once, each with an id.
 func (r *run) toolCallsOf(m ollama.Message) ollama.Message {
 	m.Role = ollama.RoleAssistant
 	r.raw = m.Content
 	textCalls, rest := textcall.Parse(m.Content, r.known)
+	if len(textCalls) > 0 && len(m.ToolCalls) == 0 && rest != "" && !asksForDrawing(r.req.Prompt) {
+		// A question answered with words around a call quotes an example; it is not a call to run.
+		textCalls, rest = nil, textcall.Visible(m.Content)
+	}
 	m.Content, r.turnText, r.turnCalls = rest, rest, len(textCalls)
 	if rest != "" {
 		r.final = rest
@@ -373,28 +380,44 @@ func (r *run) toolCallsOf(m ollama.Message) ollama.Message {
 		r.a.log.Info("tool calls recovered from reply text", "count", len(textCalls), "beside_tool_calls", fieldCalls)
 	}
 	for _, c := range textCalls {
-		calls = append(calls, ollama.ToolCall{Name: c.Name, Args: c.Args, ArgsErr: c.ArgsErr})
+		calls = append(calls, ollama.ToolCall{ID: textCallID, Name: c.Name, Args: c.Args, ArgsErr: c.ArgsErr, At: c.At})
 	}
-	seen := map[string]bool{}
+	// Where each call was written: a field call where it arrived in the stream (before the text
+	// that came with it), a text call where it starts.
+	sort.SliceStable(calls, func(i, j int) bool {
+		if calls[i].At != calls[j].At {
+			return calls[i].At < calls[j].At
+		}
+		return calls[i].ID != textCallID && calls[j].ID == textCallID
+	})
+	seen := map[string]int{} // a call's key → its place in m.ToolCalls
 	m.ToolCalls = calls[:0]
 	for i, c := range calls {
+		fromText := c.ID == textCallID
+		c.Name = textcall.Name(c.Name)
 		if c.ArgsErr == "" {
-			c.Args = unwrapArgs(c.Args, r.specs[c.Name].Parameters)
+			c.Args = r.known.Coerce(c.Name, unwrapArgs(c.Args, r.specs[c.Name].Parameters))
 			if len(c.Args) == 0 {
 				c.Args = json.RawMessage("{}")
 			}
 		}
-		// A call the model wrote in the text as well as in the field runs once; calls repeated
-		// within the field are the model's own choice (the loop's repeat guard sees them).
+		// The same call sent twice in one reply (in the field, in the text, or both) runs once:
+		// drawing the same thing twice is never what the model meant.
 		key := c.Name + "\x00" + canonicalJSON(c.Args) + "\x00" + c.ArgsErr
-		if i >= fieldCalls && seen[key] {
+		if at, dup := seen[key]; dup {
+			if kept := &m.ToolCalls[at]; !fromText && strings.HasSuffix(kept.ID, "_text") {
+				kept.ID = c.ID // Ollama parsed it too: it keeps Ollama's id
+				if kept.ID == "" {
+					kept.ID = fmt.Sprintf("call_%d_%d", r.res.Turns, i+1)
+				}
+			}
 			continue
 		}
-		seen[key] = true
-		if c.ID == "" {
+		seen[key] = len(m.ToolCalls)
+		if c.ID == "" || fromText {
 			c.ID = fmt.Sprintf("call_%d_%d", r.res.Turns, i+1)
 		}
-		if i >= fieldCalls {
+		if fromText {
 			c.ID += "_text"
 		}
 		m.ToolCalls = append(m.ToolCalls, c)

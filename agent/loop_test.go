@@ -233,7 +233,8 @@ func TestTurnLimit(t *testing.T) {
 }
 
 func TestToolCallLimit(t *testing.T) {
-	f, srv := newFakeOllama(t, calls(call("get_scene", `{}`), call("get_scene", `{}`), call("get_scene", `{}`)))
+	// Three different calls: the same call twice in one reply runs once.
+	f, srv := newFakeOllama(t, calls(call("get_scene", `{}`), call("get_scene", `{"n":2}`), call("get_scene", `{"n":3}`)))
 	res, err := runOn(t, newAgent(t, srv.URL, Limits{ToolCalls: 2}), newBoard(), "x", Memory{})
 	if err != nil {
 		t.Fatal(err)
@@ -248,7 +249,7 @@ func TestToolCallLimit(t *testing.T) {
 
 // TestToolCallLimitOfOne: the stop sentence counts in the singular too.
 func TestToolCallLimitOfOne(t *testing.T) {
-	_, srv := newFakeOllama(t, calls(call("get_scene", `{}`), call("get_scene", `{}`)))
+	_, srv := newFakeOllama(t, calls(call("get_scene", `{}`), call("get_scene", `{"n":2}`)))
 	res, err := runOn(t, newAgent(t, srv.URL, Limits{ToolCalls: 1}), newBoard(), "x", Memory{})
 	if err != nil {
 		t.Fatal(err)

@@ -36,10 +36,14 @@ type realOutput struct {
 	Thinking  string         `json:"thinking"`
 	ToolCalls []recordedCall `json:"tool_calls"`
 	Error     string         `json:"error"`
+	ErrorKey  string         `json:"error_key"` // the key of an error line mid-stream, when not "error"
 	Status    int            `json:"status"`
+	Prompt    string         `json:"prompt"` // the request, when the source shows it (default "use the tools")
 	Expect    struct {
 		Calls []recordedCall `json:"calls"`
-		Text  string         `json:"text"`
+		// FieldCalls are the calls of tool_calls as they should run, when not as Ollama sent them.
+		FieldCalls []recordedCall `json:"field_calls"`
+		Text       string         `json:"text"`
 	} `json:"expect"`
 }
 
@@ -121,7 +125,7 @@ func firstTurn(o realOutput) ollamafake.Turn {
 		if o.Status != 0 {
 			return ollamafake.Fail(o.Status, o.Error)
 		}
-		return ollamafake.Turn{Chunks: []api.ChatResponse{{Message: api.Message{Role: "assistant", Content: o.Content}}}, Error: o.Error}
+		return ollamafake.Turn{Chunks: []api.ChatResponse{{Message: api.Message{Role: "assistant", Content: o.Content}}}, Error: o.Error, ErrorKey: o.ErrorKey}
 	}
 	var chunks []api.ChatResponse
 	content := []rune(o.Content)
@@ -188,7 +192,11 @@ func runRealOutput(t *testing.T, o realOutput) string {
 		t.Fatal(err)
 	}
 	box := toolboxFor(o)
-	res, err := New(m, Config{}, nil).Run(context.Background(), Request{Prompt: "use the tools", Tools: box})
+	prompt := o.Prompt
+	if prompt == "" {
+		prompt = "use the tools"
+	}
+	res, err := New(m, Config{}, nil).Run(context.Background(), Request{Prompt: prompt, Tools: box})
 	if err != nil {
 		return "run failed: " + err.Error()
 	}
@@ -214,13 +222,26 @@ func runRealOutput(t *testing.T, o realOutput) string {
 			}
 		}
 	}
-	want := append(append([]recordedCall(nil), o.ToolCalls...), o.Expect.Calls...)
+	field := o.ToolCalls
+	if o.Expect.FieldCalls != nil {
+		field = o.Expect.FieldCalls
+	}
+	want := append(append([]recordedCall(nil), field...), o.Expect.Calls...)
 	if !sameCalls(ran, want) {
 		problems = append(problems, fmt.Sprintf("calls %s, want %s", callsText(ran), callsText(want)))
 	}
 	for _, c := range box.calls {
 		if !containsCall(want, c) {
 			problems = append(problems, fmt.Sprintf("the toolbox ran %s, which the model did not mean", callsText([]recordedCall{c})))
+		}
+	}
+	// An answer for the user is not nudged about as if it were a broken call or a missing drawing.
+	if len(want) == 0 && o.Error == "" && o.Expect.Text != "" {
+		for _, s := range res.Steps {
+			if s.Kind == StepNudge {
+				problems = append(problems, fmt.Sprintf("the answer was nudged about: %q", s.Result))
+				break
+			}
 		}
 	}
 	wantText := clip.Runes(oneLine(o.Expect.Text), 300)

@@ -31,6 +31,9 @@ type ToolCall struct {
 	// object, Args is nil and ArgsErr says what was wrong; the call is still answered.
 	Args    json.RawMessage
 	ArgsErr string
+	// At is how much of the reply's Content had arrived when the call did (a byte offset), so that
+	// calls the model also wrote into the text run in the order it wrote them.
+	At int
 }
 
 // Reply is the model's answer to one request.

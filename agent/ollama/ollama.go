@@ -133,7 +133,7 @@ func New(cfg Config, log *slog.Logger) (*Client, error) {
 	}
 	// No Client.Timeout: a streamed reply may legitimately take minutes; the loop bounds each
 	// request with its context instead.
-	hc := &http.Client{Transport: tr}
+	hc := &http.Client{Transport: lastLineTransport{next: tr}}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -198,11 +198,14 @@ func (o *Client) send(ctx context.Context, req *api.ChatRequest) (Reply, error) 
 	out := Reply{Message: Message{Role: RoleAssistant}}
 	var content strings.Builder
 	done := false
-	err := o.client.Chat(ctx, req, func(r api.ChatResponse) error {
-		content.WriteString(r.Message.Content)
+	tail := &lastLine{}
+	err := o.client.Chat(withLastLine(ctx, tail), req, func(r api.ChatResponse) error {
 		for _, tc := range r.Message.ToolCalls {
-			out.Message.ToolCalls = append(out.Message.ToolCalls, fromAPICall(tc))
+			c := fromAPICall(tc)
+			c.At = content.Len() // the chunk's calls came before its text
+			out.Message.ToolCalls = append(out.Message.ToolCalls, c)
 		}
+		content.WriteString(r.Message.Content)
 		if r.Done {
 			done = true
 			out.PromptTokens, out.OutputTokens = r.PromptEvalCount, r.EvalCount
@@ -214,7 +217,12 @@ func (o *Client) send(ctx context.Context, req *api.ChatRequest) (Reply, error) 
 		return out, o.explain(ctx, err)
 	}
 	// The client returns nil when the body ends early; only the done chunk proves a whole reply.
+	// A stream that ends with an error under another key than "error" (Ollama 0.11.3 wrote
+	// {"error parsing tool call": …}) reaches the client as an empty chunk: its last line tells.
 	if !done {
+		if msg := tail.errorText(); msg != "" {
+			return out, o.explain(ctx, errors.New(msg))
+		}
 		return out, &actionable{kind: ErrStreamCut, msg: fmt.Sprintf(
 			"the reply from Ollama at %s ended before it was complete (the server may have stopped or run out of memory); try again",
 			o.base), cause: errors.New("no done chunk")}
@@ -372,6 +380,11 @@ var badCallSigns = []string{"tool call", "failed to parse json", "invalid charac
 	"empty function name", "cannot unmarshal", "looking for beginning of value", "error parsing"}
 
 func isBadCall(lowerMsg string) bool {
+	// Ollama answers a bare "EOF" (HTTP 500 or an error line) when its parser ran out of a call
+	// the model cut short.
+	if strings.TrimSpace(lowerMsg) == "eof" {
+		return true
+	}
 	for _, s := range badCallSigns {
 		if strings.Contains(lowerMsg, s) {
 			return true

@@ -184,3 +184,38 @@ func TestRequestToolsFollowSpecs(t *testing.T) {
 		}
 	}
 }
+
+// TestBadCallErrorLines: an error about the model's call is ErrBadToolCall however Ollama sends
+// it: an HTTP 500, an error line in the stream, or an error line under a key of its own.
+func TestBadCallErrorLines(t *testing.T) {
+	chunk := `{"model":"m","message":{"role":"assistant","content":""},"done":false}` + "\n"
+	tests := []struct {
+		name   string
+		status int
+		body   string
+		bad    bool
+	}{
+		{"EOF as a 500", 500, `{"error":"EOF"}`, true},
+		{"EOF as a stream line", 200, chunk + `{"error":"EOF"}` + "\n", true},
+		{"under another key", 200, chunk + `{"error parsing tool call":"invalid character 'c' looking for beginning of value"}` + "\n", true},
+		{"under another key, no final newline", 200, chunk + `{"error parsing tool call":"unexpected end of JSON input"}`, true},
+		{"runner crashed", 200, chunk + `{"error":"an error was encountered while running the model"}` + "\n", false},
+		{"cut without a word", 200, chunk, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(tt.status)
+				io.WriteString(w, tt.body)
+			}))
+			defer srv.Close()
+			_, err := chatOnce(t, Config{Host: srv.URL, Model: "m"})
+			if err == nil {
+				t.Fatal("got no error")
+			}
+			if got := errors.Is(err, ErrBadToolCall); got != tt.bad {
+				t.Errorf("err %v: bad call %v, want %v", err, got, tt.bad)
+			}
+		})
+	}
+}

@@ -51,7 +51,10 @@ type Turn struct {
 	Delay  time.Duration      // wait before answering; ends early when the client leaves
 	Status int                // non-zero: answer this HTTP status with Error instead of streaming
 	Error  string             // the {"error": …} text of a Status answer, or an error line mid-stream
-	Cut    bool               // end the body before the done chunk (a crashed runner)
+	// ErrorKey is the key of that error line mid-stream (default "error"); Ollama 0.11.3 wrote a
+	// harmony parse failure under "error parsing tool call".
+	ErrorKey string
+	Cut      bool // end the body before the done chunk (a crashed runner)
 }
 
 // Responder decides the reply to a chat request. It is called for each request, possibly from
@@ -272,7 +275,11 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if turn.Error != "" {
-		_ = enc.Encode(map[string]string{"error": turn.Error})
+		key := turn.ErrorKey
+		if key == "" {
+			key = "error"
+		}
+		_ = enc.Encode(map[string]string{key: turn.Error})
 	}
 }
 

@@ -1,6 +1,7 @@
 package textcall
 
 import (
+	"bytes"
 	"encoding/json"
 	"regexp"
 	"strings"
@@ -31,6 +32,15 @@ var (
 	gemmaCall   = regexp.MustCompile(`(?:<start_function_call>|<\|tool_call>|^|\s)\s*call:([A-Za-z0-9_.\-]{1,64})\s*\{`)
 	gemmaEnd    = regexp.MustCompile(`<end_function_call>|<tool_call\|>|<\|tool_call\|>`)
 	gemmaEscape = regexp.MustCompile(`(?s)<escape>(.*?)<escape>|<\|"\|>(.*?)<\|"\|>`)
+	// MiniMax-M2, Step 3 and DeepSeek-V3.2 (DSML): <invoke name="NAME"><parameter name="K">v</parameter>,
+	// each tag with a namespace of its own (minimax:, steptml:, ｜DSML｜) or none.
+	invokeOpen  = regexp.MustCompile(`<[^<>"\s]{0,24}?\s*invoke\s+name\s*=\s*["']([^"'<>]{1,64})["']\s*>`)
+	invokeClose = regexp.MustCompile(`</[^<>"\s]{0,24}?\s*invoke\s*>`)
+	// A parameter in either dialect: <parameter name="K" string="true">v</parameter> (DSML, MiniMax) or
+	// MiniCPM5's <param name="K">v</param>.
+	paramTag = regexp.MustCompile(`(?s)<[^<>"/\s]{0,24}?\s*param(?:eter)?\s+name\s*=\s*["']([^"'<>]{1,64})["'][^<>]*>(.*?)</[^<>"\s]{0,24}?\s*param(?:eter)?\s*>`)
+	// Laguna and GLM write the name, then its arguments as JSON, inside <tool_call>.
+	nameThenJSON = regexp.MustCompile(`<tool_call>\s*([A-Za-z_][A-Za-z0-9_.\-]{0,63})\s*\{`)
 	// A Python-style call: the name of a tool followed by an opening parenthesis.
 	pythonCall = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?)\s*\(`)
 )
@@ -40,6 +50,10 @@ func (r *callReader) deepSeek() {
 		inner := r.s[m[2]:m[3]]
 		if kimiArgs.MatchString(inner) {
 			continue // Kimi's markers; kimi reads them
+		}
+		if calls := r.invokeCalls(inner); len(calls) > 0 { // Step 3: an invoke inside DeepSeek's tokens
+			r.take(span{m[0], m[1]}, calls...)
+			continue
 		}
 		parts := deepSeekSep.Split(inner, 2)
 		if len(parts) != 2 {
@@ -101,6 +115,10 @@ func (r *callReader) functionEq() {
 			name = toolName(r.s[m[4]:m[5]]) // <function name="NAME">
 		}
 		body := strings.TrimSpace(r.s[m[1]:bodyEnd])
+		if !strings.Contains(body, "<parameter=") && paramTag.MatchString(body) { // MiniCPM5's <param name=…>
+			r.take(at, r.callWithArgs(name, r.params(name, body)))
+			continue
+		}
 		if strings.Contains(body, "<parameter=") {
 			args := map[string]any{}
 			for _, p := range parameterTag.FindAllStringSubmatch(body, -1) {
@@ -142,11 +160,12 @@ func TypesOf(specs []tools.Spec) Types {
 }
 
 // value reads an argument written between XML-style tags as its parameter's type says: numbers
-// and booleans for such parameters, a list or object when the text is one in JSON, else the text
-// without the newlines around it (as Ollama's own parsers do; the tools read "160" as 160 anyway).
+// and booleans for such parameters, a list or object when the text is one in JSON, else the text.
+// The spaces and newlines around it are the model's layout, not the value: `<parameter=id> r1`
+// means the element r1 (the tools read "160" as 160 anyway).
 func (t Types) value(tool, param, s string) any {
-	text := strings.TrimSuffix(strings.TrimPrefix(s, "\n"), "\n")
-	trim := strings.TrimSpace(text)
+	trim := strings.TrimSpace(s)
+	text := trim
 	switch t[tool][param] {
 	case "number", "integer":
 		if v, n, err := readLiteral(trim); err == nil && n == len(trim) {
@@ -219,7 +238,13 @@ func (r *callReader) glm() {
 		inner := r.s[m[2]:m[3]]
 		k := strings.Index(inner, "<arg_key>")
 		at := span{m[0], m[1]}
-		if k < 0 || r.overlaps(at) {
+		if r.overlaps(at) {
+			continue
+		}
+		if k < 0 { // GLM writes a call without arguments as the tool's name alone
+			if name := toolName(inner); r.known.has(name) {
+				r.take(at, r.callWithArgs(name, map[string]any{}))
+			}
 			continue
 		}
 		name := strings.TrimSpace(inner[:k])
@@ -294,11 +319,13 @@ func (r *callReader) python() {
 }
 
 // pythonArgs reads key=value arguments from s at i (just after the opening parenthesis) and
-// returns them with the index after the closing parenthesis (-1 when there is none).
+// returns them with the index after the closing parenthesis (-1 when there is none). Models also
+// write key: value (name(id: r1, text: Antwerp)), where a value may be a bare word, and one
+// JavaScript object as the only argument (name({id: "r1"})), which names its arguments too.
 func pythonArgs(s string, i int) (map[string]any, int, string) {
 	p := &literal{s: s, i: i}
 	args := map[string]any{}
-	positional := false
+	var positional []any
 	for {
 		p.space()
 		if p.i >= len(s) {
@@ -308,21 +335,27 @@ func pythonArgs(s string, i int) (map[string]any, int, string) {
 			p.i++
 			break
 		}
-		key := ""
+		key, colon := "", false
 		j := p.i
 		for j < len(s) && isIdentByte(s[j]) {
 			j++
 		}
-		if k := strings.TrimLeft(s[j:], " "); j > p.i && strings.HasPrefix(k, "=") && !strings.HasPrefix(k, "==") {
-			key = s[p.i:j]
-			p.i = len(s) - len(k) + 1
+		k := strings.TrimLeft(s[j:], " ")
+		switch {
+		case j > p.i && strings.HasPrefix(k, "=") && !strings.HasPrefix(k, "=="):
+			key, p.i = s[p.i:j], len(s)-len(k)+1
+		case j > p.i && strings.HasPrefix(k, ":"):
+			key, p.i, colon = s[p.i:j], len(s)-len(k)+1, true
 		}
 		v, err := p.value()
+		if err != nil && colon {
+			v, err = p.bareWord()
+		}
 		if err != nil {
 			return nil, -1, ""
 		}
 		if key == "" {
-			positional = true
+			positional = append(positional, v)
 		} else {
 			args[key] = v
 		}
@@ -331,10 +364,33 @@ func pythonArgs(s string, i int) (map[string]any, int, string) {
 			p.i++
 		}
 	}
-	if positional {
+	if len(positional) == 1 && len(args) == 0 {
+		if obj, ok := positional[0].(map[string]any); ok {
+			return obj, p.i, ""
+		}
+	}
+	if len(positional) > 0 {
 		return nil, p.i, "arguments must be named (name=value), not given by position"
 	}
 	return args, p.i, ""
+}
+
+// bareWord reads an unquoted value after "key:" up to the next comma or closing parenthesis: a
+// word or words without quotes, brackets or parentheses, so nothing about it is ambiguous.
+func (p *literal) bareWord() (any, error) {
+	j := p.i
+	for j < len(p.s) && !strings.ContainsRune(",)\n", rune(p.s[j])) {
+		if strings.ContainsRune("\"'()[]{}=<>", rune(p.s[j])) {
+			return nil, p.fail("not a plain word")
+		}
+		j++
+	}
+	w := strings.TrimSpace(p.s[p.i:j])
+	if w == "" || j >= len(p.s) {
+		return nil, p.fail("no value")
+	}
+	p.i = j
+	return w, nil
 }
 
 var (
@@ -373,4 +429,110 @@ func (r *callReader) xmlTool() {
 			}
 		}
 	}
+}
+
+// invoke reads <invoke name="NAME"> calls (MiniMax-M2, Step 3, DeepSeek-V3.2's DSML), each up to its
+// closing tag, or to the next invoke or the end of the reply when the model stopped early. The
+// wrappers around them (<minimax:tool_call>, <｜DSML｜function_calls>) are left for Visible.
+func (r *callReader) invoke() {
+	opens := invokeOpen.FindAllStringSubmatchIndex(r.s, -1)
+	for k, m := range opens {
+		end := len(r.s)
+		if k+1 < len(opens) {
+			end = opens[k+1][0]
+		}
+		bodyEnd, stop := end, end
+		if c := invokeClose.FindStringIndex(r.s[m[1]:end]); c != nil {
+			bodyEnd, stop = m[1]+c[0], m[1]+c[1]
+		}
+		at := span{m[0], stop}
+		if r.overlaps(at) {
+			continue
+		}
+		name := toolName(r.s[m[2]:m[3]])
+		r.take(at, r.callWithArgs(name, r.params(name, r.s[m[1]:bodyEnd])))
+	}
+}
+
+// invokeCalls reads the invokes of s (the inside of another wrapper).
+func (r *callReader) invokeCalls(s string) []Call {
+	sub := &callReader{s: s, known: r.known}
+	sub.invoke()
+	var out []Call
+	for _, f := range sub.found {
+		out = append(out, f.call)
+	}
+	return out
+}
+
+// params reads <parameter name="K">v</parameter> (or <param …>) pairs, each value typed by the
+// tool's schema.
+func (r *callReader) params(tool, body string) map[string]any {
+	args := map[string]any{}
+	for _, p := range paramTag.FindAllStringSubmatch(body, -1) {
+		args[p[1]] = r.known.value(tool, p[1], p[2])
+	}
+	return args
+}
+
+// nameJSON reads <tool_call>NAME {…}: the name of a tool of the toolbox, then its arguments as JSON.
+func (r *callReader) nameJSON() {
+	for _, m := range nameThenJSON.FindAllStringSubmatchIndex(r.s, -1) {
+		name := toolName(r.s[m[2]:m[3]])
+		if !r.known.has(name) || r.isTaken(m[0]) {
+			continue
+		}
+		v, n, err := readLiteral(r.s[m[1]-1:])
+		if err != nil {
+			continue
+		}
+		end := m[1] - 1 + n
+		if rest := strings.TrimLeft(r.s[end:], " \t\n"); strings.HasPrefix(rest, "</tool_call>") {
+			end = len(r.s) - len(rest) + len("</tool_call>")
+		}
+		at := span{m[0], end}
+		if !r.overlaps(at) {
+			r.take(at, r.callWithArgs(name, v))
+		}
+	}
+}
+
+// Coerce gives array and object arguments written as a string (Python's "['r2']", JSON's
+// "[\"r2\"]") the type the tool's schema declares. Other values are left to the tools, which read
+// "160" as 160.
+func (t Types) Coerce(tool string, args json.RawMessage) json.RawMessage {
+	params := t[tool]
+	if len(params) == 0 || !bytes.Contains(args, []byte(`"`)) {
+		return args
+	}
+	var obj map[string]any
+	if json.Unmarshal(args, &obj) != nil {
+		return args
+	}
+	changed := false
+	for k, v := range obj {
+		str, ok := v.(string)
+		ty := params[k]
+		if !ok || (ty != "array" && ty != "object") {
+			continue
+		}
+		trim := strings.TrimSpace(str)
+		lit, n, err := readLiteral(trim)
+		if err != nil || n != len(trim) {
+			continue
+		}
+		_, isList := lit.([]any)
+		_, isObj := lit.(map[string]any)
+		if ty == "array" && isList || ty == "object" && isObj {
+			obj[k], changed = lit, true
+		}
+	}
+	if !changed {
+		return args
+	}
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return args
+	}
+	return b
 }

@@ -6,8 +6,10 @@
 // taught them: Hermes/Qwen <tool_call> tags, Llama's <|python_tag|> and bare {"name",
 // "parameters"} objects, Mistral's [TOOL_CALLS], Phi's and Firefunction's functools[…], Granite's
 // <|tool_call|>, Functionary's and Qwen3-Coder's <function=NAME>, DeepSeek's and Kimi's tool
-// tokens, GLM's <arg_key> pairs, Llama 3.2's and LFM2's Python calls [name(k="v")], JSON-RPC
-// objects, {"tool_calls": […]} envelopes, code fences of every language, with prose around them.
+// tokens, GLM's <arg_key> pairs, <invoke name=…><parameter name=…> markup (MiniMax-M2, Step 3,
+// DeepSeek-V3.2's DSML), Llama 3.2's and LFM2's Python calls [name(k="v")] (also name(k: v) and
+// name({k: "v"})), JSON-RPC objects, {"tool_calls": […]} envelopes, code fences of every language,
+// with prose around them.
 // Parse recovers every call in the text, in order, and returns what is left for a person to read.
 //
 // It does not guess: a JSON value counts as a call only when it names a tool and carries
@@ -31,6 +33,9 @@ type Call struct {
 	// and ArgsErr says what was wrong, for the model to read.
 	Args    json.RawMessage
 	ArgsErr string
+	// At is where the call starts in the content given to Parse (a byte offset), for ordering it
+	// against calls that arrived in the tool-call field.
+	At int
 }
 
 // span is a byte range of the content taken by a recovered call.
@@ -54,13 +59,20 @@ type callReader struct {
 // Parse returns the tool calls written in content (known: the toolbox's tools) and the
 // content without them, without call wrappers and without control tokens.
 func Parse(content string, known Types) (calls []Call, rest string) {
-	content = StripThinking(content)
+	stripped := StripThinking(content)
+	shift := 0 // thinking usually opens the reply: offsets after it still count from the start
+	if strings.HasSuffix(content, stripped) {
+		shift = len(content) - len(stripped)
+	}
+	content = stripped
 	r := &callReader{s: content, known: known, wrapped: callWrapper.MatchString(content)}
 	r.deepSeek()
 	r.kimi()
 	r.functionEq()
 	r.mistral()
 	r.glm()
+	r.nameJSON()
+	r.invoke()
 	r.functionGemma()
 	r.xmlTool()
 	r.python()
@@ -68,13 +80,14 @@ func Parse(content string, known Types) (calls []Call, rest string) {
 	r.json()
 	sort.SliceStable(r.found, func(i, j int) bool { return r.found[i].at.start < r.found[j].at.start })
 	for _, f := range r.found {
+		f.call.At = f.at.start + shift
 		calls = append(calls, f.call)
 	}
 	return calls, Visible(r.rest())
 }
 
 // callWrapper matches the tags and markers that announce a call.
-var callWrapper = regexp.MustCompile(`(?i)<tool_?calls?>|<tools?>|<function_calls?>|<function=|<response>|\[TOOL_CALLS\]|<\|python_tag\|>|functools\[|<\|tool_calls?\|>|<\|tool_call_start\|>|tool▁call|<start_function_call>|` + "```(?:tool_calls?|tool_code|function_call)")
+var callWrapper = regexp.MustCompile(`(?i)<tool_?calls?>|invoke\s+name\s*=|<[a-z]+:tool_call>|<tools?>|<function_calls?>|<function=|<response>|\[TOOL_CALLS\]|<\|python_tag\|>|functools\[|<\|tool_calls?\|>|<\|tool_call_start\|>|tool▁call|<start_function_call>|` + "```(?:tool_calls?|tool_code|function_call)")
 
 func (r *callReader) isTaken(i int) bool {
 	for _, t := range r.taken {
@@ -253,10 +266,17 @@ func (r *callReader) callFromObject(obj map[string]any) ([]Call, bool) {
 		return nil, false // {"name": "Alice"} in prose is data, not a call
 	}
 	// No arguments key: the other fields are the arguments ({"name":"get_scene"} or a flattened call).
+	// id, type and index are a call's metadata, unless the tool declares them ({"name":
+	// "update_element", "id": "r1", "text": "…"} edits r1).
 	args := map[string]any{}
 	for k, v := range obj {
+		_, declared := r.known[name][k]
 		switch k {
-		case nameKey, "type", "id", "call_id", "index":
+		case nameKey:
+		case "type", "id", "call_id", "index":
+			if declared {
+				args[k] = v
+			}
 		default:
 			args[k] = v
 		}
@@ -270,8 +290,18 @@ func (r *callReader) callWithArgs(name string, args any) Call {
 	return c
 }
 
-// toolName drops the namespace some templates put before a tool's name ("functions.get_scene").
+// Name is a tool's name as the model meant it: without the namespace some templates put before it
+// ("functions.get_scene") and without a control token glued after it (gpt-oss's harmony format
+// leaks "create_event<|channel|>analysis" into Ollama's tool_calls).
+func Name(s string) string { return toolName(s) }
+
 func toolName(s string) string {
+	if i := strings.Index(s, "<|"); i > 0 {
+		s = s[:i]
+	}
+	if i := strings.Index(s, "<｜"); i > 0 {
+		s = s[:i]
+	}
 	s = strings.TrimSpace(s)
 	if i := strings.LastIndexByte(s, '.'); i >= 0 && strings.HasPrefix(s, "functions.") {
 		s = s[i+1:]
