@@ -207,17 +207,17 @@ func TestPlanFallbackFailsKeepsTheDrawing(t *testing.T) {
 	addCache := ollamafake.Calls(ollamafake.Call("add_to_graph", `{"nodes":[{"id":"cache","label":"Cache"}],"edges":[{"from":"api","to":"cache"}]}`))
 	tests := []struct {
 		name        string
-		model       unreadableModel
+		model       *unreadableModel
 		summary     string
 		labels      []string
 		corrections Corrections
 	}{
-		{"nothing drawn in the run", unreadableModel{tools: []ollamafake.Turn{realTurn(t, "035-"), realTurn(t, "063-")},
+		{"nothing drawn in the run", &unreadableModel{tools: []ollamafake.Turn{realTurn(t, "035-"), realTurn(t, "063-")},
 			plans: []ollamafake.Turn{realTurn(t, "064-")}}, // a thinking model that ignores the format
 			"Stopped before finishing: the model kept answering with nothing. Asked for a diagram plan instead, its answer could " +
 				"not be drawn either: the answer was empty. Nothing in the diagram changed.",
 			[]string{"API", "Database", "Web app"}, Corrections{Retries: 1, PlanFallbacks: 1, PlanFallbacksFailed: 1}},
-		{"a cache drawn first", unreadableModel{tools: []ollamafake.Turn{addCache, realTurn(t, "035-"), realTurn(t, "034-")},
+		{"a cache drawn first", &unreadableModel{tools: []ollamafake.Turn{addCache, realTurn(t, "035-"), realTurn(t, "034-")},
 			plans: []ollamafake.Turn{realTurn(t, "064-")}},
 			"Stopped before finishing: the model kept writing tool calls that Ollama could not read. Asked for a diagram plan " +
 				"instead, its answer could not be drawn either: the answer was empty. So far: Added Cache after API; 4 boxes, 3 arrows.",
@@ -225,7 +225,7 @@ func TestPlanFallbackFailsKeepsTheDrawing(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, reqs, set := fallbackThread(t, "add a cache after the API", &tt.model)
+			res, reqs, set := fallbackThread(t, "add a cache after the API", tt.model)
 			if n := len(reqs); n != len(tt.model.tools)+1 {
 				t.Errorf("%d requests (%v), want the tool turns and one plan", n, kinds(reqs))
 			}
@@ -294,4 +294,3 @@ type chatOnly struct{ m Model }
 func (c chatOnly) Chat(ctx context.Context, msgs []ollama.Message, specs []tools.Spec) (ollama.Reply, error) {
 	return c.m.Chat(ctx, msgs, specs)
 }
-

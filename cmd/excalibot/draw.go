@@ -234,6 +234,8 @@ func printStep(w io.Writer, s agent.Step) {
 		fmt.Fprintf(w, "  [%d] %s%s %s -> %s: %s\n", s.Turn, s.Tool, from, s.Args, mark, s.Result)
 	case agent.StepNudge:
 		fmt.Fprintf(w, "  [%d] nudge: %s\n", s.Turn, s.Result)
+	case agent.StepFallback:
+		fmt.Fprintf(w, "  [%d] plan fallback: %s\n", s.Turn, s.Result)
 	}
 }
 
