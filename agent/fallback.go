@@ -56,24 +56,19 @@ func (r *run) onUnreadable(ctx, runCtx context.Context, turn *int, msgs []ollama
 	r.unread = why
 	if !r.corrected["unreadable"] {
 		r.corrected["unreadable"] = true
-		if reply != nil {
-			msgs = append(msgs, *reply)
+		if why == badCall {
+			r.res.Corrections.Retries++
+			r.step(Step{Kind: StepNudge, Turn: *turn, Result: badCallText})
+			return append(msgs, ollama.Message{Role: ollama.RoleUser, Content: badCallText}), "", nil
 		}
-		text := badCallText
+		text := garbledText
 		switch {
-		case why == garbledReply:
-			text = garbledText
 		case why == emptyReply && asksForDrawing(r.req.Prompt):
 			text = emptyReplyText
 		case why == emptyReply:
 			text = emptyAnswerText
 		}
-		if why == badCall {
-			r.res.Corrections.Retries++
-			r.step(Step{Kind: StepNudge, Turn: *turn, Result: text})
-			return append(msgs, ollama.Message{Role: ollama.RoleUser, Content: text}), "", nil
-		}
-		return r.nudge(msgs, *turn, text), "", nil
+		return r.nudge(append(msgs, *reply), *turn, text), "", nil
 	}
 	if r.fallback.drew {
 		// The plan drew the request; a garbled turn after it ends the run with that drawing.
