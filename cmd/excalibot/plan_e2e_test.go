@@ -254,11 +254,9 @@ func TestEvalComparesModelsAndProtocols(t *testing.T) {
 // once its plan's calls have been answered, it answers as drawingModel.
 const discardingModel = "qwen2.5:7b-instruct"
 
-// TestEvalCountsCourseCorrections: eval reports per model and protocol how often each course
-// correction fired. With tools, every run of the discarding model gets a nudge for its empty
-// reply, then the plan fallback, which draws the request; with plans it needs none.
-func TestEvalCountsCourseCorrections(t *testing.T) {
-	fake := ollamafake.New(t, ollamafake.Config{Models: []string{ollamafake.ToolModel, discardingModel},
+// discardingFake serves ToolModel as drawingModel and discardingModel as ollama#17274 shows it.
+func discardingFake(t *testing.T) *ollamafake.Server {
+	return ollamafake.New(t, ollamafake.Config{Models: []string{ollamafake.ToolModel, discardingModel},
 		Responder: func(req api.ChatRequest) ollamafake.Turn {
 			if req.Model == discardingModel && len(req.Tools) > 0 && req.Messages[len(req.Messages)-1].Role != "tool" {
 				return ollamafake.Turn{Chunks: []api.ChatResponse{{Message: api.Message{Role: "assistant"}, Done: true,
@@ -266,6 +264,41 @@ func TestEvalCountsCourseCorrections(t *testing.T) {
 			}
 			return drawingModel(req)
 		}})
+}
+
+// TestDrawPlanFallback: excalibot draw with a model whose tool calls come back empty shows the
+// nudge and the plan fallback as steps and writes the plan's diagram.
+func TestDrawPlanFallback(t *testing.T) {
+	fake := discardingFake(t)
+	t.Setenv("OLLAMA_HOST", fake.URL())
+	dir := t.TempDir()
+	png := filepath.Join(dir, "d.png")
+	var out, errw bytes.Buffer
+	args := []string{planPrompt1, "-o", png, "--model", discardingModel, "--protocol", "tools", "--chrome", filepath.Join(dir, "no-chromium")}
+	if code := cmdDraw(context.Background(), args, &out, &errw); code != 1 || !strings.Contains(errw.String(), "no PNG") {
+		t.Fatalf("code %d (want 1: no Chromium)\nstdout %s\nstderr %s", code, out.String(), errw.String())
+	}
+	for _, want := range []string{"nudge: Your reply was empty.", "plan fallback: asking for the change as a typed plan: the model kept answering with nothing",
+		"create_graph", planSummary1} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	t.Logf("excalibot draw:\n%s", out.String())
+	doc, err := os.ReadFile(filepath.Join(dir, "d.excalidraw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sortedLabels(t, doc); !slices.Equal(got, []string{"API", "Database", "Web app"}) {
+		t.Errorf("labels %q", got)
+	}
+}
+
+// TestEvalCountsCourseCorrections: eval reports per model and protocol how often each course
+// correction fired. With tools, every run of the discarding model gets a nudge for its empty
+// reply, then the plan fallback, which draws the request; with plans it needs none.
+func TestEvalCountsCourseCorrections(t *testing.T) {
+	fake := discardingFake(t)
 	t.Setenv("OLLAMA_HOST", fake.URL())
 	dir := t.TempDir()
 	suite := filepath.Join(dir, "suite.json")
