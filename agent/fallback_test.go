@@ -27,6 +27,15 @@ func discardedCall() ollamafake.Turn {
 		Metrics: api.Metrics{PromptEvalCount: 310, EvalCount: 40}}}}
 }
 
+// Calls no parser can read, from SGLang's tool-parser tests (sgl-project/sglang
+// sgl-model-gateway/tests/tool_parser/tool_parser_fallback.rs@d6645396ff692a91ea327aec8a4d13e300a02e5c,
+// test_llama_parser_invalid_format_returns_as_normal_text and
+// test_mistral_parser_invalid_format_returns_as_normal_text): the text stays text, no call is made.
+const (
+	llamaGarbled   = `<|python_tag|>{"name": "test", "arguments": invalid}`
+	mistralGarbled = `[TOOL_CALLS] [{"name": invalid json}]`
+)
+
 // realTurn is the sample of testdata/realoutputs whose file name starts with prefix, as Ollama
 // streams it (or fails with it).
 func realTurn(t *testing.T, prefix string) ollamafake.Turn {
@@ -136,6 +145,8 @@ func TestUnreadableTwiceDrawsThePlan(t *testing.T) {
 			Corrections{Retries: 1, PlanFallbacks: 1}, badCallText, StopDone},
 		{"empty replies", []ollamafake.Turn{realTurn(t, "063-"), discardedCall()},
 			Corrections{Nudges: 1, PlanFallbacks: 1}, emptyReplyText, StopDone},
+		{"calls that cannot be read", []ollamafake.Turn{ollamafake.Say(llamaGarbled), ollamafake.Say(mistralGarbled)},
+			Corrections{Nudges: 1, PlanFallbacks: 1}, garbledText, StopDone},
 		{"a server error, then an empty reply", []ollamafake.Turn{realTurn(t, "032-"), realTurn(t, "064-")},
 			Corrections{Retries: 1, PlanFallbacks: 1}, badCallText, StopDone},
 		{"unreadable after the plan too", []ollamafake.Turn{realTurn(t, "035-"), realTurn(t, "035-"), realTurn(t, "033-")},
