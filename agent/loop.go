@@ -226,6 +226,7 @@ func (a *Agent) runTools(ctx context.Context, s *seat, req Request) (Result, err
 		msgs = append(msgs, msg)
 		if len(msg.ToolCalls) == 0 {
 			if why := r.unreadableReply(); why != readable {
+				// onUnreadable places the reply itself: shown with a nudge, replaced by a plan.
 				var stop StopReason
 				if msgs, stop, err = r.onUnreadable(ctx, runCtx, &turn, msgs[:len(msgs)-1], &msg, why); stop != "" {
 					return r.finish(stop), err
