@@ -279,7 +279,7 @@ func TestDrawPlanFallback(t *testing.T) {
 		t.Fatalf("code %d (want 1: no Chromium)\nstdout %s\nstderr %s", code, out.String(), errw.String())
 	}
 	for _, want := range []string{"nudge: Your reply was empty.", "plan fallback: asking for the change as a typed plan: the model kept answering with nothing",
-		"create_graph", planSummary1} {
+		"create_graph", planSummary1, "(done: 4 turns, 2 tool calls, 0 errors, 1 nudge, 1 plan fallback, "} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
