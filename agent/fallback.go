@@ -34,6 +34,9 @@ const (
 // question, thanks): the model may answer in words.
 const emptyAnswerText = "Your reply was empty. Answer the user's message in words, or call the tools if it asks for a change of the diagram."
 
+// partlyDrawnText follows the plan fallback's request when the run has already changed the scene.
+const partlyDrawnText = "Part of this request is drawn already: the scene above shows it. Plan only what is still missing or wrong, using the ids in the scene."
+
 // unreadableReply tells whether the reply just read (toolCallsOf), which carried no calls, could
 // not be read. An empty reply after calls is the model ending its turn, not a failure.
 func (r *run) unreadableReply() unreadable {
@@ -122,6 +125,10 @@ func (r *run) planFallback(ctx context.Context, turn int, f Formatter) ([]madeCa
 	p := &planRun{run: r, f: f, lim: toolLimits(r.req.Tools)}
 	var msgs []ollama.Message
 	msgs, p.ix = r.planMessages(r.sceneText(ctx), r.changes)
+	if r.res.Changed {
+		// Asked for the whole request again, a model might draw what is there a second time.
+		msgs = append(msgs, ollama.Message{Role: ollama.RoleUser, Content: partlyDrawnText})
+	}
 	reply, err := p.ask(ctx, turn, msgs, plan.Schema())
 	var cp plan.Checked
 	var probs plan.Problems

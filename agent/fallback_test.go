@@ -222,17 +222,18 @@ func TestPlanFallbackFailsKeepsTheDrawing(t *testing.T) {
 		summary     string
 		labels      []string
 		corrections Corrections
+		partly      bool // the run drew before the plan was asked for
 	}{
 		{"nothing drawn in the run", &unreadableModel{tools: []ollamafake.Turn{realTurn(t, "035-"), realTurn(t, "063-")},
 			plans: []ollamafake.Turn{realTurn(t, "064-")}}, // a thinking model that ignores the format
 			"Stopped before finishing: the model kept answering with nothing. Asked for a diagram plan instead, its answer could " +
 				"not be drawn either: the answer was empty. Nothing in the diagram changed.",
-			[]string{"API", "Database", "Web app"}, Corrections{Retries: 1, PlanFallbacks: 1, PlanFallbacksFailed: 1}},
+			[]string{"API", "Database", "Web app"}, Corrections{Retries: 1, PlanFallbacks: 1, PlanFallbacksFailed: 1}, false},
 		{"a cache drawn first", &unreadableModel{tools: []ollamafake.Turn{addCache, realTurn(t, "035-"), realTurn(t, "034-")},
 			plans: []ollamafake.Turn{realTurn(t, "064-")}},
 			"Stopped before finishing: the model kept writing tool calls that Ollama could not read. Asked for a diagram plan " +
 				"instead, its answer could not be drawn either: the answer was empty. So far: Added Cache after API; 4 boxes, 3 arrows.",
-			[]string{"API", "Cache", "Database", "Web app"}, Corrections{Retries: 1, PlanFallbacks: 1, PlanFallbacksFailed: 1}},
+			[]string{"API", "Cache", "Database", "Web app"}, Corrections{Retries: 1, PlanFallbacks: 1, PlanFallbacksFailed: 1}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -245,6 +246,11 @@ func TestPlanFallbackFailsKeepsTheDrawing(t *testing.T) {
 			}
 			if res.Summary != tt.summary {
 				t.Errorf("summary\n%q, want\n%q", res.Summary, tt.summary)
+			}
+			// What the run drew already is pointed out, so the plan does not draw it again.
+			plan := reqs[len(reqs)-1].Messages
+			if partly := plan[len(plan)-1].Content == partlyDrawnText; partly != tt.partly {
+				t.Errorf("the plan request ends with %q", plan[len(plan)-1].Content)
 			}
 			var got []string
 			for _, l := range sceneLabels(set) {
