@@ -72,7 +72,7 @@ const (
 	StopToolCallLimit   StopReason = "tool_call_limit" // Limits.ToolCalls reached
 	StopWallTime        StopReason = "wall_time"       // Limits.Wall reached
 	StopRepeatedFailure StopReason = "repeated_failure"
-	StopUnreadableCalls StopReason = "unreadable_calls" // Ollama could not read the model's calls, also after a retry
+	StopUnreadableCalls StopReason = "unreadable_calls" // the model's turns could not be read, also after a correction and a plan
 	StopNoChange        StopReason = "no_change"        // asked to draw, the model answered without changing the scene
 	StopError           StopReason = "error"            // the model failed; Run also returns the error
 )
@@ -85,6 +85,8 @@ const (
 	StepModel StepKind = "model" // one model reply
 	StepTool  StepKind = "tool"  // one tool call and its result
 	StepNudge StepKind = "nudge" // the loop told the model to change course
+	// StepFallback: a turn the loop could not read was asked again as a typed plan.
+	StepFallback StepKind = "fallback"
 )
 
 // Step is one thing that happened during a run, reported through Request.OnStep as it happens.
@@ -164,6 +166,25 @@ type Result struct {
 	OutputTokens int
 	Duration     time.Duration // wall time of the run
 	ModelTime    time.Duration // time spent waiting for the model
+	// Corrections counts the course corrections the run needed, for comparing models and protocols.
+	Corrections Corrections
 	// Memory is the thread's memory with this run added; store it for the next run.
 	Memory Memory
+}
+
+// Corrections counts the times a run changed the model's course (see correct.go, fallback.go and
+// plan_run.go). Each field counts requests the correction cost.
+type Corrections struct {
+	// Nudges: the model was told what was wrong with its turn (an empty reply, a call that could
+	// not be read, nothing drawn, the same failing call again) and asked again.
+	Nudges int
+	// Retries: a turn asked again after Ollama could not parse the model's call (tool loop), or
+	// after a plan with problems (plan protocol).
+	Retries int
+	// PlanFallbacks: a tool-loop turn that could not be read, also after its correction, asked
+	// again as one typed plan; PlanFallbacksFailed of them gave no plan that could be drawn.
+	PlanFallbacks       int
+	PlanFallbacksFailed int
+	// WithoutSchema: the plan protocol's last request, without the schema (Mermaid or a fenced plan).
+	WithoutSchema int
 }

@@ -5,13 +5,12 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
-
-	"github.com/excalibot/excalibot/agent/textcall"
 )
 
 // Course corrections: a small model that answers with nothing, with a call the loop cannot read,
 // or with words instead of the drawing it was asked for, usually gets it right when told so once.
-// Each correction is sent at most once per run; after that the run ends and says what happened.
+// Each correction is sent at most once per run; after that the run ends and says what happened,
+// except that a turn that cannot be read is then asked again as a typed plan (fallback.go).
 const (
 	emptyReplyText = "Your reply was empty. Call the tools that draw what the user asked for (create_graph for a new diagram), then call done."
 	garbledText    = "Your reply looks like a tool call written as text, but it could not be read. Call the tool through the tool-call field, with its arguments as one JSON object that matches its schema."
@@ -19,16 +18,10 @@ const (
 )
 
 // correction returns the message to send when the model ended its turn (no calls, or done)
-// without doing what it should, or "" when the run may end.
+// without the drawing it was asked for, or "" when the run may end. Turns that could not be read
+// at all are corrected in fallback.go.
 func (r *run) correction() string {
-	switch {
-	case r.turnText == "" && r.res.ToolCalls == 0:
-		return r.once("empty", emptyReplyText)
-	case r.turnCalls == 0 && asksForDrawing(r.req.Prompt) && textcall.LooksLikeCall(r.raw, r.known):
-		// Only a request for a change makes a call-like reply a broken call; a question answered
-		// with an example call is an answer.
-		return r.once("garbled", garbledText)
-	case r.drawingMissing():
+	if r.drawingMissing() {
 		return r.once("nothing", nothingText)
 	}
 	return ""

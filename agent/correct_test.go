@@ -83,8 +83,8 @@ func TestNoDrawingIsNeverDone(t *testing.T) {
 	if last := msgs[len(msgs)-1]; last.Content != nothingText {
 		t.Errorf("second request ends with %q, want the nothing-drawn nudge", last.Content)
 	}
-	if res.Reason != StopNoChange || res.Finished {
-		t.Errorf("reason %s finished %v, want no_change and not finished", res.Reason, res.Finished)
+	if res.Reason != StopNoChange || res.Finished || res.Corrections != (Corrections{Nudges: 1}) {
+		t.Errorf("reason %s finished %v corrections %+v, want no_change, not finished, one nudge", res.Reason, res.Finished, res.Corrections)
 	}
 	if want := "The model answered without drawing: Drew the org chart."; res.Summary != want {
 		t.Errorf("summary %q, want %q", res.Summary, want)

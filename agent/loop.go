@@ -132,7 +132,11 @@ type run struct {
 	turnText  string // what people read of the last reply, calls taken out
 	turnCalls int    // calls read from the last reply's text
 	doneAt    string // the summary given to done, if any
-	retried   bool   // a reply Ollama could not parse was retried
+	// What the plan fallback of unreadable turns needs (fallback.go): what a person changed since
+	// the last run (DiffScenes, told in the opening), why the last unreadable turn was so.
+	changes  string
+	unread   unreadable
+	fallback fallbackState
 	// The scene when the run started: what the summary's words are measured against.
 	before []ElementState
 	// corrected holds the course corrections already sent (correction); each is sent once.
@@ -211,23 +215,29 @@ func (a *Agent) runTools(ctx context.Context, s *seat, req Request) (Result, err
 				return r.finish(StopError), fmt.Errorf("agent run: %w", ctx.Err())
 			case runCtx.Err() != nil:
 				return r.finish(StopWallTime), nil
-			case errors.Is(err, ollama.ErrBadToolCall) && !r.retried:
-				r.retried = true
-				msgs = append(msgs, ollama.Message{Role: ollama.RoleUser, Content: badCallText})
-				r.step(Step{Kind: StepNudge, Turn: turn, Result: badCallText})
-				continue
 			case errors.Is(err, ollama.ErrBadToolCall):
-				// The model's calls are broken, not the server: end like a limit, keeping what was drawn.
-				return r.finish(StopUnreadableCalls), nil
+				// The model's calls are broken, not the server (see fallback.go).
+				var stop StopReason
+				if msgs, stop, err = r.onUnreadable(ctx, runCtx, &turn, msgs, nil, badCall); stop != "" {
+					return r.finish(stop), err
+				}
+				continue
 			}
 			return r.finish(StopError), err
 		}
 		msg := r.toolCallsOf(reply.Message)
 		msgs = append(msgs, msg)
 		if len(msg.ToolCalls) == 0 {
+			if why := r.unreadableReply(); why != readable {
+				// onUnreadable places the reply itself: shown with a nudge, replaced by a plan.
+				var stop StopReason
+				if msgs, stop, err = r.onUnreadable(ctx, runCtx, &turn, msgs[:len(msgs)-1], &msg, why); stop != "" {
+					return r.finish(stop), err
+				}
+				continue
+			}
 			if text := r.correction(); text != "" {
-				msgs = append(msgs, ollama.Message{Role: ollama.RoleUser, Content: text})
-				r.step(Step{Kind: StepNudge, Turn: turn, Result: text})
+				msgs = r.nudge(msgs, turn, text)
 				continue
 			}
 			return r.finish(r.ended(StopNoToolCalls)), nil
@@ -262,15 +272,13 @@ func (a *Agent) runTools(ctx context.Context, s *seat, req Request) (Result, err
 		if stop == StopDone {
 			if text := r.correction(); text != "" {
 				stop = ""
-				msgs = append(msgs, ollama.Message{Role: ollama.RoleUser, Content: text})
-				r.step(Step{Kind: StepNudge, Turn: turn, Result: text})
+				msgs = r.nudge(msgs, turn, text)
 			} else {
 				stop = r.ended(StopDone)
 			}
 		}
 		if nudge && stop == "" {
-			msgs = append(msgs, ollama.Message{Role: ollama.RoleUser, Content: nudgeText})
-			r.step(Step{Kind: StepNudge, Turn: turn, Result: nudgeText})
+			msgs = r.nudge(msgs, turn, nudgeText)
 		}
 		if stop == "" && runCtx.Err() != nil {
 			stop = StopWallTime
@@ -301,12 +309,18 @@ func (r *run) startScene(ctx context.Context) (sceneText, changes string, err er
 			changes = DiffScenes(r.req.Memory.Scene, r.before)
 		}
 	}
+	r.changes = changes
+	return r.sceneText(ctx), changes, nil
+}
+
+// sceneText is the scene as get_scene shows it now, or "" without get_scene.
+func (r *run) sceneText(ctx context.Context) string {
 	if _, ok := r.specs[tools.GetScene]; ok {
 		if res := r.req.Tools.Call(ctx, tools.GetScene, json.RawMessage("{}")); !res.IsError {
-			sceneText = res.Text
+			return res.Text
 		}
 	}
-	return sceneText, changes, nil
+	return ""
 }
 
 // ask sends one request bounded by the per-request limit and records it as a step.
@@ -550,6 +564,8 @@ func (r *run) summary(reason StopReason, warnings []string, change string) strin
 			s = fmt.Sprintf(stopSentences[reason], plural.Count(l.ToolCalls, "tool call", ""))
 		case StopWallTime:
 			s = fmt.Sprintf(stopSentences[reason], l.Wall)
+		case StopUnreadableCalls:
+			s = r.unreadableSummary()
 		default:
 			s = stopSentences[reason]
 		}
@@ -559,6 +575,8 @@ func (r *run) summary(reason StopReason, warnings []string, change string) strin
 			parts = append(parts, "So far: "+change)
 		case r.res.ToolCalls > 0:
 			parts = append(parts, fmt.Sprintf("The diagram may be incomplete (%s made).", plural.Count(r.res.ToolCalls, "tool call", "")))
+		case reason == StopUnreadableCalls:
+			parts = append(parts, "Nothing in the diagram changed.")
 		}
 	}
 	if n := len(warnings); n > 0 {

@@ -503,7 +503,7 @@ func TestArgumentsNestedTooDeep(t *testing.T) {
 }
 
 // TestUnparseableToolCallRetriedOnce: Ollama answers 500 when it cannot parse the model's tool
-// call (ollama#14492); the loop asks once more, then gives up with the error.
+// call (ollama#14492); the loop asks once more, then for a plan (fallback_test.go), then ends.
 func TestUnparseableToolCallRetriedOnce(t *testing.T) {
 	var bad http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusInternalServerError)
@@ -534,11 +534,13 @@ func TestUnparseableToolCallRetriedOnce(t *testing.T) {
 	}
 
 	// A model whose calls stay unreadable ends the run like a limit: no error, a summary that says
-	// why, and what was drawn kept.
+	// why, and what was drawn kept. The plan request failing the same way is the plan's failure.
 	failing.Store(1000) // every request fails now
 	res, err = runOn(t, newAgent(t, srv.URL, Limits{}), newBoard(), "x", Memory{})
-	if err != nil || res.Reason != StopUnreadableCalls || !strings.Contains(res.Summary, "could not read") {
-		t.Errorf("err %v reason %s summary %q, want unreadable_calls after one retry", err, res.Reason, res.Summary)
+	if want := "Stopped before finishing: the model kept writing tool calls that Ollama could not read. Asked for a diagram plan " +
+		"instead, its answer could not be drawn either: Ollama could not read it. Nothing in the diagram changed."; err != nil ||
+		res.Reason != StopUnreadableCalls || res.Summary != want {
+		t.Errorf("err %v reason %s summary %q, want unreadable_calls after one retry and a plan, %q", err, res.Reason, res.Summary, want)
 	}
 
 	// The same error as an error line inside a streamed 200 response.

@@ -74,10 +74,10 @@ func (a *Agent) switchToPlans(s *seat, why string, caps []string) {
 // planRun is one run of the plan protocol.
 type planRun struct {
 	*run
-	f     Formatter
-	ix    *plan.Index
-	lim   tools.Limits
-	steps int // tool steps of the accepted plan
+	f    Formatter
+	ix   *plan.Index
+	lim  tools.Limits
+	made []madeCall // the calls drawn so far, with their results
 }
 
 // runPlan draws req with one structured-output request for a plan, one retry that says what was
@@ -91,13 +91,7 @@ func (a *Agent) runPlan(ctx context.Context, s *seat, req Request) (Result, erro
 	for _, s := range req.Tools.Specs() {
 		r.specs[s.Name] = s
 	}
-	// The plan is checked against the limits its tool calls will meet, so a plan the tools would
-	// refuse is refused here, where the retry can say why.
-	lim := tools.DefaultLimits()
-	if l, ok := req.Tools.(interface{ Limits() tools.Limits }); ok {
-		lim = l.Limits()
-	}
-	p := &planRun{run: r, f: f, lim: lim}
+	p := &planRun{run: r, f: f, lim: toolLimits(req.Tools)}
 	runCtx, cancel := context.WithTimeout(ctx, a.cfg.Limits.Wall)
 	defer cancel()
 	msgs, err := p.opening(runCtx)
@@ -114,9 +108,11 @@ func (a *Agent) runPlan(ctx context.Context, s *seat, req Request) (Result, erro
 		send, format := msgs, plan.Schema()
 		switch turn {
 		case 2:
+			r.res.Corrections.Retries++
 			send = append(append([]ollama.Message(nil), msgs...), ollama.Message{Role: ollama.RoleAssistant, Content: clip.Runes(last, 4000)},
 				ollama.Message{Role: ollama.RoleUser, Content: plan.Retry(probs)})
 		case 3:
+			r.res.Corrections.WithoutSchema++
 			format = nil
 			send = append(append([]ollama.Message(nil), msgs...), ollama.Message{Role: ollama.RoleUser,
 				Content: plan.Fallback(probs, r.specs[tools.CreateFromMermaid].Name != "")})
@@ -163,13 +159,31 @@ func (p *planRun) opening(ctx context.Context) ([]ollama.Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.ix = plan.IndexScene(sceneText)
-	if p.ix.Empty() {
+	var msgs []ollama.Message
+	msgs, p.ix = p.planMessages(sceneText, changes)
+	return msgs, nil
+}
+
+// planMessages are a plan request's messages over the scene as get_scene shows it, and the
+// canvas the plan is checked against: the plan prompt, the thread's memory and the request.
+// The plan protocol opens with them; the tool loop's plan fallback asks with them too.
+func (r *run) planMessages(sceneText, changes string) ([]ollama.Message, *plan.Index) {
+	ix := plan.IndexScene(sceneText)
+	if ix.Empty() {
 		sceneText = "scene: empty" // without get_scene's advice on which tool to start with
 	}
-	msgs := []ollama.Message{{Role: ollama.RoleSystem, Content: withPictures(plan.Prompt(), len(p.req.Images))}}
-	msgs = append(msgs, p.req.Memory.History(p.a.cfg.MemoryTokens)...)
-	return append(msgs, p.requestMessage(sceneText, changes)), nil
+	msgs := []ollama.Message{{Role: ollama.RoleSystem, Content: withPictures(plan.Prompt(), len(r.req.Images))}}
+	msgs = append(msgs, r.req.Memory.History(r.a.cfg.MemoryTokens)...)
+	return append(msgs, r.requestMessage(sceneText, changes)), ix
+}
+
+// toolLimits are the limits the toolbox's calls meet. A plan is checked against them, so a plan
+// the tools would refuse is refused before drawing, where a retry can say why.
+func toolLimits(tb Toolbox) tools.Limits {
+	if l, ok := tb.(interface{ Limits() tools.Limits }); ok {
+		return l.Limits()
+	}
+	return tools.DefaultLimits()
 }
 
 // ask sends one plan request (format nil: a free answer), bounded by the per-request limit.
@@ -225,16 +239,17 @@ func (p *planRun) mermaid(ctx context.Context, turn int, c plan.Call, probs *pla
 	return StopDone, true
 }
 
-// call runs one expansion call through the toolbox and reports it as the loop does.
+// call runs one expansion call through the tool loop's dispatcher and keeps it with its result
+// (made), so the plan fallback can show the model the calls its plan became.
 func (p *planRun) call(ctx context.Context, turn int, c plan.Call) tools.Result {
-	t0 := p.a.cfg.Now()
-	res := p.req.Tools.Call(ctx, c.Name, c.Args)
-	p.res.ToolCalls++
-	p.res.Changed = p.res.Changed || res.Changed && !res.IsError
-	if res.IsError {
-		p.res.ToolErrors++
-	}
-	p.step(Step{Kind: StepTool, Turn: turn, Tool: c.Name, Args: clip.Runes(oneLine(string(c.Args)), 120),
-		Result: clip.Runes(oneLine(res.Text), 160), IsError: res.IsError, Duration: p.a.cfg.Now().Sub(t0)})
+	tc := ollama.ToolCall{ID: fmt.Sprintf("plan_%d_%d", turn, len(p.made)+1), Name: c.Name, Args: c.Args}
+	res := p.run.call(ctx, turn, tc)
+	p.made = append(p.made, madeCall{call: tc, text: res.Text})
 	return res
+}
+
+// madeCall is a call a plan was drawn with, and its result's text.
+type madeCall struct {
+	call ollama.ToolCall
+	text string
 }

@@ -366,6 +366,9 @@ func TestPlanMermaidFallback(t *testing.T) {
 	if !strings.Contains(res.Summary, "Mermaid") {
 		t.Errorf("summary %q", res.Summary)
 	}
+	if want := (Corrections{Retries: 1, WithoutSchema: 1}); res.Corrections != want {
+		t.Errorf("corrections %+v, want %+v", res.Corrections, want)
+	}
 }
 
 // TestPlanFallbackJSON: the fallback may answer with the plan in a fence instead.

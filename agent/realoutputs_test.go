@@ -248,7 +248,8 @@ func runRealOutput(t *testing.T, o realOutput) string {
 	switch {
 	case wantText != "" && res.Summary != wantText:
 		problems = append(problems, fmt.Sprintf("user reads %q, want %q", res.Summary, wantText))
-	case wantText == "" && o.Error == "" && res.Summary != "Nothing in the diagram changed.":
+	case wantText == "" && o.Error == "" && res.Summary != "Nothing in the diagram changed." && res.Reason != StopUnreadableCalls:
+		// A reply with nothing to read ends the run with the loop's words, never the model's.
 		problems = append(problems, fmt.Sprintf("user reads %q, want no words of the model", res.Summary))
 	}
 	if s := res.Summary; strings.Contains(s, "<|") || strings.Contains(s, "[TOOL_CALLS]") || strings.Contains(s, "<tool_call") {

@@ -1,6 +1,7 @@
 // Package eval runs a suite of diagram requests against a real model and reports, per case,
-// whether the run finished, its turns, tool errors, tokens, time and the lint warnings left in the
-// final scene. It needs a model, so CI runs only its unit tests; `excalibot eval` runs it.
+// whether the run finished, its turns, tool errors, tokens, time, the lint warnings left in the
+// final scene and the course corrections the runs needed. It needs a model, so CI runs only its
+// unit tests; `excalibot eval` runs it.
 package eval
 
 import (
@@ -144,6 +145,10 @@ type Outcome struct {
 	Warnings     []string // lint warnings of the final scene
 	Missing      []string // expected labels not found, and absent labels found
 	Err          string   // the error that ended the case, if any
+	// Corrections sums the course corrections of the case's runs; Corrected counts, for each
+	// kind, the runs that needed it at least once.
+	Corrections agent.Corrections
+	Corrected   agent.Corrections
 	// State is the final scene as the agent remembers it (the labels the checks read).
 	State []agent.ElementState
 	// Scene is the final .excalidraw, set by the caller that owns the scene (WriteScene writes it).
@@ -173,6 +178,8 @@ func RunCase(ctx context.Context, c Case, th Thread) Outcome {
 		o.OutputTokens += res.OutputTokens
 		o.Duration += res.Duration
 		o.Reason = res.Reason
+		o.Corrections = addCorrections(o.Corrections, res.Corrections)
+		o.Corrected = addCorrections(o.Corrected, ranOnce(res.Corrections))
 		if res.State != nil {
 			o.State = res.State
 		}
@@ -190,6 +197,35 @@ func RunCase(ctx context.Context, c Case, th Thread) Outcome {
 	o.Missing = append(CheckLabels(o.State, c.Labels, c.Absent), routes...)
 	o.Finished = clean && len(o.Missing) == 0
 	return o
+}
+
+func addCorrections(a, b agent.Corrections) agent.Corrections {
+	return agent.Corrections{Nudges: a.Nudges + b.Nudges, Retries: a.Retries + b.Retries, PlanFallbacks: a.PlanFallbacks + b.PlanFallbacks,
+		PlanFallbacksFailed: a.PlanFallbacksFailed + b.PlanFallbacksFailed, WithoutSchema: a.WithoutSchema + b.WithoutSchema}
+}
+
+// ranOnce is 1 for each correction that fired in a run, 0 for the others.
+func ranOnce(c agent.Corrections) agent.Corrections {
+	one := func(n int) int { return min(n, 1) }
+	return agent.Corrections{Nudges: one(c.Nudges), Retries: one(c.Retries), PlanFallbacks: one(c.PlanFallbacks),
+		PlanFallbacksFailed: one(c.PlanFallbacksFailed), WithoutSchema: one(c.WithoutSchema)}
+}
+
+// correctionNotes names the corrections of an outcome for its report line: "nudge 1, plan 1".
+func correctionNotes(c agent.Corrections) string {
+	var out []string
+	for _, k := range []struct {
+		name string
+		n    int
+	}{{"nudge", c.Nudges}, {"retry", c.Retries}, {"plan", c.PlanFallbacks}, {"plan failed", c.PlanFallbacksFailed}, {"no schema", c.WithoutSchema}} {
+		if k.n > 0 {
+			out = append(out, fmt.Sprintf("%s %d", k.name, k.n))
+		}
+	}
+	if len(out) == 0 {
+		return "-"
+	}
+	return strings.Join(out, ", ")
 }
 
 // calledAny reports whether steps hold a successful call of one of the tools.
@@ -248,7 +284,7 @@ func WriteScene(dir string, o Outcome) (string, error) {
 // cases passed, model requests per new diagram and per follow-up, tool calls per run.
 func Report(w io.Writer, outs []Outcome) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "case\tkind\tmodel\tprotocol\tok\tend\truns\tturns\tcalls\terrors\ttokens in/out\ttime\twarnings\tnotes")
+	fmt.Fprintln(tw, "case\tkind\tmodel\tprotocol\tok\tend\truns\tturns\tcalls\terrors\ttokens in/out\ttime\twarnings\tcorrections\tnotes")
 	var fin, turns, calls, errs, in, out, warn int
 	var total time.Duration
 	for _, o := range outs {
@@ -258,9 +294,9 @@ func Report(w io.Writer, outs []Outcome) error {
 			fin++
 		}
 		notes := append(append([]string(nil), o.Missing...), o.Err)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d/%d\t%s\t%d\t%s\n", o.Case, o.Kind, dash(o.Model), dash(o.Protocol),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d/%d\t%s\t%d\t%s\t%s\n", o.Case, o.Kind, dash(o.Model), dash(o.Protocol),
 			ok, o.Reason, o.Runs, o.Turns, o.ToolCalls, o.ToolErrors, o.PromptTokens, o.OutputTokens,
-			o.Duration.Round(100*time.Millisecond), len(o.Warnings), strings.Trim(strings.Join(notes, "; "), "; "))
+			o.Duration.Round(100*time.Millisecond), len(o.Warnings), correctionNotes(o.Corrections), strings.Trim(strings.Join(notes, "; "), "; "))
 		turns += o.Turns
 		calls += o.ToolCalls
 		errs += o.ToolErrors
@@ -269,7 +305,7 @@ func Report(w io.Writer, outs []Outcome) error {
 		warn += len(o.Warnings)
 		total += o.Duration
 	}
-	fmt.Fprintf(tw, "total\t\t\t\t%d/%d\t\t\t%d\t%d\t%d\t%d/%d\t%s\t%d\t\n", fin, len(outs), turns, calls, errs, in, out,
+	fmt.Fprintf(tw, "total\t\t\t\t%d/%d\t\t\t%d\t%d\t%d\t%d/%d\t%s\t%d\t\t\n", fin, len(outs), turns, calls, errs, in, out,
 		total.Round(100*time.Millisecond), warn)
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write report: %w", err)
@@ -290,12 +326,16 @@ func Report(w io.Writer, outs []Outcome) error {
 }
 
 // Compare writes one line per model and protocol, in the order they first appear: cases passed,
-// model requests per new diagram (a case's first prompt) and per follow-up (the others), and
-// tool calls and tool errors per run.
+// model requests per new diagram (a case's first prompt) and per follow-up (the others), tool
+// calls and tool errors per run, and how often each course correction fired: the times, and the
+// share of runs that needed it (nudges; retries; plan fallbacks of the tool loop, and how many of
+// them failed; the plan protocol's last request without the schema). A model that needs many
+// corrections with one protocol may suit the other.
 func Compare(w io.Writer, outs []Outcome) error {
 	type key struct{ model, protocol string }
 	type sums struct {
 		cases, passed, runs, firstRuns, firstTurns, followRuns, followTurns, calls, errs int
+		fixes, fixed                                                                     agent.Corrections
 	}
 	var order []key
 	by := map[key]*sums{}
@@ -312,6 +352,8 @@ func Compare(w io.Writer, outs []Outcome) error {
 			s.passed++
 		}
 		s.runs += o.Runs
+		s.fixes = addCorrections(s.fixes, o.Corrections)
+		s.fixed = addCorrections(s.fixed, o.Corrected)
 		s.calls += o.ToolCalls
 		s.errs += o.ToolErrors
 		if o.Runs > 0 {
@@ -327,12 +369,22 @@ func Compare(w io.Writer, outs []Outcome) error {
 		}
 		return fmt.Sprintf("%.1f", float64(n)/float64(d))
 	}
+	// times (share of runs)
+	share := func(n, runs, d int) string {
+		if n == 0 || d == 0 {
+			return "0"
+		}
+		return fmt.Sprintf("%d (%.0f%%)", n, 100*float64(runs)/float64(d))
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "model\tprotocol\tpassed\trequests/new diagram\trequests/follow-up\tcalls/run\terrors/run")
+	fmt.Fprintln(tw, "model\tprotocol\tpassed\trequests/new diagram\trequests/follow-up\tcalls/run\terrors/run\tnudges\tretries\tplan fallbacks\tfailed\twithout schema")
 	for _, k := range order {
 		s := by[k]
-		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", dash(k.model), dash(k.protocol), s.passed, s.cases,
-			per(s.firstTurns, s.firstRuns), per(s.followTurns, s.followRuns), per(s.calls, s.runs), per(s.errs, s.runs))
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", dash(k.model), dash(k.protocol), s.passed, s.cases,
+			per(s.firstTurns, s.firstRuns), per(s.followTurns, s.followRuns), per(s.calls, s.runs), per(s.errs, s.runs),
+			share(s.fixes.Nudges, s.fixed.Nudges, s.runs), share(s.fixes.Retries, s.fixed.Retries, s.runs),
+			share(s.fixes.PlanFallbacks, s.fixed.PlanFallbacks, s.runs), s.fixes.PlanFallbacksFailed,
+			share(s.fixes.WithoutSchema, s.fixed.WithoutSchema, s.runs))
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write comparison: %w", err)

@@ -109,7 +109,8 @@ func TestRunCase(t *testing.T) {
 	th := func(_ context.Context, p string, mem agent.Memory) (agent.Result, error) {
 		seen = append(seen, p+":"+string(rune('0'+len(mem.Exchanges))))
 		return agent.Result{State: state, Finished: true, Reason: agent.StopDone, Turns: 2, ToolCalls: 3, ToolErrors: 1,
-			PromptTokens: 100, OutputTokens: 10, Duration: time.Second, Memory: mem.Add(agent.Exchange{Request: p})}, nil
+			PromptTokens: 100, OutputTokens: 10, Duration: time.Second, Memory: mem.Add(agent.Exchange{Request: p}),
+			Corrections: agent.Corrections{Nudges: 2, PlanFallbacks: len(mem.Exchanges)}}, nil
 	}
 	o := RunCase(context.Background(), c, th)
 	if strings.Join(seen, ",") != "draw:0,rename:1" {
@@ -117,6 +118,12 @@ func TestRunCase(t *testing.T) {
 	}
 	if !o.Finished || o.Runs != 2 || o.Turns != 4 || o.FirstTurns != 2 || o.ToolCalls != 6 || o.ToolErrors != 2 || o.PromptTokens != 200 || o.Duration != 2*time.Second {
 		t.Errorf("outcome %+v", o)
+	}
+	if want := (agent.Corrections{Nudges: 4, PlanFallbacks: 1}); o.Corrections != want {
+		t.Errorf("corrections %+v, want %+v summed over the runs", o.Corrections, want)
+	}
+	if want := (agent.Corrections{Nudges: 2, PlanFallbacks: 1}); o.Corrected != want {
+		t.Errorf("runs corrected %+v, want %+v", o.Corrected, want)
 	}
 
 	failing := func(_ context.Context, p string, mem agent.Memory) (agent.Result, error) {
@@ -156,10 +163,13 @@ func TestRunCase(t *testing.T) {
 func TestReportGolden(t *testing.T) {
 	outs := []Outcome{
 		{Case: "org-small", Kind: "org-chart", Model: "qwen3:8b", Protocol: "tools", Finished: true, Reason: agent.StopDone, Runs: 1,
-			Turns: 3, FirstTurns: 3, ToolCalls: 3, PromptTokens: 9000, OutputTokens: 400, Duration: 12300 * time.Millisecond},
+			Turns: 3, FirstTurns: 3, ToolCalls: 3, PromptTokens: 9000, OutputTokens: 400, Duration: 12300 * time.Millisecond,
+			Corrections: agent.Corrections{Retries: 1, PlanFallbacks: 1}, Corrected: agent.Corrections{Retries: 1, PlanFallbacks: 1}},
 		{Case: "edit-remove", Kind: "follow-up", Model: "qwen3:8b", Protocol: "tools", Reason: agent.StopTurnLimit, Runs: 2, Turns: 20,
 			FirstTurns: 4, ToolCalls: 31, ToolErrors: 4, PromptTokens: 80000, OutputTokens: 2000, Duration: 95 * time.Second,
-			Warnings: []string{"r2 overlaps r3: move r3 to x=300"}, Missing: []string{"unexpected Lint"}},
+			Warnings: []string{"r2 overlaps r3: move r3 to x=300"}, Missing: []string{"unexpected Lint"},
+			Corrections: agent.Corrections{Nudges: 3, PlanFallbacks: 1, PlanFallbacksFailed: 1},
+			Corrected:   agent.Corrections{Nudges: 2, PlanFallbacks: 1, PlanFallbacksFailed: 1}},
 		{Case: "seq-login", Kind: "sequence", Model: "qwen3:8b", Protocol: "tools", Reason: agent.StopError, Runs: 1,
 			Err: "model did not answer in time"},
 		{Case: "org-small", Kind: "org-chart", Model: "qwen3:8b", Protocol: "plan", Finished: true, Reason: agent.StopDone, Runs: 1,
@@ -167,7 +177,8 @@ func TestReportGolden(t *testing.T) {
 		{Case: "edit-remove", Kind: "follow-up", Model: "qwen3:8b", Protocol: "plan", Finished: true, Reason: agent.StopDone, Runs: 2,
 			Turns: 3, FirstTurns: 1, ToolCalls: 3, PromptTokens: 4000, OutputTokens: 700, Duration: 9 * time.Second},
 		{Case: "org-small", Kind: "org-chart", Model: "gemma3:4b", Protocol: "plan", Reason: agent.StopInvalidPlan, Runs: 1,
-			Turns: 3, FirstTurns: 3, Missing: []string{"missing CEO"}},
+			Turns: 3, FirstTurns: 3, Missing: []string{"missing CEO"},
+			Corrections: agent.Corrections{Retries: 1, WithoutSchema: 1}, Corrected: agent.Corrections{Retries: 1, WithoutSchema: 1}},
 	}
 	var b bytes.Buffer
 	if err := Report(&b, outs); err != nil {

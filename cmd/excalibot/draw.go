@@ -234,12 +234,25 @@ func printStep(w io.Writer, s agent.Step) {
 		fmt.Fprintf(w, "  [%d] %s%s %s -> %s: %s\n", s.Turn, s.Tool, from, s.Args, mark, s.Result)
 	case agent.StepNudge:
 		fmt.Fprintf(w, "  [%d] nudge: %s\n", s.Turn, s.Result)
+	case agent.StepFallback:
+		fmt.Fprintf(w, "  [%d] plan fallback: %s\n", s.Turn, s.Result)
 	}
 }
 
 func runFigures(r agent.Result) string {
-	return fmt.Sprintf("(%s: %s, %s, %s, %d+%d tokens, %s, model %s)", r.Reason, plural.Count(r.Turns, "turn", ""),
-		plural.Count(r.ToolCalls, "tool call", ""), plural.Count(r.ToolErrors, "error", ""), r.PromptTokens, r.OutputTokens,
+	fixes := ""
+	c := r.Corrections
+	for _, k := range []struct {
+		n         int
+		one, many string
+	}{{c.Nudges, "nudge", ""}, {c.Retries, "retry", "retries"}, {c.PlanFallbacks, "plan fallback", ""},
+		{c.WithoutSchema, "request without the schema", "requests without the schema"}} {
+		if k.n > 0 {
+			fixes += ", " + plural.Count(k.n, k.one, k.many)
+		}
+	}
+	return fmt.Sprintf("(%s: %s, %s, %s%s, %d+%d tokens, %s, model %s)", r.Reason, plural.Count(r.Turns, "turn", ""),
+		plural.Count(r.ToolCalls, "tool call", ""), plural.Count(r.ToolErrors, "error", ""), fixes, r.PromptTokens, r.OutputTokens,
 		r.Duration.Round(time.Millisecond), r.ModelTime.Round(time.Millisecond))
 }
 

@@ -32,10 +32,13 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, `usage: excalibot eval [flags]
 
 Runs every case of the suite against the model (a real Ollama: this takes minutes) and reports
-for each: finished or not, turns, tool errors, tokens, time and the warnings left in the drawing.
---model and --protocol take comma-separated lists; every model runs the suite in every protocol,
-and a table compares them: cases passed, model requests per new diagram and per follow-up, tool
-calls per run. With more than one, pictures go in a folder per model and protocol under --out.
+for each: finished or not, turns, tool errors, tokens, time, the warnings left in the drawing and
+the course corrections it needed. --model and --protocol take comma-separated lists; every model
+runs the suite in every protocol, and a table compares them: cases passed, model requests per new
+diagram and per follow-up, tool calls per run, and how often each course correction fired (nudges,
+retries, plan fallbacks of the tool loop, the plan protocol's request without the schema), with
+the share of runs that needed it. With more than one, pictures go in a folder per model and
+protocol under --out.
 
 `)
 		fs.PrintDefaults()

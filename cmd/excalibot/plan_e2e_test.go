@@ -230,10 +230,11 @@ func TestEvalComparesModelsAndProtocols(t *testing.T) {
 		}
 	}
 	for key, want := range map[string]string{
-		"qwen3:8b tools":  "1/1 2.0 2.0 2.5 0.0", // create_graph, done; update_graph, add_to_graph, done
-		"qwen3:8b plan":   "1/1 1.0 1.0 1.5 0.0", // create_graph; update_graph, add_to_graph
-		"gemma3:4b tools": "0/1 1.0 - 0.0 0.0",
-		"gemma3:4b plan":  "1/1 1.0 1.0 1.5 0.0",
+		// passed, requests per new diagram and follow-up, calls and errors per run, no corrections
+		"qwen3:8b tools":  "1/1 2.0 2.0 2.5 0.0 0 0 0 0 0", // create_graph, done; update_graph, add_to_graph, done
+		"qwen3:8b plan":   "1/1 1.0 1.0 1.5 0.0 0 0 0 0 0", // create_graph; update_graph, add_to_graph
+		"gemma3:4b tools": "0/1 1.0 - 0.0 0.0 0 0 0 0 0",
+		"gemma3:4b plan":  "1/1 1.0 1.0 1.5 0.0 0 0 0 0 0",
 	} {
 		if rows[key] != want {
 			t.Errorf("%s: %q, want %q\n%s", key, rows[key], want, stdout.String())
@@ -245,4 +246,92 @@ func TestEvalComparesModelsAndProtocols(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "gemma3_4b-plan", "arch.excalidraw")); err != nil {
 		t.Errorf("no scene per model and protocol: %v", err)
 	}
+}
+
+// discardingModel is a model whose tool calls Ollama fails to parse and discards: its tool turns
+// come back empty (no content, no tool_calls, 40 tokens reported), as qwen2.5:7b-instruct's did on
+// Ollama 0.32.1 (https://github.com/ollama/ollama/issues/17274). Asked with the plan schema, or
+// once its plan's calls have been answered, it answers as drawingModel.
+const discardingModel = "qwen2.5:7b-instruct"
+
+// discardingFake serves ToolModel as drawingModel and discardingModel as ollama#17274 shows it.
+func discardingFake(t *testing.T) *ollamafake.Server {
+	return ollamafake.New(t, ollamafake.Config{Models: []string{ollamafake.ToolModel, discardingModel},
+		Responder: func(req api.ChatRequest) ollamafake.Turn {
+			if req.Model == discardingModel && len(req.Tools) > 0 && req.Messages[len(req.Messages)-1].Role != "tool" {
+				return ollamafake.Turn{Chunks: []api.ChatResponse{{Message: api.Message{Role: "assistant"}, Done: true,
+					DoneReason: "stop", Metrics: api.Metrics{PromptEvalCount: 310, EvalCount: 40}}}}
+			}
+			return drawingModel(req)
+		}})
+}
+
+// TestDrawPlanFallback: excalibot draw with a model whose tool calls come back empty shows the
+// nudge and the plan fallback as steps and writes the plan's diagram.
+func TestDrawPlanFallback(t *testing.T) {
+	fake := discardingFake(t)
+	t.Setenv("OLLAMA_HOST", fake.URL())
+	dir := t.TempDir()
+	png := filepath.Join(dir, "d.png")
+	var out, errw bytes.Buffer
+	args := []string{planPrompt1, "-o", png, "--model", discardingModel, "--protocol", "tools", "--chrome", filepath.Join(dir, "no-chromium")}
+	if code := cmdDraw(context.Background(), args, &out, &errw); code != 1 || !strings.Contains(errw.String(), "no PNG") {
+		t.Fatalf("code %d (want 1: no Chromium)\nstdout %s\nstderr %s", code, out.String(), errw.String())
+	}
+	for _, want := range []string{"nudge: Your reply was empty.", "plan fallback: asking for the change as a typed plan: the model kept answering with nothing",
+		"create_graph", planSummary1, "(done: 4 turns, 2 tool calls, 0 errors, 1 nudge, 1 plan fallback, "} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	t.Logf("excalibot draw:\n%s", out.String())
+	doc, err := os.ReadFile(filepath.Join(dir, "d.excalidraw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sortedLabels(t, doc); !slices.Equal(got, []string{"API", "Database", "Web app"}) {
+		t.Errorf("labels %q", got)
+	}
+}
+
+// TestEvalCountsCourseCorrections: eval reports per model and protocol how often each course
+// correction fired. With tools, every run of the discarding model gets a nudge for its empty
+// reply, then the plan fallback, which draws the request; with plans it needs none.
+func TestEvalCountsCourseCorrections(t *testing.T) {
+	fake := discardingFake(t)
+	t.Setenv("OLLAMA_HOST", fake.URL())
+	dir := t.TempDir()
+	suite := filepath.Join(dir, "suite.json")
+	if err := os.WriteFile(suite, []byte(`{"cases":[{"name":"arch","kind":"follow-up","prompts":["`+planPrompt1+`","`+planPrompt2+`"],
+	 "labels":["Web app","API v2","Cache"]}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	args := []string{"--suite", suite, "--out", filepath.Join(dir, "out"), "--no-png", "--model", ollamafake.ToolModel + "," + discardingModel,
+		"--protocol", "tools,plan"}
+	if code := cmdEval(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("code %d: %s\n%s", code, stderr.String(), stdout.String())
+	}
+	rows := map[string]string{}
+	var table []string
+	for _, l := range strings.Split(stdout.String(), "\n") {
+		if f := strings.Fields(l); len(f) >= 7 && (f[1] == "tools" || f[1] == "plan" || f[1] == "protocol") {
+			rows[f[0]+" "+f[1]] = strings.Join(f[2:], " ")
+			table = append(table, l)
+		}
+	}
+	for key, want := range map[string]string{
+		"qwen3:8b tools": "1/1 2.0 2.0 2.5 0.0 0 0 0 0 0",
+		// empty, nudge, empty, the plan, done: 4 requests a run; the plan's calls and done
+		discardingModel + " tools": "1/1 4.0 4.0 2.5 0.0 2 (100%) 0 2 (100%) 0 0",
+		discardingModel + " plan":  "1/1 1.0 1.0 1.5 0.0 0 0 0 0 0",
+	} {
+		if rows[key] != want {
+			t.Errorf("%s: %q, want %q\n%s", key, rows[key], want, stdout.String())
+		}
+	}
+	if l := stdout.String(); !strings.Contains(l, "nudge 2, plan 2") {
+		t.Errorf("the case's line does not name its corrections:\n%s", l)
+	}
+	t.Logf("excalibot eval against the fake Ollama:\n%s", strings.Join(table, "\n"))
 }
