@@ -176,7 +176,11 @@ func (k *kit) checkModel(ctx context.Context, pictures bool) error {
 	if pictures && k.cfg.VisionModel != "" {
 		m = m.ForModel(k.cfg.VisionModel)
 	}
-	_, err := checkModel(ctx, m, k.log)
+	proto, err := oneProtocol(k.cfg)
+	if err != nil {
+		return err
+	}
+	_, err = checkModel(ctx, m, proto, k.log)
 	return err
 }
 
