@@ -131,6 +131,7 @@ func inspectModels(ctx context.Context, cfg config.Config, m *ollama.Client, fre
 		proto = agent.ProtocolAuto // the settings' check names the mistake
 	}
 	r := modelReport{url: m.URL(), proto: proto, numCtx: m.NumCtx()}
+	r.main.info.Name = m.Name()
 	vctx, cancel := context.WithTimeout(ctx, describeTimeout)
 	r.version, r.down = m.Version(vctx)
 	cancel()

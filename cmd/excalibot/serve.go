@@ -173,6 +173,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 			{Name: "renderer", Fn: func(context.Context) error { return m.rend.Ready() }},
 			{Name: "store", Fn: m.st.Ping},
 		},
+		Model: newModelWatch(cfg, model).Health,
 		Queue: m.work,
 	}, log)
 
