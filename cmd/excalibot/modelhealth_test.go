@@ -110,4 +110,3 @@ func TestModelWatch(t *testing.T) {
 func equalHealth(a, b web.ModelHealth) bool {
 	return slices.Equal(a.Capabilities, b.Capabilities) && fmt.Sprintf("%+v", a) == fmt.Sprintf("%+v", b)
 }
-
