@@ -55,8 +55,9 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: excalibot doctor [settings flags]
 
-Checks, with the settings serve would use (flags, environment, config file): Ollama and the
-model, Chromium, the store, the Slack and Telegram tokens, and the public URL. Prints one line
+Checks, with the settings serve would use (flags, environment, config file): Ollama, the
+model and its protocol, the model that reads pictures, Chromium, the store, the Slack and
+Telegram tokens, and the public URL. Prints one line
 per check; exits 1 when a check fails. Settings flags are those of excalibot serve.
 
 `)
