@@ -35,3 +35,16 @@ const (
 	ProtocolTools Protocol = "tools"
 	ProtocolPlan  Protocol = "plan"
 )
+
+// For is the protocol a run of the model info describes uses under p: auto is tools unless the
+// model reports what it can do and tools is not among it (a server too old to say gets tools);
+// tools and plan stay as they are. A run in auto also turns to plans when the server refuses tools.
+func (p Protocol) For(info ollama.ModelInfo) Protocol {
+	if p != ProtocolAuto && p != "" {
+		return p
+	}
+	if info.Known() && !info.Has(ollama.CapTools) {
+		return ProtocolPlan
+	}
+	return ProtocolTools
+}

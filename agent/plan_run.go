@@ -51,7 +51,7 @@ func (a *Agent) byProtocol(ctx context.Context, s *seat, req Request) (Result, e
 		switch {
 		case err != nil:
 			a.log.Debug("describe model; assuming it calls tools", logkey.Err, err)
-		case info.Known() && !info.Has(ollama.CapTools):
+		case ProtocolAuto.For(info) == ProtocolPlan:
 			a.switchToPlans(s, "the model reports no tool capability", info.Capabilities)
 			return a.runPlan(ctx, s, req)
 		}

@@ -26,11 +26,33 @@ func (s *Server) runChecks(ctx context.Context) []checkResult {
 	return out
 }
 
+// ModelHealth is what the home page shows of the model that draws. The program fills it in
+// (package web knows nothing of Ollama); its words are for anyone who opens the page, so they
+// name models and settings but no host and no error.
+type ModelHealth struct {
+	// Problem says why nothing can be drawn now (Ollama does not answer, the model is not
+	// pulled) and Fix what to do; both empty when drawing works.
+	Problem, Fix string
+	Reachable    bool     // Ollama answers
+	Version      string   // Ollama's version, e.g. "0.17.4"
+	Model        string   // the model that draws
+	Pulled       bool     // Ollama has the model
+	Capabilities []string // as Ollama names them; empty when not reported
+	Protocol     string   // how the model draws: "tools" or "plan"
+	// Vision is the model that reads pictures sent with a request (Model itself when VisionOwn),
+	// VisionReady whether it can; when it cannot, VisionProblem says why and VisionFix what to do.
+	Vision                   string
+	VisionOwn, VisionReady   bool
+	VisionProblem, VisionFix string
+}
+
 // homeData is what the page at / shows.
 type homeData struct {
 	Chat   bool // the chat page is mounted on this server
-	Ready  bool
+	Ready  bool // every readiness check passed
 	Checks []homeCheck
+	Model  *ModelHealth // nil when the server was not told about the model
+	Draws  bool         // Ready, and the model can draw
 }
 
 type homeCheck struct {
@@ -45,6 +67,12 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 	for _, c := range s.runChecks(r.Context()) {
 		d.Checks = append(d.Checks, homeCheck{Name: c.Name, Ready: c.Err == nil})
 		d.Ready = d.Ready && c.Err == nil
+	}
+	d.Draws = d.Ready
+	if s.opt.Model != nil {
+		m := s.opt.Model(r.Context())
+		d.Model = &m
+		d.Draws = d.Ready && m.Problem == ""
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
@@ -94,11 +122,29 @@ the picture with a link to edit it. Follow-ups in the same thread change the sam
 where you can ask for diagrams in the browser and drop files on the conversation (open on this
 machine; from elsewhere with the server's shared secret){{end}}.</p>
 <section id="health" aria-label="Health">
-<h2>Health: {{if .Ready}}<span class="ok">ready</span>{{else}}<span class="bad">not ready</span>{{end}}</h2>
+<h2>Health: {{if .Draws}}<span class="ok">ready</span>{{else if .Ready}}<span class="bad">drawing is not ready</span>{{else}}<span class="bad">not ready</span>{{end}}</h2>
 <ul>
 <li>web server: <span class="ok">ready</span></li>
 {{- range .Checks}}
 <li>{{.Name}}: {{if .Ready}}<span class="ok">ready</span>{{else}}<span class="bad">not ready</span>{{end}}</li>
+{{- end}}
+{{- with .Model}}
+{{- if .Reachable}}
+<li>Ollama: <span class="ok">ready</span>{{with .Version}} (version {{.}}){{end}}</li>
+{{- if .Pulled}}
+<li>model {{.Model}}: <span class="ok">pulled</span>; {{if .Capabilities}}can do {{range $i, $c := .Capabilities}}{{if $i}}, {{end}}{{$c}}{{end}}{{else}}capabilities not reported{{end}}; draws with {{if eq .Protocol "plan"}}typed plans (protocol <code>plan</code>){{else}}tool calls (protocol <code>tools</code>){{end}}</li>
+{{- else}}
+<li>model {{.Model}}: <span class="bad">not pulled</span></li>
+{{- end}}
+{{- else}}
+<li>Ollama: <span class="bad">not reachable</span></li>
+{{- end}}
+{{- if .Problem}}
+<li class="fix"><span class="bad">{{.Problem}}</span>: {{.Fix}}</li>
+{{- end}}
+{{- if .Vision}}
+<li>pictures: {{if .VisionReady}}<span class="ok">{{.Vision}} reads them</span>{{if .VisionOwn}} (the model itself){{end}}{{else}}<span class="bad">{{.VisionProblem}}</span>{{if .VisionFix}}: {{.VisionFix}}{{end}}{{end}}</li>
+{{- end}}
 {{- end}}
 </ul>
 <p>Details: <a href="/readyz">/readyz</a> (why a part is not ready), <a href="/healthz">/healthz</a>,

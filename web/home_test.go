@@ -63,6 +63,77 @@ func TestHomePage(t *testing.T) {
 	}
 }
 
+// TestHomePageModel: the health section says what the program was told of the model: Ollama,
+// the model, its capabilities and protocol, and the model that reads pictures; a problem is
+// written in words with its fix, and the parts that are ready still say so.
+func TestHomePageModel(t *testing.T) {
+	store := Check{Name: "store", Fn: func(context.Context) error { return nil }}
+	ready := ModelHealth{Reachable: true, Version: "0.17.4", Model: "qwen3:8b", Pulled: true,
+		Capabilities: []string{"completion", "tools", "thinking"}, Protocol: "tools",
+		Vision: "gemma3:4b", VisionReady: true}
+	for _, tc := range []struct {
+		name    string
+		model   ModelHealth
+		want    []string
+		notWant []string
+	}{
+		{"ready", ready, []string{
+			`Health: <span class="ok">ready</span>`,
+			`<li>Ollama: <span class="ok">ready</span> (version 0.17.4)</li>`,
+			`<li>model qwen3:8b: <span class="ok">pulled</span>; can do completion, tools, thinking; draws with tool calls (protocol <code>tools</code>)</li>`,
+			`<li>pictures: <span class="ok">gemma3:4b reads them</span></li>`,
+		}, []string{`class="bad"`}},
+		{"plans, the model reads pictures itself", ModelHealth{Reachable: true, Version: "0.17.4", Model: "gemma3:4b", Pulled: true,
+			Capabilities: []string{"completion", "vision"}, Protocol: "plan", Vision: "gemma3:4b", VisionOwn: true, VisionReady: true}, []string{
+			`draws with typed plans (protocol <code>plan</code>)`,
+			`<li>pictures: <span class="ok">gemma3:4b reads them</span> (the model itself)</li>`,
+		}, []string{`class="bad"`}},
+		{"Ollama down", ModelHealth{Model: "qwen3:8b", Problem: "Ollama does not answer",
+			Fix: "start it (`ollama serve`) or set OLLAMA_HOST to where it runs"}, []string{
+			`Health: <span class="bad">drawing is not ready</span>`,
+			`<li>store: <span class="ok">ready</span></li>`,
+			`<li>Ollama: <span class="bad">not reachable</span></li>`,
+			"<li class=\"fix\"><span class=\"bad\">Ollama does not answer</span>: start it (`ollama serve`) or set OLLAMA_HOST to where it runs</li>",
+		}, []string{"model qwen3:8b", "pictures:"}},
+		{"model not pulled", ModelHealth{Reachable: true, Version: "0.17.4", Model: "llama9:1b",
+			Problem: "the model llama9:1b is not pulled into Ollama", Fix: "run `ollama pull llama9:1b`"}, []string{
+			`Health: <span class="bad">drawing is not ready</span>`,
+			`<li>model llama9:1b: <span class="bad">not pulled</span></li>`,
+			"the model llama9:1b is not pulled into Ollama</span>: run `ollama pull llama9:1b`",
+		}, nil},
+		{"vision model cannot read pictures", ModelHealth{Reachable: true, Version: "0.17.4", Model: "qwen3:8b", Pulled: true,
+			Capabilities: []string{"completion", "tools"}, Protocol: "tools", Vision: "qwen3:8b", VisionOwn: true,
+			VisionProblem: "qwen3:8b cannot read pictures, so pictures are refused",
+			VisionFix:     "set EXCALIBOT_VISION_MODEL to a pulled model that reads pictures: gemma3:4b"}, []string{
+			`Health: <span class="ok">ready</span>`, // text requests are drawn
+			`<li>pictures: <span class="bad">qwen3:8b cannot read pictures, so pictures are refused</span>: set EXCALIBOT_VISION_MODEL to a pulled model that reads pictures: gemma3:4b</li>`,
+		}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, Options{Checks: []Check{store}, Model: func(context.Context) ModelHealth { return tc.model }})
+			res := e.do(t, "GET", "/", nil, nil)
+			b, _ := io.ReadAll(res.Body)
+			body := string(b)
+			for _, w := range tc.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("the page lacks %q:\n%s", w, body)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(body, w) {
+					t.Errorf("the page has %q:\n%s", w, body)
+				}
+			}
+		})
+	}
+	// Without the model's health the page shows none.
+	e := newEnv(t, Options{Checks: []Check{store}})
+	b, _ := io.ReadAll(e.do(t, "GET", "/", nil, nil).Body)
+	if strings.Contains(string(b), "Ollama") {
+		t.Errorf("the page speaks of Ollama, which it was not told of:\n%s", b)
+	}
+}
+
 // TestHomePageOnlyAtRoot: / is the home page, other unknown paths stay 404.
 func TestHomePageOnlyAtRoot(t *testing.T) {
 	e := newEnv(t, Options{})

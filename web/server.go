@@ -54,6 +54,10 @@ type Options struct {
 	// Checks are what /readyz and the home page ask, in order: every one must answer nil for the
 	// server to be ready.
 	Checks []Check
+	// Model, when set, tells the home page about the model that draws. It is not a readiness
+	// check: a server whose model is away still serves the editor and the chat page, which says
+	// why nothing is drawn.
+	Model func(ctx context.Context) ModelHealth
 	// Queue, when set, is the work whose depth /metrics reports.
 	Queue Queue
 	Now   func() time.Time

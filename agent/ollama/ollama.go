@@ -101,6 +101,7 @@ type Client struct {
 	toolsAPI   api.Tools
 
 	describe describeCache // see Describe
+	caps     *capsCache    // see ModelsWith; shared with the clients ForModel makes
 }
 
 // New returns a client for cfg.Model at cfg.Host. It does not contact the server.
@@ -138,7 +139,7 @@ func New(cfg Config, log *slog.Logger) (*Client, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Client{cfg: cfg, base: base, client: api.NewClient(base, hc),
-		log: log.With("component", "ollama", logkey.Model, cfg.Model)}, nil
+		log: log.With("component", "ollama", logkey.Model, cfg.Model), caps: &capsCache{}}, nil
 }
 
 // parseHost reads OLLAMA_HOST the way the ollama CLI does: empty means http://127.0.0.1:11434,

@@ -61,17 +61,26 @@ func (o *Client) Describe(ctx context.Context) (ModelInfo, error) {
 	if cached != nil {
 		return *cached, nil
 	}
-	resp, err := o.client.Show(ctx, &api.ShowRequest{Model: o.cfg.Model})
+	info, err := o.Inspect(ctx)
 	if err != nil {
-		return ModelInfo{}, o.explainShow(ctx, err)
+		return info, err
 	}
-	info := infoFrom(o.cfg.Model, resp)
 	o.describe.mu.Lock()
 	if o.describe.info == nil {
 		o.describe.info = &info
 	}
 	o.describe.mu.Unlock()
 	return info, nil
+}
+
+// Inspect is Describe asked again: the server's answer now, not the one kept. A health view
+// uses it, as a model may be removed or pulled while the program runs.
+func (o *Client) Inspect(ctx context.Context) (ModelInfo, error) {
+	resp, err := o.client.Show(ctx, &api.ShowRequest{Model: o.cfg.Model})
+	if err != nil {
+		return ModelInfo{}, o.explainShow(ctx, err)
+	}
+	return infoFrom(o.cfg.Model, resp), nil
 }
 
 // Version is the server's version (GET /api/version), with Describe's errors.
@@ -144,19 +153,46 @@ func (o *Client) explainShow(ctx context.Context, err error) error {
 }
 
 // ForModel is a client for another model of the same server, with the same settings and HTTP
-// client; what Describe learns is kept per model.
+// client; what Describe learns is kept per model, what ModelsWith learns is shared.
 func (o *Client) ForModel(name string) *Client {
 	cfg := o.cfg
 	cfg.Model = name
-	return &Client{cfg: cfg, base: o.base, client: o.client, log: o.log.With(logkey.Model, name)}
+	return &Client{cfg: cfg, base: o.base, client: o.client, log: o.log.With(logkey.Model, name), caps: o.caps}
 }
 
 // maxListed bounds the models ModelsWith asks /api/show about: a server with more is listed
 // in part, which is enough to name a few that can.
 const maxListed = 32
 
+// capsCache keeps what /api/show said each pulled model can do, by the model's digest: a model
+// pulled again under the same name has a new digest and is asked again, and one that is not
+// changes nothing, so a second listing costs one GET /api/tags.
+type capsCache struct {
+	mu   sync.Mutex
+	seen map[string][]string // name + "@" + digest → capabilities
+}
+
+func (c *capsCache) get(key string) ([]string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	caps, ok := c.seen[key]
+	return caps, ok
+}
+
+func (c *capsCache) put(key string, caps []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.seen == nil {
+		c.seen = map[string][]string{}
+	}
+	c.seen[key] = caps
+}
+
 // ModelsWith names the models pulled into the server (GET /api/tags) whose /api/show reports
-// capability, in the server's order. A model that cannot be described is left out.
+// capability, in the server's order (the most recently pulled first). What a model can do is
+// kept by its digest, so only models new since the last call are asked about. A model that
+// cannot be described is left out. When ctx ends first, it returns the models found so far with
+// the error.
 func (o *Client) ModelsWith(ctx context.Context, capability string) ([]string, error) {
 	list, err := o.client.List(ctx)
 	if err != nil {
@@ -171,14 +207,22 @@ func (o *Client) ModelsWith(ctx context.Context, capability string) ([]string, e
 		if name == "" {
 			name = m.Model
 		}
-		resp, err := o.client.Show(ctx, &api.ShowRequest{Model: name})
-		if err != nil {
-			if ctx.Err() != nil {
-				return out, o.explainShow(ctx, err)
+		key := name + "@" + m.Digest
+		caps, ok := o.caps.get(key)
+		if !ok {
+			resp, err := o.client.Show(ctx, &api.ShowRequest{Model: name})
+			if err != nil {
+				if ctx.Err() != nil {
+					return out, o.explainShow(ctx, err)
+				}
+				continue
 			}
-			continue
+			caps = infoFrom(name, resp).Capabilities
+			if m.Digest != "" {
+				o.caps.put(key, caps)
+			}
 		}
-		if slices.Contains(infoFrom(name, resp).Capabilities, capability) {
+		if slices.Contains(caps, capability) {
 			out = append(out, name)
 		}
 	}

@@ -129,3 +129,56 @@ func TestChatToolsToToolLessModel(t *testing.T) {
 		t.Errorf("without tools: got %q, err %v; want the answer", r.Message.Content, err)
 	}
 }
+
+// TestModelsWith: the models that report a capability, most recently pulled first; what each
+// can do is asked once per digest, so a second listing asks /api/show about nothing, and a model
+// pulled anew is asked about again.
+func TestModelsWith(t *testing.T) {
+	f := ollamafake.New(t, ollamafake.Config{Models: []string{ollamafake.ToolModel, ollamafake.ToolLessModel, ollamafake.VisionToolModel}})
+	o := describeClient(t, f.URL(), ollamafake.ToolModel)
+	got, err := o.ModelsWith(context.Background(), CapVision)
+	if want := []string{ollamafake.ToolLessModel, ollamafake.VisionToolModel}; err != nil || !slices.Equal(got, want) {
+		t.Fatalf("vision: got %q, %v; want %q", got, err, want)
+	}
+	if n := len(f.Shown()); n != 3 {
+		t.Errorf("first listing asked /api/show %d times, want 3 (one per model)", n)
+	}
+	// Another client of the same server (the vision model's) shares what was learnt.
+	if got, err := o.ForModel(ollamafake.ToolLessModel).ModelsWith(context.Background(), CapTools); err != nil ||
+		!slices.Equal(got, []string{ollamafake.VisionToolModel, ollamafake.ToolModel}) {
+		t.Errorf("tools: got %q, %v", got, err)
+	}
+	if n := len(f.Shown()); n != 3 {
+		t.Errorf("second listing asked /api/show again: %d calls in all, want 3", n)
+	}
+	// qwen3:8b pulled again, now a build that reads pictures: a new digest, asked about again.
+	f.Pull(ollamafake.ToolModel, ollamafake.ModelSpec{Capabilities: []string{"completion", "tools", "vision"}})
+	got, err = o.ModelsWith(context.Background(), CapVision)
+	if want := []string{ollamafake.ToolModel, ollamafake.ToolLessModel, ollamafake.VisionToolModel}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("after a pull: got %q, %v; want %q", got, err, want)
+	}
+	if shown := f.Shown(); !slices.Equal(shown[3:], []string{ollamafake.ToolModel}) {
+		t.Errorf("after a pull /api/show was asked about %q, want only the model pulled again", shown[3:])
+	}
+	f.Stop()
+	if _, err := o.ModelsWith(context.Background(), CapVision); !errors.Is(err, ErrUnreachable) {
+		t.Errorf("down: err = %v, want ErrUnreachable", err)
+	}
+}
+
+// TestInspectAsksAgain: Describe keeps its first answer for runs; Inspect says what the server
+// has now, so a model removed since is not pulled any more.
+func TestInspectAsksAgain(t *testing.T) {
+	f := ollamafake.New(t, ollamafake.Config{})
+	o := describeClient(t, f.URL(), ollamafake.DefaultModel)
+	if _, err := o.Describe(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	f.Remove(ollamafake.DefaultModel)
+	if _, err := o.Describe(context.Background()); err != nil {
+		t.Errorf("Describe after removal: %v, want the kept answer", err)
+	}
+	if _, err := o.Inspect(context.Background()); !errors.Is(err, ErrModelNotFound) {
+		t.Errorf("Inspect after removal: err = %v, want ErrModelNotFound", err)
+	}
+}

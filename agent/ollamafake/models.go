@@ -1,6 +1,7 @@
 package ollamafake
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"net/http"
 	"slices"
@@ -46,9 +47,72 @@ var Known = map[string]ModelSpec{
 		Family: "mistral3", ParameterSize: "24.0B", Quantization: "Q4_K_M"},
 }
 
+// pulledModel is one model of /api/tags.
+type pulledModel struct {
+	name     string
+	digest   string
+	modified time.Time
+}
+
+// pulledAt is when the models a fake starts with were pulled; Pull is a minute later each time.
+var pulledAt = time.Date(2025, 5, 3, 10, 0, 0, 0, time.UTC)
+
+// digestOf stands in for a manifest's sha256: another model, or the same name pulled again,
+// has another digest.
+func digestOf(name string, pull int) string {
+	return fmt.Sprintf("%x", sha256.Sum256(fmt.Appendf(nil, "%s\x00%d", name, pull)))
+}
+
+// Pull adds a model as `ollama pull` would, described by spec, or pulls a model again as a new
+// version (a new digest, spec as given): it comes first in /api/tags, the most recent.
+func (s *Server) Pull(name string, spec ModelSpec) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pulls++
+	s.models = slices.DeleteFunc(s.models, func(m pulledModel) bool { return m.name == name })
+	s.models = slices.Insert(s.models, 0, pulledModel{name: name, digest: digestOf(name, s.pulls),
+		modified: pulledAt.Add(time.Duration(s.pulls) * time.Minute)})
+	if s.info == nil {
+		s.info = map[string]ModelSpec{}
+	}
+	s.info[name] = spec
+}
+
+// Remove takes a model away as `ollama rm` would: /api/show and chat answer 404 for it.
+func (s *Server) Remove(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.models = slices.DeleteFunc(s.models, func(m pulledModel) bool { return m.name == name })
+}
+
+// Shown returns the model names /api/show was asked about, oldest first.
+func (s *Server) Shown() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.shown)
+}
+
+// tags answers GET /api/tags as Ollama's ListHandler does: the most recently pulled first.
+func (s *Server) tags(w http.ResponseWriter) {
+	s.mu.Lock()
+	pulled := slices.Clone(s.models)
+	s.mu.Unlock()
+	models := []api.ListModelResponse{}
+	for _, m := range pulled {
+		sp := s.spec(m.name)
+		models = append(models, api.ListModelResponse{Name: m.name, Model: m.name, ModifiedAt: m.modified,
+			Size: 5225388164, Digest: m.digest,
+			Details: api.ModelDetails{Format: "gguf", Family: sp.Family, Families: []string{sp.Family},
+				ParameterSize: sp.ParameterSize, QuantizationLevel: sp.Quantization}})
+	}
+	writeJSON(w, http.StatusOK, api.ListResponse{Models: models})
+}
+
 // spec returns the spec of a pulled model with its defaults filled in.
 func (s *Server) spec(name string) ModelSpec {
-	sp, ok := s.cfg.Info[name]
+	s.mu.Lock()
+	sp, ok := s.info[name]
+	s.mu.Unlock()
 	if !ok {
 		sp = Known[name]
 	}
@@ -96,6 +160,9 @@ func (s *Server) show(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "model is required"})
 		return
 	}
+	s.mu.Lock()
+	s.shown = append(s.shown, name)
+	s.mu.Unlock()
 	pulled, ok := s.pulled(name)
 	if !ok {
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": fmt.Sprintf("model '%s' not found", name)})

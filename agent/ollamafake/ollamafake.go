@@ -7,7 +7,10 @@
 //
 // Each pulled model has a ModelSpec (capabilities, context length, family, size): Config.Info
 // gives them, Known describes the ready models ToolModel, ToolLessModel and VisionToolModel, and
-// any other model calls tools with 40960 tokens of context.
+// any other model calls tools with 40960 tokens of context. /api/tags lists the pulled models the
+// most recently pulled first, each with its digest, as Ollama does; Pull and Remove change them
+// while the fake runs (a model pulled again gets a new digest), and Shown tells which models
+// /api/show was asked about.
 //
 // What the model says is decided by a Responder: a fixed script of turns (Script), a function of
 // the request (Boxes draws one box per request, as an instant model; Sees reads a given Sketch in
@@ -28,8 +31,8 @@ package ollamafake
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"slices"
@@ -84,6 +87,10 @@ type Server struct {
 	respond  Responder
 	requests []api.ChatRequest
 	raw      [][]byte
+	models   []pulledModel        // most recently pulled first, as /api/tags lists them
+	info     map[string]ModelSpec // Config.Info, then what Pull added
+	pulls    int                  // Pull calls, so each pull has its own digest and time
+	shown    []string             // the names /api/show was asked about
 }
 
 // New starts a fake on a free local port.
@@ -99,7 +106,11 @@ func New(t testing.TB, cfg Config) *Server {
 		cfg.Models = []string{DefaultModel}
 	}
 	slices.Sort(cfg.Models)
-	s := &Server{t: t, cfg: cfg, respond: cfg.Responder}
+	s := &Server{t: t, cfg: cfg, respond: cfg.Responder, info: maps.Clone(cfg.Info)}
+	for i, m := range cfg.Models {
+		// Listed in name order: each a minute older than the one before.
+		s.models = append(s.models, pulledModel{name: m, digest: digestOf(m, 0), modified: pulledAt.Add(-time.Duration(i) * time.Minute)})
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("ollamafake: listen: %v", err)
@@ -192,15 +203,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.URL.Path == "/api/version":
 		writeJSON(w, http.StatusOK, map[string]string{"version": "0.17.4"})
 	case r.URL.Path == "/api/tags":
-		var models []api.ListModelResponse
-		for _, m := range s.cfg.Models {
-			sp := s.spec(m)
-			models = append(models, api.ListModelResponse{Name: m, Model: m, ModifiedAt: time.Now().UTC(),
-				Size: 5225388164, Digest: fmt.Sprintf("%064x", len(m)),
-				Details: api.ModelDetails{Format: "gguf", Family: sp.Family, Families: []string{sp.Family},
-					ParameterSize: sp.ParameterSize, QuantizationLevel: sp.Quantization}})
-		}
-		writeJSON(w, http.StatusOK, api.ListResponse{Models: models})
+		s.tags(w)
 	case r.URL.Path == "/api/chat" && r.Method == http.MethodPost:
 		s.chat(w, r)
 	case r.URL.Path == "/api/show" && r.Method == http.MethodPost:
@@ -306,9 +309,11 @@ func (s *Server) pulled(name string) (string, bool) {
 	if !want.IsValid() {
 		return "", false
 	}
-	for _, m := range s.cfg.Models {
-		if model.ParseName(m).EqualFold(want) {
-			return m, true
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, m := range s.models {
+		if model.ParseName(m.name).EqualFold(want) {
+			return m.name, true
 		}
 	}
 	return "", false

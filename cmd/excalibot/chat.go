@@ -173,6 +173,10 @@ func (t *thread) save(ctx context.Context, png string) {
 		return
 	}
 	fmt.Fprintf(t.out, "Wrote %s.\n", sceneFile)
+	if t.set.Scene().Len() == 0 {
+		fmt.Fprintln(t.out, nothingToDraw)
+		return
+	}
 	pic, err := t.k.renderPNG(ctx, doc)
 	if err != nil {
 		fmt.Fprintf(t.out, "No PNG: %v\n", err)

@@ -55,8 +55,9 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: excalibot doctor [settings flags]
 
-Checks, with the settings serve would use (flags, environment, config file): Ollama and the
-model, Chromium, the store, the Slack and Telegram tokens, and the public URL. Prints one line
+Checks, with the settings serve would use (flags, environment, config file): Ollama, the
+model and its protocol, the model that reads pictures, Chromium, the store, the Slack and
+Telegram tokens, and the public URL. Prints one line
 per check; exits 1 when a check fails. Settings flags are those of excalibot serve.
 
 `)
@@ -124,42 +125,14 @@ func settingsFinding(err error) finding {
 	return finding{statusFail, "settings", err.Error(), "fix the settings named (excalibot config shows each one and where it came from)"}
 }
 
-// checkOllama: the server answers, the model is pulled, and what it can do fits the settings.
+// checkOllama: the server answers, the model is pulled, what it can do fits the settings, and
+// the model that reads pictures can.
 func checkOllama(ctx context.Context, cfg config.Config, log *slog.Logger) []finding {
 	m, err := newModel(cfg, log)
 	if err != nil {
 		return []finding{{statusFail, "ollama", err.Error(), "set OLLAMA_HOST and EXCALIBOT_MODEL"}}
 	}
-	vctx, cancel := context.WithTimeout(ctx, describeTimeout)
-	defer cancel()
-	version, err := m.Version(vctx)
-	if err != nil {
-		f := failure("ollama", err)
-		return []finding{f, {statusSkip, "model", "needs Ollama", ""}}
-	}
-	out := []finding{{statusOK, "ollama", fmt.Sprintf("Ollama %s at %s", version, m.URL()), ""}}
-	dctx, cancel2 := context.WithTimeout(ctx, describeTimeout)
-	defer cancel2()
-	info, err := m.Describe(dctx)
-	if err != nil {
-		return append(out, failure("model", err))
-	}
-	caps := strings.Join(info.Capabilities, ", ")
-	if !info.Known() {
-		caps = "capabilities not reported"
-	}
-	desc := fmt.Sprintf("%s: %s; %d tokens of context; num_ctx %d", info.Name, caps, info.ContextLength, m.NumCtx())
-	if info.ContextLength == 0 {
-		desc = fmt.Sprintf("%s: %s; context length not reported; num_ctx %d", info.Name, caps, m.NumCtx())
-	}
-	if details := strings.TrimSpace(strings.Join([]string{info.Family, info.ParameterSize, info.Quantization}, " ")); details != "" {
-		desc += " (" + details + ")"
-	}
-	out = append(out, finding{statusOK, "model", desc, ""})
-	for _, w := range modelWarnings(info, m.NumCtx()) {
-		out = append(out, finding{statusWarn, "model", w, ""})
-	}
-	return out
+	return inspectModels(ctx, cfg, m, true).findings()
 }
 
 // failure turns an actionable error ("what happened; what to do") into a FAIL line.

@@ -123,6 +123,19 @@ diagram (with PROMPT's changes, if any). Flags may come before or after the prom
 		return 1
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", sceneFile)
+	if set.Scene().Len() == 0 {
+		// The request emptied the diagram (or drew nothing): there is no picture to make, which
+		// is an answer, not a failure. A picture from before would contradict the file beside it.
+		fmt.Fprintln(stdout, nothingToDraw)
+		switch err := os.Remove(*out); {
+		case err == nil:
+			fmt.Fprintf(stdout, "removed %s, the picture from before\n", *out)
+		case !errors.Is(err, os.ErrNotExist):
+			fmt.Fprintf(stderr, "excalibot draw: remove the picture from before: %v\n", err)
+			return 1
+		}
+		return 0
+	}
 	pic, err := k.renderPNG(ctx, doc)
 	if err != nil {
 		fmt.Fprintf(stderr, "excalibot draw: no PNG: %v\n(the drawing is in %s; open it at excalidraw.com)\n", err, sceneFile)
@@ -135,6 +148,10 @@ diagram (with PROMPT's changes, if any). Flags may come before or after the prom
 	fmt.Fprintf(stdout, "wrote %s (%d bytes)\n", *out, len(pic))
 	return 0
 }
+
+// nothingToDraw is what draw and chat say of a diagram left with no element: its file is
+// written, and there is no picture to render.
+const nothingToDraw = "The diagram is empty: there is nothing to draw, so no PNG."
 
 // kit is the agent wired from the settings, shared by draw, chat and eval.
 type kit struct {
@@ -176,7 +193,11 @@ func (k *kit) checkModel(ctx context.Context, pictures bool) error {
 	if pictures && k.cfg.VisionModel != "" {
 		m = m.ForModel(k.cfg.VisionModel)
 	}
-	_, err := checkModel(ctx, m, k.log)
+	proto, err := oneProtocol(k.cfg)
+	if err != nil {
+		return err
+	}
+	_, err = checkModel(ctx, m, proto, k.log)
 	return err
 }
 

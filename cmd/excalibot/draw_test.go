@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +16,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/excalibot/excalibot/agent/ollamafake"
 	"github.com/excalibot/excalibot/config"
 	"github.com/excalibot/excalibot/scene"
 )
@@ -233,5 +236,87 @@ func TestDrawWithMermaid(t *testing.T) {
 	}
 	if pic, err := os.ReadFile(png); err != nil || !scene.IsPNG(pic) {
 		t.Errorf("PNG: %d bytes, %v", len(pic), err)
+	}
+}
+
+// TestDrawEmptied: a request that empties the diagram writes the empty .excalidraw file, says
+// there is nothing to draw, removes the picture from before (it would contradict the file) and
+// exits 0 without Chromium: an empty result is an answer, not a failure.
+func TestDrawEmptied(t *testing.T) {
+	for _, oldPicture := range []bool{true, false} {
+		t.Run(fmt.Sprintf("picture from before %v", oldPicture), func(t *testing.T) {
+			fake := ollamafake.New(t, ollamafake.Config{Responder: ollamafake.Script(
+				ollamafake.Calls(ollamafake.Call("delete_elements", `{"ids":["api","db"]}`)),
+				ollamafake.Calls(ollamafake.Call("done", `{"summary":"Removed both boxes; the canvas is empty."}`)),
+			)})
+			t.Setenv("OLLAMA_HOST", fake.URL())
+			dir := t.TempDir()
+			start := scene.New()
+			for i, id := range []string{"api", "db"} {
+				if _, err := start.Add(scene.Element{ID: id, Type: scene.Rectangle, X: float64(200 * i), Width: 160, Height: 60}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			doc, err := start.Encode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			in, png := filepath.Join(dir, "start.excalidraw"), filepath.Join(dir, "d.png")
+			if err := os.WriteFile(in, doc, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if oldPicture {
+				if err := os.WriteFile(png, []byte("the two boxes"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var out, errw bytes.Buffer
+			code := cmdDraw(context.Background(), []string{"remove everything", "--in", in, "-o", png,
+				"--chrome", filepath.Join(dir, "no-chromium")}, &out, &errw)
+			if code != 0 || errw.Len() > 0 {
+				t.Fatalf("exit %d, stderr %q; want 0 and nothing\nstdout %s", code, errw.String(), out.String())
+			}
+			want := []string{"[1] delete_elements", "Removed both boxes; the canvas is empty.",
+				"wrote " + filepath.Join(dir, "d.excalidraw"), "The diagram is empty: there is nothing to draw, so no PNG."}
+			if oldPicture {
+				want = append(want, "removed "+png+", the picture from before")
+			}
+			for _, w := range want {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("output lacks %q:\n%s", w, out.String())
+				}
+			}
+			if !oldPicture && strings.Contains(out.String(), "removed") {
+				t.Errorf("output speaks of a removed picture there was none of:\n%s", out.String())
+			}
+			saved, err := os.ReadFile(filepath.Join(dir, "d.excalidraw"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sc, err := scene.Decode(saved); err != nil || sc.Len() != 0 {
+				t.Errorf("the scene file: %v, %d elements; want an empty diagram", err, sc.Len())
+			}
+			if _, err := os.Stat(png); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the picture is there (%v), want none", err)
+			}
+		})
+	}
+}
+
+// TestDrawFailedRun: a run that fails exits 1 with the reason and writes nothing, unlike an
+// emptied diagram. The error text is Ollama's own (llm/server.go, v0.17.4).
+func TestDrawFailedRun(t *testing.T) {
+	const crashed = "model runner has unexpectedly stopped, this may be due to resource limitations or an internal error, check ollama server logs for details"
+	fake := ollamafake.New(t, ollamafake.Config{Responder: ollamafake.Script(ollamafake.Fail(500, crashed))})
+	t.Setenv("OLLAMA_HOST", fake.URL())
+	dir := t.TempDir()
+	var out, errw bytes.Buffer
+	code := cmdDraw(context.Background(), []string{"two boxes", "-o", filepath.Join(dir, "d.png"),
+		"--chrome", filepath.Join(dir, "no-chromium")}, &out, &errw)
+	if code != 1 || !strings.Contains(errw.String(), "unexpectedly stopped") {
+		t.Errorf("exit %d, stderr %q; want 1 with Ollama's reason", code, errw.String())
+	}
+	if files, _ := os.ReadDir(dir); len(files) != 0 {
+		t.Errorf("a failed run wrote %d files, want none", len(files))
 	}
 }

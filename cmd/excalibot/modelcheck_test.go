@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/excalibot/excalibot/agent"
 	"github.com/excalibot/excalibot/agent/ollama"
 	"github.com/excalibot/excalibot/agent/ollamafake"
 	"github.com/excalibot/excalibot/config"
@@ -28,11 +29,23 @@ func TestServeStartupModelCheck(t *testing.T) {
 		{"num_ctx too big", func(c *config.Config) { c.NumCtx = 65536 }, []string{
 			"level=WARN", "num_ctx 65536 is more than the 40960 tokens of context qwen3:8b was trained for; set EXCALIBOT_NUM_CTX to 40960 or less"}},
 		{"tool-less model", func(c *config.Config) { c.Model = ollamafake.ToolLessModel }, []string{
-			"level=WARN", "gemma3:4b cannot call tools: it will draw through typed plans (EXCALIBOT_PROTOCOL=plan)"}},
+			"level=WARN", "gemma3:4b cannot call tools: it will draw through typed plans (EXCALIBOT_PROTOCOL=plan)",
+			"protocol=plan"}},
+		{"vision model reads pictures", func(c *config.Config) { c.VisionModel = ollamafake.ToolLessModel }, []string{
+			"protocol=tools",
+			`level=INFO msg="vision model" model=gemma3:4b capabilities=completion,vision context_length=131072`}},
+		{"the model itself cannot read pictures", func(c *config.Config) {}, []string{
+			`level=WARN msg="vision check: qwen3:8b cannot read pictures; models that can: gemma3:4b (pulled here), or pull one such as qwen2.5vl, gemma3, llama3.2-vision; pictures sent with a request are refused; set EXCALIBOT_VISION_MODEL to a model that reads pictures" model=qwen3:8b`}},
+		{"vision model not pulled", func(c *config.Config) { c.VisionModel = "qwen2.5vl:7b" }, []string{
+			`level=WARN msg="vision check: model qwen2.5vl:7b is not pulled into Ollama at ` + fake.URL() +
+				", so pictures sent with a request are refused; models here that read pictures: gemma3:4b; run `ollama pull qwen2.5vl:7b`, or set EXCALIBOT_VISION_MODEL to a model that reads pictures\" model=qwen2.5vl:7b"}},
+		{"vision model without vision", func(c *config.Config) { c.Model, c.VisionModel = ollamafake.ToolLessModel, ollamafake.ToolModel }, []string{
+			`level=WARN msg="vision check: qwen3:8b cannot read pictures; models that can: gemma3:4b (pulled here)`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := testConfig(t)
+			cfg.VisionModel = ""
 			cfg.OllamaHost, cfg.Model = fake.URL(), ollamafake.ToolModel
 			cfg.ChromePath = filepath.Join(t.TempDir(), "no-chromium") // the renderer is not what is checked
 			tt.setup(&cfg)
@@ -46,7 +59,10 @@ func TestServeStartupModelCheck(t *testing.T) {
 				}
 			}
 			if n := strings.Count(got, "model check:"); n > 1 {
-				t.Errorf("the check spoke %d times, want once:\n%s", n, got)
+				t.Errorf("the model check spoke %d times, want once:\n%s", n, got)
+			}
+			if n := strings.Count(got, "vision check:"); n > 1 {
+				t.Errorf("the vision check spoke %d times, want once:\n%s", n, got)
 			}
 		})
 	}
@@ -60,16 +76,19 @@ func TestModelWarnings(t *testing.T) {
 		name   string
 		info   ollama.ModelInfo
 		numCtx int
+		proto  agent.Protocol
 		want   []string
 	}{
-		{"fits", qwen, 16384, nil},
-		{"exactly the context", qwen, 40960, nil},
-		{"num_ctx over", qwen, 40961, []string{"num_ctx 40961 is more than the 40960 tokens"}},
-		{"no tools", gemma, 16384, []string{"gemma3:4b cannot call tools"}},
-		{"nothing reported", old, 1 << 20, []string{"Ollama did not say what the model can do"}},
+		{"fits", qwen, 16384, agent.ProtocolAuto, nil},
+		{"exactly the context", qwen, 40960, agent.ProtocolAuto, nil},
+		{"num_ctx over", qwen, 40961, agent.ProtocolAuto, []string{"num_ctx 40961 is more than the 40960 tokens"}},
+		{"no tools", gemma, 16384, agent.ProtocolAuto, []string{"gemma3:4b cannot call tools: it will draw through typed plans"}},
+		{"no tools, plans asked for", gemma, 16384, agent.ProtocolPlan, nil},
+		{"no tools, tools asked for", gemma, 16384, agent.ProtocolTools, nil}, // doctor's protocol line fails
+		{"nothing reported", old, 1 << 20, agent.ProtocolAuto, []string{"Ollama did not say what the model can do"}},
 	}
 	for _, tt := range tests {
-		got := modelWarnings(tt.info, tt.numCtx)
+		got := modelWarnings(tt.info, tt.numCtx, tt.proto)
 		if len(got) != len(tt.want) {
 			t.Errorf("%s: got %q, want %d warnings", tt.name, got, len(tt.want))
 			continue

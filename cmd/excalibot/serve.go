@@ -115,10 +115,9 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	// Ollama down or the model not pulled is logged now, not at the first message; serve goes on.
-	if _, err := checkModel(ctx, model, log); err != nil {
-		log.Error("model check: "+err.Error(), logkey.Model, cfg.Model, "ollama", model.URL())
-	}
+	// Ollama down, the model not pulled or unable to read pictures is logged now, not at the
+	// first message; serve goes on.
+	inspectModels(ctx, cfg, model, false).log(log)
 	// The listener comes before the links: without a public URL they point at its address.
 	if m.ln, err = net.Listen("tcp", cfg.Listen); err != nil {
 		return fmt.Errorf("listen on %s (set --listen or EXCALIBOT_LISTEN): %w", cfg.Listen, err)
@@ -173,6 +172,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 			{Name: "renderer", Fn: func(context.Context) error { return m.rend.Ready() }},
 			{Name: "store", Fn: m.st.Ping},
 		},
+		Model: newModelWatch(cfg, model).Health,
 		Queue: m.work,
 	}, log)
 

@@ -79,6 +79,27 @@ func TestServeWithoutChatCredentials(t *testing.T) {
 			t.Errorf("GET %s = %d %s, want 200", path, resp.StatusCode, body)
 		}
 	}
+	// Ollama is down (testConfig points at a closed port): the home page says so with the fix,
+	// without the address, and the other parts still read ready.
+	resp, err := http.Get("http://" + addr + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{
+		`Health: <span class="bad">drawing is not ready</span>`,
+		`<li>store: <span class="ok">ready</span></li>`, `<li>renderer: <span class="ok">ready</span></li>`,
+		`<li>Ollama: <span class="bad">not reachable</span></li>`,
+		"Ollama does not answer</span>: start it (`ollama serve`) or set OLLAMA_HOST to where it runs",
+	} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the home page lacks %q:\n%s", want, page)
+		}
+	}
+	if strings.Contains(string(page), "127.0.0.1:1") {
+		t.Errorf("the home page shows Ollama's address:\n%s", page)
+	}
 	stop()
 	if !strings.Contains(logs.String(), "SLACK_BOT_TOKEN") || !strings.Contains(logs.String(), "TELEGRAM_BOT_TOKEN") {
 		t.Errorf("log does not say which settings to set:\n%s", logs.String())
