@@ -23,7 +23,7 @@ var (
 	groupStyles    = []string{"frame", "box"}
 	nodeFields     = []string{"id", "label", "shape", "color", "group"}
 	edgeFields     = []string{"from", "to", "label", "style", "arrow"}
-	groupFields    = []string{"id", "title", "style", "parent"}
+	groupFields    = []string{"id", "title", "style", "parent", "nodes"}
 	nodeUpdFields  = []string{"node", "label", "shape", "color", "group"}
 	graphFieldHint = map[string]string{"text": "label", "type": "shape", "colour": "color", "backgroundColor": "color",
 		"source": "from", "target": "to", "start": "from", "end": "to", "frame": "group", "name": "title"}
@@ -95,10 +95,9 @@ func (s *Set) createGraph(ctx context.Context, w *scene.Scene, o *object) (strin
 	if d, ok := o.enum("direction", graphDirs, graphDirAlias); ok {
 		dir = graph.Direction(d)
 	}
-	nodeObjs, _ := o.objList("nodes")
-	edgeObjs, _ := o.objList("edges")
 	groupObjs, _ := o.objList("groups")
-	if !o.has("nodes") {
+	nodeObjs := graphNodeObjs(o, groupObjs)
+	if !o.has("nodes") && len(nodeObjs) == 0 {
 		o.p.add("nodes", "missing; give a list like [{\"id\":\"api\",\"label\":\"API\"},{\"id\":\"db\",\"label\":\"Database\",\"shape\":\"ellipse\"}]")
 	}
 	finishGraph(o, []string{"direction", "nodes", "edges", "groups"})
@@ -115,10 +114,10 @@ func (s *Set) createGraph(ctx context.Context, w *scene.Scene, o *object) (strin
 			ga.style = st
 		}
 		ga.parent, _ = g.str("parent")
-		finishGraph(g, groupFields)
+		finishGraph(g, groupFields, map[string]string{"in": "parent", "members": "nodes", "children": "nodes"})
 		groups = append(groups, ga)
 	}
-	nodes, edges := s.decodeGraphItems(o, nodeObjs, edgeObjs)
+	nodes, edges := s.decodeGraphItems(o, w, nodeObjs)
 	if !o.p.ok() {
 		return "", o.p
 	}
@@ -242,9 +241,10 @@ func graphErrText(err error) string {
 	return sceneErrText(err)
 }
 
-// decodeGraphItems decodes node and edge lists and checks the limits on their count.
-func (s *Set) decodeGraphItems(o *object, nodeObjs, edgeObjs []*object) ([]nodeArgs, []edgeArgs) {
-	if n := len(nodeObjs) + len(edgeObjs); n > s.lim.MaxBatch {
+// decodeGraphItems decodes the nodes nodeObjs and the call's edges (objects or short strings,
+// whose names are looked up among the nodes and on w) and checks the limits on their count.
+func (s *Set) decodeGraphItems(o *object, w *scene.Scene, nodeObjs []*object) ([]nodeArgs, []edgeArgs) {
+	if n := len(nodeObjs) + listLen(o, "edges"); n > s.lim.MaxBatch {
 		o.p.add("", "%d nodes and edges in one call; the limit is %d, split them over several calls", n, s.lim.MaxBatch)
 		return nil, nil
 	}
@@ -252,6 +252,7 @@ func (s *Set) decodeGraphItems(o *object, nodeObjs, edgeObjs []*object) ([]nodeA
 	for _, n := range nodeObjs {
 		nodes = append(nodes, decodeNode(n, s.lim))
 	}
+	edgeObjs := graphEdgeObjs(o, w, nodes)
 	edges := make([]edgeArgs, 0, len(edgeObjs))
 	for _, e := range edgeObjs {
 		edges = append(edges, decodeEdge(e, s.lim))

@@ -1,0 +1,107 @@
+package tools
+
+import (
+	"errors"
+	"strings"
+)
+
+// An edge written as one string, the short form a model writes in a plan and in the graph
+// tools' arguments: "API -> DB", "API -> DB: reads". The arrow says the line: -> solid,
+// -.-> dashed, ..> dotted, <-> both ends, --- no head. The forms Mermaid writes are read too
+// (-->, ==>, -->|label|), since models know them.
+
+// EdgeText is an edge or a sequence message read from its short form.
+type EdgeText struct {
+	From, To, Label string
+	Style           string // solid, dashed or dotted
+	Arrow           string // end, both or none
+	Reply           bool   // written -->, -->> or -.->: a sequence's dashed answer
+}
+
+// edgeArrow is one way of writing the line between the two ends.
+type edgeArrow struct {
+	tok          string
+	style, arrow string
+	reply        bool // in a sequence, a dashed answer
+}
+
+// edgeArrows are tried longest first at each position, so "-.->" is not read as "->".
+var edgeArrows = []edgeArrow{
+	{"<-.->", "dashed", "both", true}, {"<..>", "dotted", "both", true}, {"-->>", "solid", "end", true},
+	{"-.->", "dashed", "end", true}, {"<-->", "solid", "both", false}, {"<->", "solid", "both", false},
+	{"..>", "dotted", "end", true}, {"-->", "solid", "end", true}, {"==>", "solid", "end", false},
+	{"->>", "solid", "end", false}, {"---", "solid", "none", false}, {"-.-", "dashed", "none", false},
+	{"->", "solid", "end", false}, {"→", "solid", "end", false},
+}
+
+// EdgePattern is the pattern of an edge's short form in a JSON schema: two names and one of the
+// taught arrows between spaces, an optional label after ": ". Names may not hold a quote or a
+// backslash, so the grammar Ollama builds from the pattern always closes the JSON string.
+const EdgePattern = `^[^"\\]+ (->|-\.->|\.\.>|<->|---) [^"\\]+$`
+
+// MessagePattern is a sequence message's short form: "A -> B: label", a reply "B --> A: label".
+const MessagePattern = `^[^"\\]+ (->|-->) [^"\\]+: [^"\\]+$`
+
+// errNoArrow says how to write an edge, for a string that has no arrow.
+var errNoArrow = errors.New(`write an edge as "A -> B" or "A -> B: label" (-.-> dashed, ..> dotted, <-> both ways, --- no arrow)`)
+
+// ParseEdge reads an edge's short form. isNode, when not nil, tells whether a name is a node's
+// id or label; it decides where the second name ends when the text after the arrow holds ": "
+// more than once (a label "Step: 2" as the target). Without it the first ": " ends the name.
+func ParseEdge(s string, isNode func(string) bool) (EdgeText, error) {
+	at, a := findArrow(s)
+	if at < 0 {
+		return EdgeText{}, errNoArrow
+	}
+	e := EdgeText{From: strings.TrimSpace(s[:at]), Style: a.style, Arrow: a.arrow, Reply: a.reply}
+	rest := strings.TrimSpace(s[at+len(a.tok):])
+	if strings.HasPrefix(rest, "|") { // Mermaid's A -->|label| B
+		if end := strings.Index(rest[1:], "|"); end >= 0 {
+			e.Label = strings.TrimSpace(rest[1 : 1+end])
+			rest = strings.TrimSpace(rest[end+2:])
+		}
+	}
+	e.To = rest
+	if e.Label == "" {
+		e.To, e.Label = splitLabel(rest, isNode)
+	}
+	if e.From == "" || e.To == "" {
+		return EdgeText{}, errNoArrow
+	}
+	return e, nil
+}
+
+// findArrow finds the first arrow in s, the longest one at its position.
+func findArrow(s string) (int, edgeArrow) {
+	for i := 0; i < len(s); i++ {
+		for _, a := range edgeArrows {
+			if strings.HasPrefix(s[i:], a.tok) {
+				return i, a
+			}
+		}
+	}
+	return -1, edgeArrow{}
+}
+
+// splitLabel splits "B: label" into the name and the label.
+func splitLabel(rest string, isNode func(string) bool) (string, string) {
+	if isNode != nil && isNode(rest) {
+		return rest, ""
+	}
+	first := -1
+	for i := 0; i+1 < len(rest); i++ {
+		if rest[i] != ':' || rest[i+1] != ' ' {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		if isNode != nil && isNode(strings.TrimSpace(rest[:i])) {
+			return strings.TrimSpace(rest[:i]), strings.TrimSpace(rest[i+2:])
+		}
+	}
+	if first < 0 {
+		return strings.TrimSuffix(rest, ":"), ""
+	}
+	return strings.TrimSpace(rest[:first]), strings.TrimSpace(rest[first+2:])
+}
