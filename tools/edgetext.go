@@ -36,11 +36,12 @@ var edgeArrows = []edgeArrow{
 
 // EdgePattern is the pattern of an edge's short form in a JSON schema: two names and one of the
 // taught arrows between spaces, an optional label after ": ". Names may not hold a quote or a
-// backslash, so the grammar Ollama builds from the pattern always closes the JSON string.
-const EdgePattern = `^[^"\\]+ (->|-\.->|\.\.>|<->|---) [^"\\]+$`
+// backslash or a control character, so the grammar Ollama builds from the pattern always writes
+// a valid JSON string.
+const EdgePattern = `^[^"\\\x00-\x1F]+ (->|-\.->|\.\.>|<->|---) [^"\\\x00-\x1F]+$`
 
 // MessagePattern is a sequence message's short form: "A -> B: label", a reply "B --> A: label".
-const MessagePattern = `^[^"\\]+ (->|-->) [^"\\]+: [^"\\]+$`
+const MessagePattern = `^[^"\\\x00-\x1F]+ (->|-->) [^"\\\x00-\x1F]+: [^"\\\x00-\x1F]+$`
 
 // errNoArrow says how to write an edge, for a string that has no arrow.
 var errNoArrow = errors.New(`write an edge as "A -> B" or "A -> B: label" (-.-> dashed, ..> dotted, <-> both ways, --- no arrow)`)
