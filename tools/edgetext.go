@@ -7,8 +7,9 @@ import (
 
 // An edge written as one string, the short form a model writes in a plan and in the graph
 // tools' arguments: "API -> DB", "API -> DB: reads". The arrow says the line: -> solid,
-// -.-> dashed, ..> dotted, <-> both ends, --- no head. The forms Mermaid writes are read too
-// (-->, ==>, -->|label|), since models know them.
+// -.-> dashed, ..> dotted, with < in front for a head at both ends (<-> <-.-> <..>) and ---,
+// -.-, ... for none. The forms Mermaid writes are read too (-->, ==>, -->|label|), since models
+// know them.
 
 // EdgeText is an edge or a sequence message read from its short form.
 type EdgeText struct {
@@ -25,20 +26,21 @@ type edgeArrow struct {
 	reply        bool // in a sequence, a dashed answer
 }
 
-// edgeArrows are tried longest first at each position, so "-.->" is not read as "->".
+// edgeArrows are tried longest first at each position, so "-.->" is not read as "->". Every
+// style goes with every head: -> <-> --- solid, -.-> <-.-> -.- dashed, ..> <..> ... dotted.
 var edgeArrows = []edgeArrow{
-	{"<-.->", "dashed", "both", true}, {"<..>", "dotted", "both", true}, {"-->>", "solid", "end", true},
-	{"-.->", "dashed", "end", true}, {"<-->", "solid", "both", false}, {"<->", "solid", "both", false},
+	{"<-.->", "dashed", "both", true}, {"-->>", "solid", "end", true}, {"<-->", "solid", "both", false},
+	{"-.->", "dashed", "end", true}, {"<..>", "dotted", "both", true}, {"<->", "solid", "both", false},
 	{"..>", "dotted", "end", true}, {"-->", "solid", "end", true}, {"==>", "solid", "end", false},
 	{"->>", "solid", "end", false}, {"---", "solid", "none", false}, {"-.-", "dashed", "none", false},
-	{"->", "solid", "end", false}, {"→", "solid", "end", false},
+	{"...", "dotted", "none", false}, {"->", "solid", "end", false}, {"→", "solid", "end", false},
 }
 
 // EdgePattern is the pattern of an edge's short form in a JSON schema: two names and one of the
 // taught arrows between spaces, an optional label after ": ". Names may not hold a quote or a
 // backslash or a control character, so the grammar Ollama builds from the pattern always writes
 // a valid JSON string.
-const EdgePattern = `^[^"\\\x00-\x1F]+ (->|-\.->|\.\.>|<->|---) [^"\\\x00-\x1F]+$`
+const EdgePattern = `^[^"\\\x00-\x1F]+ (->|<->|---|-\.->|<-\.->|-\.-|\.\.>|<\.\.>|\.\.\.) [^"\\\x00-\x1F]+$`
 
 // MessagePattern is a sequence message's short form: "A -> B: label", a reply "B --> A: label".
 const MessagePattern = `^[^"\\\x00-\x1F]+ (->|-->) [^"\\\x00-\x1F]+: [^"\\\x00-\x1F]+$`
@@ -72,11 +74,23 @@ func ParseEdge(s string, isNode func(string) bool) (EdgeText, error) {
 	return e, nil
 }
 
-// findArrow finds the first arrow in s, the longest one at its position.
+// findArrow finds the first arrow in s, the longest one at its position: first one with a space
+// on each side, as the short form writes it (so "Loading..." or "a->b" in a name is no arrow),
+// else one without ("A->B"; never "...", which names hold).
 func findArrow(s string) (int, edgeArrow) {
 	for i := 0; i < len(s); i++ {
+		if s[i] != ' ' {
+			continue
+		}
 		for _, a := range edgeArrows {
-			if strings.HasPrefix(s[i:], a.tok) {
+			if strings.HasPrefix(s[i+1:], a.tok+" ") {
+				return i + 1, a
+			}
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		for _, a := range edgeArrows {
+			if a.tok != "..." && strings.HasPrefix(s[i:], a.tok) {
 				return i, a
 			}
 		}

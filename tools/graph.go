@@ -109,6 +109,9 @@ func (s *Set) createGraph(ctx context.Context, w *scene.Scene, o *object) (strin
 		if ga.title == "" {
 			ga.title = ga.id
 		}
+		if ga.id == "" && !g.has("id") { // a group named by its title alone, as its nodes name it
+			ga.id = diagram.Slug(ga.title, s.lim.MaxIDLength)
+		}
 		ga.style = "frame"
 		if st, ok := g.enum("style", groupStyles, map[string]string{"background": "box", "rectangle": "box", "container": "box"}); ok {
 			ga.style = st
