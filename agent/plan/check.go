@@ -301,7 +301,7 @@ func (c *checker) known() string {
 
 func (c *checker) edges(in []Edge) []checkedEdge {
 	var out []checkedEdge
-	seen := map[[2]string]bool{}
+	seen := map[[3]string]bool{}
 	for i, e := range in {
 		path := fmt.Sprintf("edges[%d]", i)
 		from, to := c.ref(path+".from", e.From), c.ref(path+".to", e.To)
@@ -326,10 +326,10 @@ func (c *checker) edges(in []Edge) []checkedEdge {
 			c.probs.Add(path, "goes from %q to itself; connect two different nodes", from)
 			continue
 		}
-		if seen[[2]string{from, to}] {
+		if seen[[3]string{from, to, label}] {
 			continue // the same arrow twice: draw it once
 		}
-		seen[[2]string{from, to}] = true
+		seen[[3]string{from, to, label}] = true
 		out = append(out, checkedEdge{from: from, to: to, label: label, style: style, arrow: arrow})
 	}
 	return out

@@ -114,7 +114,7 @@ var schema = func() json.RawMessage {
 		"kind":      enum(kinds),
 		"direction": enum([]string{"TB", "LR"}),
 		"title":     str,
-		"groups":    arr(obj([]string{"title", "nodes"}, `"title":`+str, `"nodes":`+arr(node), `"parent":`+str)),
+		"groups":    arr(obj([]string{"title", "nodes"}, `"title":`+str, `"nodes":`+arr(node), `"parent":`+str, `"id":`+str)),
 		"nodes":     arr(node),
 		"edges":     arr(`{"type":"string","pattern":` + q(tools.EdgePattern) + `}`),
 		"messages":  arr(`{"type":"string","pattern":` + q(tools.MessagePattern) + `}`),

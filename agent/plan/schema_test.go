@@ -108,7 +108,7 @@ func TestSchemaOrder(t *testing.T) {
 		t.Error("the schema asks for a summary; the reply says what changed from the scene")
 	}
 	group := s.obj["properties"].obj["groups"].obj["items"]
-	if got, want := group.obj["properties"].keys, []string{"title", "nodes", "parent"}; !reflect.DeepEqual(got, want) {
+	if got, want := group.obj["properties"].keys, []string{"title", "nodes", "parent", "id"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("a group's properties %v, want %v", got, want)
 	}
 	node := s.obj["properties"].obj["nodes"].obj["items"].obj["anyOf"].arr[1]
