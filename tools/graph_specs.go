@@ -9,11 +9,12 @@ var (
 	// shape or a colour.
 	gpNode  = `{"anyOf":[{"type":"string"},{"type":"object","properties":{"label":{"type":"string"},"id":{"type":"string"},"shape":{"type":"string","enum":["rectangle","ellipse","diamond"]},"color":{"type":"string"}},"required":["label"]}]}`
 	gpNodes = `{"type":"array","items":` + gpNode + `}`
-	// add_to_graph names its items' forms only: create_graph, offered beside it, has the enums.
+	// A group's nodes and add_to_graph's items name their forms only: create_graph's nodes, offered
+	// beside them, have the node's fields.
 	gpNodesT = `{"type":"array","items":{"anyOf":[{"type":"string"},{"type":"object"}]}}`
 	gpEdges  = `{"type":"array","items":{"type":"string"}}`
 	// Groups hold their nodes; style box (a light background box, nestable with parent) or frame (the default).
-	gpGroups  = `{"type":"array","items":{"type":"object","properties":{"title":{"type":"string"},"nodes":` + gpNodes + `,"parent":{"type":"string"},"style":{"type":"string","enum":["frame","box"]}},"required":["title"]}}`
+	gpGroups  = `{"type":"array","items":{"type":"object","properties":{"title":{"type":"string"},"nodes":` + gpNodesT + `,"parent":{"type":"string"},"style":{"type":"string","enum":["frame","box"]},"id":{"type":"string"}},"required":["title"]}}`
 	gpGroupsT = `{"type":"array","items":{"type":"object","properties":{"title":{"type":"string"},"nodes":{"type":"array"}}}}`
 	gpDir     = `{"type":"string","enum":["TB","LR","mindmap"]}`
 	gpEdgeUpd = `{"type":"array","items":{"type":"object","properties":{"from":{"type":"string"},"to":{"type":"string"},"label":{"type":"string"},"style":{"type":"string","enum":["solid","dashed","dotted"]},"arrow":{"type":"string","enum":["end","both","none"]}},"required":["from","to"]}}`
@@ -27,8 +28,7 @@ var (
 
 var graphDocs = [...]toolDoc{
 	{CreateGraph, "Draw a boxes-and-arrows diagram (flowchart, architecture, org chart); it places everything. " +
-		"Node: its label, or {label, id, shape, color}. Group: {title, nodes, parent}. Edge: \"A -> B: label\", A and B labels or ids. " +
-		"E.g. {\"groups\":[{\"title\":\"Backend\",\"nodes\":[\"API\",\"DB\"]}],\"nodes\":[\"Web\"],\"edges\":[\"Web -> API: HTTPS\",\"API -> DB\"]}",
+		"Node: its label, or {label, id, shape, color}. Group: {title, nodes, parent}. Edge: \"A -> B: label\" (A, B: labels or ids).",
 		schema(nil, [2]string{"direction", gpDir}, [2]string{"groups", gpGroups}, [2]string{"nodes", gpNodes}, [2]string{"edges", gpEdges})},
 	{AddToGraph, "Add nodes, groups and edges (as in create_graph) beside their neighbours. Other nodes stay put.",
 		schema(nil, [2]string{"groups", gpGroupsT}, [2]string{"nodes", gpNodesT}, [2]string{"edges", gpEdges})},

@@ -107,7 +107,7 @@ func check(p Plan, ix *Index, lim tools.Limits, probs *Problems) Checked {
 		out.nodes = c.actors(p.Nodes)
 		out.messages = c.messages(p.Messages)
 		if len(p.Messages) == 0 {
-			probs.Add("messages", "a sequence diagram needs messages, e.g. [{\"from\":\"client\",\"to\":\"api\",\"label\":\"GET /\"}]")
+			probs.Add("messages", "a sequence diagram needs messages, e.g. [\"Client -> API: GET /\", \"API --> Client: 200 OK\"]")
 		}
 		return out
 	}
@@ -197,7 +197,7 @@ func (c *checker) nodes(in []Node) []checkedNode {
 		case c.ix.nodes[raw] != nil:
 			id, existing = raw, true
 		case raw == "" && label == "":
-			c.probs.Add(path, "give the node an id and a label, e.g. {\"id\":\"api\",\"label\":\"API\"}")
+			c.probs.Add(path, "give the node a label, e.g. \"API\" or {\"label\":\"API\",\"shape\":\"ellipse\"}")
 			continue
 		default:
 			// A node the model re-listed under another id, or named by its label: the one on the canvas.
@@ -349,7 +349,7 @@ func (c *checker) groups(in []Group) []Group {
 			id = c.idFor(title)
 		}
 		if id == "" {
-			c.probs.Add(path, "give the group an id and a title, e.g. {\"id\":\"backend\",\"title\":\"Backend\"}")
+			c.probs.Add(path, "give the group a title, e.g. {\"title\":\"Backend\",\"nodes\":[\"API\"]}")
 			continue
 		}
 		if j, dup := seen[id]; dup {
@@ -476,7 +476,7 @@ func (c *checker) actors(in []Node) []checkedNode {
 			id = c.idFor(label)
 		}
 		if id == "" {
-			c.probs.Add(path, "give the participant an id and a label, e.g. {\"id\":\"api\",\"label\":\"API\"}")
+			c.probs.Add(path, "give the participant a label, e.g. \"API\"")
 			continue
 		}
 		if j, dup := c.ids[id]; dup {
