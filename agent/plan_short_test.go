@@ -45,13 +45,16 @@ func TestPlanShortForm(t *testing.T) {
 
 	set2 := newRecordingSet(sc)
 	m.answers = []string{`{"kind":"architecture","direction":"LR","title":"Shop","groups":[{"title":"Backend","nodes":["Cache"]}],
-	 "nodes":[{"label":"Web","color":"green"},{"label":"API v2","id":"API"}],"edges":["API v2 -> Cache: reads"],"remove":["Gateway -> API"]}`}
+	 "nodes":[{"label":"Web","color":"green"},{"label":"API v2","id":"API"}],"edges":["Web -> Gateway: HTTPS","API v2 -> Cache: reads"],"remove":["Gateway -> API"]}`}
 	second := runPlanned(t, a, set2.request("make Web green, rename the API to API v2, add a cache it reads, drop the gateway arrow", first.Memory))
 	if second.Reason != StopDone || second.ToolErrors != 0 {
 		t.Fatalf("second run: %s: %+v", second.Reason, second.Steps)
 	}
 	if got, want := set2.names(), []string{"remove_from_graph", "update_graph", "add_to_graph"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("calls %v, want %v", got, want)
+	}
+	if _, ok := set2.calls[1].args["edges"]; ok { // "Web -> Gateway: HTTPS" is drawn already
+		t.Errorf("an unchanged edge was updated: %v", set2.calls[1].args)
 	}
 	sc = set2.Scene()
 	if got := sc.LabelText("API"); got != "API v2" {

@@ -211,7 +211,7 @@ func editCalls(p Checked, ix *Index) []Call {
 		if e.style != "" && e.style != old.style {
 			u["style"] = e.style
 		}
-		if e.arrow != "" {
+		if e.arrow != "" && e.arrow != old.arrow {
 			u["arrow"] = e.arrow
 		}
 		if len(u) > 2 {

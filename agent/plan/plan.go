@@ -243,7 +243,15 @@ func decode(src string, ix *Index, probs *Problems) Plan {
 				probs.Add(path, "%q: %v", clip.Runes(s, 60), err)
 				continue
 			}
-			p.Edges = append(p.Edges, Edge{From: t.From, To: t.To, Label: t.Label, Style: t.Style, Arrow: t.Arrow})
+			e := Edge{From: t.From, To: t.To, Label: t.Label}
+			// "A -> B" says nothing of the line: an arrow already drawn keeps its style and heads.
+			if t.Style != "solid" {
+				e.Style = t.Style
+			}
+			if t.Arrow != "end" {
+				e.Arrow = t.Arrow
+			}
+			p.Edges = append(p.Edges, e)
 			continue
 		}
 		if m := r.obj(e, path); m != nil {
