@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/excalibot/excalibot/diagram/graph"
+	"github.com/excalibot/excalibot/internal/clip"
 	"github.com/excalibot/excalibot/scene"
 )
 
@@ -15,8 +16,8 @@ import (
 // keeping its path, so the rest of decoding and every message is the same for both forms.
 
 // itemList reads an array whose items are objects or strings; fromString turns a string item
-// into an object's fields (false: the string is refused, with a problem added by it).
-func (o *object) itemList(name string, fromString func(path, s string) (map[string]json.RawMessage, bool)) ([]*object, bool) {
+// into an object's fields, or says why it cannot.
+func (o *object) itemList(name string, fromString func(s string) (map[string]json.RawMessage, error)) ([]*object, bool) {
 	v, isString := o.structured(name)
 	if v == nil {
 		return nil, false
@@ -34,8 +35,9 @@ func (o *object) itemList(name string, fromString func(path, s string) (map[stri
 	for i, item := range list {
 		path := fmt.Sprintf("%s[%d]", o.at(name), i)
 		if s, ok := fastString(item); ok || (len(item) > 0 && item[0] == '"' && json.Unmarshal(item, &s) == nil) {
-			fields, ok := fromString(path, s)
-			if !ok {
+			fields, err := fromString(s)
+			if err != nil {
+				o.p.add(path, "%q: %v", clip.Runes(s, 60), err)
 				continue
 			}
 			sub := &object{path: path, fields: fields, p: o.p, decoded: true}
@@ -64,8 +66,8 @@ func jsonFields(kv ...string) map[string]json.RawMessage {
 }
 
 // labelNode is a node written as its label: its id is made from the label.
-func labelNode(_, s string) (map[string]json.RawMessage, bool) {
-	return map[string]json.RawMessage{"label": mustJSON(s)}, true
+func labelNode(s string) (map[string]json.RawMessage, error) {
+	return map[string]json.RawMessage{"label": mustJSON(s)}, nil
 }
 
 func mustJSON(s string) json.RawMessage {
@@ -116,11 +118,10 @@ func graphEdgeObjs(o *object, w *scene.Scene, nodes []nodeArgs) []*object {
 		_, err := g.Node(s)
 		return err == nil
 	}
-	edges, _ := o.itemList("edges", func(path, s string) (map[string]json.RawMessage, bool) {
+	edges, _ := o.itemList("edges", func(s string) (map[string]json.RawMessage, error) {
 		e, err := ParseEdge(s, isNode)
 		if err != nil {
-			o.p.add(path, "%q: %v", s, err)
-			return nil, false
+			return nil, err
 		}
 		f := jsonFields("from", e.From, "to", e.To, "label", e.Label)
 		if e.Style != "solid" {
@@ -129,7 +130,7 @@ func graphEdgeObjs(o *object, w *scene.Scene, nodes []nodeArgs) []*object {
 		if e.Arrow != "end" {
 			f["arrow"] = mustJSON(e.Arrow)
 		}
-		return f, true
+		return f, nil
 	})
 	return edges
 }

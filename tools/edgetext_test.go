@@ -176,3 +176,32 @@ func indexScene(sc *scene.Scene) *IndexedScene {
 	}
 	return out
 }
+
+// create_sequence takes messages as strings, in blocks too, and actors as labels.
+func TestSequenceShortForm(t *testing.T) {
+	set := New(scene.New(), Limits{})
+	args := `{"actors":["Browser","Cart API"],"messages":["Browser -> Cart API: GET /cart",
+		{"block":"alt","label":"cached","messages":["Cart API --> Browser: 200 OK: 3 items"]},"Browser -> Cart API"]}`
+	r := set.Call(context.Background(), CreateSequence, []byte(args))
+	if r.IsError {
+		t.Fatalf("create_sequence: %s", r.Text)
+	}
+	var labels []string
+	dashed := 0
+	for _, e := range set.Scene().Elements() {
+		if e.Type == scene.Arrow && e.StartBinding == nil {
+			labels = append(labels, set.Scene().LabelText(e.ID))
+			if e.StrokeStyle == "dashed" {
+				dashed++
+			}
+		}
+	}
+	slices.Sort(labels)
+	if want := []string{"", "200 OK: 3 items", "GET /cart"}; !slices.Equal(labels, want) || dashed != 1 {
+		t.Errorf("messages %q with %d dashed, want %q with the reply dashed", labels, dashed, want)
+	}
+	r = set.Call(context.Background(), CreateSequence, []byte(`{"messages":["Browser asks the API"]}`))
+	if !r.IsError || !strings.Contains(r.Text, `messages[0]: "Browser asks the API": write a message as "A -> B: label"`) {
+		t.Errorf("a message without an arrow: %s", r.Text)
+	}
+}

@@ -36,11 +36,11 @@ var graphDocs = [...]toolDoc{
 		schema(nil, [2]string{"nodes", gpUpd}, [2]string{"edges", gpEdgeUpd})},
 	{RemoveFromGraph, "Remove nodes (with their edges) and edges, by id or label, e.g. {\"nodes\":[\"cache\"],\"edges\":[\"api -> db\"]}",
 		schema(nil, [2]string{"nodes", gpRefs}, [2]string{"edges", gpEdges})},
-	{CreateSequence, "Draw a sequence diagram: actors side by side with lifelines, then the steps in order: messages (activate/deactivate draw activation bars; return: a dashed reply), " +
+	{CreateSequence, "Draw a sequence diagram: actors side by side with lifelines, then the steps in order: messages (\"A -> B: label\", a reply \"B --> A: label\", or {from, to, label, return, activate, deactivate} for activation bars), " +
 		"notes {note, over|left_of|right_of} and blocks {block: loop|alt|opt|par|critical|break, label, messages, else: [{label, messages}]}. Actors may be left out: they are taken from the steps. " +
-		"E.g. {\"messages\":[{\"from\":\"Browser\",\"to\":\"API\",\"label\":\"GET /cart\",\"activate\":true},{\"block\":\"alt\",\"label\":\"cached\",\"messages\":[{\"from\":\"API\",\"to\":\"Browser\",\"label\":\"200 OK\",\"return\":true,\"deactivate\":true}]}]}",
+		"E.g. {\"messages\":[\"Browser -> API: GET /cart\",{\"block\":\"alt\",\"label\":\"cached\",\"messages\":[\"API --> Browser: 200 OK\"]}]}",
 		schema([]string{"messages"}, [2]string{"actors", `{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"label":{"type":"string"}}}}`},
-			[2]string{"messages", `{"type":"array","items":` + gpStep + `}`}, [2]string{"autonumber", `{"type":"boolean"}`})},
+			[2]string{"messages", `{"type":"array","items":{"anyOf":[{"type":"string"},` + gpStep + `]}}`}, [2]string{"autonumber", `{"type":"boolean"}`})},
 	{RelayoutGraph, "Lay the whole diagram out again from scratch (moves every node), optionally in another direction.",
 		schema(nil, [2]string{"direction", gpDir})},
 }
