@@ -98,12 +98,15 @@ func findArrow(s string) (int, edgeArrow) {
 	return -1, edgeArrow{}
 }
 
+// maxNameColons is how many ": " in a row splitLabel tries as the end of the name.
+const maxNameColons = 8
+
 // splitLabel splits "B: label" into the name and the label.
 func splitLabel(rest string, isNode func(string) bool) (string, string) {
 	if isNode != nil && isNode(rest) {
 		return rest, ""
 	}
-	first := -1
+	first, tried := -1, 0
 	for i := 0; i+1 < len(rest); i++ {
 		if rest[i] != ':' || rest[i+1] != ' ' {
 			continue
@@ -111,7 +114,9 @@ func splitLabel(rest string, isNode func(string) bool) (string, string) {
 		if first < 0 {
 			first = i
 		}
-		if isNode != nil && isNode(strings.TrimSpace(rest[:i])) {
+		// A name holds ": " a few times at most; looking up every one of a hostile string's
+		// thousands would cost a lookup among the canvas's nodes each.
+		if tried++; tried <= maxNameColons && isNode != nil && isNode(strings.TrimSpace(rest[:i])) {
 			return strings.TrimSpace(rest[:i]), strings.TrimSpace(rest[i+2:])
 		}
 	}
