@@ -2,6 +2,8 @@ package agent
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
@@ -15,9 +17,7 @@ import (
 // renames one by its id, adds a node into an existing group and an arrow to it, and removes an
 // arrow written as a string; no summary, so the reply is made from the scene.
 func TestPlanShortForm(t *testing.T) {
-	m := &scriptedPlanner{answers: []string{`{"kind":"architecture","direction":"LR","title":"Shop","groups":[
-	 {"title":"Cloud","nodes":["Gateway"]},{"title":"Backend","nodes":["API",{"label":"Orders DB","shape":"ellipse"}],"parent":"Cloud"}],
-	 "nodes":["Web"],"edges":["Web -> Gateway: HTTPS","Gateway -> API","API <-.-> Orders DB: SQL"]}`}}
+	m := &scriptedPlanner{answers: []string{examplePlan(t, "shop-new")}}
 	set := newRecordingSet(nil)
 	a := planAgent(m, ProtocolPlan)
 	first := runPlanned(t, a, set.request("a shop: web, gateway, API and its database in the cloud", Memory{}))
@@ -44,8 +44,7 @@ func TestPlanShortForm(t *testing.T) {
 	}
 
 	set2 := newRecordingSet(sc)
-	m.answers = []string{`{"kind":"architecture","direction":"LR","title":"Shop","groups":[{"title":"Backend","nodes":["Cache"]}],
-	 "nodes":[{"label":"Web","color":"green"},{"label":"API v2","id":"API"}],"edges":["Web -> Gateway: HTTPS","API v2 -> Cache: reads"],"remove":["Gateway -> API"]}`}
+	m.answers = []string{examplePlan(t, "shop-follow-up")}
 	second := runPlanned(t, a, set2.request("make Web green, rename the API to API v2, add a cache it reads, drop the gateway arrow", first.Memory))
 	if second.Reason != StopDone || second.ToolErrors != 0 {
 		t.Fatalf("second run: %s: %+v", second.Reason, second.Steps)
@@ -74,6 +73,17 @@ func TestPlanShortForm(t *testing.T) {
 	}
 }
 
+// examplePlan is one of the example plans of agent/plan/testdata/examples, which the plan
+// package checks against its schema.
+func examplePlan(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("plan", "testdata", "examples", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 // arrowBetween is the arrow bound from a to b, or nil.
 func arrowBetween(sc *scene.Scene, a, b string) *scene.Element {
 	for _, e := range sc.Elements() {
@@ -88,8 +98,7 @@ func arrowBetween(sc *scene.Scene, a, b string) *scene.Element {
 // TestPlanSequenceShortForm: a sequence's messages as strings, a reply written with -->, the
 // participants named by label.
 func TestPlanSequenceShortForm(t *testing.T) {
-	m := &scriptedPlanner{answers: []string{`{"kind":"sequence","direction":"LR","title":"Cart","groups":[],"nodes":["Browser","Cart API"],"edges":[],
-	 "messages":["Browser -> Cart API: GET /cart","Cart API --> Browser: 200 OK: 3 items"]}`}}
+	m := &scriptedPlanner{answers: []string{examplePlan(t, "cart-sequence")}}
 	set := newRecordingSet(nil)
 	res := runPlanned(t, planAgent(m, ProtocolPlan), set.request("sequence: the browser gets the cart", Memory{}))
 	if got := set.names(); !reflect.DeepEqual(got, []string{"create_sequence"}) || res.Reason != StopDone || res.ToolErrors != 0 {

@@ -85,13 +85,13 @@ var (
 	arrows = []string{"end", "both", "none"}
 )
 
-// Order is the order of the plan's properties in Schema, the order Ollama's grammar makes a
+// order is the order of the plan's properties in Schema, the order Ollama's grammar makes a
 // model write them in: what kind of diagram and which way it runs first, then its frames, then
 // the boxes and the arrows between them. The first six are required (Ollama's grammar converter
 // puts optional properties after the required ones); messages and remove follow when needed.
-var Order = []string{"kind", "direction", "title", "groups", "nodes", "edges", "messages", "remove"}
+var order = []string{"kind", "direction", "title", "groups", "nodes", "edges", "messages", "remove"}
 
-// required is how many of Order every plan writes.
+// required is how many of order every plan writes.
 const required = 6
 
 // schema is flat and short on purpose: small models follow short schemas with enums best, the
@@ -121,10 +121,10 @@ var schema = func() json.RawMessage {
 		"remove":    arr(str),
 	}
 	var ps []string
-	for _, k := range Order {
+	for _, k := range order {
 		ps = append(ps, q(k)+":"+props[k])
 	}
-	return json.RawMessage(obj(Order[:required], ps...))
+	return json.RawMessage(obj(order[:required], ps...))
 }()
 
 // Schema is the JSON schema sent as the request's format in the plan protocol.

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -237,7 +238,7 @@ func validate(s map[string]any, v *ordered, path string) []string {
 		for _, r := range s["required"].([]any) {
 			req = append(req, r.(string))
 		}
-		order := schemaOrder(s)
+		keyOrder := schemaOrder(s)
 		for _, r := range req {
 			if v.obj[r] == nil {
 				bad("required %q missing", r)
@@ -250,7 +251,7 @@ func validate(s map[string]any, v *ordered, path string) []string {
 				bad("%q is not a property", k)
 				continue
 			}
-			at := slices.Index(order, k)
+			at := slices.Index(keyOrder, k)
 			if at < last {
 				bad("%q comes after %q; the grammar writes them the other way round", k, v.keys[i-1])
 			}
@@ -419,5 +420,23 @@ func golden(t *testing.T, path string, got []byte) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s is out of date; go test ./agent/plan -update rewrites it. Got:\n%s", path, got)
+	}
+}
+
+// TestExamplePlansValidate: every example plan the tests draw with (testdata/examples, read by
+// the agent's tests too) is one Ollama's grammar lets a model write.
+func TestExamplePlansValidate(t *testing.T) {
+	files, err := filepath.Glob("testdata/examples/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no example plans: %v", err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if errs := validPlan(t, string(b)); len(errs) > 0 {
+			t.Errorf("%s does not fit the schema: %v", f, errs)
+		}
 	}
 }
