@@ -37,13 +37,19 @@ var edgeArrows = []edgeArrow{
 }
 
 // EdgePattern is the pattern of an edge's short form in a JSON schema: two names and one of the
-// taught arrows between spaces, an optional label after ": ". Names may not hold a quote or a
-// backslash or a control character, so the grammar Ollama builds from the pattern always writes
-// a valid JSON string.
-const EdgePattern = `^[^"\\\x00-\x1F]+ (->|<->|---|-\.->|<-\.->|-\.-|\.\.>|<\.\.>|\.\.\.) [^"\\\x00-\x1F]+$`
+// taught arrows between spaces, an optional label after ": ". Ollama's grammar converter
+// applies a pattern to the string as the JSON text writes it, escapes and all, so the pattern
+// is written for that text: names hold no quote, backslash or control character, and a label
+// may hold JSON's escapes (\" for a quote), so the grammar always writes a valid JSON string.
+const EdgePattern = `^` + nameChars + `+ (->|<->|---|-\.->|<-\.->|-\.-|\.\.>|<\.\.>|\.\.\.) ` + nameChars + `+(: ` + labelChars + `+)?$`
 
 // MessagePattern is a sequence message's short form: "A -> B: label", a reply "B --> A: label".
-const MessagePattern = `^[^"\\\x00-\x1F]+ (->|-->) [^"\\\x00-\x1F]+: [^"\\\x00-\x1F]+$`
+const MessagePattern = `^` + nameChars + `+ (->|-->) ` + nameChars + `+: ` + labelChars + `+$`
+
+const (
+	nameChars  = `[^"\\\x00-\x1F]`
+	labelChars = `([^"\\\x00-\x1F]|\\["\\/bfnrt])`
+)
 
 // errNoArrow says how to write an edge, for a string that has no arrow.
 var errNoArrow = errors.New(`write an edge as "A -> B" or "A -> B: label" (-.-> dashed, ..> dotted, <-> both ways, --- no arrow)`)

@@ -275,7 +275,7 @@ func validate(s map[string]any, v *ordered, path string) []string {
 		if e, ok := s["enum"].([]any); ok && !slices.Contains(e, any(str)) {
 			bad("%q is not one of %v", str, e)
 		}
-		if p, ok := s["pattern"].(string); ok && !regexp.MustCompile(p).MatchString(str) {
+		if p, ok := s["pattern"].(string); ok && !regexp.MustCompile(p).MatchString(jsonText(str)) {
 			bad("%q does not match %s", str, p)
 		}
 	case "boolean":
@@ -284,6 +284,19 @@ func validate(s map[string]any, v *ordered, path string) []string {
 		}
 	}
 	return errs
+}
+
+// jsonText is s as a JSON string's text writes it, without the quotes: what the grammar
+// converter applies a pattern to (it builds the pattern's grammar over the raw characters).
+func jsonText(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		panic(err)
+	}
+	t := strings.TrimSpace(b.String())
+	return t[1 : len(t)-1]
 }
 
 // schemaOrder is the order the grammar converter writes an object's properties in: the required
@@ -369,6 +382,8 @@ func TestSchemaValidator(t *testing.T) {
 		{"node id before label", `{"kind":"flowchart","direction":"TB","title":"","groups":[],"nodes":[{"id":"a","label":"A"}],"edges":[]}`, false},
 		{"unknown colour", `{"kind":"flowchart","direction":"TB","title":"","groups":[],"nodes":[{"label":"A","color":"mauve"}],"edges":[]}`, false},
 		{"message without label", `{"kind":"sequence","direction":"LR","title":"","groups":[],"nodes":[],"edges":[],"messages":["A -> B"]}`, false},
+		{"quotes in a label", `{"kind":"sequence","direction":"LR","title":"","groups":[],"nodes":[],"edges":["A -> B: \"x\""],"messages":["A -> B: pull(\"img:tag\")"]}`, true},
+		{"a quote in a name", `{"kind":"flowchart","direction":"TB","title":"","groups":[],"nodes":[],"edges":["\"A\" -> B"]}`, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			errs := validPlan(t, tt.plan)
