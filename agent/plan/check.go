@@ -472,12 +472,12 @@ func (c *checker) actors(in []Node) []checkedNode {
 			continue
 		}
 		id := c.idFor(n.ID)
-		if id == "" {
-			id = c.idFor(label)
-		}
-		if id == "" {
+		switch {
+		case id == "" && label == "":
 			c.probs.Add(path, "give the participant a label, e.g. \"API\"")
 			continue
+		case id == "": // named by its label; one without ASCII letters or digits gets a number
+			id = c.freeID(c.idFor(label), i)
 		}
 		if j, dup := c.ids[id]; dup {
 			c.probs.Add(path+".id", "%q is used twice (also nodes[%d]); give each participant its own id", id, j)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -411,40 +412,40 @@ func TestTokensPerDiagram(t *testing.T) {
 			newArgs: count(js(newArgs(in), "")),
 		})
 	}
-	golden(t, "testdata/tokens.golden.md", []byte(tokenTable(rows)))
-	var total tokenCounts
-	for _, r := range rows {
-		total.mermaid += r.mermaid
-		total.newPlan += r.newPlan
-		total.newArgs += r.newArgs
+	var seqs []tokenCounts
+	for _, in := range loadSequences(t) {
+		np := js(seqNewPlan(in), "")
+		if errs := validPlan(t, np); len(errs) > 0 {
+			t.Errorf("%s: the short plan does not fit the schema: %v", in.name, errs[:min(3, len(errs))])
+		}
+		checkSameSequence(t, in, np)
+		seqs = append(seqs, tokenCounts{
+			name: in.name, nodes: len(in.actors), edges: len(in.msgs),
+			mermaid: count(seqMermaid(in)),
+			oldPlan: count(js(seqOldPlan(in), "")), oldPlanIndented: count(js(seqOldPlan(in), "  ")),
+			oldArgs: count(js(seqOldArgs(in), "")),
+			newPlan: count(np), newPlanIndented: count(js(seqNewPlan(in), "  ")),
+			newArgs: count(js(seqNewArgs(in), "")),
+		})
 	}
-	if ratio := float64(total.newPlan) / float64(total.mermaid); ratio > 1.2 {
-		t.Errorf("a plan takes %.2f× the tokens of Mermaid over the corpus; the target is 1.2×", ratio)
-	}
-	if ratio := float64(total.newArgs) / float64(total.mermaid); ratio > 1.2 {
-		t.Errorf("create_graph's arguments take %.2f× the tokens of Mermaid over the corpus; the target is 1.2×", ratio)
+	golden(t, "testdata/tokens.golden.md", []byte(tokenTable(rows, seqs)))
+	for _, set := range []struct {
+		what string
+		rows []tokenCounts
+	}{{"graphs", rows}, {"sequences", seqs}} {
+		all := sum(set.rows)
+		if ratio := float64(all.newPlan) / float64(all.mermaid); ratio > 1.2 {
+			t.Errorf("a plan of the %s takes %.2f× the tokens of Mermaid; the target is 1.2×", set.what, ratio)
+		}
+		if ratio := float64(all.newArgs) / float64(all.mermaid); ratio > 1.2 {
+			t.Errorf("the tool arguments of the %s take %.2f× the tokens of Mermaid; the target is 1.2×", set.what, ratio)
+		}
 	}
 }
 
-// unescapeHTML undoes the escapes json.Compact keeps from the file (none are there today).
-func unescapeHTML(s string) string {
-	return strings.NewReplacer(`\u003e`, ">", `\u003c`, "<", `\u0026`, "&").Replace(s)
-}
-
-func tokenTable(rows []tokenCounts) string {
-	var b strings.Builder
-	b.WriteString("# Output tokens per diagram\n\n")
-	b.WriteString("What a model writes to draw each diagram of internal/corpus/testdata/graph, counted with cl100k_base\n")
-	b.WriteString("(github.com/tiktoken-go/tokenizer), against the Mermaid flowchart of the same diagram. Before: the\n")
-	b.WriteString("plan schema of objects with a summary, and create_graph's arguments as the corpus writes them. After:\n")
-	b.WriteString("the short form. Indented: two spaces, which Ollama's grammar allows. Written by TestTokensPerDiagram\n")
-	b.WriteString("(go test ./agent/plan -run TestTokensPerDiagram -update).\n\n")
-	b.WriteString("| diagram | nodes | edges | Mermaid | plan before | indented | create_graph before | plan after | indented | create_graph after |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+func sum(rows []tokenCounts) tokenCounts {
 	var t tokenCounts
 	for _, r := range rows {
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n", r.name, r.nodes, r.edges, r.mermaid,
-			r.oldPlan, r.oldPlanIndented, r.oldArgs, r.newPlan, r.newPlanIndented, r.newArgs)
 		t.nodes += r.nodes
 		t.edges += r.edges
 		t.mermaid += r.mermaid
@@ -455,21 +456,58 @@ func tokenTable(rows []tokenCounts) string {
 		t.newPlanIndented += r.newPlanIndented
 		t.newArgs += r.newArgs
 	}
-	fmt.Fprintf(&b, "| **all %d** | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n\n", len(rows), t.nodes, t.edges, t.mermaid,
-		t.oldPlan, t.oldPlanIndented, t.oldArgs, t.newPlan, t.newPlanIndented, t.newArgs)
-	ratio := func(f func(tokenCounts) int) string {
-		var rs []float64
-		for _, r := range rows {
-			rs = append(rs, float64(f(r))/float64(r.mermaid))
-		}
-		sort.Float64s(rs)
-		return fmt.Sprintf("%.2f× (median %.2f×, %.2f–%.2f×)", float64(f(t))/float64(t.mermaid), rs[len(rs)/2], rs[0], rs[len(rs)-1])
+	return t
+}
+
+// unescapeHTML undoes the escapes json.Compact keeps from the file (none are there today).
+func unescapeHTML(s string) string {
+	return strings.NewReplacer(`\u003e`, ">", `\u003c`, "<", `\u0026`, "&").Replace(s)
+}
+
+func tokenTable(graphs, seqs []tokenCounts) string {
+	var b strings.Builder
+	b.WriteString("# Output tokens per diagram\n\n")
+	b.WriteString("What a model writes to draw each diagram, counted with cl100k_base (github.com/tiktoken-go/tokenizer),\n")
+	b.WriteString("against the Mermaid of the same diagram. Graphs: the create_graph calls of internal/corpus/testdata/graph;\n")
+	b.WriteString("sequences: the participants and messages of internal/corpus/testdata/mermaid/*-seq-*.mmd (their notes\n")
+	b.WriteString("and blocks, which a plan does not carry, left out of the Mermaid too). Before: the plan schema of\n")
+	b.WriteString("objects with a summary, and the tool's arguments as objects. After: the short form. Indented: two\n")
+	b.WriteString("spaces, which Ollama's grammar allows. Tool: create_graph for graphs, create_sequence for sequences.\n")
+	b.WriteString("Written by TestTokensPerDiagram (go test ./agent/plan -run TestTokensPerDiagram -update).\n\n")
+	b.WriteString("| diagram | nodes | edges | Mermaid | plan before | indented | tool before | plan after | indented | tool after |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+	row := func(name string, r tokenCounts) {
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n", name, r.nodes, r.edges, r.mermaid,
+			r.oldPlan, r.oldPlanIndented, r.oldArgs, r.newPlan, r.newPlanIndented, r.newArgs)
 	}
-	b.WriteString("Against Mermaid, all diagrams together (median and range of the diagrams):\n\n")
-	b.WriteString("| protocol | before | after |\n|---|---|---|\n")
-	fmt.Fprintf(&b, "| plan, compact | %s | %s |\n", ratio(func(r tokenCounts) int { return r.oldPlan }), ratio(func(r tokenCounts) int { return r.newPlan }))
-	fmt.Fprintf(&b, "| plan, indented | %s | %s |\n", ratio(func(r tokenCounts) int { return r.oldPlanIndented }), ratio(func(r tokenCounts) int { return r.newPlanIndented }))
-	fmt.Fprintf(&b, "| create_graph arguments | %s | %s |\n", ratio(func(r tokenCounts) int { return r.oldArgs }), ratio(func(r tokenCounts) int { return r.newArgs }))
+	for _, set := range []struct {
+		what string
+		rows []tokenCounts
+	}{{"graphs", graphs}, {"sequences", seqs}} {
+		for _, r := range set.rows {
+			row(r.name, r)
+		}
+		row(fmt.Sprintf("**all %d %s**", len(set.rows), set.what), sum(set.rows))
+	}
+	b.WriteString("\nAgainst Mermaid, all diagrams of a kind together (median and range of the diagrams):\n\n")
+	b.WriteString("| kind | protocol | before | after |\n|---|---|---|---|\n")
+	for _, set := range []struct {
+		what string
+		rows []tokenCounts
+	}{{"graphs", graphs}, {"sequences", seqs}} {
+		t := sum(set.rows)
+		ratio := func(f func(tokenCounts) int) string {
+			var rs []float64
+			for _, r := range set.rows {
+				rs = append(rs, float64(f(r))/float64(r.mermaid))
+			}
+			sort.Float64s(rs)
+			return fmt.Sprintf("%.2f× (median %.2f×, %.2f–%.2f×)", float64(f(t))/float64(t.mermaid), rs[len(rs)/2], rs[0], rs[len(rs)-1])
+		}
+		fmt.Fprintf(&b, "| %s | plan, compact | %s | %s |\n", set.what, ratio(func(r tokenCounts) int { return r.oldPlan }), ratio(func(r tokenCounts) int { return r.newPlan }))
+		fmt.Fprintf(&b, "| %s | plan, indented | %s | %s |\n", set.what, ratio(func(r tokenCounts) int { return r.oldPlanIndented }), ratio(func(r tokenCounts) int { return r.newPlanIndented }))
+		fmt.Fprintf(&b, "| %s | tool arguments | %s | %s |\n", set.what, ratio(func(r tokenCounts) int { return r.oldArgs }), ratio(func(r tokenCounts) int { return r.newArgs }))
+	}
 	return b.String()
 }
 
@@ -539,4 +577,206 @@ func describeGraph(g corpusGraph) []string {
 	slices.Sort(nodes)
 	slices.Sort(edges)
 	return append(nodes, slices.Compact(edges)...) // an arrow given twice is drawn once
+}
+
+// seqInput is a sequence of the Mermaid corpus (internal/corpus/testdata/mermaid/*-seq-*.mmd)
+// as far as a plan carries it: its participants and messages (notes and blocks left out).
+type seqInput struct {
+	name   string
+	actors []seqActor
+	msgs   []seqMsg
+}
+
+type seqActor struct{ id, label string }
+
+type seqMsg struct {
+	from, to, text string
+	reply          bool
+}
+
+var (
+	seqParticipant = regexp.MustCompile(`^(?:participant|actor)\s+(\S+)(?:\s+as\s+(.+))?$`)
+	seqMessageLine = regexp.MustCompile(`^([^-:]+?)\s*(-->>|->>|-->|->|--x|-x|--\)|-\))[+-]?\s*([^:]+?)\s*:(.*)$`)
+	mermaidBreak   = regexp.MustCompile(`(?i)<br\s*/?>`)
+)
+
+func loadSequences(t *testing.T) []seqInput {
+	t.Helper()
+	files, err := filepath.Glob("../../internal/corpus/testdata/mermaid/*-seq-*.mmd")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no sequences: %v", err)
+	}
+	var out []seqInput
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := seqInput{name: strings.TrimSuffix(filepath.Base(f), ".mmd")}
+		known := map[string]bool{}
+		actor := func(id, label string) {
+			if !known[id] {
+				known[id] = true
+				in.actors = append(in.actors, seqActor{id, label})
+			}
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			line = strings.TrimSpace(line)
+			if m := seqParticipant.FindStringSubmatch(line); m != nil {
+				actor(m[1], strings.TrimSpace(mermaidBreak.ReplaceAllString(cmpOr(m[2], m[1]), "\n")))
+				continue
+			}
+			if m := seqMessageLine.FindStringSubmatch(line); m != nil && !strings.HasPrefix(line, "Note") {
+				from, to := strings.TrimSpace(m[1]), strings.TrimSpace(m[3])
+				actor(from, from)
+				actor(to, to)
+				text := strings.TrimSpace(mermaidBreak.ReplaceAllString(strings.TrimSpace(m[4]), "\n"))
+				if text == "" {
+					continue // a plan's message says something
+				}
+				in.msgs = append(in.msgs, seqMsg{from, to, text, strings.HasPrefix(m[2], "--")})
+			}
+		}
+		out = append(out, in)
+	}
+	return out
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// seqMermaid is the yardstick: the participants as declared and the messages.
+func seqMermaid(in seqInput) string {
+	var b strings.Builder
+	b.WriteString("sequenceDiagram\n")
+	for _, a := range in.actors {
+		if a.label != a.id {
+			fmt.Fprintf(&b, "    participant %s as %s\n", a.id, strings.ReplaceAll(a.label, "\n", "<br/>"))
+		} else {
+			fmt.Fprintf(&b, "    participant %s\n", a.id)
+		}
+	}
+	for _, m := range in.msgs {
+		arrow := "->>"
+		if m.reply {
+			arrow = "-->>"
+		}
+		fmt.Fprintf(&b, "    %s%s%s: %s\n", m.from, arrow, m.to, strings.ReplaceAll(m.text, "\n", "<br/>"))
+	}
+	return b.String()
+}
+
+// seqNames names each participant by its label where it can, as for graph nodes.
+func seqNames(in seqInput) map[string]string {
+	g := corpusInput{}
+	for _, a := range in.actors {
+		g.g.Nodes = append(g.g.Nodes, struct{ ID, Label, Shape, Color, Group string }{ID: a.id, Label: a.label})
+	}
+	return shortNames(g)
+}
+
+func seqOldPlan(in seqInput) obj {
+	var nodes, msgs []obj
+	for _, a := range in.actors {
+		nodes = append(nodes, obj{{"id", a.id}, {"label", a.label}})
+	}
+	for _, m := range in.msgs {
+		msgs = append(msgs, add(obj{{"from", m.from}, {"to", m.to}, {"label", m.text}}, "reply", true, m.reply))
+	}
+	summary := fmt.Sprintf("Drew a sequence of %d messages between %d participants.", len(in.msgs), len(in.actors))
+	return obj{{"kind", "sequence"}, {"nodes", nodes}, {"edges", []any{}}, {"summary", summary}, {"messages", msgs}}
+}
+
+func seqShort(in seqInput) (actors []any, msgs []string) {
+	names := seqNames(in)
+	for _, a := range in.actors {
+		if names[a.id] == a.label {
+			actors = append(actors, a.label)
+		} else {
+			actors = append(actors, obj{{"label", a.label}, {"id", a.id}})
+		}
+	}
+	for _, m := range in.msgs {
+		arrow := "->"
+		if m.reply {
+			arrow = "-->"
+		}
+		msgs = append(msgs, names[m.from]+" "+arrow+" "+names[m.to]+": "+m.text)
+	}
+	return actors, msgs
+}
+
+func seqNewPlan(in seqInput) obj {
+	actors, msgs := seqShort(in)
+	return obj{{"kind", "sequence"}, {"direction", "LR"}, {"title", ""}, {"groups", []any{}}, {"nodes", actors}, {"edges", []any{}}, {"messages", msgs}}
+}
+
+// seqOldArgs and seqNewArgs are create_sequence's arguments: actors only where a label differs
+// from the id (the tool takes the others from the messages).
+func seqOldArgs(in seqInput) obj {
+	var actors, msgs []obj
+	aliased := false
+	for _, a := range in.actors {
+		actors = append(actors, obj{{"id", a.id}, {"label", a.label}})
+		aliased = aliased || a.id != a.label
+	}
+	for _, m := range in.msgs {
+		msgs = append(msgs, add(obj{{"from", m.from}, {"to", m.to}, {"label", m.text}}, "return", true, m.reply))
+	}
+	return append(add(obj{}, "actors", actors, aliased), field{"messages", msgs})
+}
+
+func seqNewArgs(in seqInput) obj {
+	actors, msgs := seqShort(in)
+	aliased := false
+	for _, a := range in.actors {
+		aliased = aliased || a.id != a.label
+	}
+	return append(add(obj{}, "actors", actors, aliased), field{"messages", msgs})
+}
+
+// checkSameSequence reads the short plan back and checks that it sends create_sequence the same
+// messages, by the participants' labels, in order.
+func checkSameSequence(t *testing.T, in seqInput, src string) {
+	t.Helper()
+	cp, probs := Read(src, IndexScene("scene: empty"), tools.Limits{MaxBatch: 1000, MaxLabel: 1000})
+	if len(probs) > 0 {
+		t.Errorf("%s: the short plan is refused: %v", in.name, probs)
+		return
+	}
+	calls := Expand(cp, IndexScene("scene: empty"))
+	var args struct {
+		Actors   []struct{ ID, Label string }
+		Messages []struct {
+			From, To, Label string
+			Return          bool
+		}
+	}
+	if len(calls) != 1 || json.Unmarshal(calls[0].Args, &args) != nil {
+		t.Fatalf("%s: expanded into %v", in.name, calls)
+	}
+	label := map[string]string{}
+	for _, a := range args.Actors {
+		label[a.ID] = a.Label
+	}
+	want := map[string]string{}
+	for _, a := range in.actors {
+		want[a.id] = a.label
+	}
+	if len(args.Messages) != len(in.msgs) {
+		t.Errorf("%s: %d messages, want %d", in.name, len(args.Messages), len(in.msgs))
+		return
+	}
+	for i, m := range args.Messages {
+		w := in.msgs[i]
+		got := fmt.Sprintf("%s -> %s: %s %v", label[m.From], label[m.To], m.Label, m.Return)
+		if exp := fmt.Sprintf("%s -> %s: %s %v", want[w.from], want[w.to], w.text, w.reply); got != exp {
+			t.Errorf("%s: message %d is %q, want %q", in.name, i, got, exp)
+			return
+		}
+	}
 }
