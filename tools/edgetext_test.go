@@ -117,6 +117,12 @@ func TestGraphShortForms(t *testing.T) {
 		t.Errorf("after create, add and remove:\n%v\nwant\n%v", got, want)
 	}
 
+	// A group and the node it holds may share a name: the group's id keeps clear of the node's.
+	same := New(scene.New(), Limits{})
+	if r := same.Call(context.Background(), CreateGraph, []byte(`{"groups":[{"title":"Prometheus","nodes":["Prometheus","Alertmanager"]}],"edges":["Prometheus -> Alertmanager"]}`)); r.IsError {
+		t.Errorf("a group named like its node: %s", r.Text)
+	}
+
 	r := set.Call(context.Background(), AddToGraph, []byte(`{"edges":["Web to Cache"]}`))
 	if !r.IsError || !strings.Contains(r.Text, `edges[0]: "Web to Cache": write an edge as "A -> B"`) {
 		t.Errorf("an edge without an arrow: %s", r.Text)

@@ -41,7 +41,38 @@ type edgeArgs struct {
 	hasLabel, hasStyle                  bool
 }
 
-type groupArgs struct{ path, id, title, style, parent string }
+type groupArgs struct {
+	path, id, title, style, parent string
+	derived                        bool // no id given: one is made from the title (groupIDs)
+}
+
+// groupIDs gives the groups named by their titles alone ids made from the titles, clear of the
+// call's nodes (a group "Prometheus" holding a node "Prometheus"), the other groups and the canvas.
+func groupIDs(groups []groupArgs, nodes []nodeArgs, w *scene.Scene, maxLen int) {
+	taken := map[string]bool{}
+	for _, n := range nodes {
+		taken[n.id] = true
+	}
+	for _, g := range groups {
+		if !g.derived {
+			taken[g.id] = true
+		}
+	}
+	isTaken := func(id string) bool { return taken[id] || w.Has(id) }
+	for i, g := range groups {
+		if !g.derived {
+			continue
+		}
+		id := diagram.Slug(g.title, maxLen)
+		switch {
+		case id == "":
+			id = diagram.FreshID("", "group", maxLen, isTaken)
+		case isTaken(id):
+			id = diagram.FreshID(id+"-group", "group", maxLen, isTaken)
+		}
+		groups[i].id, taken[id] = id, true
+	}
+}
 
 // finishGraph handles unknown fields (unknown.go), pointing at the graph tools' names for the
 // usual slips.
@@ -109,9 +140,7 @@ func (s *Set) createGraph(ctx context.Context, w *scene.Scene, o *object) (strin
 		if ga.title == "" {
 			ga.title = ga.id
 		}
-		if ga.id == "" && !g.has("id") { // a group named by its title alone, as its nodes name it
-			ga.id = diagram.Slug(ga.title, s.lim.MaxIDLength)
-		}
+		ga.derived = ga.id == "" && !g.has("id") // named by its title alone, as its nodes name it
 		ga.style = "frame"
 		if st, ok := g.enum("style", groupStyles, map[string]string{"background": "box", "rectangle": "box", "container": "box"}); ok {
 			ga.style = st
@@ -127,6 +156,7 @@ func (s *Set) createGraph(ctx context.Context, w *scene.Scene, o *object) (strin
 	if len(nodes) == 0 {
 		return "", refuse("nodes: the list is empty; give at least one node")
 	}
+	groupIDs(groups, nodes, w, s.lim.MaxIDLength)
 	gr := graph.Graph{Nodes: graphNodes(nodes), Edges: graphEdges(edges), Direction: dir}
 	for _, g := range groups {
 		gr.Groups = append(gr.Groups, graph.Group{ID: g.id, Title: g.title, Style: g.style, Parent: g.parent, Ref: g.path})

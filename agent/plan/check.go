@@ -113,6 +113,7 @@ func check(p Plan, ix *Index, lim tools.Limits, probs *Problems) Checked {
 	}
 	out.groups = c.groups(p.Groups)
 	out.nodes = c.nodes(p.Nodes)
+	c.groupIDs(out.groups)
 	out.edges = c.edges(p.Edges)
 	out.removeNodes, out.removeEdges = c.removals(p.Remove, out.nodes)
 	if len(p.Nodes)+len(p.Edges)+len(p.Remove) == 0 {
@@ -345,12 +346,13 @@ func (c *checker) groups(in []Group) []Group {
 			continue
 		}
 		id := c.idFor(g.ID)
-		if id == "" {
-			id = c.idFor(title)
-		}
-		if id == "" {
+		derived := id == ""
+		switch {
+		case derived && title == "":
 			c.probs.Add(path, "give the group a title, e.g. {\"title\":\"Backend\",\"nodes\":[\"API\"]}")
 			continue
+		case derived: // named by its title; one without ASCII letters or digits gets a number
+			id = diagram.FreshID(c.idFor(title), "group", c.lim.MaxIDLength, func(s string) bool { _, ok := seen[s]; return ok })
 		}
 		if j, dup := seen[id]; dup {
 			c.probs.Add(path+".id", "%q is used twice (also groups[%d]); give each group its own id", id, j)
@@ -360,7 +362,7 @@ func (c *checker) groups(in []Group) []Group {
 		if title == "" {
 			title = strings.TrimSpace(g.ID)
 		}
-		out = append(out, Group{ID: id, Title: title, Parent: strings.TrimSpace(g.Parent)})
+		out = append(out, Group{ID: id, Title: title, Parent: strings.TrimSpace(g.Parent), derived: derived})
 	}
 	for i, g := range out { // a parent is a group of the plan or of the canvas, and not the group itself
 		if g.Parent == "" {
@@ -375,6 +377,35 @@ func (c *checker) groups(in []Group) []Group {
 		}
 	}
 	return out
+}
+
+// groupIDs moves the ids made from groups' titles clear of the nodes' ids and of the canvas (a
+// group "Prometheus" holding a node "Prometheus"): the tools refuse an id used twice.
+func (c *checker) groupIDs(groups []Group) {
+	taken := func(id string) bool {
+		_, node := c.ids[id]
+		_, group := c.ix.groups[id]
+		if node || group || c.ix.nodes[id] != nil {
+			return true
+		}
+		for _, g := range groups {
+			if g.ID == id {
+				return true
+			}
+		}
+		return false
+	}
+	for i, g := range groups {
+		if !g.derived {
+			continue
+		}
+		id := g.ID
+		groups[i].ID = "" // its own id does not count as taken
+		if taken(id) {
+			id = diagram.FreshID(id+"-group", "group", c.lim.MaxIDLength, taken)
+		}
+		groups[i].ID = id
+	}
 }
 
 // removals splits Remove into nodes and edges ("a->b"), each of which must be on the canvas.

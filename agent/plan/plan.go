@@ -65,6 +65,8 @@ type Group struct {
 	ID     string `json:"id,omitempty"`
 	Title  string `json:"title,omitempty"`
 	Parent string `json:"parent,omitempty"`
+
+	derived bool // the checks made ID from the title
 }
 
 // Message is one message of a sequence diagram, in order; Reply draws it dashed.

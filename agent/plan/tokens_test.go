@@ -13,6 +13,7 @@ import (
 
 	"github.com/tiktoken-go/tokenizer"
 
+	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/tools"
 )
 
@@ -402,6 +403,15 @@ func TestTokensPerDiagram(t *testing.T) {
 			t.Errorf("%s: the short plan does not fit the schema: %v", in.name, errs[:min(3, len(errs))])
 		}
 		checkSameGraph(t, in, np)
+		// The short plan and the short create_graph arguments draw the same scene.
+		short, err := marshal(newArgs(in), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cp, _ := Read(np, IndexScene("scene: empty"), tools.Limits{MaxBatch: 1000, MaxLabel: 1000})
+		if a, b := drawn(t, in.name, Expand(cp, IndexScene("scene: empty"))), drawn(t, in.name, []Call{{tools.CreateGraph, short}}); !slices.Equal(a, b) {
+			t.Errorf("%s: the plan and create_graph's short arguments draw different scenes:\n%v\n%v", in.name, a, b)
+		}
 		rows = append(rows, tokenCounts{
 			name: in.name, nodes: len(in.g.Nodes), edges: len(in.g.Edges),
 			mermaid: count(mermaidOf(in)),
@@ -576,4 +586,29 @@ func describeGraph(g corpusGraph) []string {
 	slices.Sort(nodes)
 	slices.Sort(edges)
 	return append(nodes, slices.Compact(edges)...) // an arrow given twice is drawn once
+}
+
+// drawn is what the tools draw for calls on an empty canvas, as get_scene shows it (all of it):
+// each node's label and shape with its group's title, each arrow by its ends' labels with its
+// label, style and heads.
+func drawn(t *testing.T, name string, calls []Call) []string {
+	t.Helper()
+	set := tools.New(scene.New(), tools.Limits{MaxBatch: 1000, SceneBudget: 1 << 20})
+	for _, c := range calls {
+		if r := set.Call(t.Context(), c.Name, c.Args); r.IsError {
+			t.Errorf("%s: %s refused %s", name, c.Name, r.Text)
+			return nil
+		}
+	}
+	ix := IndexScene(set.Call(t.Context(), tools.GetScene, nil).Text)
+	var out []string
+	for _, id := range ix.order {
+		n := ix.nodes[id]
+		out = append(out, fmt.Sprintf("node %q %s in %q", n.label, n.typ, ix.groups[n.group]))
+	}
+	for _, e := range ix.edges {
+		out = append(out, fmt.Sprintf("edge %q -> %q %q %s %s", ix.nodes[e.from].label, ix.nodes[e.to].label, e.label, e.style, e.arrow))
+	}
+	slices.Sort(out)
+	return slices.Compact(out) // the plan draws an arrow given twice once, the tool twice
 }
