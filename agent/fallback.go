@@ -59,6 +59,9 @@ func (r *run) unreadableReply() unreadable {
 func (r *run) onUnreadable(ctx, runCtx context.Context, turn *int, msgs []ollama.Message, reply *ollama.Message,
 	why unreadable) ([]ollama.Message, StopReason, error) {
 	r.unread = why
+	// What is left of a reply that could not be read (a garbled call's text) is no answer for
+	// people: the run's summary must not quote it.
+	r.final = ""
 	if !r.corrected["unreadable"] {
 		r.corrected["unreadable"] = true
 		if why == badCall {

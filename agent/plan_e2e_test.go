@@ -55,20 +55,20 @@ func drawingModel(req api.ChatRequest) ollamafake.Turn {
 		{"id":"db","label":"Database","shape":"ellipse"}],"edges":[{"from":"web","to":"api"},{"from":"api","to":"db"}]}`))
 }
 
-// planFill gives the plan's values by path: a new architecture, or on a follow-up the API
-// renamed and recoloured by id and a cache added.
+// planFill gives the plan's values by path, in the short form the schema teaches: a new
+// architecture, or on a follow-up the API renamed and recoloured by id and a cache added. The
+// nodes carry ids because the tool protocol's run of the same thread uses them.
 func planFill(followUp bool) map[string]any {
 	if followUp {
-		return map[string]any{"kind": "architecture", "nodes": 2, "edges": 1,
-			"nodes[0].id": "api", "nodes[0].label": "API v2", "nodes[0].color": "green",
-			"nodes[1].id": "cache", "nodes[1].label": "Cache", "nodes[1].shape": "ellipse",
-			"edges[0].from": "api", "edges[0].to": "cache", "summary": "Renamed the API and added a cache."}
+		return map[string]any{"kind": "architecture", "direction": "LR", "title": "Web stack", "groups": 0, "nodes": 2, "edges": 1,
+			"nodes[0]": map[string]any{"label": "API v2", "id": "api", "color": "green"},
+			"nodes[1]": map[string]any{"label": "Cache", "id": "cache", "shape": "ellipse"},
+			"edges[0]": "api -> cache"}
 	}
-	return map[string]any{"kind": "architecture", "direction": "LR", "nodes": 3, "edges": 2,
-		"nodes[0].id": "web", "nodes[0].label": "Web app", "nodes[1].id": "api", "nodes[1].label": "API",
-		"nodes[2].id": "db", "nodes[2].label": "Database", "nodes[2].shape": "ellipse",
-		"edges[0].from": "web", "edges[0].to": "api", "edges[1].from": "api", "edges[1].to": "db",
-		"summary": "Web app, API and database."}
+	return map[string]any{"kind": "architecture", "direction": "LR", "title": "Web stack", "groups": 0, "nodes": 3, "edges": 2,
+		"nodes[0]": map[string]any{"label": "Web app", "id": "web"}, "nodes[1]": map[string]any{"label": "API", "id": "api"},
+		"nodes[2]": map[string]any{"label": "Database", "id": "db", "shape": "ellipse"},
+		"edges[0]": "Web app -> API", "edges[1]": "API -> Database"}
 }
 
 // planThread draws a new diagram and a follow-up with the real agent and Ollama client against

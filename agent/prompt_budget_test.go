@@ -1,10 +1,18 @@
 package agent
 
 import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/tiktoken-go/tokenizer"
+
+	"github.com/excalibot/excalibot/agent/ollama"
+	"github.com/excalibot/excalibot/agent/plan"
 	"github.com/excalibot/excalibot/scene"
 	"github.com/excalibot/excalibot/tools"
 )
@@ -57,5 +65,47 @@ func TestPromptRouting(t *testing.T) {
 				t.Errorf("the line %q does not send to %s", line, name)
 			}
 		}
+	}
+}
+
+// TestPromptTokens keeps in testdata/prompt-tokens.golden what every request sends before the
+// user's words, in tokens (cl100k_base, a real BPE that works offline): the tool loop's system
+// prompt and core tool schemas as Ollama receives them, and the plan protocol's prompt (its
+// schema becomes a grammar, not prompt text). docs/agent.md quotes the figures.
+func TestPromptTokens(t *testing.T) {
+	enc, err := tokenizer.Get(tokenizer.Cl100kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(s string) int {
+		ids, _, err := enc.Encode(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(ids)
+	}
+	ts, err := ollama.APITools(offered(tools.New(scene.New(), tools.Limits{}).Specs(), false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas, err := json.Marshal(ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys, sch, pl := count(SystemPrompt()), count(string(schemas)), count(plan.Prompt())
+	got := fmt.Sprintf("tools: system prompt %d tokens + core tool schemas %d tokens = %d tokens (%d B)\nplan: prompt %d tokens (%d B)\n",
+		sys, sch, sys+sch, len(SystemPrompt())+len(schemas), pl, len(plan.Prompt()))
+	path := filepath.Join("testdata", "prompt-tokens.golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("prompt sizes changed (go test ./agent -run TestPromptTokens -update, then docs/agent.md):\ngot  %swant %s", got, want)
 	}
 }

@@ -44,6 +44,11 @@ func FuzzCall(f *testing.F) {
 		{"query_elements", `{"area":"{\"x\":0,\"y\":0,\"width\":\"100\",\"height\":100}","colour":null}`},
 		{"update_graph", `{"nodes":{"node":"ceo","colour":"red"}}`},
 		{"set_viewport", `{"zoom":2}`},
+		// The short forms: labels as nodes, groups holding them, edges and messages as strings.
+		{"create_graph", `{"groups":[{"title":"G","nodes":["A",{"label":"B: x","shape":"ellipse"}],"parent":"G"}],"nodes":["C"],"edges":["A <-.-> B: x: y","C ... A","A->B"]}`},
+		{"add_to_graph", `{"groups":[{"title":"CEO","nodes":["X"]}],"edges":["X -> ceo: : :","ceo -->|l| X"]}`},
+		{"remove_from_graph", `{"edges":["ceo -> cto"]}`},
+		{"create_sequence", `{"actors":["A"],"messages":["A -> B: hi",{"block":"loop","messages":["B --> A: ok"]}]}`},
 		{"update_element", `{"id":"ceo","fontSize":200,"text":"` + strings.Repeat("W", 500) + `"}`},
 	} {
 		f.Add(seed.tool, []byte(seed.args))

@@ -23,7 +23,7 @@ var (
 	groupStyles    = []string{"frame", "box"}
 	nodeFields     = []string{"id", "label", "shape", "color", "group"}
 	edgeFields     = []string{"from", "to", "label", "style", "arrow"}
-	groupFields    = []string{"id", "title", "style", "parent"}
+	groupFields    = []string{"id", "title", "style", "parent", "nodes"}
 	nodeUpdFields  = []string{"node", "label", "shape", "color", "group"}
 	graphFieldHint = map[string]string{"text": "label", "type": "shape", "colour": "color", "backgroundColor": "color",
 		"source": "from", "target": "to", "start": "from", "end": "to", "frame": "group", "name": "title"}
@@ -41,7 +41,38 @@ type edgeArgs struct {
 	hasLabel, hasStyle                  bool
 }
 
-type groupArgs struct{ path, id, title, style, parent string }
+type groupArgs struct {
+	path, id, title, style, parent string
+	derived                        bool // no id given: one is made from the title (groupIDs)
+}
+
+// groupIDs gives the groups named by their titles alone ids made from the titles, clear of the
+// call's nodes (a group "Prometheus" holding a node "Prometheus"), the other groups and the canvas.
+func groupIDs(groups []groupArgs, nodes []nodeArgs, w *scene.Scene, maxLen int) {
+	taken := map[string]bool{}
+	for _, n := range nodes {
+		taken[n.id] = true
+	}
+	for _, g := range groups {
+		if !g.derived {
+			taken[g.id] = true
+		}
+	}
+	isTaken := func(id string) bool { return taken[id] || w.Has(id) }
+	for i, g := range groups {
+		if !g.derived {
+			continue
+		}
+		id := diagram.Slug(g.title, maxLen)
+		switch {
+		case id == "":
+			id = diagram.FreshID("", "group", maxLen, isTaken)
+		case isTaken(id):
+			id = diagram.FreshID(id+"-group", "group", maxLen, isTaken)
+		}
+		groups[i].id, taken[id] = id, true
+	}
+}
 
 // finishGraph handles unknown fields (unknown.go), pointing at the graph tools' names for the
 // usual slips.
@@ -95,10 +126,9 @@ func (s *Set) createGraph(ctx context.Context, w *scene.Scene, o *object) (strin
 	if d, ok := o.enum("direction", graphDirs, graphDirAlias); ok {
 		dir = graph.Direction(d)
 	}
-	nodeObjs, _ := o.objList("nodes")
-	edgeObjs, _ := o.objList("edges")
 	groupObjs, _ := o.objList("groups")
-	if !o.has("nodes") {
+	nodeObjs := graphNodeObjs(o, groupObjs)
+	if !o.has("nodes") && len(nodeObjs) == 0 {
 		o.p.add("nodes", "missing; give a list like [{\"id\":\"api\",\"label\":\"API\"},{\"id\":\"db\",\"label\":\"Database\",\"shape\":\"ellipse\"}]")
 	}
 	finishGraph(o, []string{"direction", "nodes", "edges", "groups"})
@@ -110,21 +140,23 @@ func (s *Set) createGraph(ctx context.Context, w *scene.Scene, o *object) (strin
 		if ga.title == "" {
 			ga.title = ga.id
 		}
+		ga.derived = ga.id == "" && !g.has("id") // named by its title alone, as its nodes name it
 		ga.style = "frame"
 		if st, ok := g.enum("style", groupStyles, map[string]string{"background": "box", "rectangle": "box", "container": "box"}); ok {
 			ga.style = st
 		}
 		ga.parent, _ = g.str("parent")
-		finishGraph(g, groupFields)
+		finishGraph(g, groupFields, map[string]string{"in": "parent", "members": "nodes", "children": "nodes"})
 		groups = append(groups, ga)
 	}
-	nodes, edges := s.decodeGraphItems(o, nodeObjs, edgeObjs)
+	nodes, edges := s.decodeGraphItems(o, w, nodeObjs)
 	if !o.p.ok() {
 		return "", o.p
 	}
 	if len(nodes) == 0 {
 		return "", refuse("nodes: the list is empty; give at least one node")
 	}
+	groupIDs(groups, nodes, w, s.lim.MaxIDLength)
 	gr := graph.Graph{Nodes: graphNodes(nodes), Edges: graphEdges(edges), Direction: dir}
 	for _, g := range groups {
 		gr.Groups = append(gr.Groups, graph.Group{ID: g.id, Title: g.title, Style: g.style, Parent: g.parent, Ref: g.path})
@@ -242,9 +274,10 @@ func graphErrText(err error) string {
 	return sceneErrText(err)
 }
 
-// decodeGraphItems decodes node and edge lists and checks the limits on their count.
-func (s *Set) decodeGraphItems(o *object, nodeObjs, edgeObjs []*object) ([]nodeArgs, []edgeArgs) {
-	if n := len(nodeObjs) + len(edgeObjs); n > s.lim.MaxBatch {
+// decodeGraphItems decodes the nodes nodeObjs and the call's edges (objects or short strings,
+// whose names are looked up among the nodes and on w) and checks the limits on their count.
+func (s *Set) decodeGraphItems(o *object, w *scene.Scene, nodeObjs []*object) ([]nodeArgs, []edgeArgs) {
+	if n := len(nodeObjs) + listLen(o, "edges"); n > s.lim.MaxBatch {
 		o.p.add("", "%d nodes and edges in one call; the limit is %d, split them over several calls", n, s.lim.MaxBatch)
 		return nil, nil
 	}
@@ -252,6 +285,7 @@ func (s *Set) decodeGraphItems(o *object, nodeObjs, edgeObjs []*object) ([]nodeA
 	for _, n := range nodeObjs {
 		nodes = append(nodes, decodeNode(n, s.lim))
 	}
+	edgeObjs := graphEdgeObjs(o, w, nodes)
 	edges := make([]edgeArgs, 0, len(edgeObjs))
 	for _, e := range edgeObjs {
 		edges = append(edges, decodeEdge(e, s.lim))

@@ -15,10 +15,13 @@ import (
 // addToGraph adds nodes and edges to the diagram on the canvas. Nodes already there stay where they
 // are (the human's edits included); each new node goes near its neighbours, clear of everything.
 func (s *Set) addToGraph(ctx context.Context, w *scene.Scene, o *object) (string, error) {
-	nodeObjs, _ := o.objList("nodes")
-	edgeObjs, _ := o.objList("edges")
-	finishGraph(o, []string{"nodes", "edges"})
-	nodes, edges := s.decodeGraphItems(o, nodeObjs, edgeObjs)
+	groupObjs, _ := o.objList("groups")
+	for _, g := range groupObjs { // only as holders of nodes: a new group is made by its members
+		finishGraph(g, []string{"id", "title", "nodes"})
+	}
+	nodeObjs := graphNodeObjs(o, groupObjs)
+	finishGraph(o, []string{"nodes", "edges", "groups"})
+	nodes, edges := s.decodeGraphItems(o, w, nodeObjs)
 	if !o.p.ok() {
 		return "", o.p
 	}
@@ -161,7 +164,7 @@ func (s *Set) updateGraph(_ context.Context, w *scene.Scene, o *object) (string,
 // removeFromGraph deletes nodes (with their labels and edges) and edges.
 func (s *Set) removeFromGraph(_ context.Context, w *scene.Scene, o *object) (string, error) {
 	refs, _ := o.strList("nodes")
-	edgeObjs, _ := o.objList("edges")
+	edgeObjs := graphEdgeObjs(o, w, nil)
 	finishGraph(o, []string{"nodes", "edges"})
 	if len(refs)+len(edgeObjs) == 0 && o.p.ok() {
 		return "", refuse("give nodes (ids or labels) or edges ({\"from\":…,\"to\":…}) to remove")
@@ -170,7 +173,7 @@ func (s *Set) removeFromGraph(_ context.Context, w *scene.Scene, o *object) (str
 	for _, e := range edgeObjs {
 		from, _ := e.str("from")
 		to, _ := e.str("to")
-		finishGraph(e, []string{"from", "to"})
+		finishGraph(e, []string{"from", "to", "label", "style", "arrow"})
 		edges = append(edges, graph.Edge{From: from, To: to, Ref: e.path})
 	}
 	gone, err := graph.Remove(w, refs, edges)

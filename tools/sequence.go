@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -127,7 +128,7 @@ func (s *Set) decodeBlock(m *object, depth int, count *int) seqStep {
 	st := seqStep{path: m.path}
 	st.block, _ = m.enum("block", seqBlocks, map[string]string{"if": "alt", "optional": "opt", "parallel": "par", "for": "loop", "while": "loop", "repeat": "loop"})
 	label, _ := s.lim.label(m, "label")
-	inner, _ := m.objList("messages")
+	inner, _ := m.itemList("messages", seqMessage)
 	branches, _ := m.objList("else")
 	seqHint(m, seqBlockFields)
 	if depth >= 4 {
@@ -143,7 +144,7 @@ func (s *Set) decodeBlock(m *object, depth int, count *int) seqStep {
 	st.sections = append(st.sections, seqSection{label: label, steps: s.decodeSteps(inner, depth+1, count)})
 	for _, b := range branches {
 		bl, _ := s.lim.label(b, "label")
-		bm, _ := b.objList("messages")
+		bm, _ := b.itemList("messages", seqMessage)
 		seqHint(b, []string{"label", "messages"})
 		if len(bm) == 0 {
 			b.p.add(b.at("messages"), "a branch needs its messages")
@@ -152,6 +153,23 @@ func (s *Set) decodeBlock(m *object, depth int, count *int) seqStep {
 	}
 	return st
 }
+
+// seqMessage is a message written as one string, "Client -> API: GET /", a reply "API -->
+// Client: 200 OK" (Mermaid's ->> and -->> too); the first ": " after the second name starts the
+// label.
+func seqMessage(text string) (map[string]json.RawMessage, error) {
+	e, err := ParseEdge(text, nil)
+	if err != nil {
+		return nil, errNoMessage
+	}
+	f := jsonFields("from", e.From, "to", e.To, "label", e.Label)
+	if e.Reply {
+		f["return"] = json.RawMessage("true")
+	}
+	return f, nil
+}
+
+var errNoMessage = errors.New(`write a message as "A -> B: label", a reply as "B --> A: label"`)
 
 // decodeEdgeFields reads a message's edge fields without refusing the sequence-only ones.
 func decodeEdgeFields(o *object, lim Limits) edgeArgs {
@@ -169,8 +187,8 @@ func decodeEdgeFields(o *object, lim Limits) edgeArgs {
 }
 
 func (s *Set) createSequence(_ context.Context, w *scene.Scene, o *object) (string, error) {
-	actorObjs, _ := o.objList("actors")
-	msgObjs, _ := o.objList("messages")
+	actorObjs, _ := o.itemList("actors", labelNode)
+	msgObjs, _ := o.itemList("messages", seqMessage)
 	autonumber, _ := o.boolean("autonumber")
 	finishGraph(o, []string{"actors", "messages", "autonumber"})
 	if !o.has("messages") {

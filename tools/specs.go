@@ -109,9 +109,8 @@ var toolDocs = []toolDoc{
 		"Example: {\"mermaid\":\"flowchart LR\\n  A[Client] -->|HTTP| B[API]\\n  B --> C[(DB)]\"}. A syntax error names the line to fix.",
 		schema([]string{"mermaid"}, [2]string{"mermaid", `{"type":"string","description":"The Mermaid diagram, starting with its type, e.g. \"flowchart TD\" or \"sequenceDiagram\"."}`},
 			[2]string{"replace", `{"type":"boolean","description":"true: clear the canvas first (default false: add beside)."}`})},
-	{BatchCreateElements, "Create many elements at once (best way to draw a diagram). Shapes take their label in text. " +
-		"Arrows connect shapes by id: {\"id\":\"a1\",\"type\":\"arrow\",\"startElementId\":\"r1\",\"endElementId\":\"r2\"}; no x/y needed. " +
-		"Example: {\"elements\":[{\"id\":\"r1\",\"type\":\"rectangle\",\"x\":0,\"y\":0,\"text\":\"API\"},{\"id\":\"r2\",\"type\":\"rectangle\",\"x\":0,\"y\":200,\"text\":\"DB\"},{\"id\":\"a1\",\"type\":\"arrow\",\"startElementId\":\"r1\",\"endElementId\":\"r2\"}]}",
+	{BatchCreateElements, "Create many elements at once, placed by x and y. Shapes take their label in text; arrows connect shapes by id, no x/y needed. " +
+		"E.g. {\"elements\":[{\"id\":\"r1\",\"type\":\"rectangle\",\"x\":0,\"y\":0,\"text\":\"API\"},{\"id\":\"r2\",\"type\":\"rectangle\",\"x\":0,\"y\":200,\"text\":\"DB\"},{\"id\":\"a1\",\"type\":\"arrow\",\"startElementId\":\"r1\",\"endElementId\":\"r2\"}]}",
 		schema([]string{"elements"}, [2]string{"elements", `{"type":"array","items":` + elementItemSchema() + `}`})},
 	{CreateElement, "Create one element. Same fields, with the same meaning, as one item of batch_create_elements, e.g. {\"id\":\"r3\",\"type\":\"ellipse\",\"x\":300,\"y\":0,\"text\":\"User\"}.",
 		schema([]string{"id", "type"}, append([][2]string{{"id", propID}}, terseProps(elementProps(true)[1:])...)...)},

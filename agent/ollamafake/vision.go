@@ -116,20 +116,59 @@ func (s Sketch) summary() string {
 	return "Redrew the picture: " + strings.Join(labels, ", ") + "."
 }
 
-// plan is s as the agent's plan schema writes it.
+// plan is s as the agent's plan schema writes it, in the short form: each group with its nodes,
+// edges as strings ("a -> b: label"), no summary (the reply says what changed).
 func (s Sketch) plan() map[string]any {
 	kind := s.Kind
 	if kind == "" {
 		kind = "flowchart"
 	}
-	p := map[string]any{"kind": kind, "nodes": s.nodes(), "edges": s.edges(), "summary": s.summary()}
-	if s.Direction != "" {
-		p["direction"] = s.Direction
+	dir := s.Direction
+	if dir == "" {
+		dir = "TB"
 	}
-	if len(s.Groups) > 0 {
-		p["groups"] = s.groups()
+	node := func(n SketchNode) map[string]string {
+		m := map[string]string{"id": n.ID, "label": n.Label}
+		if n.Shape != "" {
+			m["shape"] = n.Shape
+		}
+		return m
 	}
-	return p
+	groups, nodes, edges := []map[string]any{}, []map[string]string{}, []string{}
+	for _, g := range s.Groups {
+		members := []map[string]string{}
+		for _, n := range s.Nodes {
+			if n.Group == g.ID {
+				members = append(members, node(n))
+			}
+		}
+		groups = append(groups, map[string]any{"id": g.ID, "title": g.Title, "nodes": members})
+	}
+	declared := map[string]bool{}
+	for _, g := range s.Groups {
+		declared[g.ID] = true
+	}
+	for _, n := range s.Nodes {
+		if !declared[n.Group] {
+			m := node(n)
+			if n.Group != "" { // a group the sketch does not declare: the long form's field names it
+				m["group"] = n.Group
+			}
+			nodes = append(nodes, m)
+		}
+	}
+	for _, e := range s.Edges {
+		arrow := map[string]string{"dashed": "-.->", "dotted": "..>"}[e.Style]
+		if arrow == "" {
+			arrow = "->"
+		}
+		t := e.From + " " + arrow + " " + e.To
+		if e.Label != "" {
+			t += ": " + e.Label
+		}
+		edges = append(edges, t)
+	}
+	return map[string]any{"kind": kind, "direction": dir, "title": "", "groups": groups, "nodes": nodes, "edges": edges}
 }
 
 // graph is s as create_graph's arguments.

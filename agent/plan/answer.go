@@ -20,7 +20,7 @@ func Read(answer string, ix *Index, lim tools.Limits) (Checked, Problems) {
 		probs.Add("", "%s", why)
 		return Checked{}, probs
 	}
-	p := decode(src, &probs)
+	p := decode(src, ix, &probs)
 	if len(probs) > 0 {
 		return Checked{}, probs
 	}

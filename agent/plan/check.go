@@ -29,7 +29,7 @@ type checkedNode struct {
 	existing                       bool // already on the canvas: only the fields given change
 }
 
-type checkedEdge struct{ from, to, label, style string }
+type checkedEdge struct{ from, to, label, style, arrow string }
 
 // Synonyms small models use for our enum values.
 var (
@@ -55,6 +55,8 @@ var (
 	}
 	styleAliases = map[string]string{"dash": "dashed", "dashes": "dashed", "broken": "dashed", "dot": "dotted",
 		"dots": "dotted", "line": "solid", "normal": "solid"}
+	arrowAliases = map[string]string{"forward": "end", "one": "end", "single": "end", "two-way": "both", "bidirectional": "both",
+		"double": "both", "no": "none", "false": "none", "line": "none"}
 )
 
 // enumValue maps s to one of values, directly, case-insensitively or through aliases.
@@ -105,12 +107,13 @@ func check(p Plan, ix *Index, lim tools.Limits, probs *Problems) Checked {
 		out.nodes = c.actors(p.Nodes)
 		out.messages = c.messages(p.Messages)
 		if len(p.Messages) == 0 {
-			probs.Add("messages", "a sequence diagram needs messages, e.g. [{\"from\":\"client\",\"to\":\"api\",\"label\":\"GET /\"}]")
+			probs.Add("messages", "a sequence diagram needs messages, e.g. [\"Client -> API: GET /\", \"API --> Client: 200 OK\"]")
 		}
 		return out
 	}
 	out.groups = c.groups(p.Groups)
 	out.nodes = c.nodes(p.Nodes)
+	c.groupIDs(out.groups)
 	out.edges = c.edges(p.Edges)
 	out.removeNodes, out.removeEdges = c.removals(p.Remove, out.nodes)
 	if len(p.Nodes)+len(p.Edges)+len(p.Remove) == 0 {
@@ -145,7 +148,7 @@ type checker struct {
 	probs *Problems
 	ids   map[string]int    // final node id → index in nodes
 	refs  map[string]string // id as written or label (normalised) → final id
-	multi map[string]bool   // labels more than one plan node has
+	multi map[string]int    // labels more than one plan node has, with their count
 }
 
 func (c *checker) label(path, s string) (string, bool) {
@@ -173,10 +176,10 @@ func (c *checker) nodes(in []Node) []checkedNode {
 	for _, n := range in {
 		labels[norm(n.Label)]++
 	}
-	c.multi = map[string]bool{}
+	c.multi = map[string]int{}
 	for l, k := range labels {
 		if k > 1 && l != "" {
-			c.multi[l] = true
+			c.multi[l] = k
 		}
 	}
 	claimed := map[string]bool{} // canvas nodes some plan node names by id
@@ -195,22 +198,19 @@ func (c *checker) nodes(in []Node) []checkedNode {
 		case c.ix.nodes[raw] != nil:
 			id, existing = raw, true
 		case raw == "" && label == "":
-			c.probs.Add(path, "give the node an id and a label, e.g. {\"id\":\"api\",\"label\":\"API\"}")
+			c.probs.Add(path, "give the node a label, e.g. \"API\" or {\"label\":\"API\",\"shape\":\"ellipse\"}")
 			continue
 		default:
 			// A node the model re-listed under another id, or named by its label: the one on the canvas.
 			for _, ref := range []string{label, raw} {
-				if s := c.ix.byLabel(ref); s != "" && !claimed[s] && !c.multi[norm(ref)] {
+				if s := c.ix.byLabel(ref); s != "" && !claimed[s] && c.multi[norm(ref)] == 0 {
 					id, existing, claimed[s] = s, true, true
 					break
 				}
 			}
 			if !existing {
 				if id = c.idFor(raw); id == "" {
-					id = c.idFor(label)
-				}
-				if id == "" {
-					id = fmt.Sprintf("n%d", i+1) // a label without ASCII letters or digits
+					id = c.freeID(c.idFor(label), i)
 				}
 			}
 		}
@@ -241,7 +241,7 @@ func (c *checker) nodes(in []Node) []checkedNode {
 				c.refs[ref] = id
 			}
 		}
-		if l := norm(label); l != "" && !c.multi[l] {
+		if l := norm(label); l != "" && c.multi[l] == 0 {
 			c.refs["\x00"+l] = id
 		}
 		out = append(out, checkedNode{id: id, label: label, shape: shape, color: color, group: strings.TrimSpace(n.Group), existing: existing})
@@ -265,6 +265,10 @@ func (c *checker) ref(path, s string) string {
 	}
 	if id, ok := c.refs["\x00"+norm(s)]; ok {
 		return id
+	}
+	if c.multi[norm(s)] > 0 {
+		c.probs.Add(path, "%d nodes are labelled %q; give them ids ({\"label\":%q,\"id\":\"…\"}) and name each by its id", c.multi[norm(s)], s, s)
+		return ""
 	}
 	if id := c.ix.byLabel(s); id != "" {
 		return id
@@ -298,16 +302,22 @@ func (c *checker) known() string {
 
 func (c *checker) edges(in []Edge) []checkedEdge {
 	var out []checkedEdge
-	seen := map[[2]string]bool{}
+	seen := map[[3]string]bool{}
 	for i, e := range in {
 		path := fmt.Sprintf("edges[%d]", i)
 		from, to := c.ref(path+".from", e.From), c.ref(path+".to", e.To)
 		label, ok := c.label(path+".label", e.Label)
-		style := ""
+		style, arrow := "", ""
 		if s := strings.TrimSpace(e.Style); s != "" {
 			var okStyle bool
 			if style, okStyle = enumValue(s, styles, styleAliases); !okStyle {
 				c.probs.Add(path+".style", "%q is not a line style; use solid, dashed or dotted", s)
+			}
+		}
+		if s := strings.TrimSpace(e.Arrow); s != "" {
+			var okArrow bool
+			if arrow, okArrow = enumValue(s, arrows, arrowAliases); !okArrow {
+				c.probs.Add(path+".arrow", "%q is not an arrow; use end, both or none", s)
 			}
 		}
 		if from == "" || to == "" || !ok {
@@ -317,11 +327,11 @@ func (c *checker) edges(in []Edge) []checkedEdge {
 			c.probs.Add(path, "goes from %q to itself; connect two different nodes", from)
 			continue
 		}
-		if seen[[2]string{from, to}] {
+		if seen[[3]string{from, to, label}] {
 			continue // the same arrow twice: draw it once
 		}
-		seen[[2]string{from, to}] = true
-		out = append(out, checkedEdge{from: from, to: to, label: label, style: style})
+		seen[[3]string{from, to, label}] = true
+		out = append(out, checkedEdge{from: from, to: to, label: label, style: style, arrow: arrow})
 	}
 	return out
 }
@@ -336,12 +346,13 @@ func (c *checker) groups(in []Group) []Group {
 			continue
 		}
 		id := c.idFor(g.ID)
-		if id == "" {
-			id = c.idFor(title)
-		}
-		if id == "" {
-			c.probs.Add(path, "give the group an id and a title, e.g. {\"id\":\"backend\",\"title\":\"Backend\"}")
+		derived := id == ""
+		switch {
+		case derived && title == "":
+			c.probs.Add(path, "give the group a title, e.g. {\"title\":\"Backend\",\"nodes\":[\"API\"]}")
 			continue
+		case derived: // named by its title; one without ASCII letters or digits gets a number
+			id = diagram.FreshID(c.idFor(title), "group", c.lim.MaxIDLength, func(s string) bool { _, ok := seen[s]; return ok })
 		}
 		if j, dup := seen[id]; dup {
 			c.probs.Add(path+".id", "%q is used twice (also groups[%d]); give each group its own id", id, j)
@@ -351,9 +362,50 @@ func (c *checker) groups(in []Group) []Group {
 		if title == "" {
 			title = strings.TrimSpace(g.ID)
 		}
-		out = append(out, Group{ID: id, Title: title})
+		out = append(out, Group{ID: id, Title: title, Parent: strings.TrimSpace(g.Parent), derived: derived})
+	}
+	for i, g := range out { // a parent is a group of the plan or of the canvas, and not the group itself
+		if g.Parent == "" {
+			continue
+		}
+		pg, ok := declaredGroup(Checked{groups: out}, g.Parent)
+		switch {
+		case ok && pg.ID == g.ID:
+			c.probs.Add(fmt.Sprintf("groups[%d].parent", i), "a group cannot sit in itself")
+		case !ok && c.ix.group(g.Parent) == "":
+			c.probs.Add(fmt.Sprintf("groups[%d].parent", i), "%q is not a group; give the title of one of the groups", g.Parent)
+		}
 	}
 	return out
+}
+
+// groupIDs moves the ids made from groups' titles clear of the nodes' ids and of the canvas (a
+// group "Prometheus" holding a node "Prometheus"): the tools refuse an id used twice.
+func (c *checker) groupIDs(groups []Group) {
+	taken := func(id string) bool {
+		_, node := c.ids[id]
+		_, group := c.ix.groups[id]
+		if node || group || c.ix.nodes[id] != nil {
+			return true
+		}
+		for _, g := range groups {
+			if g.ID == id {
+				return true
+			}
+		}
+		return false
+	}
+	for i, g := range groups {
+		if !g.derived {
+			continue
+		}
+		id := g.ID
+		groups[i].ID = "" // its own id does not count as taken
+		if taken(id) {
+			id = diagram.FreshID(id+"-group", "group", c.lim.MaxIDLength, taken)
+		}
+		groups[i].ID = id
+	}
 }
 
 // removals splits Remove into nodes and edges ("a->b"), each of which must be on the canvas.
@@ -407,14 +459,31 @@ func (c *checker) removals(in []string, nodes []checkedNode) ([]string, [][2]str
 	return ns, es
 }
 
-// cutArrow splits an edge written as "a->b", "a -> b" or "a→b".
+// cutArrow splits an edge written as "a -> b" (any arrow of the short form, with or without
+// spaces, a label after it ignored).
 func cutArrow(s string) (string, string, bool) {
-	for _, sep := range []string{"->", "→", "-->"} {
-		if a, b, ok := strings.Cut(s, sep); ok {
-			return strings.TrimSpace(a), strings.TrimSpace(strings.TrimPrefix(b, ">")), true
+	e, err := tools.ParseEdge(s, nil)
+	if err != nil {
+		return "", "", false
+	}
+	return e.From, e.To, true
+}
+
+// freeID is id, or id with a number after it when a plan node has it already: two nodes of one
+// label written without ids are two nodes (edges must name them by id, which the check says).
+func (c *checker) freeID(id string, i int) string {
+	if id == "" {
+		return fmt.Sprintf("n%d", i+1) // a label without ASCII letters or digits
+	}
+	if _, taken := c.ids[id]; !taken && c.ix.nodes[id] == nil {
+		return id
+	}
+	for k := 2; ; k++ {
+		cand := fmt.Sprintf("%s-%d", id, k)
+		if _, taken := c.ids[cand]; !taken && c.ix.nodes[cand] == nil {
+			return cand
 		}
 	}
-	return "", "", false
 }
 
 func firstN(s []string, n int) []string {
@@ -434,12 +503,12 @@ func (c *checker) actors(in []Node) []checkedNode {
 			continue
 		}
 		id := c.idFor(n.ID)
-		if id == "" {
-			id = c.idFor(label)
-		}
-		if id == "" {
-			c.probs.Add(path, "give the participant an id and a label, e.g. {\"id\":\"api\",\"label\":\"API\"}")
+		switch {
+		case id == "" && label == "":
+			c.probs.Add(path, "give the participant a label, e.g. \"API\"")
 			continue
+		case id == "": // named by its label; one without ASCII letters or digits gets a number
+			id = c.freeID(c.idFor(label), i)
 		}
 		if j, dup := c.ids[id]; dup {
 			c.probs.Add(path+".id", "%q is used twice (also nodes[%d]); give each participant its own id", id, j)

@@ -101,6 +101,9 @@ func edgeArgs(e checkedEdge) map[string]any {
 	if e.style != "" {
 		m["style"] = e.style
 	}
+	if e.arrow != "" {
+		m["arrow"] = e.arrow
+	}
 	return m
 }
 
@@ -120,11 +123,25 @@ func createCall(p Checked) Call {
 		edges = append(edges, edgeArgs(e))
 	}
 	args := map[string]any{"direction": graphDirection(p), "nodes": nodes, "edges": edges}
+	// A group no node is in, directly or through the groups inside it, would not be drawn.
+	for changed := true; changed; {
+		changed = false
+		for _, g := range p.groups {
+			if pr := groupRef(p, g.Parent); used[g.ID] && g.Parent != "" && !used[pr] {
+				used[pr], changed = true, true
+			}
+		}
+	}
 	var groups []map[string]any
 	for _, g := range p.groups {
-		if used[g.ID] { // a group no node is in would not be drawn
-			groups = append(groups, map[string]any{"id": g.ID, "title": g.Title})
+		if !used[g.ID] {
+			continue
 		}
+		m := map[string]any{"id": g.ID, "title": g.Title}
+		if g.Parent != "" {
+			m["parent"] = groupRef(p, g.Parent)
+		}
+		groups = append(groups, m)
 	}
 	if len(groups) > 0 {
 		args["groups"] = groups
@@ -193,6 +210,9 @@ func editCalls(p Checked, ix *Index) []Call {
 		}
 		if e.style != "" && e.style != old.style {
 			u["style"] = e.style
+		}
+		if e.arrow != "" && e.arrow != old.arrow {
+			u["arrow"] = e.arrow
 		}
 		if len(u) > 2 {
 			upEdges = append(upEdges, u)

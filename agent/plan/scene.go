@@ -24,7 +24,7 @@ type sceneNode struct {
 }
 
 type sceneEdge struct {
-	from, to, label, style string
+	from, to, label, style, arrow string
 }
 
 // Prefixes of the groups the graph tools keep for themselves: a sequence's parts and group boxes.
@@ -118,7 +118,13 @@ func (ix *Index) element(toks []string) {
 
 func (ix *Index) connection(toks []string) {
 	from, to := unquote(toks[0]), unquote(toks[2])
-	e := sceneEdge{from: from, to: to, style: "solid"}
+	e := sceneEdge{from: from, to: to, style: "solid", arrow: "end"}
+	switch toks[1] { // get_scene's glyph for the heads
+	case "<->":
+		e.arrow = "both"
+	case "--":
+		e.arrow = "none"
+	}
 	for _, t := range toks[3:] {
 		switch {
 		case strings.HasPrefix(t, `"`):

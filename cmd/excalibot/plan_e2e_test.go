@@ -27,6 +27,9 @@ const (
 	planPrompt2  = "rename the API to API v2, make it green, add a cache"
 	planSummary1 = "Web app, API and database."
 	planSummary2 = "Renamed the API and added a cache."
+	// A plan carries no summary: the reply says what changed in the scene.
+	sceneSummary1 = "Drew Web app, API and Database"
+	sceneSummary2 = "Added Cache after API v2; Renamed API to API v2"
 )
 
 // drawingModel answers the plan schema with a plan built from it, and tool requests with
@@ -41,14 +44,15 @@ func drawingModel(req api.ChatRequest) ollamafake.Turn {
 	}
 	followUp := strings.Contains(opening, "<scene>") && !strings.Contains(opening, "<scene>\nscene: empty")
 	if len(req.Format) > 0 {
-		fill := map[string]any{"kind": "architecture", "direction": "LR", "nodes": 3, "edges": 2,
-			"nodes[0].id": "web", "nodes[0].label": "Web app", "nodes[1].id": "api", "nodes[1].label": "API",
-			"nodes[2].id": "db", "nodes[2].label": "Database", "nodes[2].shape": "ellipse",
-			"edges[0].from": "web", "edges[0].to": "api", "edges[1].from": "api", "edges[1].to": "db", "summary": planSummary1}
+		// The plan in the short form, without a summary: the reply says what changed.
+		fill := map[string]any{"kind": "architecture", "direction": "LR", "title": "Web stack", "groups": 0, "nodes": 3, "edges": 2,
+			"nodes[0]": map[string]any{"label": "Web app", "id": "web"}, "nodes[1]": map[string]any{"label": "API", "id": "api"},
+			"nodes[2]": map[string]any{"label": "Database", "id": "db", "shape": "ellipse"},
+			"edges[0]": "web -> api", "edges[1]": "api -> db"}
 		if followUp {
-			fill = map[string]any{"kind": "architecture", "nodes": 2, "edges": 1,
-				"nodes[0].id": "api", "nodes[0].label": "API v2", "nodes[0].color": "green",
-				"nodes[1].id": "cache", "nodes[1].label": "Cache", "edges[0].from": "api", "edges[0].to": "cache", "summary": planSummary2}
+			fill = map[string]any{"kind": "architecture", "direction": "LR", "title": "Web stack", "groups": 0, "nodes": 2, "edges": 1,
+				"nodes[0]": map[string]any{"label": "API v2", "id": "api", "color": "green"},
+				"nodes[1]": map[string]any{"label": "Cache", "id": "cache"}, "edges[0]": "api -> cache"}
 		}
 		b, err := ollamafake.FromSchema(req.Format, func(path string) any { return fill[path] })
 		if err != nil {
@@ -128,6 +132,9 @@ func TestDrawPlan(t *testing.T) {
 					t.Fatalf("draw %d: code %d (want 1: no Chromium)\nstdout %s\nstderr %s", i+1, code, out.String(), errw.String())
 				}
 				summary := []string{planSummary1, planSummary2}[i]
+				if tc.mode == "plan" {
+					summary = []string{sceneSummary1, sceneSummary2}[i]
+				}
 				if !strings.Contains(out.String(), summary) {
 					t.Errorf("draw %d: output lacks %q:\n%s", i+1, summary, out.String())
 				}
@@ -180,11 +187,15 @@ func TestServePlan(t *testing.T) {
 			})
 			tg.ready(t)
 
+			sum1, sum2 := planSummary1, planSummary2
+			if tc.mode == "plan" {
+				sum1, sum2 = sceneSummary1, sceneSummary2
+			}
 			th := tg.start(t, 1, planPrompt1, nil)
-			first := waitAnswers(t, tg, th, 1, planSummary1)[0]
+			first := waitAnswers(t, tg, th, 1, sum1)[0]
 			n1 := len(fake.Requests())
 			tg.say(t, th, 1, planPrompt2)
-			second := waitAnswers(t, tg, th, 2, planSummary2)[1]
+			second := waitAnswers(t, tg, th, 2, sum2)[1]
 			reqs := fake.Requests()
 			tools, formats := requestKinds(reqs)
 			if tc.mode == "plan" && (tools != 0 || formats != len(reqs)) {
