@@ -57,6 +57,7 @@ var layers = map[string]layer{
 	"diagram":          {imports: []string{"scene"}},
 	"diagram/outline":  {imports: []string{"internal/clip", "internal/plural", "scene"}, tests: []string{"diagram/graph", "diagram/sequence"}},
 	"layout":           {},
+	"layout/elk":       {imports: []string{"layout"}},
 
 	"store":                  {},
 	"store/internal/sqlcore": {imports: []string{"store"}},
@@ -73,7 +74,7 @@ var layers = map[string]layer{
 	"internal/clip":   {},
 	"internal/plural": {},
 	// The corpus of real diagrams, converted the way the program converts them and measured.
-	"internal/corpus": {tests: []string{"diagram/graph", "diagram/measure", "diagram/mermaid", "render", "scene", "tools"}},
+	"internal/corpus": {tests: []string{"diagram/graph", "diagram/measure", "diagram/mermaid", "layout/elk", "render", "scene", "tools"}},
 
 	// Test support: fakes of outside services and helpers, imported by tests only.
 	"agent/ollamafake":    {tests: []string{"agent/ollama"}},
