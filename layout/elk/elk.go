@@ -90,6 +90,11 @@ func start() (*runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compile elkjs: %w", err)
 	}
+	return startWith(p)
+}
+
+// startWith makes a runtime running the compiled bundle p.
+func startWith(p *goja.Program) (*runtime, error) {
 	vm := goja.New()
 	if _, err := vm.RunString(prelude); err != nil {
 		return nil, fmt.Errorf("prepare the runtime: %w", err)
