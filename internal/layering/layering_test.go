@@ -57,7 +57,7 @@ var layers = map[string]layer{
 	"diagram":          {imports: []string{"scene"}},
 	"diagram/outline":  {imports: []string{"internal/clip", "internal/plural", "scene"}, tests: []string{"diagram/graph", "diagram/sequence"}},
 	"layout":           {tests: []string{"layout/elk"}},
-	"layout/elk":       {imports: []string{"layout"}},
+	"layout/elk":       {imports: []string{"layout"}, tests: []string{"diagram/graph", "scene"}},
 
 	"store":                  {},
 	"store/internal/sqlcore": {imports: []string{"store"}},

@@ -6,7 +6,9 @@ import (
 	"math"
 	"testing"
 
+	"github.com/excalibot/excalibot/diagram/graph"
 	"github.com/excalibot/excalibot/layout"
+	"github.com/excalibot/excalibot/scene"
 )
 
 // nested is a small architecture: a client outside, an API and a worker in a backend group, a
@@ -134,5 +136,56 @@ func TestLayoutCancelled(t *testing.T) {
 	}
 	if _, err := Layout(context.Background(), nested(layout.TopDown)); err != nil {
 		t.Errorf("after a cancelled layout: %v", err)
+	}
+}
+
+// Drawn through graph.Options.Layout, every arrow of an ELK layout keeps ELK's route: sharp,
+// each segment horizontal or vertical from the gap off its tail's border to the gap off its
+// head's, and a labelled arrow's label on the route.
+func TestDrawnArrowsAreOrthogonal(t *testing.T) {
+	g := graph.Graph{
+		Nodes: []graph.Node{{ID: "web", Label: "Web"}, {ID: "api", Label: "API", Group: "core"}, {ID: "jobs", Label: "Jobs", Group: "core"},
+			{ID: "db", Label: "Database", Group: "store"}, {ID: "cache", Label: "Cache", Group: "store"}},
+		Edges: []graph.Edge{{From: "web", To: "api", Label: "HTTPS"}, {From: "api", To: "db", Label: "SQL"}, {From: "api", To: "cache"},
+			{From: "jobs", To: "db"}, {From: "web", To: "cache", Label: "reads"}, {From: "api", To: "jobs"}},
+		Groups: []graph.Group{{ID: "core", Title: "Backend"}, {ID: "store", Title: "Storage", Parent: "core"}},
+	}
+	for _, dir := range []graph.Direction{graph.TopDown, graph.LeftRight} {
+		t.Run(string(dir), func(t *testing.T) {
+			g.Direction = dir
+			sc := scene.New()
+			if _, err := graph.Draw(context.Background(), sc, g, graph.Options{Layout: Layout}); err != nil {
+				t.Fatal(err)
+			}
+			arrows := 0
+			sc.Each(func(a *scene.Element) bool {
+				if a.Type != scene.Arrow {
+					return true
+				}
+				arrows++
+				pts := a.AbsPoints()
+				if a.Roundness != nil {
+					t.Errorf("arrow %s is rounded, want sharp", a.ID)
+				}
+				for i := 0; i+1 < len(pts); i++ {
+					if p, q := pts[i], pts[i+1]; math.Abs(p.X-q.X) > 0.5 && math.Abs(p.Y-q.Y) > 0.5 {
+						t.Errorf("arrow %s: segment %d %v–%v is not orthogonal (points %v)", a.ID, i, p, q, pts)
+					}
+				}
+				for _, end := range []struct {
+					b *scene.Binding
+					p scene.Point
+				}{{a.StartBinding, pts[0]}, {a.EndBinding, pts[len(pts)-1]}} {
+					n, _ := sc.Get(end.b.ElementID)
+					if d := scene.DistanceToBorder(n, end.p); math.Abs(d-scene.DefaultGap) > 0.5 {
+						t.Errorf("arrow %s ends %.1f px off %s's border, want %v", a.ID, d, n.ID, scene.DefaultGap)
+					}
+				}
+				return true
+			})
+			if arrows != len(g.Edges) {
+				t.Errorf("%d arrows, want %d", arrows, len(g.Edges))
+			}
+		})
 	}
 }
