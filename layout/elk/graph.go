@@ -59,8 +59,9 @@ type point struct {
 }
 
 // Options returns the layout options ELK is given for g, at the root (they are inherited by
-// the groups). Spacing is what the other engines keep; the rest is ELK's layered algorithm as
-// its documentation presents it.
+// the groups). Spacing is what the other engines keep; the rest is ELK's layered algorithm with
+// its defaults. (Keeping the graph's order, considerModelOrder NODES_AND_EDGES, made it three to
+// five times slower on the grouped benchmark graph; docs/diagram-quality.md has its figures.)
 func Options(g layout.Graph) map[string]string {
 	nodeSep, rankSep := g.NodeSep, g.RankSep
 	if nodeSep <= 0 {
@@ -81,8 +82,6 @@ func Options(g layout.Graph) map[string]string {
 		"elk.spacing.nodeNode":                      num(nodeSep),
 		"elk.layered.spacing.nodeNodeBetweenLayers": num(rankSep),
 		"elk.spacing.componentComponent":            num(nodeSep),
-		// The order the graph gives is kept where it costs no crossing, as dot keeps input order.
-		"elk.layered.considerModelOrder.strategy": "NODES_AND_EDGES",
 	}
 }
 
