@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,17 +23,34 @@ func byELK(t *testing.T, runs []sideBySide) []sideBySide {
 	defer cancel()
 	opt := measure.Options{DisplayWidth: displayWidth, Padding: render.DefaultPadding}
 	out := make([]sideBySide, len(runs))
-	began := time.Now()
-	defer func() { t.Logf("ELK laid out %d inputs in %v", len(runs), time.Since(began).Round(time.Millisecond)) }()
+	var took []time.Duration
+	slowest := ""
+	defer func() {
+		total := time.Duration(0)
+		for _, d := range took {
+			total += d
+		}
+		slices.Sort(took)
+		if len(took) > 0 {
+			t.Logf("ELK laid out %d inputs in %v: median %v, slowest %v (%s)", len(took), total.Round(time.Millisecond),
+				took[len(took)/2].Round(time.Millisecond), took[len(took)-1].Round(time.Millisecond), slowest)
+		}
+	}()
 	for i, s := range runs {
 		out[i] = s
 		if s.err != "" {
 			continue
 		}
 		sc := s.ours.sc.Clone()
+		began := time.Now()
 		if _, err := graph.RelayoutWith(ctx, sc, s.dir, graph.Options{Layout: elk.Layout}); err != nil {
 			t.Fatalf("%s: elk: %v", s.name, err)
 		}
+		d := time.Since(began)
+		if len(took) == 0 || d > slices.Max(took) {
+			slowest = s.name
+		}
+		took = append(took, d)
 		out[i].elk = engineRun{sc, measure.Measure(sc, opt)}
 	}
 	return out
