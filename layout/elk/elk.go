@@ -68,6 +68,9 @@ var (
 
 	mu  sync.Mutex // a goja runtime is not safe for concurrent use
 	run *runtime   // nil until the first layout, and again after an interrupted one
+
+	// startedHook, when set (by tests), is called once a layout has started in the script.
+	startedHook func()
 )
 
 // runtime is one started engine: the bundle run, ELK created, the glue's functions at hand.
@@ -175,6 +178,9 @@ func layoutJSON(ctx context.Context, graph []byte) ([]byte, error) {
 	out, err := func() ([]byte, error) {
 		if _, err := r.start(goja.Undefined(), r.vm.ToValue(string(graph))); err != nil {
 			return nil, err
+		}
+		if startedHook != nil {
+			startedHook()
 		}
 		if err := r.drain(); err != nil {
 			return nil, err

@@ -127,12 +127,27 @@ func TestLayoutRefuses(t *testing.T) {
 	}
 }
 
-// A cancelled context stops a layout, and the next one still runs.
+// A context cancelled before a layout or while the script runs stops it, and the next layout
+// still runs (in a new runtime after an interrupted one).
 func TestLayoutCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := Layout(ctx, nested(layout.TopDown)); !errors.Is(err, context.Canceled) {
-		t.Errorf("got %v, want context.Canceled", err)
+		t.Errorf("cancelled before: got %v, want context.Canceled", err)
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	startedHook = cancel
+	_, err := Layout(ctx, nested(layout.TopDown))
+	startedHook = nil
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled while running: got %v, want context.Canceled", err)
+	}
+	mu.Lock()
+	dropped := run == nil
+	mu.Unlock()
+	if !dropped {
+		t.Error("the interrupted runtime was kept")
 	}
 	if _, err := Layout(context.Background(), nested(layout.TopDown)); err != nil {
 		t.Errorf("after a cancelled layout: %v", err)
