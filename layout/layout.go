@@ -114,6 +114,10 @@ type Result struct {
 	// Sharp marks edges whose route is a bus of straight segments (stacked leaves), to be drawn
 	// with sharp corners rather than curved through the points.
 	Sharp []bool
+	// Ends holds, per edge index, where its route leaves the tail's border and meets the head's,
+	// for an engine that chooses those points (layout/elk's orthogonal routes); nil when the
+	// route's ends aim at the nodes' centres.
+	Ends [][2]Point
 	// Direction is the direction the layers run in; it differs from Graph.Direction when the
 	// graph was turned to fit.
 	Direction Direction

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Draws every graph input of the corpus (internal/corpus/testdata/graph) with the own layout and
-# with plain Graphviz dot, and renders one contact sheet per input (both pictures side by side,
-# each captioned with its key figures) plus OUT/index.html, to look at what testdata/layout.md
-# counts. The figures themselves need no browser: go test ./internal/corpus -run TestLayoutSideBySide.
+# Draws every graph input of the corpus (internal/corpus/testdata/graph) with the own layout, with
+# plain Graphviz dot and with ELK (layout/elk), and renders one contact sheet per input (the three
+# pictures side by side in that order, each captioned with its key figures) plus OUT/index.html,
+# to look at what testdata/layout.md and testdata/layout-elk.md count. The figures themselves need no browser: go test ./internal/corpus -run TestLayoutSideBySide.
 #
 #   scripts/layout-side-by-side.sh [OUT]      (default OUT: ./layout-side-by-side)
 #

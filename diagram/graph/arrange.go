@@ -57,9 +57,9 @@ func fitFor(w *scene.Scene, g sceneGraph, turn bool) layout.Fit {
 }
 
 // layoutOf runs the layout over the scene's graph with the nodes' current sizes and the edges'
-// labels, fitted to fit (the zero Fit for dot's plain layout), by the engine eng.
-func layoutOf(ctx context.Context, w *scene.Scene, g sceneGraph, dir layout.Direction, fit layout.Fit, eng layout.Engine) (layout.Graph, layout.Result, error) {
-	lg := layout.Graph{Direction: dir, Fit: fit, Engine: eng}
+// labels, fitted to fit (the zero Fit for dot's plain layout), by the engine opt names.
+func layoutOf(ctx context.Context, w *scene.Scene, g sceneGraph, dir layout.Direction, fit layout.Fit, opt Options) (layout.Graph, layout.Result, error) {
+	lg := layout.Graph{Direction: dir, Fit: fit, Engine: opt.Engine}
 	for _, f := range g.frames {
 		lg.Clusters = append(lg.Clusters, layout.Cluster{ID: f, TitleHeight: FrameTitle, Parent: g.parent[f]})
 	}
@@ -75,7 +75,11 @@ func layoutOf(ctx context.Context, w *scene.Scene, g sceneGraph, dir layout.Dire
 		}
 		lg.Edges = append(lg.Edges, le)
 	}
-	r, err := layout.Layout(ctx, lg)
+	run := layout.Layout
+	if opt.Layout != nil {
+		run = opt.Layout
+	}
+	r, err := run(ctx, lg)
 	if errors.Is(err, layout.ErrInvalid) && dir == layout.MindMap && len(lg.Clusters) > 0 {
 		return lg, r, errors.New("direction mindmap: a mind map has no groups; drop the groups or use TB or LR")
 	}
@@ -151,6 +155,9 @@ func routeEdges(w *scene.Scene, ids []string, r layout.Result, ox, oy float64) e
 		sharp := i < len(r.Sharp) && r.Sharp[i]
 		if err := w.Update(id, func(e *scene.Element) error {
 			setBends(w, e, bends)
+			if i < len(r.Ends) && r.Ends[i] != [2]layout.Point{} {
+				aimEnds(w, e, bends, shift(r.Ends[i][:]))
+			}
 			if sharp {
 				e.Roundness = nil
 			} else if e.Roundness == nil {
@@ -169,6 +176,27 @@ func routeEdges(w *scene.Scene, ids []string, r layout.Result, ox, oy float64) e
 		}
 	}
 	return nil
+}
+
+// aimEnds binds each end of e where the layout made its route meet the node's border: the focus
+// of the line from the neighbouring bend (or the other end) to that point, so the scene puts the
+// end on that line, and an orthogonal route stays orthogonal to its last point.
+func aimEnds(w *scene.Scene, e *scene.Element, bends, ends []layout.Point) {
+	tail, head := ends[0], ends[1]
+	fromTail, fromHead := head, tail
+	if len(bends) > 0 {
+		fromTail, fromHead = bends[0], bends[len(bends)-1]
+	}
+	if e.StartBinding != nil {
+		if s, ok := w.Get(e.StartBinding.ElementID); ok {
+			e.StartBinding.Focus = scene.FocusOf(s, scene.Point(fromTail), scene.Point(tail))
+		}
+	}
+	if e.EndBinding != nil {
+		if t, ok := w.Get(e.EndBinding.ElementID); ok {
+			e.EndBinding.Focus = scene.FocusOf(t, scene.Point(fromHead), scene.Point(head))
+		}
+	}
 }
 
 // drawLoop puts the arrow id, from a node back to itself, beside its node (selfLoop).

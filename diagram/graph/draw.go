@@ -84,6 +84,9 @@ type Options struct {
 	// Engine is the layout Draw and RelayoutWith run: the project's own (zero), or PlainDot,
 	// the baseline the own layout is measured against.
 	Engine Engine
+	// Layout, when set, lays the graph out instead of Engine: an engine of the caller's, such
+	// as layout/elk's Layout, which this package does not link.
+	Layout func(context.Context, layout.Graph) (layout.Result, error)
 }
 
 // Engine is a layout engine (layout.Engine).
@@ -192,7 +195,7 @@ func Draw(ctx context.Context, w *scene.Scene, gr Graph, opt Options) (Result, e
 	if dir == MindMap {
 		fit = layout.Fit{}
 	}
-	lg, r, err := layoutOf(ctx, w, g, dir, fit, opt.Engine)
+	lg, r, err := layoutOf(ctx, w, g, dir, fit, opt)
 	if err != nil {
 		return Result{}, err
 	}

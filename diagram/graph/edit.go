@@ -80,7 +80,7 @@ func Relayout(ctx context.Context, w *scene.Scene, dir Direction) (Result, error
 	return RelayoutWith(ctx, w, dir, Options{})
 }
 
-// RelayoutWith is Relayout with the layout engine opt.Engine.
+// RelayoutWith is Relayout with the layout engine opt.Engine (or opt.Layout).
 func RelayoutWith(ctx context.Context, w *scene.Scene, dir Direction, opt Options) (Result, error) {
 	g := readGraph(w, nil)
 	if dir == "" {
@@ -103,7 +103,7 @@ func RelayoutWith(ctx context.Context, w *scene.Scene, dir Direction, opt Option
 	if dir == MindMap {
 		fit = layout.Fit{}
 	}
-	lg, r, err := layoutOf(ctx, w, g, dir, fit, opt.Engine)
+	lg, r, err := layoutOf(ctx, w, g, dir, fit, opt)
 	if err != nil {
 		return Result{}, err
 	}

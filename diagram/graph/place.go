@@ -206,7 +206,7 @@ func placeNew(ctx context.Context, w *scene.Scene, fresh []string, dir layout.Di
 		return nil
 	}
 	g := readGraph(w, nil)
-	_, r, err := layoutOf(ctx, w, g, dir, layout.Fit{}, OwnLayout)
+	_, r, err := layoutOf(ctx, w, g, dir, layout.Fit{}, Options{})
 	if err != nil {
 		return err
 	}

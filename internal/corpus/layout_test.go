@@ -33,17 +33,21 @@ type engineRun struct {
 	m  measure.Report
 }
 
-// sideBySide is one graph input drawn by the own layout and by plain dot.
+// sideBySide is one graph input drawn by the own layout and by plain dot (and by ELK, once
+// byELK has laid it out).
 type sideBySide struct {
 	name     string
 	err      string
 	ours, dt engineRun
-	said     string // what the tools answered while drawing ours
+	elk      engineRun
+	dir      graph.Direction // the direction the input asks for, which plain dot and ELK keep
+	said     string          // what the tools answered while drawing ours
 }
 
 // TestLayoutSideBySide draws every graph input as the tools do (the own layout) and lays the
-// same nodes, sizes, labels and groups out again with plain Graphviz dot, in the direction the
-// input asks for, measures both pictures alike and compares with testdata/layout.md. It needs no
+// same nodes, sizes, labels and groups out again with plain Graphviz dot and with ELK, in the
+// direction the input asks for, measures the pictures alike and compares with
+// testdata/layout.md (ours and dot) and testdata/layout-elk.md (ELK, beside dot). It needs no
 // browser; -layout.sheets renders the pictures to look at.
 func TestLayoutSideBySide(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -63,8 +67,17 @@ func TestLayoutSideBySide(t *testing.T) {
 	if d := diffLines(string(want), got); d != "" {
 		t.Errorf("the layout figures changed (if for the better, refresh with go test ./internal/corpus -run TestLayoutSideBySide -update):\n%s", d)
 	}
+	if raceDetector {
+		t.Log("ELK's figures are not compared under the race detector, which slows its JavaScript interpreter about fivefold; run without -race")
+		return
+	}
+	runs = byELK(t, runs)
+	compareELK(t, runs)
 	if *sheetsDir != "" {
-		writeSheets(ctx, t, *sheetsDir, runs)
+		// Their own time: rendering 65 contact sheets takes minutes on a busy machine.
+		sheetsCtx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+		defer cancel()
+		writeSheets(sheetsCtx, t, *sheetsDir, runs)
 	}
 }
 
@@ -103,6 +116,7 @@ func sideBySideRuns(ctx context.Context, t *testing.T) []sideBySide {
 			t.Fatalf("%s: plain dot: %v", in.name, err)
 		}
 		s.said = res.said
+		s.dir = askedDirection(in, ours)
 		s.ours = engineRun{ours, measure.Measure(ours, opt)}
 		s.dt = engineRun{dot, measure.Measure(dot, opt)}
 		out = append(out, s)
@@ -181,6 +195,12 @@ func formatSideBySide(runs []sideBySide) string {
 
 // sideBySideTotals are the Totals rows: a name, then ours and dot's figure.
 func sideBySideTotals(runs []sideBySide) [][3]string {
+	return totalsAgainstDot(runs, "ours", func(s sideBySide) measure.Report { return s.ours.m })
+}
+
+// totalsAgainstDot are the Totals rows of one engine (named name, its report got by engine)
+// beside plain dot's: a name, then the engine's and dot's figure.
+func totalsAgainstDot(runs []sideBySide, name string, engine func(sideBySide) measure.Report) [][3]string {
 	var ok []sideBySide
 	for _, s := range runs {
 		if s.err == "" {
@@ -190,7 +210,7 @@ func sideBySideTotals(runs []sideBySide) [][3]string {
 	sum := func(get func(measure.Report) int) (int, int) {
 		a, d := 0, 0
 		for _, s := range ok {
-			a += get(s.ours.m)
+			a += get(engine(s))
 			d += get(s.dt.m)
 		}
 		return a, d
@@ -206,7 +226,7 @@ func sideBySideTotals(runs []sideBySide) [][3]string {
 	median := func(get func(measure.Report) float64) (float64, float64) {
 		var a, d []float64
 		for _, s := range ok {
-			a = append(a, get(s.ours.m))
+			a = append(a, get(engine(s)))
 			d = append(d, get(s.dt.m))
 		}
 		return medianOf(a), medianOf(d)
@@ -231,7 +251,7 @@ func sideBySideTotals(runs []sideBySide) [][3]string {
 	}
 	worse := 0
 	for _, s := range ok {
-		if s.ours.m.Crossings > s.dt.m.Crossings+moreCrossings {
+		if engine(s).Crossings > s.dt.m.Crossings+moreCrossings {
 			worse++
 		}
 	}
@@ -239,8 +259,8 @@ func sideBySideTotals(runs []sideBySide) [][3]string {
 	return [][3]string{
 		row("inputs laid out", strconv.Itoa(len(ok)), strconv.Itoa(len(ok))),
 		row("edge crossings", strconv.Itoa(ca), strconv.Itoa(cd)),
-		row("… ours / dot", ratio, ""),
-		row(fmt.Sprintf("inputs where ours has more than dot's crossings + %d", moreCrossings), strconv.Itoa(worse), ""),
+		row("… "+name+" / dot", ratio, ""),
+		row(fmt.Sprintf("inputs where %s has more than dot's crossings + %d", name, moreCrossings), strconv.Itoa(worse), ""),
 		total("arrows through nodes", func(m measure.Report) int { return m.ArrowsThroughNodes }),
 		total("shape overlaps", func(m measure.Report) int { return m.ShapeOverlaps }),
 		total("edge labels on nodes", func(m measure.Report) int { return m.LabelsOnNodes }),

@@ -24,8 +24,8 @@ import (
 	"github.com/excalibot/excalibot/render"
 )
 
-// writeSheets renders both engines' pictures of each input into one contact sheet, DIR/NAME.png
-// (ours left, plain dot right, each captioned with its key figures), and lists them in
+// writeSheets renders the engines' pictures of each input into one contact sheet, DIR/NAME.png
+// (ours left, plain dot in the middle, ELK right, each captioned with its key figures), and lists them in
 // DIR/index.html. It skips the test when there is no Chromium: the figures were compared already.
 func writeSheets(ctx context.Context, t *testing.T, dir string, runs []sideBySide) {
 	t.Helper()
@@ -47,14 +47,14 @@ func writeSheets(ctx context.Context, t *testing.T, dir string, runs []sideBySid
 	var idx strings.Builder
 	idx.WriteString("<!doctype html><meta charset=utf-8><title>Layout side by side</title>\n" +
 		"<style>body{font-family:sans-serif} img{max-width:100%;border:1px solid #ccc} td,th{padding:2px 8px}</style>\n" +
-		"<h1>The own layout (left) and plain dot (right)</h1>\n")
+		"<h1>The own layout (left), plain dot (middle) and ELK (right)</h1>\n")
 	for _, s := range runs {
 		if s.err != "" {
 			fmt.Fprintf(&idx, "<h2>%s</h2><p>refused: %s</p>\n", html.EscapeString(s.name), html.EscapeString(s.err))
 			continue
 		}
-		var pics [2]image.Image
-		for i, e := range []engineRun{s.ours, s.dt} {
+		var pics [3]image.Image
+		for i, e := range []engineRun{s.ours, s.dt, s.elk} {
 			doc, err := e.sc.Encode()
 			if err != nil {
 				t.Fatalf("%s: encode: %v", s.name, err)
@@ -67,19 +67,20 @@ func writeSheets(ctx context.Context, t *testing.T, dir string, runs []sideBySid
 				t.Fatalf("%s: decode picture: %v", s.name, err)
 			}
 		}
-		captions := [2][]string{
+		captions := [3][]string{
 			{s.name + ": ours", keyFigures(s.ours.m)},
 			{s.name + ": plain dot", keyFigures(s.dt.m)},
+			{s.name + ": ELK", keyFigures(s.elk.m)},
 		}
 		var out bytes.Buffer
-		if err := png.Encode(&out, sheet(pics, captions)); err != nil {
+		if err := png.Encode(&out, sheet(pics[:], captions[:])); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(dir, s.name+".png"), out.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		fmt.Fprintf(&idx, "<h2>%s</h2>\n<table><tr><th>ours</th><td>%s</td></tr><tr><th>plain dot</th><td>%s</td></tr></table>\n<img src=\"%s.png\">\n",
-			html.EscapeString(s.name), html.EscapeString(keyFigures(s.ours.m)), html.EscapeString(keyFigures(s.dt.m)), html.EscapeString(s.name))
+		fmt.Fprintf(&idx, "<h2>%s</h2>\n<table><tr><th>ours</th><td>%s</td></tr><tr><th>plain dot</th><td>%s</td></tr><tr><th>ELK</th><td>%s</td></tr></table>\n<img src=\"%s.png\">\n",
+			html.EscapeString(s.name), html.EscapeString(keyFigures(s.ours.m)), html.EscapeString(keyFigures(s.dt.m)), html.EscapeString(keyFigures(s.elk.m)), html.EscapeString(s.name))
 	}
 	if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte(idx.String()), 0o644); err != nil {
 		t.Fatal(err)
@@ -91,8 +92,8 @@ func keyFigures(m measure.Report) string {
 		m.Crossings, m.ArrowsThroughNodes, m.NeedlessBorderCrossings, m.Intruders, m.Width, m.Height, aspect(m), m.LabelPx1600, m.LabelPxPhone)
 }
 
-// sheet puts two pictures side by side on white, each with its caption lines above it.
-func sheet(pics [2]image.Image, captions [2][]string) image.Image {
+// sheet puts pictures side by side on white, each with its caption lines above it.
+func sheet(pics []image.Image, captions [][]string) image.Image {
 	const gap, line = 40, 16
 	capH := line*len(captions[0]) + 10
 	w, h := gap, 0

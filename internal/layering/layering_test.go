@@ -56,7 +56,8 @@ var layers = map[string]layer{
 	"diagram/measure":  {imports: []string{"scene"}},
 	"diagram":          {imports: []string{"scene"}},
 	"diagram/outline":  {imports: []string{"internal/clip", "internal/plural", "scene"}, tests: []string{"diagram/graph", "diagram/sequence"}},
-	"layout":           {},
+	"layout":           {tests: []string{"layout/elk"}},
+	"layout/elk":       {imports: []string{"layout"}, tests: []string{"diagram/graph", "scene"}},
 
 	"store":                  {},
 	"store/internal/sqlcore": {imports: []string{"store"}},
@@ -73,7 +74,7 @@ var layers = map[string]layer{
 	"internal/clip":   {},
 	"internal/plural": {},
 	// The corpus of real diagrams, converted the way the program converts them and measured.
-	"internal/corpus": {tests: []string{"diagram/graph", "diagram/measure", "diagram/mermaid", "render", "scene", "tools"}},
+	"internal/corpus": {tests: []string{"diagram/graph", "diagram/measure", "diagram/mermaid", "layout/elk", "render", "scene", "tools"}},
 
 	// Test support: fakes of outside services and helpers, imported by tests only.
 	"agent/ollamafake":    {tests: []string{"agent/ollama"}},
@@ -100,8 +101,12 @@ var adapters = []string{"bot/slack", "bot/telegram", "bot/webchat"}
 // that lay out graphs, and the ones above them that draw with them, may reach it.
 const layoutEngine = "github.com/goccy/go-graphviz"
 
-var layingOut = []string{"layout", "diagram/graph", "tools", "agent", "agent/eval", "agent/ollama", "agent/plan", "agent/textcall",
+var layingOut = []string{"layout", "layout/elk", "diagram/graph", "tools", "agent", "agent/eval", "agent/ollama", "agent/plan", "agent/textcall",
 	"bot/agentdraw", "cmd/excalibot"}
+
+// jsEngine is the JavaScript engine that runs ELK's 1.6 MB script (layout/elk): a package of the
+// program that reached it would carry both into the binary, so only layout/elk may, and tests.
+const jsEngine = "github.com/dop251/goja"
 
 // chatPlatforms are the import paths that mean a chat platform, which the agent must not know.
 var chatPlatforms = []string{module + "/bot", module + "/web", "github.com/slack-go/", "github.com/go-telegram/"}
@@ -249,6 +254,10 @@ func check(p pkg) []error {
 	for _, u := range uses {
 		if u.path == layoutEngine && u.how != "tests import" && !slices.Contains(layingOut, p.rel) {
 			bad("%s %s %s: only the packages that lay out graphs link the layout engine (it compiles its WASM at start)", p.rel, u.how, u.path)
+			continue
+		}
+		if under(u.path, jsEngine) && u.how != "tests import" && p.rel != "layout/elk" {
+			bad("%s %s %s: only layout/elk links the JavaScript engine (and ELK's script with it)", p.rel, u.how, u.path)
 			continue
 		}
 		q := ours(u.path)
