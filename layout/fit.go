@@ -41,6 +41,7 @@ type candidate struct {
 	prefer float64
 	w, h   float64
 	d      defects // counted on the candidate's routes
+	start  bool    // a plain layout (either direction), not a rearrangement of one
 }
 
 func (f Fit) fits(w, h float64) bool {
@@ -127,6 +128,7 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 			if len(cands) == 0 && c.d.weight() == 0 && (f.MaxAspect <= 0 || f.fits(c.w, c.h)) {
 				return finish(c), nil // nothing to improve on
 			}
+			c.start = true
 			cands = append(cands, c)
 			starts = append(starts, c)
 		}
@@ -138,6 +140,7 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 					return Result{}, err
 				}
 				if ok {
+					c.start = true
 					cands = append(cands, c)
 					starts = append(starts, c)
 				}
@@ -244,15 +247,33 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 // (lowered for an aspect or width beyond the fit), times how clear its arrows are — fewer
 // crossings, arrows through boxes and needless trips across group borders per edge — times how
 // little it rearranges the plain layout. Beyond its natural size a picture reads no better, so
-// of two that both fit at full size the clearer wins. Of equals, the first.
+// of two that both fit at full size the clearer wins. Of equals, the first. A rearrangement that
+// tangles arrows a plain layout keeps apart is never chosen (tangles).
 func choose(cands []candidate, f Fit) candidate {
 	best, bestValue := 0, -1.0
+	fewest := math.MaxInt
+	for _, c := range cands {
+		if c.start {
+			fewest = min(fewest, c.d.crossings)
+		}
+	}
 	for i, c := range cands {
+		if tangles(c.d.crossings, fewest) {
+			continue
+		}
 		if v := c.value(f); v > bestValue+1e-9 {
 			best, bestValue = i, v
 		}
 	}
 	return cands[best]
+}
+
+// tangles reports whether a candidate with crossings crosses too many more arrows than the
+// plain layout with the fewest: a picture that fits the screen by tangling arrows a plain layout
+// keeps apart is not worth it (a rearrangement may add two crossings, or a fifth more).
+// The plain layouts (one of which has the fewest) never tangle, so choose always has one.
+func tangles(crossings, fewest int) bool {
+	return float64(crossings) > float64(fewest)+math.Max(2, 0.2*float64(fewest))
 }
 
 // value is what choose maximises.
