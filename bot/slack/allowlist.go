@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-
 	"github.com/excalibot/excalibot/bot"
 	"github.com/excalibot/excalibot/internal/logkey"
 )

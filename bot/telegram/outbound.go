@@ -77,7 +77,15 @@ var _ bot.StepSender = (*Adapter)(nil)
 
 // Send implements bot.Adapter: the whole reply at once (SendSteps without a record).
 func (a *Adapter) Send(ctx context.Context, key bot.ThreadKey, r bot.Reply) error {
-	return a.SendSteps(ctx, key, r, nil, func(string, ...bot.IndexEntry) error { return nil })
+	// No record keeps the steps' entries here: they are set in the index directly.
+	return a.SendSteps(ctx, key, r, nil, func(_ string, index ...bot.IndexEntry) error {
+		if a.cfg.IndexKeptByCore {
+			for _, e := range index {
+				a.setEntry(ctx, e)
+			}
+		}
+		return nil
+	})
 }
 
 // SendSteps implements bot.StepSender: the picture with the summary as caption and the editor
@@ -335,12 +343,21 @@ func (a *Adapter) sendText(ctx context.Context, d dest, text string, markup any)
 	return idOf(sent), nil
 }
 
-// remember files a message the bot sent under its thread in this process's index, so replies to
-// it continue the thread (SendSteps has the entry kept for every replica with the step's record).
+// remember files a step the bot posted under its thread, so replies to it continue the thread,
+// unless the core keeps the entry with the step's record (SendSteps hands it over).
 func (a *Adapter) remember(ctx context.Context, d dest, m *models.Message) {
-	if m != nil && d.thread != "" {
+	if m != nil && d.thread != "" && !a.cfg.IndexKeptByCore {
 		a.setThread(ctx, d.chat, msgRef(m.ID), d.thread)
 	}
+}
+
+// setEntry writes one entry to the index.
+func (a *Adapter) setEntry(ctx context.Context, e bot.IndexEntry) {
+	chat, err := strconv.ParseInt(e.Chat, 10, 64)
+	if err != nil {
+		return // made by storedEntry from a chat id: cannot happen
+	}
+	a.setThread(ctx, chat, e.Msg, e.Thread)
 }
 
 // idOf is a sent message's id (0 when Telegram returned none).

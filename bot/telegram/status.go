@@ -66,7 +66,11 @@ func (a *Adapter) Working(ctx context.Context, msg bot.Message) (bot.Status, err
 		a.log.Warn("telegram: status message not sent", logkey.Chat, d.chat, logkey.Err, err)
 	} else {
 		s.msgID = sent.ID
-		a.remember(ctx, d, sent)
+		// No commit carries the status message's entry: it is written to the index here, so a
+		// reply to the status reaching another replica finds the thread.
+		if d.thread != "" {
+			a.setThread(ctx, d.chat, msgRef(sent.ID), d.thread)
+		}
 	}
 	go s.loop(ctx)
 	return s, nil

@@ -65,6 +65,11 @@ type Config struct {
 	// an older picture starts a new thread, and so does a plain /undo; a persistent index (over
 	// the store) keeps them across restarts and replicas.
 	Threads ThreadIndex
+	// IndexKeptByCore says the core keeps the index entries the adapter hands it, in the commits
+	// that make them true (bot.Message.Index with the message, bot.Record's entries with the
+	// posted step), as the work engine does: the adapter then writes to Threads only what no
+	// commit carries (its status message). Otherwise it writes every entry to Threads itself.
+	IndexKeptByCore bool
 }
 
 // Adapter is the Telegram side of the bot. It implements bot.Adapter.

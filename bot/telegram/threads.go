@@ -151,8 +151,9 @@ func (a *Adapter) lookup(ctx context.Context, chat int64, ref string) (thread, b
 
 // file records what the index must know of an addressed group message handed to the core: its
 // thread (so replies to it continue there), that the thread is now its sender's last in the
-// topic, and whether it was given that thread without replying into it. The entries are set in
-// this process's index and returned, for the core to keep in the commit that keeps the message.
+// topic, and whether it was given that thread without replying into it. The entries are returned
+// for the core to keep in the commit that keeps the message (and set in the index here when the
+// core keeps none: Config.IndexKeptByCore).
 func (a *Adapter) file(ctx context.Context, m *models.Message, user int64, t thread, byLast bool) []bot.IndexEntry {
 	refs := []string{msgRef(m.ID), lastRef(t.topic, user)}
 	if byLast {
@@ -160,7 +161,9 @@ func (a *Adapter) file(ctx context.Context, m *models.Message, user int64, t thr
 	}
 	out := make([]bot.IndexEntry, 0, len(refs))
 	for _, ref := range refs {
-		a.setThread(ctx, m.Chat.ID, ref, t.String())
+		if !a.cfg.IndexKeptByCore {
+			a.setThread(ctx, m.Chat.ID, ref, t.String())
+		}
 		out = append(out, storedEntry(m.Chat.ID, ref, t.String()))
 	}
 	return out

@@ -36,7 +36,7 @@ func startAdapters(cfg config.Config, core *bot.Bot, work *relay.Engine, threads
 		a, err := telegram.New(telegram.Config{
 			Token: cfg.TelegramToken, Mode: cfg.TelegramMode, WebhookSecret: cfg.TelegramWebhookSecret,
 			PublicURL: cfg.PublicURL, APIURL: cfg.TelegramAPIURL, Chats: cfg.TelegramChats, Users: cfg.TelegramUsers,
-			Threads: threads,
+			Threads: threads, IndexKeptByCore: true,
 		}, work, log)
 		if err != nil {
 			return nil, fmt.Errorf("telegram: %w", err)

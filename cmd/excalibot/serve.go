@@ -188,7 +188,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 	}
 	// Every adapter is registered here, before Run starts the engine.
 	m.work.Register(m.chat)
-	if m.runners, err = startAdapters(cfg, core, m.work, newTgIndex(m.st), srvWeb, log); err != nil {
+	if m.runners, err = startAdapters(cfg, core, m.work, tgIndex{m.st}, srvWeb, log); err != nil {
 		return err
 	}
 	if msg := cfg.MissingChat(); msg != "" {

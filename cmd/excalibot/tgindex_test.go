@@ -29,8 +29,8 @@ func openTgIndexStore(t *testing.T, path string) *sqlite.Store {
 }
 
 // TestTgIndex: the Telegram thread index answers what the store keeps (written there by the
-// commits of the work engine) across a restart and on every replica, and what this process set
-// itself at once, in this process only.
+// commits of the work engine, or by SetThread) across a restart and on every replica, and always
+// the store's latest: an entry another replica changed is not answered from an older memory.
 func TestTgIndex(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "bot.db")
@@ -59,7 +59,7 @@ func TestTgIndex(t *testing.T) {
 	a, b := openTgIndexStore(t, path), openTgIndexStore(t, path) // two replicas
 	defer a.Close()
 	defer b.Close()
-	xa, xb := newTgIndex(a), newTgIndex(b)
+	xa, xb := tgIndex{a}, tgIndex{b}
 	tests := []struct {
 		chat       int64
 		ref        string
@@ -89,8 +89,15 @@ func TestTgIndex(t *testing.T) {
 	if got, ok, err := xa.Thread(ctx, -42, "99"); err != nil || !ok || got != "0:99" {
 		t.Errorf("Thread on replica a of what it set: got %q, %v, %v, want 0:99", got, ok, err)
 	}
-	if got, ok, err := xb.Thread(ctx, -42, "99"); err != nil || ok {
-		t.Errorf("Thread on replica b of what a set in its memory: got %q, %v, %v, want nothing (the commit files it)", got, ok, err)
+	if got, ok, err := xb.Thread(ctx, -42, "99"); err != nil || !ok || got != "0:99" {
+		t.Errorf("Thread on replica b of what a set: got %q, %v, %v, want 0:99", got, ok, err)
+	}
+	// Alice's last diagram changes on b; a, which filed the older one, answers the newer.
+	if err := xb.SetThread(ctx, -1001234567890, "last:5:101", "5:30"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, _ := xa.Thread(ctx, -1001234567890, "last:5:101"); got != "5:30" {
+		t.Errorf("Thread on replica a of a last diagram b changed: got %q, want 5:30", got)
 	}
 }
 
@@ -98,13 +105,16 @@ func TestTgIndex(t *testing.T) {
 // thread), never a silent "unknown".
 func TestTgIndexErrors(t *testing.T) {
 	st := openTgIndexStore(t, filepath.Join(t.TempDir(), "bot.db"))
-	x := newTgIndex(st)
+	x := tgIndex{st}
 	if err := x.SetThread(t.Context(), -1, "1", ""); err == nil {
 		t.Error("SetThread with an empty thread: got no error")
 	}
 	st.Close()
 	if _, ok, err := x.Thread(t.Context(), -1, "1"); err == nil || ok {
 		t.Errorf("Thread on a closed store: got ok %v, error %v, want an error", ok, err)
+	}
+	if err := x.SetThread(t.Context(), -1, "1", "0:1"); err == nil {
+		t.Error("SetThread on a closed store: got no error")
 	}
 }
 
@@ -168,7 +178,7 @@ func TestTgIndexAcrossRestart(t *testing.T) {
 				in.st.Store(st)
 				cfg := telegram.Config{Token: fake.Token, APIURL: fake.URL}
 				if tt.inStore {
-					cfg.Threads = newTgIndex(st)
+					cfg.Threads, cfg.IndexKeptByCore = tgIndex{st}, true
 				}
 				a, err := telegram.New(cfg, in, nil)
 				if err != nil {
