@@ -429,7 +429,9 @@ func (c *checker) removals(in []string, nodes []checkedNode) ([]string, [][2]str
 	}
 	for i, r := range in {
 		path := fmt.Sprintf("remove[%d]", i)
-		if a, b, ok := cutArrow(r); ok {
+		t := strings.TrimSpace(r)
+		named := c.ix.nodes[t] != nil || c.ix.byLabel(t) != "" // a node's label may hold an arrow ("Q1 → Q2")
+		if a, b, ok := cutArrow(r); ok && !named {
 			from, to := onCanvas(path, a), onCanvas(path, b)
 			if from == "" || to == "" {
 				continue

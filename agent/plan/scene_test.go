@@ -166,3 +166,27 @@ func TestPlanPromptSize(t *testing.T) {
 		t.Errorf("plan prompt and schema take %d bytes; keep them under 4 KB", sys+schema)
 	}
 }
+
+// TestRemoveANodeWhoseLabelHoldsAnArrow: an item of remove that names a node on the canvas is that
+// node, even when its label reads like an arrow; an item naming no node is read as an arrow.
+func TestRemoveANodeWhoseLabelHoldsAnArrow(t *testing.T) {
+	set := tools.New(scene.New(), tools.Limits{})
+	if r := set.Call(t.Context(), "create_graph", []byte(`{"nodes":[{"id":"q","label":"Q1 → Q2"},{"id":"login","label":"Login->Home"},{"id":"done","label":"Done"}],"edges":["q -> done"]}`)); r.IsError {
+		t.Fatalf("create_graph: %s", r.Text)
+	}
+	ix := IndexScene(set.Call(t.Context(), "get_scene", []byte(`{}`)).Text)
+	for _, tt := range []struct {
+		remove    string
+		wantNodes int
+		wantEdges int
+	}{
+		{"Q1 → Q2", 1, 0},
+		{"Login->Home", 1, 0},
+		{"q -> done", 0, 1},
+	} {
+		c, probs := Check(Plan{Kind: "flowchart", Remove: []string{tt.remove}}, ix, tools.Limits{})
+		if len(probs) != 0 || len(c.removeNodes) != tt.wantNodes || len(c.removeEdges) != tt.wantEdges {
+			t.Errorf("remove %q: %d nodes, %d edges, problems %v; want %d, %d, none", tt.remove, len(c.removeNodes), len(c.removeEdges), probs, tt.wantNodes, tt.wantEdges)
+		}
+	}
+}

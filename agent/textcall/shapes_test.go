@@ -128,3 +128,17 @@ func TestLooksLikeCall(t *testing.T) {
 		}
 	}
 }
+
+// TestParseOffsetAfterThinking: a call's offset counts from the start of the reply as the model
+// wrote it, thinking included, whatever whitespace ends the reply (calls in the text and calls
+// Ollama parsed run in the order written).
+func TestParseOffsetAfterThinking(t *testing.T) {
+	const call = `<tool_call>{"name": "get_scene", "arguments": {}}</tool_call>`
+	for _, tail := range []string{"", "\n", "  \n\n"} {
+		in := "<think>hmm hmm hmm</think>\n" + call + tail
+		calls, _ := Parse(in, toolbox)
+		if want := strings.Index(in, `{"name"`); len(calls) != 1 || calls[0].At != want {
+			t.Errorf("tail %q: got %+v, want one call at %d", tail, calls, want)
+		}
+	}
+}

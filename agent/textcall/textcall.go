@@ -61,8 +61,8 @@ type callReader struct {
 func Parse(content string, known Types) (calls []Call, rest string) {
 	stripped := StripThinking(content)
 	shift := 0 // thinking usually opens the reply: offsets after it still count from the start
-	if strings.HasSuffix(content, stripped) {
-		shift = len(content) - len(stripped)
+	if i := strings.LastIndex(content, stripped); i >= 0 && stripped != "" {
+		shift = i // StripThinking also trims, so the rest need not end the content
 	}
 	content = stripped
 	r := &callReader{s: content, known: known, wrapped: callWrapper.MatchString(content)}

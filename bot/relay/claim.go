@@ -22,7 +22,7 @@ type serving struct {
 	unreleased map[bot.ThreadKey]bool // leases to give back once the store answers again
 	// adopted are messages this process took over from a dead owner's memory (store.Claim.Adopted)
 	// whose adapter has not yet been told of them.
-	adopted map[int64]bool
+	adopted map[int64]bot.ThreadKey
 }
 
 func (s *serving) depth() (waiting, active int) {
@@ -157,7 +157,7 @@ func (e *Engine) claim(ctx context.Context) {
 		}
 		e.threads.mu.Lock()
 		for _, id := range c.Adopted {
-			e.threads.adopted[id] = true
+			e.threads.adopted[id] = key
 		}
 		_, already := e.threads.waiting[key] // this process's own lease, renewed: it is served already
 		if !already {
@@ -183,6 +183,11 @@ func (e *Engine) serve(key bot.ThreadKey) {
 	defer func() {
 		e.threads.mu.Lock()
 		delete(e.threads.waiting, key)
+		for id, k := range e.threads.adopted {
+			if k == key { // not answered here after all: whoever holds the thread next adopts them
+				delete(e.threads.adopted, id)
+			}
+		}
 		e.threads.mu.Unlock()
 		poke(e.wake)
 	}()
@@ -239,7 +244,7 @@ func (e *Engine) adopt(ctx context.Context, a bot.Adapter, msgs []store.InboxMes
 	e.threads.mu.Lock()
 	var mine []store.InboxMessage
 	for _, m := range msgs {
-		if e.threads.adopted[m.ID] {
+		if _, ok := e.threads.adopted[m.ID]; ok {
 			delete(e.threads.adopted, m.ID)
 			mine = append(mine, m)
 		}

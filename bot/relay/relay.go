@@ -213,7 +213,7 @@ func New(st Store, conv Conversation, opt Options, log *slog.Logger) *Engine {
 		admitted: map[string]string{},
 		wake:     make(chan struct{}, 1),
 		sendWake: make(chan struct{}, 1),
-		threads:  serving{crew: newCrew(), waiting: map[bot.ThreadKey]int{}, unreleased: map[bot.ThreadKey]bool{}, adopted: map[int64]bool{}},
+		threads:  serving{crew: newCrew(), waiting: map[bot.ThreadKey]int{}, unreleased: map[bot.ThreadKey]bool{}, adopted: map[int64]bot.ThreadKey{}},
 		posts:    posting{crew: newCrew(), busy: map[bot.ThreadKey]bool{}},
 		signs:    board{live: map[int64]held{}, told: map[int64]bool{}},
 	}

@@ -45,9 +45,11 @@ func (w *modelWatch) Health(ctx context.Context) web.ModelHealth {
 	if !w.at.IsZero() && w.now().Sub(w.at) < modelHealthTTL {
 		return w.last
 	}
-	ctx, cancel := context.WithTimeout(ctx, modelHealthTimeout)
+	// The answer is shared by every page load for a while: it must not end with the request of
+	// the visitor who happened to ask first (a closed tab would read as Ollama not answering).
+	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), modelHealthTimeout)
 	defer cancel()
-	w.last, w.at = inspectModels(ctx, w.cfg, w.m, true).health(), w.now()
+	w.last, w.at = inspectModels(ictx, w.cfg, w.m, true).health(), w.now()
 	return w.last
 }
 

@@ -214,8 +214,10 @@ func testAdoptDeadPins(t *testing.T, f Factory) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.s.Enqueue(ctx, store.Outgoing{Key: Key(2), Kind: "reply", Body: []byte("owed by A"), Pin: "A"}); err != nil {
-		t.Fatal(err)
+	for _, k := range []store.ThreadKey{Key(2), Key(1)} {
+		if _, err := e.s.Enqueue(ctx, store.Outgoing{Key: k, Kind: "reply", Body: []byte("owed by A"), Pin: "A"}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	e.clock.Advance(20 * time.Second)
 	m3, err := e.s.Accept(ctx, store.AcceptRequest{Key: Key(3), Body: msgBody(3), Pin: "N"}) // N never beat
@@ -230,13 +232,22 @@ func testAdoptDeadPins(t *testing.T, f Factory) {
 	}
 
 	e.clock.Advance(15 * time.Second) // A's heartbeat lapsed 5 s ago; N's message waited 15 s
+	// A sender adopts a dead owner's replies only on a thread it left no message on: Key(1)'s
+	// reply goes with its message, to whoever claims the thread.
+	c := e.another()
+	if _, err := c.RenewLeases(ctx, "C", ttl); err != nil {
+		t.Fatal(err)
+	}
+	if os := e.claimOutbox(c, "C", ttl); len(os) != 1 || os[0].Key != Key(2) || os[0].Pin != "C" {
+		t.Fatalf("C's outbox claim once A is gone: got %+v, want Key(2)'s reply only, pinned to C", os)
+	}
 	cs := claim(b, "B")
 	if len(cs) != 1 || cs[0].Lease.Key != Key(1) || !slices.Equal(cs[0].Adopted, []int64{m1.ID}) {
 		t.Fatalf("B's claim once A is gone: got %+v, want Key(1) with message %d adopted", cs, m1.ID)
 	}
 	os := e.claimOutbox(b, "B", ttl)
-	if len(os) != 1 || os[0].Key != Key(2) || os[0].Pin != "B" {
-		t.Fatalf("B's outbox claim once A is gone: got %+v, want A's reply, pinned to B", os)
+	if len(os) != 1 || os[0].Key != Key(1) || os[0].Pin != "B" {
+		t.Fatalf("B's outbox claim once it adopted Key(1): got %+v, want A's reply there, pinned to B", os)
 	}
 	msgs, err := b.Pending(ctx, Key(1), 0)
 	if err != nil || len(msgs) != 1 || msgs[0].Pin != "B" {

@@ -106,7 +106,8 @@ func (s *DB) ClaimOutbox(ctx context.Context, req store.ClaimOutboxRequest) ([]s
 	}
 	// Each thread's first pending row, when it may be posted now.
 	q := `SELECT ` + prefixed("o.", outboxCols) + ` FROM outbox o
-		WHERE o.state = 'pending'` + plat + ` AND o.due <= ? AND (o.claim_expires <= ? OR o.claim_owner = ?) AND (o.pin IN ('', ?) OR ` + deadPin("o.pin", "o.created") + `)
+		WHERE o.state = 'pending'` + plat + ` AND o.due <= ? AND (o.claim_expires <= ? OR o.claim_owner = ?) AND (o.pin IN ('', ?) OR (` + deadPin("o.pin", "o.created") + ` AND NOT EXISTS (SELECT 1 FROM inbox i
+			WHERE i.tkey = o.tkey AND i.pin = o.pin AND i.state IN ('pending', 'taken'))))
 		AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.tkey = o.tkey AND p.state = 'pending' AND p.id < o.id)
 		ORDER BY o.id LIMIT ?`
 	if s.d.SkipLocked {
@@ -123,7 +124,10 @@ func (s *DB) ClaimOutbox(ctx context.Context, req store.ClaimOutboxRequest) ([]s
 		}
 		exp := now + req.TTL.Milliseconds()
 		for _, h := range heads {
-			if h.Pin != "" && h.Pin != req.Owner { // pinned to an owner presumed dead (the query says so)
+			// Pinned to an owner presumed dead (the query says so) that left no message to
+			// answer on the thread: a thread with such messages is adopted whole by ClaimThreads,
+			// so its replies and its answers go to the same process's memory.
+			if h.Pin != "" && h.Pin != req.Owner {
 				if err := s.adoptReplies(ctx, tx, h.Key, req.Owner, now, grace); err != nil {
 					return fmt.Errorf("claim outbox: %w", err)
 				}
