@@ -51,7 +51,7 @@ func (r *run) drawingMissing() bool {
 }
 
 var (
-	drawWords = regexp.MustCompile(`(?i)\b(draw|redraw|sketch|plot|add|make|create|build|put|insert|connect|link|rename|relabel|remove|delete|drop|change|colou?r|paint|move|replace|update|swap|split|merge|group|undo)\b`)
+	drawWords = regexp.MustCompile(`(?i)\b(draw|redraw|sketch|plot|add|make|create|build|put|insert|connect|link|rename|relabel|remove|delete|drop|change|colou?r|paint|move|replace|update|swap|split|merge|group|undo|visuali[sz]e|illustrate|diagram (?:of|for)|show (?:me|us))\b`)
 	smallTalk = regexp.MustCompile(`(?i)^\W*(thanks|thank you|thx|ty|ok|okay|cool|great|nice|perfect|awesome|lgtm|good|hi|hello|hey)\b[\W\s]*$`)
 )
 
