@@ -181,8 +181,8 @@ func (a *Adapter) setThread(ctx context.Context, chat int64, ref string, thread 
 }
 
 // pickedLast reports whether the request a reply answers was given its sender's last thread
-// without replying into it. Written behind the intake, the mark is normally there long before the
-// answer; when it is not (or the lookup fails), the answer merely does not name its diagram.
+// without replying into it. The mark is kept with the request (in its commit, or at intake), so
+// it is there before the answer; when the lookup fails, the answer merely does not name its diagram.
 func (a *Adapter) pickedLast(ctx context.Context, d dest, replyTo int) bool {
 	if d.thread == "" || replyTo == 0 {
 		return false
