@@ -107,6 +107,16 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 		dirs = append(dirs, other)
 	}
 	var cands, starts []candidate
+	addStart := func(p *plan, prefer float64) error {
+		c, ok, err := runCandidate(ctx, p, prefer)
+		if err != nil || !ok {
+			return err
+		}
+		c.start = true
+		cands = append(cands, c)
+		starts = append(starts, c)
+		return nil
+	}
 	for k, dir := range dirs {
 		prefer, name := 1.0, ""
 		if k > 0 {
@@ -132,17 +142,19 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 			cands = append(cands, c)
 			starts = append(starts, c)
 		}
+		if k == 0 || len(g.Nodes) < bigGraph {
+			if p := newPlan(g, dir, false); p.rowSiblings() {
+				p.arrangement = name
+				if err := addStart(p, prefer); err != nil {
+					return Result{}, err
+				}
+			}
+		}
 		if k == 0 && len(g.Nodes) < bigGraph {
 			if p := newPlan(g, dir, false); p.forwardAll() {
 				p.arrangement = name
-				c, ok, err := runCandidate(ctx, p, prefer)
-				if err != nil {
+				if err := addStart(p, prefer); err != nil {
 					return Result{}, err
-				}
-				if ok {
-					c.start = true
-					cands = append(cands, c)
-					starts = append(starts, c)
 				}
 			}
 		}

@@ -565,3 +565,48 @@ func TestSpreadNeverSqueezes(t *testing.T) {
 		}
 	}
 }
+
+// TestUnrelatedSiblingsShareARow: a group whose members have no edge or path between them, each
+// fed from its own rank elsewhere (a driver's handlers), is laid out as one row, not stretched
+// over the ranks between its members around empty space, when the plain layout is to be improved
+// on (here: too tall for the screen); members a path leads between keep their ranks.
+func TestUnrelatedSiblingsShareARow(t *testing.T) {
+	build := func(linked bool) Graph {
+		g := Graph{Direction: TopDown, Clusters: []Cluster{{ID: "driver", TitleHeight: 30}}, Fit: screenFit}
+		add := func(id, c string) { g.Nodes = append(g.Nodes, Node{ID: id, Width: 160, Height: 80, Cluster: c}) }
+		for _, id := range []string{"api", "worker", "housekeeping", "certificates", "amphorae", "health", "metrics"} {
+			add(id, "")
+		}
+		add("stats", "driver")
+		add("message", "driver")
+		edges := [][2]string{{"api", "worker"}, {"worker", "housekeeping"}, {"housekeeping", "certificates"}, {"certificates", "amphorae"},
+			{"amphorae", "health"}, {"metrics", "stats"}, {"health", "message"}}
+		if linked {
+			edges = append(edges, [2]string{"stats", "api"})
+		}
+		for _, e := range edges {
+			g.Edges = append(g.Edges, Edge{From: e[0], To: e[1]})
+		}
+		return g
+	}
+	for _, tc := range []struct {
+		name   string
+		linked bool
+		oneRow bool
+	}{
+		{"unrelated", false, true},
+		{"a path from one to the other", true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := build(tc.linked)
+			r, err := Layout(context.Background(), g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, m := r.Nodes["stats"], r.Nodes["message"]
+			if got := s.Y == m.Y; got != tc.oneRow {
+				t.Errorf("stats %v and message %v on one row: %v, want %v (group %v)", s, m, got, tc.oneRow, r.Clusters["driver"])
+			}
+		})
+	}
+}

@@ -208,6 +208,133 @@ func newPlan(g Graph, dir Direction, gated bool) *plan {
 	return p
 }
 
+// rowSiblings puts the members of a group of unrelated siblings on one rank: members with no
+// edge between any two of them and no path from one to another, each fed from its own place
+// elsewhere (a driver's handlers, a set of consumers). dot ranks each by its own edges, and the
+// group is stretched over every rank in between, around empty space; side by side it is one row.
+// Members that the ranks would put side by side anyway are left alone (a fan-out stacks them).
+func (p *plan) rowSiblings() bool {
+	changed := false
+	succ := make([][]int, len(p.nodes))
+	minlen := make([][]int, len(p.nodes))
+	for _, e := range p.edges {
+		if e.gone || e.free {
+			continue
+		}
+		u, v := e.from, e.to
+		if e.back {
+			u, v = v, u
+		}
+		succ[u] = append(succ[u], v)
+		minlen[u] = append(minlen[u], e.minlen)
+	}
+	rank := longestPathRanks(succ, minlen)
+	for ci := range p.clusters {
+		var members []int
+		for i, n := range p.nodes {
+			if n.kind == realNode && n.cluster == ci && len(succ[i])+p.indegree(i) > 0 {
+				members = append(members, i)
+			}
+		}
+		if len(members) < 2 || p.hasInnerEdge(ci) {
+			continue
+		}
+		spread := false
+		for _, m := range members[1:] {
+			spread = spread || rank[m] != rank[members[0]]
+		}
+		if !spread || reachesAny(succ, members) {
+			continue
+		}
+		p.same = append(p.same, members)
+		changed = true
+	}
+	return changed
+}
+
+// indegree is the number of plan edges into node i.
+func (p *plan) indegree(i int) int {
+	n := 0
+	for _, e := range p.edges {
+		if !e.gone && e.to == i || !e.gone && e.from == i && e.back {
+			n++
+		}
+	}
+	return n
+}
+
+// hasInnerEdge reports whether some edge runs between two nodes inside cluster ci (nested
+// groups included).
+func (p *plan) hasInnerEdge(ci int) bool {
+	inside := func(i int) bool {
+		for c := p.nodes[i].cluster; c >= 0; c = p.clusters[c].parent {
+			if c == ci {
+				return true
+			}
+		}
+		return false
+	}
+	for _, e := range p.g.Edges {
+		if inside(p.realIndex(e.From)) && inside(p.realIndex(e.To)) {
+			return true
+		}
+	}
+	return false
+}
+
+// longestPathRanks is each node's rank by the longest path to it along succ (an acyclic graph),
+// each edge as long as its minlen.
+func longestPathRanks(succ, minlen [][]int) []int {
+	rank := make([]int, len(succ))
+	in := make([]int, len(succ))
+	for _, vs := range succ {
+		for _, v := range vs {
+			in[v]++
+		}
+	}
+	var queue []int
+	for i := range succ {
+		if in[i] == 0 {
+			queue = append(queue, i)
+		}
+	}
+	for len(queue) > 0 {
+		u := queue[0]
+		queue = queue[1:]
+		for k, v := range succ[u] {
+			rank[v] = max(rank[v], rank[u]+minlen[u][k])
+			if in[v]--; in[v] == 0 {
+				queue = append(queue, v)
+			}
+		}
+	}
+	return rank
+}
+
+// reachesAny reports whether a path along succ leads from one of nodes to another.
+func reachesAny(succ [][]int, nodes []int) bool {
+	target := make(map[int]bool, len(nodes))
+	for _, n := range nodes {
+		target[n] = true
+	}
+	for _, start := range nodes {
+		seen := map[int]bool{start: true}
+		stack := append([]int(nil), succ[start]...)
+		for len(stack) > 0 {
+			u := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if target[u] {
+				return true
+			}
+			if !seen[u] {
+				seen[u] = true
+				stack = append(stack, succ[u]...)
+			}
+		}
+	}
+	return false
+}
+
 // anchorLoners puts each node without edges in a cluster on the rank of the cluster's first
 // connected node: alone it would sit on the first rank and stretch its group over every rank
 // down to its other members.

@@ -505,6 +505,10 @@ func makeRoom(w *scene.Scene, node, group string, dir string, back bool, near sc
 		return scene.Point{}, fmt.Errorf("make room in %q: %w", group, err)
 	}
 	for _, id := range grow {
+		var children []string
+		if e, _ := w.Get(id); back && e.Type == scene.Frame {
+			children = w.FrameChildren(id)
+		}
 		if err := w.Update(id, func(e *scene.Element) error {
 			if back { // grown at its near side: its corner moves
 				e.X, e.Y = e.X+dx, e.Y+dy
@@ -514,6 +518,11 @@ func makeRoom(w *scene.Scene, node, group string, dir string, back bool, near sc
 			}
 			return nil
 		}); err != nil {
+			return scene.Point{}, fmt.Errorf("make room in %q: %w", group, err)
+		}
+		// A frame whose corner moves takes its children along; those beyond the edge have moved
+		// already and the others stay, so each is put back.
+		if err := w.MoveBy(children, -dx, -dy); err != nil {
 			return scene.Point{}, fmt.Errorf("make room in %q: %w", group, err)
 		}
 	}
