@@ -151,6 +151,20 @@ type sharedView struct{ *sqlite.Store }
 
 func (sharedView) SingleProcess() bool { return false }
 
+// closeMidTurn starts an engine (owner "a") over a, has it take one message of thread into a turn
+// that does not end, and closes it with a grace shorter than the turn.
+func closeMidTurn(t *testing.T, st *sqlite.Store, clock *storetest.Clock, a bot.Adapter) {
+	t.Helper()
+	c := newConv(st)
+	c.gate, c.began = make(chan struct{}), make(chan string, 1)
+	e := start(t, st, c, a, testOptions("a", clock))
+	say(t, e, a, thread, "1", "draw")
+	await(t, "the turn", c.began)
+	grace, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	e.Close(grace)
+}
+
 // TestCloseLeavesWorkToRedo: Close cuts a turn short once its grace is over and leaves its run as
 // a crash would, saying nothing; the next process redoes it. A run whose work cannot be redone (a
 // command) is told, as is one that took no message; a run whose owner's lease is live is another
@@ -158,15 +172,8 @@ func (sharedView) SingleProcess() bool { return false }
 func TestCloseLeavesWorkToRedo(t *testing.T) {
 	clock := storetest.NewClock()
 	st := openStore(t, "", clock)
-	c := newConv(st)
-	c.gate, c.began = make(chan struct{}), make(chan string, 1)
 	rec := newRecorder()
-	e := start(t, st, c, rec, testOptions("a", clock))
-	say(t, e, rec, thread, "1", "draw")
-	await(t, "the turn", c.began)
-	grace, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	e.Close(grace)
+	closeMidTurn(t, st, clock, rec)
 	if got := rec.texts(thread); len(got) != 0 {
 		t.Errorf("the thread got %q at shutdown, want nothing", got)
 	}
@@ -288,15 +295,8 @@ func TestALocalThreadIsAdopted(t *testing.T) {
 func TestClosedLocalThreadIsRedone(t *testing.T) {
 	clock := storetest.NewClock()
 	st := openStore(t, "", clock)
-	c := newConv(st)
-	c.gate, c.began = make(chan struct{}), make(chan string, 1)
 	rec := newLocalRecorder()
-	e := start(t, st, c, rec, testOptions("a", clock))
-	say(t, e, rec, thread, "1", "draw")
-	await(t, "the turn", c.began)
-	grace, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	e.Close(grace)
+	closeMidTurn(t, st, clock, rec)
 	if got := rec.texts(thread); len(got) != 0 {
 		t.Errorf("the local thread got %q, want nothing: its run is left to be redone", got)
 	}
