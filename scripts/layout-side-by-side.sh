@@ -7,10 +7,11 @@
 #   scripts/layout-side-by-side.sh [OUT]      (default OUT: ./layout-side-by-side)
 #
 # CHROME names the Chromium binary (default: the renderer's own search, chromium on PATH).
+# ELK=false leaves ELK out (its layouts take about two minutes); the sheets then show two pictures.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$(mkdir -p "${1:-layout-side-by-side}" && cd "${1:-layout-side-by-side}" && pwd)
 cd "$root"
-go test ./internal/corpus -run '^TestLayoutSideBySide$' -count=1 -v -layout.sheets "$out" | grep -v '^=== RUN'
+go test ./internal/corpus -run '^TestLayoutSideBySide$' -count=1 -v -layout.elk="${ELK:-true}" -layout.sheets "$out" | grep -v '^=== RUN'
 echo "contact sheets in $out/index.html"

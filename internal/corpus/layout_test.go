@@ -19,6 +19,8 @@ import (
 	"github.com/excalibot/excalibot/scene"
 )
 
+var withELK = flag.Bool("layout.elk", true, "also lay every input out with ELK and compare testdata/layout-elk.md (about two minutes; off, the sheets show two engines)")
+
 var sheetsDir = flag.String("layout.sheets", "", "also render each graph input drawn by both engines to DIR/NAME.png side by side, with DIR/index.html (needs Chromium)")
 
 // Thresholds of the side-by-side report.
@@ -67,12 +69,14 @@ func TestLayoutSideBySide(t *testing.T) {
 	if d := diffLines(string(want), got); d != "" {
 		t.Errorf("the layout figures changed (if for the better, refresh with go test ./internal/corpus -run TestLayoutSideBySide -update):\n%s", d)
 	}
-	if raceDetector {
+	switch {
+	case raceDetector:
 		t.Log("ELK's figures are not compared under the race detector, which slows its JavaScript interpreter about fivefold; run without -race")
 		return
+	case *withELK:
+		runs = byELK(t, runs)
+		compareELK(t, runs)
 	}
-	runs = byELK(t, runs)
-	compareELK(t, runs)
 	if *sheetsDir != "" {
 		// Their own time: rendering 65 contact sheets takes minutes on a busy machine.
 		sheetsCtx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)

@@ -53,8 +53,12 @@ func writeSheets(ctx context.Context, t *testing.T, dir string, runs []sideBySid
 			fmt.Fprintf(&idx, "<h2>%s</h2><p>refused: %s</p>\n", html.EscapeString(s.name), html.EscapeString(s.err))
 			continue
 		}
-		var pics [3]image.Image
-		for i, e := range []engineRun{s.ours, s.dt, s.elk} {
+		engines := []engineRun{s.ours, s.dt, s.elk}
+		if s.elk.sc == nil { // ELK was not run
+			engines = engines[:2]
+		}
+		pics := make([]image.Image, len(engines))
+		for i, e := range engines {
 			doc, err := e.sc.Encode()
 			if err != nil {
 				t.Fatalf("%s: encode: %v", s.name, err)
@@ -73,7 +77,7 @@ func writeSheets(ctx context.Context, t *testing.T, dir string, runs []sideBySid
 			{s.name + ": ELK", keyFigures(s.elk.m)},
 		}
 		var out bytes.Buffer
-		if err := png.Encode(&out, sheet(pics[:], captions[:])); err != nil {
+		if err := png.Encode(&out, sheet(pics, captions[:len(pics)])); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(dir, s.name+".png"), out.Bytes(), 0o644); err != nil {
