@@ -208,16 +208,23 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 		if q, w, h := s.p.spread(s, r, f); q != nil {
 			opts = append(opts, option{q, s.prefer * preferSpread, f.score(w, h) * s.prefer * preferSpread, f.fits(w, h)})
 		}
-		longest := r.hi[len(r.hi)-1] - r.lo[0]
-		for n := 2; n <= len(r.lo) && n <= 12; n++ {
-			cut := s.p.cuts(s.pl, r, n)
-			// One band more must make the longest band shorter (cuts only go between groups).
-			if l := longestBand(r, cut); cut != nil && l < 0.95*longest {
-				longest = l
-				w, h := s.p.foldEstimate(r, cut)
-				// Every edge between bands beyond the one that wraps makes the snake harder to follow.
-				prefer := s.prefer * preferFold * math.Pow(preferFold, float64(s.p.crossingCuts(r, cut)-(n-1)))
-				opts = append(opts, option{s.p.fold(r, cut), prefer, f.score(w, h) * prefer, f.fits(w, h)})
+		// Folds between top groups, and inside the group that fills its layers, if any.
+		ins := []int{-1}
+		if g := s.p.foldGroup(r); g >= 0 {
+			ins = append(ins, g)
+		}
+		for _, in := range ins {
+			longest := r.hi[len(r.hi)-1] - r.lo[0]
+			for n := 2; n <= len(r.lo) && n <= 12; n++ {
+				cut := s.p.cuts(r, n, in)
+				// One band more must make the longest band shorter (where cuts may go).
+				if l := longestBand(r, cut); cut != nil && l < 0.95*longest {
+					longest = l
+					w, h := s.p.foldEstimate(r, cut)
+					// Every edge between bands beyond the one that wraps makes the snake harder to follow.
+					prefer := s.prefer * preferFold * math.Pow(preferFold, float64(s.p.crossingCuts(r, cut)-(n-1)))
+					opts = append(opts, option{s.p.fold(r, cut, in), prefer, f.score(w, h) * prefer, f.fits(w, h)})
+				}
 			}
 		}
 	}

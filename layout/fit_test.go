@@ -347,6 +347,63 @@ func TestFitKeepsGroupsWhole(t *testing.T) {
 	}
 }
 
+// TestFitWrapsChainsInsideAGroup: a pipeline's steps in one group, fed from outside it, wrap
+// inside the group (cuts between groups alone leave a strip), the group whole around its
+// members and the nodes outside it outside its box.
+func TestFitWrapsChainsInsideAGroup(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		parent bool // the group inside another, which holds nothing else
+	}{
+		{name: "group"},
+		{name: "nested group", parent: true},
+	} {
+		for _, dir := range []Direction{LeftRight, TopDown} {
+			g := chain(12, dir, func(i int) bool { return i == 4 })
+			g.Clusters = []Cluster{{ID: "pipeline", TitleHeight: 30}}
+			if tc.parent {
+				g.Clusters = append([]Cluster{{ID: "ci", TitleHeight: 30}}, Cluster{ID: "pipeline", TitleHeight: 30, Parent: "ci"})
+			}
+			for i := range g.Nodes {
+				g.Nodes[i].Cluster = "pipeline"
+			}
+			g.Nodes = append(g.Nodes, Node{ID: "dev", Width: 160, Height: 80}, Node{ID: "registry", Width: 160, Height: 80})
+			g.Edges = append(g.Edges, Edge{From: "dev", To: "s0"}, Edge{From: "s11", To: "registry"})
+			g.Fit = screenFit
+			r, err := Layout(context.Background(), g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := extent(r)
+			if got := r.Arrangement; !strings.Contains(got, `inside group "pipeline"`) || aspect(b) > 2.5 {
+				t.Fatalf("%s %s: arranged %q, %.0fx%.0f; want wrapped inside the group within 2.5:1", tc.name, dir, got, b.Width, b.Height)
+			}
+			noOverlaps(t, g, r)
+			box := r.Clusters["pipeline"]
+			for _, n := range g.Nodes {
+				nb := r.Nodes[n.ID]
+				in := nb.X >= box.X && nb.Y >= box.Y+30 && nb.X+nb.Width <= box.X+box.Width && nb.Y+nb.Height <= box.Y+box.Height
+				if want := n.Cluster != ""; in != want {
+					t.Errorf("%s %s: %s %v inside the group %v below its title: %v, want %v", tc.name, dir, n.ID, nb, box, in, want)
+				}
+				if !in && overlaps(nb, box) {
+					t.Errorf("%s %s: %s %v overlaps the group %v", tc.name, dir, n.ID, nb, box)
+				}
+			}
+			if tc.parent {
+				if p := r.Clusters["ci"]; !(p.X <= box.X && p.Y <= box.Y && p.X+p.Width >= box.X+box.Width && p.Y+p.Height >= box.Y+box.Height) {
+					t.Errorf("%s %s: the outer group %v does not hold the pipeline %v", tc.name, dir, p, box)
+				}
+			}
+			// The first band runs forwards from its corner: s0 before s1 along the flow.
+			s0, s1 := r.Nodes["s0"], r.Nodes["s1"]
+			if dir == LeftRight && !(s1.X > s0.X) || dir == TopDown && !(s1.Y > s0.Y) {
+				t.Errorf("%s %s: s0 %v, s1 %v: want the first band to run %s", tc.name, dir, s0, s1, dir)
+			}
+		}
+	}
+}
+
 func TestFitRefusesBadBounds(t *testing.T) {
 	for _, f := range []Fit{{MaxAspect: -1}, {MaxAspect: 0.5}, {MaxAspect: 2, MaxWidth: math.NaN()}, {MaxAspect: 2, Small: math.Inf(1)}} {
 		g := chain(2, TopDown, nil)

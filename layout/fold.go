@@ -9,7 +9,9 @@ import (
 // Folding: a graph with many more layers than it is wide (a pipeline, a long flow) is cut into
 // bands of consecutive layers, laid side by side as a snake — left to right, then right to left
 // below it, and so on for a left-right graph; columns for a top-down one — so every edge stays
-// short and the picture keeps a readable shape. Cuts never go through a group. The bands are
+// short and the picture keeps a readable shape. Cuts never go through a group, except inside one
+// that alone fills the layers it spans (foldGroup): its bands are then clusters inside it, so a
+// pipeline's steps in one box wrap within that box. The bands are
 // clusters of one dot run, so dot still orders, places and routes everything: an edge from the
 // end of one band to the start of the next is a flat edge between neighbouring clusters.
 
@@ -75,13 +77,15 @@ func (p *plan) ranksOf(pl placed) ranks {
 }
 
 // cuts chooses where to cut the layers into n bands: band starts (layer indexes), never through a
-// group, with the longest band as short as it can be; nil when there is no such cut.
-func (p *plan) cuts(pl placed, r ranks, n int) []int {
+// group, with the longest band as short as it can be; nil when there is no such cut. With in a
+// group of the caller's (foldGroup), the cuts go inside it instead, through no group within it.
+func (p *plan) cuts(r ranks, n, in int) []int {
 	layers := len(r.lo)
 	if n < 2 || layers < n {
 		return nil
 	}
-	// A cut before layer k is allowed unless a group has members on both sides.
+	// A cut before layer k is allowed unless a group has members on both sides (in and the
+	// groups holding it aside, which the cuts go inside).
 	allowed := make([]bool, layers)
 	for k := range allowed {
 		allowed[k] = k > 0
@@ -90,11 +94,14 @@ func (p *plan) cuts(pl placed, r ranks, n int) []int {
 		if c.id == "" {
 			continue
 		}
-		first, last := layers, -1
-		for i, nd := range p.nodes {
-			if r.of[i] >= 0 && p.within(nd.cluster, ci) {
-				first, last = min(first, r.of[i]), max(last, r.of[i])
+		first, last := p.spanOf(r, ci)
+		if in >= 0 && p.within(in, ci) {
+			if ci == in {
+				for k := range allowed {
+					allowed[k] = allowed[k] && k > first && k <= last
+				}
 			}
+			continue
 		}
 		for k := first + 1; k <= last; k++ {
 			allowed[k] = false
@@ -137,6 +144,49 @@ func (p *plan) cuts(pl placed, r ranks, n int) []int {
 		e = starts[b] - 1
 	}
 	return starts
+}
+
+// spanOf is the first and last layer holding a member of cluster ci (last < first for none).
+func (p *plan) spanOf(r ranks, ci int) (first, last int) {
+	first, last = len(r.lo), -1
+	for i, nd := range p.nodes {
+		if r.of[i] >= 0 && p.within(nd.cluster, ci) {
+			first, last = min(first, r.of[i]), max(last, r.of[i])
+		}
+	}
+	return first, last
+}
+
+// foldGroup is the caller's group a fold may cut inside, -1 for none: one whose members alone
+// fill the layers it spans, over at least three of them, so that bands inside it hold every node
+// of those layers; of several, the longest along the layers, and of equals the innermost. The
+// nodes before and after its layers keep their places, at the start of the first band and the
+// end of the last.
+func (p *plan) foldGroup(r ranks) int {
+	best, bestLen := -1, 0.0
+	for ci, c := range p.clusters {
+		if c.id == "" {
+			continue
+		}
+		first, last := p.spanOf(r, ci)
+		if last-first < 2 {
+			continue
+		}
+		owns := true
+		for i, nd := range p.nodes {
+			if k := r.of[i]; k >= first && k <= last && !p.within(nd.cluster, ci) {
+				owns = false
+				break
+			}
+		}
+		if !owns {
+			continue
+		}
+		if l := r.hi[last] - r.lo[first]; l > bestLen+0.5 || l > bestLen-0.5 && best >= 0 && p.within(ci, best) {
+			best, bestLen = ci, l
+		}
+	}
+	return best
 }
 
 // foldEstimate is the size of the picture folded at starts, from the plain layout: the longest
@@ -192,7 +242,10 @@ const wrapArrow = 40.0
 // they would all make that long way back, so the bands are laid out as a snake instead: band b's
 // layers run forwards for even b and backwards for odd b, each band starting level with the end of
 // the one before.
-func (p *plan) fold(r ranks, starts []int) *plan {
+//
+// With in a group of the caller's (foldGroup), the bands are clusters inside it and hold its
+// members; nodes outside it keep their clusters and their places along the bands.
+func (p *plan) fold(r ranks, starts []int, in int) *plan {
 	q := p.clone()
 	layers := len(r.lo)
 	bandOf := make([]int, layers)
@@ -205,7 +258,7 @@ func (p *plan) fold(r ranks, starts []int) *plan {
 			bandOf[k] = b
 		}
 	}
-	lines := !p.grouped() && p.crossesOnce(r, bandOf, len(starts))
+	lines := !p.groupedIn(in) && p.crossesOnce(r, bandOf, len(starts))
 	pos := make([]int, layers)
 	cur, step := 0, 1
 	for b, s := range starts {
@@ -228,11 +281,12 @@ func (p *plan) fold(r ranks, starts []int) *plan {
 	}
 	// Bands are clusters; dot may order them either way round or out of order (orientBands).
 	q.bands = len(starts)
+	q.looseFirst = in >= 0
 	q.margin = p.wrapMargin(r, starts)
 	bandCluster := make([]int, len(starts))
 	for b := range starts {
 		bandCluster[b] = len(q.clusters)
-		q.clusters = append(q.clusters, pcluster{parent: -1})
+		q.clusters = append(q.clusters, pcluster{parent: in})
 		q.band = append(q.band, b)
 	}
 	nodeBand := make([]int, len(q.nodes))
@@ -241,11 +295,15 @@ func (p *plan) fold(r ranks, starts []int) *plan {
 		nodeBand[i], nodePos[i] = -1, 0
 		if k := r.of[i]; k >= 0 {
 			nodeBand[i], nodePos[i] = bandOf[k], pos[k]
+			if in >= 0 && !p.within(q.nodes[i].cluster, in) {
+				nodeBand[i] = -1 // outside the folded group: placed along, in no band
+			}
 		}
 	}
-	// The caller's top clusters go into the band of their members.
+	// The caller's top clusters (those right inside the folded group) go into the band of their
+	// members.
 	for ci := range p.clusters {
-		if p.clusters[ci].parent >= 0 || p.clusters[ci].id == "" {
+		if p.clusters[ci].parent != in || ci == in || p.clusters[ci].id == "" {
 			continue
 		}
 		for i, n := range p.nodes {
@@ -262,19 +320,22 @@ func (p *plan) fold(r ranks, starts []int) *plan {
 		}
 		switch n.kind {
 		case realNode, blockNode:
-			if n.cluster < 0 && nodeBand[i] >= 0 {
+			if n.cluster == in && nodeBand[i] >= 0 {
 				n.cluster = bandCluster[nodeBand[i]]
 			}
 		case labelNode:
 			e := q.g.Edges[n.ref]
 			u, v := q.realIndex(e.From), q.realIndex(e.To)
 			u, v = q.blockOf(u), q.blockOf(v)
-			if nodeBand[u] == nodeBand[v] {
+			switch {
+			case nodeBand[u] == nodeBand[v]:
 				nodeBand[i] = nodeBand[u]
-				if n.cluster < 0 {
+				if n.cluster == in && nodeBand[u] >= 0 {
 					n.cluster = bandCluster[nodeBand[u]]
 				}
-			} else {
+			case nodeBand[u] < 0 || nodeBand[v] < 0:
+				// Into or out of the folded group: ranked as before, between neighbouring layers.
+			default:
 				// Between two bands dot would put a label node beside the bands, far from both:
 				// the edge goes whole and its label half-way along it (in the gap between
 				// neighbouring bands).
@@ -301,7 +362,7 @@ func (p *plan) fold(r ranks, starts []int) *plan {
 		}
 		for b := range bands {
 			nodeBand[i] = b
-			if n.cluster < 0 {
+			if n.cluster == in && b >= 0 {
 				q.nodes[i].cluster = bandCluster[b]
 			}
 		}
@@ -346,15 +407,18 @@ func (p *plan) fold(r ranks, starts []int) *plan {
 		rows = "rows"
 	}
 	q.arrangement = fmt.Sprintf("wrapped into %d %s", len(starts), rows)
+	if in >= 0 {
+		q.arrangement += fmt.Sprintf(" inside group %q", p.clusters[in].id)
+	}
 	q.arrangement = join(p.arrangement, q.arrangement)
 	return q
 }
 
-// grouped reports whether the plan has groups of the caller's: their boxes would stand in the way
-// of an arrow going back across a band.
-func (p *plan) grouped() bool {
-	for _, c := range p.clusters {
-		if c.id != "" {
+// groupedIn reports whether the plan has groups of the caller's inside in (anywhere for in -1):
+// their boxes would stand in the way of an arrow going back across a band.
+func (p *plan) groupedIn(in int) bool {
+	for ci, c := range p.clusters {
+		if c.id != "" && ci != in && (in < 0 || p.within(ci, in)) {
 			return true
 		}
 	}

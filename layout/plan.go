@@ -3,6 +3,7 @@ package layout
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -65,6 +66,10 @@ type plan struct {
 	inBlock  map[int]int    // a stacked leaf → its block's plan node
 	// reverseBands declares the bands' clusters last first (see fold).
 	reverseBands bool
+	// looseFirst declares the nodes in no cluster before the clusters: with the bands of a fold
+	// inside a group, dot then keeps the bands in order across when the nodes before the group
+	// (declared last) would have it stack them the other way round.
+	looseFirst bool
 	// margin is the margin of a band's cluster (fold).
 	margin float64
 	// span is how many dot ranks an edge spans: 2 when some edge has a label (its label's node
@@ -438,7 +443,12 @@ func (p *plan) source() string {
 		for _, i := range members[ci] {
 			writeNode(i)
 		}
-		for _, k := range inside[ci] {
+		kids := inside[ci]
+		if p.reverseBands && len(kids) > 0 && p.clusters[kids[0]].id == "" { // bands inside a group
+			kids = slices.Clone(kids)
+			slices.Reverse(kids)
+		}
+		for _, k := range kids {
 			writeCluster(k)
 		}
 		b.WriteString("}\n")
@@ -448,11 +458,18 @@ func (p *plan) source() string {
 			top[i], top[j] = top[j], top[i]
 		}
 	}
+	if p.looseFirst {
+		for _, i := range loose {
+			writeNode(i)
+		}
+	}
 	for _, ci := range top {
 		writeCluster(ci)
 	}
-	for _, i := range loose {
-		writeNode(i)
+	if !p.looseFirst {
+		for _, i := range loose {
+			writeNode(i)
+		}
 	}
 	for _, set := range p.same {
 		var live []string
