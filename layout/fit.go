@@ -151,7 +151,7 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 			}
 		}
 		if k == 0 && len(g.Nodes) < bigGraph {
-			if p := newPlan(g, dir, false); p.forwardAll() {
+			if p := newPlan(g, dir, false); p.depthFirst() {
 				p.arrangement = name
 				if err := addStart(p, prefer); err != nil {
 					return Result{}, err

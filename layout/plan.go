@@ -80,14 +80,49 @@ type plan struct {
 	arrangement string
 }
 
-// forwardAll writes every edge as given, leaving dot to break cycles its own way (a depth-first
-// search): a second opinion on which edges go back, different from againstFlow's on some graphs.
-// It reports whether any edge was written backwards before.
-func (p *plan) forwardAll() bool {
+// depthFirst breaks cycles as dot's own cycle breaking does, by a depth-first search from the
+// nodes in the order given, each node's edges in the order given, turning back the edges that
+// close a cycle: a second opinion on which edges go back, different from againstFlow's on some
+// graphs. It marks whole edges instead of leaving the search to dot, which would turn back one
+// half of a labelled edge and not the other: the label's rank then lies beyond the tail and the
+// arrow leaves its box the wrong way and hooks back. It reports whether any edge changed.
+func (p *plan) depthFirst() bool {
+	g := p.g
+	out := make([][]int, len(g.Nodes)) // per node, its edges' indexes
+	for k, e := range g.Edges {
+		if u := p.realIndex(e.From); u != p.realIndex(e.To) {
+			out[u] = append(out[u], k)
+		}
+	}
+	const (
+		unseen = iota
+		open
+		done
+	)
+	state := make([]int, len(g.Nodes))
+	back := make([]bool, len(g.Edges))
+	var visit func(u int)
+	visit = func(u int) {
+		state[u] = open
+		for _, k := range out[u] {
+			switch v := p.realIndex(g.Edges[k].To); state[v] {
+			case open:
+				back[k] = true
+			case unseen:
+				visit(v)
+			}
+		}
+		state[u] = done
+	}
+	for u := range g.Nodes {
+		if state[u] == unseen {
+			visit(u)
+		}
+	}
 	changed := false
 	for k := range p.edges {
-		if p.edges[k].edge >= 0 && p.edges[k].back {
-			p.edges[k].back = false
+		if e := &p.edges[k]; e.edge >= 0 && e.back != back[e.edge] {
+			e.back = back[e.edge]
 			changed = true
 		}
 	}

@@ -12,12 +12,41 @@ type defects struct {
 	crossings int // pairs of edges that cross (edges sharing an end never count)
 	through   int // edges passing through a node that is not one of their ends
 	borders   int // group borders crossed beyond those an edge must cross to reach its ends
+	hooks     int // edges whose route runs on past an end, away from the other, and turns back
 }
 
 // weight is one figure for comparing candidates: an arrow through a box reads as a wrong
-// connection, worse than a crossing; a needless trip out of a group and back is half of one.
+// connection, worse than a crossing, and so, less, does an arrow that leaves its box the wrong
+// way and hooks back; a needless trip out of a group and back is half a crossing.
 func (d defects) weight() float64 {
-	return float64(d.crossings) + 3*float64(d.through) + 0.5*float64(d.borders)
+	return float64(d.crossings) + 3*float64(d.through) + 0.5*float64(d.borders) + 2*float64(d.hooks)
+}
+
+// hookSlack is how far along the layers a route may run past both of its ends before it counts as
+// a hook: dot's splines round off a little beyond a node's border.
+const hookSlack = 24.0
+
+// hooked reports whether a route runs along the layers past both of its ends' boxes, a loop out
+// and back that a person reads as an arrow leaving the wrong way: dot draws one when it breaks a
+// cycle through one half of a labelled edge and not the other, so the label's rank lies beyond
+// the tail.
+func hooked(dir Direction, route []Point, a, b Rect) bool {
+	along := func(p Point) float64 {
+		if dir == LeftRight {
+			return p.X
+		}
+		return p.Y
+	}
+	lo, hi := math.Min(a.Y, b.Y), math.Max(a.Y+a.Height, b.Y+b.Height)
+	if dir == LeftRight {
+		lo, hi = math.Min(a.X, b.X), math.Max(a.X+a.Width, b.X+b.Width)
+	}
+	for _, p := range route {
+		if v := along(p); v < lo-hookSlack || v > hi+hookSlack {
+			return true
+		}
+	}
+	return false
 }
 
 // routeLines is, per edge, the polyline from its tail's centre through its route to its head's
@@ -58,6 +87,9 @@ func measureDefects(g Graph, r Result) defects {
 	for i, e := range g.Edges {
 		if lines[i] == nil || e.From == e.To {
 			continue
+		}
+		if hooked(r.Direction, lines[i], r.Nodes[e.From], r.Nodes[e.To]) {
+			d.hooks++
 		}
 		for _, n := range g.Nodes {
 			if n.ID == e.From || n.ID == e.To {
