@@ -56,7 +56,8 @@ var layers = map[string]layer{
 	"diagram/measure":  {imports: []string{"scene"}},
 	"diagram":          {imports: []string{"scene"}},
 	"diagram/outline":  {imports: []string{"internal/clip", "internal/plural", "scene"}, tests: []string{"diagram/graph", "diagram/sequence"}},
-	"layout":           {tests: []string{"layout/elk"}},
+	"layout":           {imports: []string{"layout/dotproc"}, tests: []string{"layout/elk"}},
+	"layout/dotproc":   {},
 	"layout/elk":       {imports: []string{"layout"}, tests: []string{"diagram/graph", "scene"}},
 
 	"store":                  {},
@@ -101,7 +102,7 @@ var adapters = []string{"bot/slack", "bot/telegram", "bot/webchat"}
 // that lay out graphs, and the ones above them that draw with them, may reach it.
 const layoutEngine = "github.com/goccy/go-graphviz"
 
-var layingOut = []string{"layout", "layout/elk", "diagram/graph", "tools", "agent", "agent/eval", "agent/ollama", "agent/plan", "agent/textcall",
+var layingOut = []string{"layout", "layout/dotproc", "layout/elk", "diagram/graph", "tools", "agent", "agent/eval", "agent/ollama", "agent/plan", "agent/textcall",
 	"bot/agentdraw", "cmd/excalibot"}
 
 // jsEngine is the JavaScript engine that runs ELK's 1.6 MB script (layout/elk): a package of the
