@@ -56,6 +56,8 @@ its environment variable or a config file (--config); flags win.
 		return 2
 	}
 	log := newLogger(stderr, l.Config)
+	stopDot := useDotWorker(ctx, log)
+	defer stopDot()
 	m := newMain(l.Config, log)
 	err = m.Open(ctx)
 	if err == nil {

@@ -27,7 +27,7 @@ type layer struct {
 // layers is the allowed-imports table, top of the stack first. Every package of the module has a
 // row; a new package needs one, a new import of ours needs its row to allow it.
 var layers = map[string]layer{
-	"cmd/excalibot": {imports: []string{"agent", "agent/eval", "agent/ollama", "bot", "bot/agentdraw", "bot/relay", "bot/slack", "bot/telegram", "bot/webchat", "config", "diagram/mermaid", "internal/logkey", "internal/plural", "links", "picture", "render", "scene", "store", "store/postgres", "store/sqlite", "tools", "web"}},
+	"cmd/excalibot": {imports: []string{"agent", "agent/eval", "agent/ollama", "bot", "bot/agentdraw", "bot/relay", "bot/slack", "bot/telegram", "bot/webchat", "config", "diagram/mermaid", "internal/logkey", "internal/plural", "layout", "layout/dotproc", "links", "picture", "render", "scene", "store", "store/postgres", "store/sqlite", "tools", "web"}},
 	"config":        {},
 
 	"web":           {imports: []string{"diagram/outline", "internal/httpx", "internal/logkey", "ratelimit", "render", "render/export", "scene", "store"}, tests: []string{"agent", "agent/ollama", "bot", "bot/agentdraw", "bot/relay", "bot/webchat", "links"}},

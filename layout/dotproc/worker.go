@@ -29,6 +29,8 @@ var ErrClosed = errors.New("dot worker closed")
 type Command struct {
 	Path string
 	Args []string
+	// Name is the process's name in its argument list (what ps shows); "" for Path.
+	Name string
 	// Env is the worker's environment; nil inherits this process's.
 	Env []string
 }
@@ -242,6 +244,9 @@ func startProc(ctx context.Context, c Command, timeout time.Duration, log *slog.
 		return nil, err
 	}
 	cmd := exec.Command(c.Path, c.Args...)
+	if c.Name != "" {
+		cmd.Args[0] = c.Name
+	}
 	cmd.Env = c.Env
 	cmd.Stdin, cmd.Stdout = inR, outW
 	cmd.Stderr = &logLines{log: log} // a panic's trace, should the worker crash
