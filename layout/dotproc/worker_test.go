@@ -47,10 +47,14 @@ func TestMain(m *testing.M) {
 //	/* pause-once */    the first time, leaves paused (holding its pid) and never answers
 //	/* corrupt */       overwrites the module's memory, then runs: Graphviz traps
 //	/* corrupt-once */  the same, the first time only
+//	/* refuse-once */   the first time, fails as a corrupted module first does: a plausible
+//	                    error about the source
 func testRun(ctx context.Context, src []byte) ([]byte, error) {
 	dir := os.Getenv(dirEnv)
 	pid := strconv.Itoa(os.Getpid())
 	switch {
+	case bytes.Contains(src, []byte("/* refuse-once */")) && first(dir, "refused", pid):
+		return nil, errors.New("parse dot source: node 'p76', graph 'G' size too small for label")
 	case bytes.Contains(src, []byte("/* hang */")):
 		if err := os.WriteFile(filepath.Join(dir, "hung-"+pid), nil, 0o600); err != nil {
 			return nil, err
@@ -137,25 +141,29 @@ func TestRoundTrip(t *testing.T) {
 	for _, tc := range []struct {
 		name, src string
 		wantErr   string // "" for dot's output
+		// replaced: the worker is replaced, as a source's error after other runs is checked in
+		// a fresh one
+		replaced bool
 	}{
-		{"graph", goodSource, ""},
-		{"clusters and labels", `digraph G { rankdir=LR; subgraph cluster_0 { a; b } a -> b [label="x"]; b -> c }`, ""},
-		{"bad source", "digraph G { a -> ", "syntax error"},
-		{"graph after a bad source", goodSource, ""},
+		{"bad source in a fresh worker", "digraph G { a -> ", "syntax error", false},
+		{"graph", goodSource, "", false},
+		{"clusters and labels", `digraph G { rankdir=LR; subgraph cluster_0 { a; b } a -> b [label="x"]; b -> c }`, "", false},
+		{"bad source after runs", "digraph G { a -> ", "syntax error", true},
+		{"graph after a bad source", goodSource, "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pid := w.Pid()
 			got, err := run(t, w, tc.src)
 			want, wantErr := InProcess{}.Run(t.Context(), []byte(tc.src))
+			if replaced := w.Pid() != pid && pid != 0; replaced != tc.replaced {
+				t.Errorf("worker replaced: %v (pid %d, then %d), want %v", replaced, pid, w.Pid(), tc.replaced)
+			}
 			if tc.wantErr != "" {
 				if err == nil || wantErr == nil || !strings.Contains(err.Error(), tc.wantErr) || err.Error() != wantErr.Error() {
 					t.Fatalf("got error %v, want in-process's %v (containing %q)", err, wantErr, tc.wantErr)
 				}
 				if errors.Is(err, ErrBroken) {
 					t.Errorf("a bad source's error %v is ErrBroken", err)
-				}
-				if w.Pid() != pid {
-					t.Errorf("a bad source replaced the worker: pid %d, want %d", w.Pid(), pid)
 				}
 				return
 			}
@@ -171,8 +179,43 @@ func TestRoundTrip(t *testing.T) {
 			}
 		})
 	}
-	if strings.Contains(logs.String(), "replaced") {
-		t.Errorf("a worker was replaced:\n%s", logs)
+	if n := strings.Count(logs.String(), "dot worker replaced"); n != 1 {
+		t.Errorf("the log says %d times that a worker was replaced, want 1 (the bad source after runs):\n%s", n, logs)
+	}
+}
+
+// A corrupted module first fails with a plausible error about the source: from a worker that has
+// run before, that error is checked in a fresh worker, whose layout is returned.
+func TestSuspectError(t *testing.T) {
+	w, _, logs := testWorker(t, Options{})
+	if _, err := run(t, w, goodSource); err != nil {
+		t.Fatal(err)
+	}
+	first := w.Pid()
+	out, err := run(t, w, "digraph G { /* refuse-once */ a -> b }")
+	if err != nil || !bytes.Contains(out, []byte(`"objects"`)) {
+		t.Fatalf("got %.100s, %v; want the layout from a fresh worker", out, err)
+	}
+	if got := w.Pid(); got == first || got == 0 {
+		t.Errorf("worker pid %d, want a fresh one (not %d)", got, first)
+	}
+	if !strings.Contains(logs.String(), "too small for label") {
+		t.Errorf("the log does not give the first worker's error:\n%s", logs)
+	}
+}
+
+// A worker that has done MaxRuns runs is replaced before the next.
+func TestMaxRuns(t *testing.T) {
+	w, _, _ := testWorker(t, Options{MaxRuns: 2})
+	var pids []int
+	for range 5 {
+		if _, err := run(t, w, goodSource); err != nil {
+			t.Fatal(err)
+		}
+		pids = append(pids, w.Pid())
+	}
+	if got := []bool{pids[0] == pids[1], pids[1] == pids[2], pids[2] == pids[3], pids[3] == pids[4]}; !slices.Equal(got, []bool{true, false, true, false}) {
+		t.Errorf("workers of five runs %v, want a fresh one every two runs", pids)
 	}
 }
 
@@ -454,4 +497,47 @@ func (l *logBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// BenchmarkStart measures a worker's start, from the process's start to its first answer ready:
+// with the compilation cache the parent's own start has filled (how a program starts its
+// workers), and without (a cache in a fresh temporary directory), against one run of goodSource
+// in a started worker.
+func BenchmarkStart(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	log := slog.New(slog.DiscardHandler)
+	warm := NewWorker(Command{Path: exe, Env: append(os.Environ(), workerEnv+"=1")}, Options{}, log)
+	defer warm.Close()
+	if _, err := warm.Run(context.Background(), []byte(goodSource)); err != nil {
+		b.Fatal(err)
+	}
+	for _, cached := range []bool{true, false} {
+		b.Run(map[bool]string{true: "cached", false: "uncached"}[cached], func(b *testing.B) {
+			var tStart, tRun time.Duration
+			for b.Loop() {
+				env := append(os.Environ(), workerEnv+"=1")
+				if !cached {
+					env = append(env, "TMPDIR="+b.TempDir())
+				}
+				w := NewWorker(Command{Path: exe, Env: env}, Options{}, log)
+				start := time.Now()
+				if err := w.Start(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+				mid := time.Now()
+				if _, err := warm.Run(context.Background(), []byte(goodSource)); err != nil {
+					b.Fatal(err)
+				}
+				tStart += mid.Sub(start)
+				tRun += time.Since(mid)
+				_ = w.Close()
+			}
+			b.ReportMetric(float64(tStart)/1e6/float64(b.N), "ms-start/op")
+			b.ReportMetric(float64(tRun)/1e6/float64(b.N), "ms-run/op")
+			b.ReportMetric(float64(tStart)/float64(tRun), "x-start-vs-run")
+		})
+	}
 }
