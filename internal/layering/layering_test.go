@@ -75,7 +75,7 @@ var layers = map[string]layer{
 	"internal/clip":   {},
 	"internal/plural": {},
 	// The corpus of real diagrams, converted the way the program converts them and measured.
-	"internal/corpus": {tests: []string{"diagram/graph", "diagram/measure", "diagram/mermaid", "layout/elk", "render", "scene", "tools"}},
+	"internal/corpus": {tests: []string{"diagram/graph", "diagram/measure", "diagram/mermaid", "layout", "layout/dotproc", "layout/elk", "render", "scene", "tools"}},
 
 	// Test support: fakes of outside services and helpers, imported by tests only.
 	"agent/ollamafake":    {tests: []string{"agent/ollama"}},
