@@ -136,3 +136,15 @@ func TestServeDotWorker(t *testing.T) {
 		})
 	}
 }
+
+// The worker's subcommand is for excalibot itself: usage does not list it, and only main takes
+// it, before any command's setup (run, which dispatches the commands, does not).
+func TestDotWorkerIsHidden(t *testing.T) {
+	_, out, _ := runHelp(t, "help")
+	if strings.Contains(out, dotWorkerCommand) {
+		t.Errorf("usage lists %s:\n%s", dotWorkerCommand, out)
+	}
+	if code, _, errText := runHelp(t, dotWorkerCommand); code != 2 || !strings.Contains(errText, "unknown command") {
+		t.Errorf("run %s: exit %d, %q; want 2, unknown command", dotWorkerCommand, code, errText)
+	}
+}
