@@ -106,11 +106,11 @@ func (w *Worker) Run(ctx context.Context, src []byte) ([]byte, error) {
 		return out, err
 	}
 	w.log.Warn("dot worker replaced; running the layout again in a fresh one", "reason", fault)
+	// A fresh worker's error about the source is believed: try returns it without a fault.
 	out, err, again := w.try(ctx, src)
 	if again == nil || ctx.Err() != nil || errors.Is(again, ErrClosed) {
 		return out, err
 	}
-	// A fresh worker's answer about the source is not suspect: try returned it as err alone.
 	w.log.Error("dot failed again in a fresh worker", "reason", again)
 	return nil, fmt.Errorf("run dot in a worker: %w; again in a fresh worker: %w", fault, again)
 }
