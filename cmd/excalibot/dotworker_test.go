@@ -127,6 +127,11 @@ func TestServeDotWorker(t *testing.T) {
 			if !strings.Contains(bot.logs.String(), "Graphviz worker started") {
 				t.Errorf("serve's log does not say the worker started:\n%s", bot.logs.String())
 			}
+			// SIGINT and SIGTERM to the whole group (Ctrl-C, a service manager) are for serve,
+			// which finishes its drawings with the worker.
+			if ign := ignoredSignals(t, workers[0]); ign&(1<<(syscall.SIGINT-1)) == 0 || ign&(1<<(syscall.SIGTERM-1)) == 0 {
+				t.Errorf("the dot worker's ignored signals are %#x, want SIGINT and SIGTERM among them", ign)
+			}
 			if end == "SIGTERM" {
 				bot.stop(t)
 			} else {
@@ -147,4 +152,24 @@ func TestDotWorkerIsHidden(t *testing.T) {
 	if code, _, errText := runHelp(t, dotWorkerCommand); code != 2 || !strings.Contains(errText, "unknown command") {
 		t.Errorf("run %s: exit %d, %q; want 2, unknown command", dotWorkerCommand, code, errText)
 	}
+}
+
+// ignoredSignals is the mask of the signals pid ignores (SigIgn in /proc/PID/status).
+func ignoredSignals(t *testing.T, pid int) uint64 {
+	t.Helper()
+	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(status)) {
+		if hex, ok := strings.CutPrefix(line, "SigIgn:"); ok {
+			mask, err := strconv.ParseUint(strings.TrimSpace(hex), 16, 64)
+			if err != nil {
+				t.Fatalf("SigIgn of %d: %v", pid, err)
+			}
+			return mask
+		}
+	}
+	t.Fatalf("no SigIgn in /proc/%d/status", pid)
+	return 0
 }
