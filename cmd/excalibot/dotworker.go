@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -38,7 +39,8 @@ func dotWorker(stdin io.Reader, stdout, stderr io.Writer) int {
 // diagram, with the person watching, has no later diagrams to protect and would pay the worker's
 // start. stop ends the worker and goes back to in-process.
 func useDotWorker(ctx context.Context, log *slog.Logger) (stop func()) {
-	w := dotproc.NewWorker(dotproc.Command{Path: selfExecutable(), Args: []string{dotWorkerCommand}, Name: os.Args[0]}, dotproc.Options{}, log)
+	w := dotproc.NewWorker(dotproc.Command{Path: selfExecutable(), Args: []string{dotWorkerCommand}, Name: os.Args[0],
+		Env: dotWorkerEnv(os.Environ())}, dotproc.Options{}, log)
 	began := time.Now()
 	if err := w.Start(ctx); err != nil {
 		// Each layout tries to start one again, and says why it cannot.
@@ -63,4 +65,17 @@ func selfExecutable() string {
 		return exe
 	}
 	return os.Args[0]
+}
+
+// dotWorkerEnv is what of env the worker gets: TMPDIR, where go-graphviz keeps the compiled module
+// the parent's start has cached, and the Go runtime's settings. The bot's tokens and passwords
+// stay out of a process that reads dot sources only.
+func dotWorkerEnv(env []string) []string {
+	out := []string{}
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "TMPDIR=") || strings.HasPrefix(kv, "GO") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }

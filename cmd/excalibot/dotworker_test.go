@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -105,13 +106,14 @@ func TestDotWorkerLaysOut(t *testing.T) {
 }
 
 // `excalibot serve` runs its own `excalibot dot-worker`, which does not outlive it: stopped with
-// serve, and exiting on its own when serve is SIGKILLed.
+// serve, and exiting on its own when serve is SIGKILLed. It gets none of serve's secrets.
 func TestServeDotWorker(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds excalibot")
 	}
 	bin := buildExcalibot(t)
 	model := ollamafake.New(t, ollamafake.Config{})
+	const secret = "chat-secret-that-stays-in-serve"
 	for _, end := range []string{"SIGTERM", "SIGKILL"} {
 		t.Run(end, func(t *testing.T) {
 			addr := freeAddr(t)
@@ -119,10 +121,14 @@ func TestServeDotWorker(t *testing.T) {
 				"OLLAMA_HOST=" + model.URL(), "EXCALIBOT_MODEL=" + ollamafake.DefaultModel,
 				"EXCALIBOT_DATABASE=sqlite:" + filepath.Join(t.TempDir(), "bot.db"), "EXCALIBOT_LISTEN=" + addr,
 				"EXCALIBOT_CHROME=" + filepath.Join(t.TempDir(), "no-chromium"), "EXCALIBOT_LOG_LEVEL=debug",
+				"EXCALIBOT_CHAT_SECRET=" + secret,
 			}, addr)
 			workers := dotWorkers(bot.cmd.Process.Pid)
 			if len(workers) != 1 {
 				t.Fatalf("dot workers under serve: %v, want one\n%s", workers, bot.logs.String())
+			}
+			if env, err := os.ReadFile("/proc/" + strconv.Itoa(workers[0]) + "/environ"); err != nil || bytes.Contains(env, []byte(secret)) {
+				t.Errorf("the dot worker's environment holds serve's secret (read error %v)", err)
 			}
 			if !strings.Contains(bot.logs.String(), "Graphviz worker started") {
 				t.Errorf("serve's log does not say the worker started:\n%s", bot.logs.String())
@@ -172,4 +178,16 @@ func ignoredSignals(t *testing.T, pid int) uint64 {
 	}
 	t.Fatalf("no SigIgn in /proc/%d/status", pid)
 	return 0
+}
+
+func TestDotWorkerEnv(t *testing.T) {
+	got := dotWorkerEnv([]string{"TMPDIR=/var/tmp", "SLACK_BOT_TOKEN=xoxb-1", "GOMAXPROCS=2", "GODEBUG=x=1",
+		"EXCALIBOT_DATABASE=postgres://u:p@h/db", "PATH=/bin", "HOME=/root", "OLLAMA_HOST=http://x"})
+	want := []string{"TMPDIR=/var/tmp", "GOMAXPROCS=2", "GODEBUG=x=1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := dotWorkerEnv(nil); got == nil {
+		t.Error("an empty environment came out nil, which would give the worker this process's")
+	}
 }
