@@ -73,7 +73,9 @@ func selfExecutable() string {
 func dotWorkerEnv(env []string) []string {
 	out := []string{}
 	for _, kv := range env {
-		if strings.HasPrefix(kv, "TMPDIR=") || strings.HasPrefix(kv, "GO") {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "TMPDIR", "GOGC", "GOMAXPROCS", "GOMEMLIMIT", "GODEBUG", "GOTRACEBACK":
 			out = append(out, kv)
 		}
 	}

@@ -182,8 +182,8 @@ func ignoredSignals(t *testing.T, pid int) uint64 {
 
 func TestDotWorkerEnv(t *testing.T) {
 	got := dotWorkerEnv([]string{"TMPDIR=/var/tmp", "SLACK_BOT_TOKEN=xoxb-1", "GOMAXPROCS=2", "GODEBUG=x=1",
-		"EXCALIBOT_DATABASE=postgres://u:p@h/db", "PATH=/bin", "HOME=/root", "OLLAMA_HOST=http://x"})
-	want := []string{"TMPDIR=/var/tmp", "GOMAXPROCS=2", "GODEBUG=x=1"}
+		"EXCALIBOT_DATABASE=postgres://u:p@h/db", "PATH=/bin", "HOME=/root", "OLLAMA_HOST=http://x", "GOOGLE_APPLICATION_CREDENTIALS=/k.json", "GOTRACEBACK=all"})
+	want := []string{"TMPDIR=/var/tmp", "GOMAXPROCS=2", "GODEBUG=x=1", "GOTRACEBACK=all"}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}
