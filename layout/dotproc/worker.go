@@ -146,13 +146,19 @@ func (w *Worker) Pid() int {
 	return w.proc.cmd.Process.Pid
 }
 
+// acquire waits for the turn at the worker while ctx lasts. A caller already gone does not get
+// it: its run would be abandoned at once, and the worker killed for nothing.
 func (w *Worker) acquire(ctx context.Context) error {
 	select {
 	case w.sem <- struct{}{}:
-		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+	if err := ctx.Err(); err != nil {
+		w.release()
+		return err
+	}
+	return nil
 }
 
 func (w *Worker) release() { <-w.sem }
@@ -302,7 +308,10 @@ func startProc(ctx context.Context, c Command, timeout time.Duration, log *slog.
 		err = fmt.Errorf("%s did not speak the dot worker's protocol: it said %q", c.Path, clipped(payload))
 	}
 	if err != nil {
-		if errors.Is(err, os.ErrDeadlineExceeded) {
+		switch {
+		case ctx.Err() != nil:
+			err = ctx.Err()
+		case errors.Is(err, os.ErrDeadlineExceeded):
 			err = fmt.Errorf("not ready within %s", timeout)
 		}
 		p.stop()

@@ -353,6 +353,25 @@ func TestWaitingCallerGivesUp(t *testing.T) {
 	}
 }
 
+// A caller gone before its turn leaves the worker as it was.
+func TestCallerGoneBeforeItsTurn(t *testing.T) {
+	w, _, logs := testWorker(t, Options{})
+	if err := w.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	pid := w.Pid()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	for range 20 { // the turn is free: a select between it and ctx would take either
+		if _, err := w.Run(ctx, []byte(goodSource)); !errors.Is(err, context.Canceled) {
+			t.Fatalf("got %v, want context.Canceled", err)
+		}
+	}
+	if w.Pid() != pid || strings.Contains(logs.String(), "replaced") {
+		t.Errorf("worker %d, then %d; want it kept:\n%s", pid, w.Pid(), logs)
+	}
+}
+
 // Close kills a worker in the middle of a run: the run returns ErrClosed, not a retry, and so
 // does every later one.
 func TestCloseMidRun(t *testing.T) {
