@@ -2,13 +2,13 @@ package dotproc
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
-	"strings"
 	"sync"
 	"time"
 )
@@ -384,7 +384,7 @@ type logLines struct {
 func (l *logLines) Write(b []byte) (int, error) {
 	l.part = append(l.part, b...)
 	for {
-		i := strings.IndexByte(string(l.part), '\n')
+		i := bytes.IndexByte(l.part, '\n')
 		if i < 0 {
 			break
 		}
