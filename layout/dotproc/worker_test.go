@@ -560,3 +560,43 @@ func BenchmarkStart(b *testing.B) {
 		})
 	}
 }
+
+// A worker's stderr (a panic's trace) reaches the log a line at a time, however it is written.
+func TestLogLines(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		writes []string
+		want   []string
+	}{
+		{"one line", []string{"panic: boom\n"}, []string{"panic: boom"}},
+		{"lines split across writes", []string{"pan", "ic: boom\ngorou", "tine 1\n"}, []string{"panic: boom", "goroutine 1"}},
+		{"no end yet", []string{"partial"}, nil},
+		{"a line too long", []string{strings.Repeat("x", 5000)}, []string{strings.Repeat("x", 5000)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			l := &logLines{log: slog.New(handlerFunc(func(r slog.Record) {
+				r.Attrs(func(a slog.Attr) bool {
+					got = append(got, a.Value.String())
+					return true
+				})
+			}))}
+			for _, w := range tc.writes {
+				if n, err := l.Write([]byte(w)); n != len(w) || err != nil {
+					t.Fatalf("Write(%q) = %d, %v", w, n, err)
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("logged %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// handlerFunc is a slog.Handler that hands each record to a function.
+type handlerFunc func(slog.Record)
+
+func (h handlerFunc) Enabled(context.Context, slog.Level) bool      { return true }
+func (h handlerFunc) Handle(_ context.Context, r slog.Record) error { h(r); return nil }
+func (h handlerFunc) WithAttrs([]slog.Attr) slog.Handler            { return h }
+func (h handlerFunc) WithGroup(string) slog.Handler                 { return h }
