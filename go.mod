@@ -13,6 +13,7 @@ require (
 	github.com/ollama/ollama v0.17.4
 	github.com/prometheus/client_golang v1.25.0
 	github.com/slack-go/slack v0.35.0
+	github.com/tetratelabs/wazero v1.10.1
 	github.com/tiktoken-go/tokenizer v0.10.0
 	golang.org/x/image v0.48.0
 	golang.org/x/text v0.44.0
@@ -48,7 +49,6 @@ require (
 	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/rogpeppe/go-internal v1.8.0 // indirect
-	github.com/tetratelabs/wazero v1.10.1 // indirect
 	github.com/wk8/go-ordered-map/v2 v2.1.8 // indirect
 	golang.org/x/crypto v0.57.0 // indirect
 	golang.org/x/sync v0.25.0 // indirect

@@ -11,22 +11,21 @@
 // Graphviz runs compiled to WebAssembly through github.com/goccy/go-graphviz (no cgo). That
 // library compiles its WASM module in an init function: every binary importing this package pays
 // it once at start (about 1 s cold, about 0.1 s with wazero's compilation cache in
-// os.TempDir()/go-graphviz). The Graphviz context itself is created lazily on the first Layout
-// call and reused, since creating it costs as much as a small layout.
+// os.TempDir()/go-graphviz). dot runs in this process's module (layout/dotproc) unless a program
+// sets a supervised worker process with SetDot.
 //
 // Units in and out are Excalidraw pixels with y growing downwards; Graphviz's points and upward y
 // are converted here.
 package layout
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"math"
-	"sync"
+	"sync/atomic"
 
-	"github.com/goccy/go-graphviz"
+	"github.com/excalibot/excalibot/layout/dotproc"
 )
 
 // Direction is the direction the layers run in.
@@ -171,12 +170,42 @@ var ErrInvalid = errors.New("invalid graph")
 
 const pt = 72.0 // Graphviz sizes are inches, positions points
 
+// Dot runs Graphviz dot on a source and returns its json output: dotproc.InProcess unless a
+// program sets another with SetDot.
+type Dot interface {
+	Run(ctx context.Context, src []byte) ([]byte, error)
+}
+
 var (
-	gvOnce sync.Once
-	gvErr  error
-	gvMu   sync.Mutex // a Graphviz context is not safe for concurrent use
-	gv     *graphviz.Graphviz
+	_ Dot = dotproc.InProcess{}
+	_ Dot = (*dotproc.Worker)(nil)
 )
+
+type dotRef struct{ Dot }
+
+var dotRunner atomic.Pointer[dotRef]
+
+// SetDot makes every later layout run dot with d; nil goes back to this process's Graphviz. A
+// long-running program sets a dotproc.Worker once at its start, so that a broken or hung Graphviz
+// costs a worker process, not the program.
+func SetDot(d Dot) {
+	if d == nil {
+		dotRunner.Store(nil)
+		return
+	}
+	dotRunner.Store(&dotRef{d})
+}
+
+// runSource lays a dot source out with the Dot set, and returns dot's json output.
+func runSource(ctx context.Context, src string) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if r := dotRunner.Load(); r != nil {
+		return r.Run(ctx, []byte(src))
+	}
+	return dotproc.InProcess{}.Run(ctx, []byte(src))
+}
 
 // Layout places g's nodes and clusters. It is safe for concurrent use (calls are serialised).
 func Layout(ctx context.Context, g Graph) (Result, error) {
@@ -200,28 +229,11 @@ func Layout(ctx context.Context, g Graph) (Result, error) {
 
 // runDot lays the plan out with dot.
 func runDot(ctx context.Context, p *plan) (placed, error) {
-	src := p.source()
-	gvOnce.Do(func() {
-		gv, gvErr = graphviz.New(context.Background())
-	})
-	if gvErr != nil {
-		return placed{}, fmt.Errorf("start graphviz: %w", gvErr)
-	}
-	gvMu.Lock()
-	defer gvMu.Unlock()
-	if err := ctx.Err(); err != nil {
+	out, err := runSource(ctx, p.source())
+	if err != nil {
 		return placed{}, err
 	}
-	graph, err := graphviz.ParseBytes([]byte(src))
-	if err != nil {
-		return placed{}, fmt.Errorf("parse dot source: %w", err)
-	}
-	defer graph.Close()
-	var buf bytes.Buffer
-	if err := gv.Render(ctx, graph, "json", &buf); err != nil {
-		return placed{}, fmt.Errorf("run dot: %w", err)
-	}
-	pl, err := p.read(buf.Bytes())
+	pl, err := p.read(out)
 	if err != nil {
 		return placed{}, fmt.Errorf("read dot output: %w", err)
 	}

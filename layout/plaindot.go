@@ -1,14 +1,11 @@
 package layout
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
-
-	"github.com/goccy/go-graphviz"
 )
 
 // Engine is the layout engine Layout runs.
@@ -34,30 +31,7 @@ func plainDot(ctx context.Context, g Graph) (Result, error) {
 		return mindMap(ctx, g)
 	}
 	g = g.withSpacing()
-	src := plainSource(g)
-	gvOnce.Do(func() {
-		gv, gvErr = graphviz.New(context.Background())
-	})
-	if gvErr != nil {
-		return Result{}, fmt.Errorf("start graphviz: %w", gvErr)
-	}
-	out, err := func() ([]byte, error) {
-		gvMu.Lock()
-		defer gvMu.Unlock()
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		graph, err := graphviz.ParseBytes([]byte(src))
-		if err != nil {
-			return nil, fmt.Errorf("parse dot source: %w", err)
-		}
-		defer graph.Close()
-		var buf bytes.Buffer
-		if err := gv.Render(ctx, graph, "json", &buf); err != nil {
-			return nil, fmt.Errorf("run dot: %w", err)
-		}
-		return buf.Bytes(), nil
-	}()
+	out, err := runSource(ctx, plainSource(g))
 	if err != nil {
 		return Result{}, err
 	}

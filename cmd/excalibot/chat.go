@@ -45,6 +45,7 @@ func cmdChat(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer k.close()
+	defer useDotWorker(ctx, k.log)()
 	if err := k.checkModel(ctx, false); err != nil {
 		fmt.Fprintf(stderr, "excalibot chat: %v\n", err)
 		return 1

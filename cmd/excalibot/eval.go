@@ -78,6 +78,7 @@ protocol under --out.
 		return 2
 	}
 	defer k.close()
+	defer useDotWorker(ctx, k.log)()
 	several := len(models)*len(protos) > 1
 
 	var outs []eval.Outcome

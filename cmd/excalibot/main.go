@@ -12,6 +12,10 @@ import (
 )
 
 func main() {
+	// The dot worker is a child of this program that must not set up anything of a command.
+	if len(os.Args) == 2 && os.Args[1] == dotWorkerCommand {
+		os.Exit(dotWorker(os.Stdin, os.Stdout, os.Stderr))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

@@ -71,15 +71,16 @@ its environment variable or a config file (--config); flags win.
 	return 0
 }
 
-// Main is the bot as serve runs it: Open builds every part from the settings (the store, the
-// renderer, the agent, the conversation and the work around it, the chat adapters that have
-// credentials, the HTTP listener and server), Run serves until its context ends and then lets
+// Main is the bot as serve runs it: Open builds every part from the settings (the Graphviz
+// worker, the store, the renderer, the agent, the conversation and the work around it, the chat
+// adapters that have credentials, the HTTP listener and server), Run serves until its context ends and then lets
 // running work finish, and Close releases what Open made. The end-to-end tests run it as serve
 // does.
 type Main struct {
 	cfg config.Config
 	log *slog.Logger
 
+	stopDot func() // the Graphviz worker, which every layout of the process uses
 	st      storeCloser
 	rend    *render.Scenes
 	ln      net.Listener
@@ -107,6 +108,7 @@ func (m *Main) Open(ctx context.Context) (err error) {
 		}
 	}()
 	cfg, log := m.cfg, m.log
+	m.stopDot = useDotWorker(ctx, log)
 	if m.st, err = openStore(ctx, cfg, log); err != nil {
 		return err
 	}
@@ -270,7 +272,8 @@ func (m *Main) Run(ctx context.Context) error {
 }
 
 // Close releases what Open made: after Run, the thread index (once the adapters stopped), the
-// renderer and the store; without Run, also the engine, the chat page and the listener.
+// renderer, the Graphviz worker and the store; without Run, also the engine, the chat page and
+// the listener.
 func (m *Main) Close() error {
 	m.closeOnce.Do(func() {
 		if !m.ran {
@@ -289,6 +292,9 @@ func (m *Main) Close() error {
 			if err := m.rend.Close(); err != nil {
 				errs = append(errs, fmt.Errorf("close renderer: %w", err))
 			}
+		}
+		if m.stopDot != nil {
+			m.stopDot()
 		}
 		if m.st != nil {
 			if err := m.st.Close(); err != nil {

@@ -27,7 +27,7 @@ type layer struct {
 // layers is the allowed-imports table, top of the stack first. Every package of the module has a
 // row; a new package needs one, a new import of ours needs its row to allow it.
 var layers = map[string]layer{
-	"cmd/excalibot": {imports: []string{"agent", "agent/eval", "agent/ollama", "bot", "bot/agentdraw", "bot/relay", "bot/slack", "bot/telegram", "bot/webchat", "config", "diagram/mermaid", "internal/logkey", "internal/plural", "links", "picture", "render", "scene", "store", "store/postgres", "store/sqlite", "tools", "web"}},
+	"cmd/excalibot": {imports: []string{"agent", "agent/eval", "agent/ollama", "bot", "bot/agentdraw", "bot/relay", "bot/slack", "bot/telegram", "bot/webchat", "config", "diagram/mermaid", "internal/logkey", "internal/plural", "layout", "layout/dotproc", "links", "picture", "render", "scene", "store", "store/postgres", "store/sqlite", "tools", "web"}},
 	"config":        {},
 
 	"web":           {imports: []string{"diagram/outline", "internal/httpx", "internal/logkey", "ratelimit", "render", "render/export", "scene", "store"}, tests: []string{"agent", "agent/ollama", "bot", "bot/agentdraw", "bot/relay", "bot/webchat", "links"}},
@@ -56,7 +56,8 @@ var layers = map[string]layer{
 	"diagram/measure":  {imports: []string{"scene"}},
 	"diagram":          {imports: []string{"scene"}},
 	"diagram/outline":  {imports: []string{"internal/clip", "internal/plural", "scene"}, tests: []string{"diagram/graph", "diagram/sequence"}},
-	"layout":           {tests: []string{"layout/elk"}},
+	"layout":           {imports: []string{"layout/dotproc"}, tests: []string{"layout/elk"}},
+	"layout/dotproc":   {},
 	"layout/elk":       {imports: []string{"layout"}, tests: []string{"diagram/graph", "scene"}},
 
 	"store":                  {},
@@ -74,7 +75,7 @@ var layers = map[string]layer{
 	"internal/clip":   {},
 	"internal/plural": {},
 	// The corpus of real diagrams, converted the way the program converts them and measured.
-	"internal/corpus": {tests: []string{"diagram/graph", "diagram/measure", "diagram/mermaid", "layout/elk", "render", "scene", "tools"}},
+	"internal/corpus": {tests: []string{"diagram/graph", "diagram/measure", "diagram/mermaid", "layout", "layout/dotproc", "layout/elk", "render", "scene", "tools"}},
 
 	// Test support: fakes of outside services and helpers, imported by tests only.
 	"agent/ollamafake":    {tests: []string{"agent/ollama"}},
@@ -101,7 +102,7 @@ var adapters = []string{"bot/slack", "bot/telegram", "bot/webchat"}
 // that lay out graphs, and the ones above them that draw with them, may reach it.
 const layoutEngine = "github.com/goccy/go-graphviz"
 
-var layingOut = []string{"layout", "layout/elk", "diagram/graph", "tools", "agent", "agent/eval", "agent/ollama", "agent/plan", "agent/textcall",
+var layingOut = []string{"layout", "layout/dotproc", "layout/elk", "diagram/graph", "tools", "agent", "agent/eval", "agent/ollama", "agent/plan", "agent/textcall",
 	"bot/agentdraw", "cmd/excalibot"}
 
 // jsEngine is the JavaScript engine that runs ELK's 1.6 MB script (layout/elk): a package of the
