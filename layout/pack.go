@@ -28,54 +28,87 @@ type packer struct {
 	open []bool // per plan cluster: some edge leaves it
 	// under[i] is, per plan node, its clusters innermost first.
 	under [][]int
+	// choice is, per group, which of its breadths to pack in (an index from the broadest); a
+	// group without one takes the breadth that fits the screen best on its own.
+	choice map[int]int
+	limits map[int]int // per group packed: how many breadths it has
+	long   float64     // the longer side of the picture before packing
+	worth  float64     // of the packed picture: its value, lowered when it is not shorter
+	moved  bool
 }
 
 // packed is c with the unconnected parts of its closed containers packed; ok is false when
 // there is nothing to pack (no closed container has two parts).
 func (c candidate) packed(f Fit) (candidate, bool) {
-	k := &packer{p: c.p, pl: c.pl.copy(), f: f}
-	k.live = make([]bool, len(k.p.edges))
-	k.open = make([]bool, len(k.p.clusters))
-	k.under = make([][]int, len(k.p.nodes))
-	for i, n := range k.p.nodes {
-		if k.pl.laid[i] {
-			k.under[i] = k.p.clusterPath(n.cluster)
+	base := &packer{p: c.p, pl: c.pl, f: f}
+	base.live = make([]bool, len(c.p.edges))
+	base.open = make([]bool, len(c.p.clusters))
+	base.under = make([][]int, len(c.p.nodes))
+	for i, n := range c.p.nodes {
+		if c.pl.laid[i] {
+			base.under[i] = c.p.clusterPath(n.cluster)
 		}
 	}
-	for j, e := range k.p.edges {
-		if e.gone || !k.pl.laid[e.from] || !k.pl.laid[e.to] || e.from == e.to {
+	for j, e := range c.p.edges {
+		if e.gone || !c.pl.laid[e.from] || !c.pl.laid[e.to] || e.from == e.to {
 			continue
 		}
-		k.live[j] = true
-		cu, cv := k.p.nodes[e.from].cluster, k.p.nodes[e.to].cluster
-		common := k.p.commonCluster(cu, cv)
+		base.live[j] = true
+		cu, cv := c.p.nodes[e.from].cluster, c.p.nodes[e.to].cluster
+		common := c.p.commonCluster(cu, cv)
 		for _, c0 := range []int{cu, cv} {
-			for x := c0; x != common; x = k.p.clusters[x].parent {
-				k.open[x] = true
+			for x := c0; x != common; x = c.p.clusters[x].parent {
+				base.open[x] = true
 			}
 		}
 	}
 	// Innermost containers first, so a group packed inside is moved whole by its container.
 	var order []int
-	for ci := range k.p.clusters {
-		if k.closed(ci) {
+	for ci := range c.p.clusters {
+		if base.closed(ci) {
 			order = append(order, ci)
 		}
 	}
-	depth := func(ci int) int { return len(k.p.clusterPath(ci)) }
+	depth := func(ci int) int { return len(c.p.clusterPath(ci)) }
 	sort.SliceStable(order, func(a, b int) bool { return depth(order[a]) > depth(order[b]) })
 	order = append(order, -1)
-	moved := false
-	for _, x := range order {
-		moved = k.pack(x) || moved
+	long := math.Max(c.w, c.h)
+	run := func(choice map[int]int) *packer {
+		k := *base
+		k.pl = c.pl.copy()
+		k.choice, k.limits, k.long = choice, map[int]int{}, long
+		for _, x := range order {
+			k.moved = k.pack(x) || k.moved
+		}
+		b := k.pl.bounds()
+		k.worth = k.value(b.Width, b.Height)
+		return &k
 	}
-	if !moved {
+	// Each group's breadth is chosen for the picture as a whole: one group at a time, innermost
+	// first, the breadth that makes the packed picture read best with the others kept.
+	choice := map[int]int{}
+	best := run(choice)
+	for _, x := range order[:len(order)-1] {
+		for l := range best.limits[x] {
+			try := map[int]int{}
+			for k, v := range choice {
+				try[k] = v
+			}
+			try[x] = l
+			if k := run(try); k.worth > best.worth+1e-9 {
+				best, choice = k, try
+			}
+		}
+	}
+	b := best.pl.bounds()
+	// Packing is for a picture too long one way: one whose longer side it does not shorten only
+	// gains strips (a part dot put in a hole of another would go beside it instead).
+	if !best.moved || math.Max(b.Width, b.Height) > long-1 {
 		return candidate{}, false
 	}
 	q := *c.p
 	q.arrangement = join(c.p.arrangement, "unconnected parts packed")
-	b := k.pl.bounds()
-	out := candidate{p: &q, pl: k.pl, prefer: c.prefer * preferPack, w: b.Width, h: b.Height}
+	out := candidate{p: &q, pl: best.pl, prefer: c.prefer * preferPack, w: b.Width, h: b.Height}
 	out.d = measureDefects(q.g, q.result(out.pl))
 	return out, true
 }
@@ -229,14 +262,22 @@ func (k *packer) pack(x int) bool {
 	if len(limits) == 0 {
 		limits = []float64{widest}
 	}
+	// Broadest first (of equals, the broadest wins: closest to dot's own).
+	for i, j := 0, len(limits)-1; i < j; i, j = i+1, j-1 {
+		limits[i], limits[j] = limits[j], limits[i]
+	}
+	k.limits[x] = len(limits)
 	var best []Point
-	bestValue := -1.0
-	for l := len(limits) - 1; l >= 0; l-- { // of equals, the broadest: closest to dot's own
-		at, w, h := k.arrange(parts, limits[l], gap)
+	bestValue := math.Inf(-1)
+	for l, limit := range limits {
+		if c, ok := k.choice[x]; ok && x >= 0 && l != min(c, len(limits)-1) {
+			continue
+		}
+		at, w, h := k.arrange(parts, limit, gap)
 		w, h = w+pad[0]+pad[2], h+pad[1]+pad[3]
 		var v float64
 		if x < 0 {
-			v = k.value(parts, w, h)
+			v = k.value(w, h)
 		} else {
 			v = math.Min(screenW/w, screenH/h)
 		}
@@ -244,6 +285,7 @@ func (k *packer) pack(x int) bool {
 			best, bestValue = at, v
 		}
 	}
+
 	moved := false
 	for i, pt := range parts {
 		dx, dy := origin.X+best[i].X-pt.box.X, origin.Y+best[i].Y-pt.box.Y
@@ -303,9 +345,10 @@ func (k *packer) arrange(parts []*part, limit, gap float64) ([]Point, float64, f
 	return at, across, along
 }
 
-// value is what choose would make of the picture at w×h with these parts: its legibility times
-// its density's weight (the defects are those of the parts, which do not change).
-func (k *packer) value(parts []*part, w, h float64) float64 {
+// value is what choose would make of the packed picture at w×h: its legibility times its
+// density's weight (the defects are those of the parts, which do not change); lowered below any
+// other when its longer side is no shorter than before packing.
+func (k *packer) value(w, h float64) float64 {
 	legible := 1.0
 	if k.f.MaxAspect > 0 {
 		legible = math.Min(k.f.score(w, h), fullSize)
@@ -314,7 +357,11 @@ func (k *packer) value(parts []*part, w, h float64) float64 {
 	for _, n := range k.p.g.Nodes {
 		a += n.Width * n.Height
 	}
-	return legible * math.Pow(math.Min(a/(w*h), 1), densityWeight)
+	v := legible * math.Pow(math.Min(a/(w*h), 1), densityWeight)
+	if math.Max(w, h) > k.long-1 {
+		v -= 10
+	}
+	return v
 }
 
 // extent is the box around what a part draws: its nodes (a node with a loop with the loop's room
