@@ -32,8 +32,8 @@ type packer struct {
 	// group without one takes the breadth that fits the screen best on its own.
 	choice map[int]int
 	limits map[int]int // per group packed: how many breadths it has
-	long   float64     // the longer side of the picture before packing
-	worth  float64     // of the packed picture: its value, lowered when it is not shorter
+	w, h   float64     // the picture before packing
+	worth  float64     // of the packed picture: its value, lowered when it gains nothing
 	moved  bool
 }
 
@@ -72,11 +72,10 @@ func (c candidate) packed(f Fit) (candidate, bool) {
 	depth := func(ci int) int { return len(c.p.clusterPath(ci)) }
 	sort.SliceStable(order, func(a, b int) bool { return depth(order[a]) > depth(order[b]) })
 	order = append(order, -1)
-	long := math.Max(c.w, c.h)
 	run := func(choice map[int]int) *packer {
 		k := *base
 		k.pl = c.pl.copy()
-		k.choice, k.limits, k.long = choice, map[int]int{}, long
+		k.choice, k.limits, k.w, k.h = choice, map[int]int{}, c.w, c.h
 		for _, x := range order {
 			k.moved = k.pack(x) || k.moved
 		}
@@ -101,9 +100,7 @@ func (c candidate) packed(f Fit) (candidate, bool) {
 		}
 	}
 	b := best.pl.bounds()
-	// Packing is for a picture too long one way: one whose longer side it does not shorten only
-	// gains strips (a part dot put in a hole of another would go beside it instead).
-	if !best.moved || math.Max(b.Width, b.Height) > long-1 {
+	if !best.moved || !best.gains(b.Width, b.Height) {
 		return candidate{}, false
 	}
 	q := *c.p
@@ -302,7 +299,8 @@ func (k *packer) pack(x int) bool {
 }
 
 // arrange places the parts, in order, bottom-left within limit across the layers: each as early
-// along the layers as it fits below those already placed, then as early across. It returns each
+// along the layers as it fits below those already placed, then as early across, never before the
+// part given before it (so they read in the order given, row after row). It returns each
 // part's offset (x, y) from the arrangement's corner and the arrangement's size.
 func (k *packer) arrange(parts []*part, limit, gap float64) ([]Point, float64, float64) {
 	type slot struct{ a, l, wa, wl float64 }
@@ -327,8 +325,21 @@ func (k *packer) arrange(parts []*part, limit, gap float64) ([]Point, float64, f
 					l = math.Max(l, s.l+s.wl+gap)
 				}
 			}
+			// Never before the part given before it, reading along the layers, then across.
+			if n := len(placed); n > 0 {
+				l = math.Max(l, placed[n-1].l)
+				if math.Abs(l-placed[n-1].l) <= 1e-9 && a < placed[n-1].a {
+					continue
+				}
+			}
 			if l < bestL-1e-9 || math.Abs(l-bestL) <= 1e-9 && a < bestA {
 				bestA, bestL = a, l
+			}
+		}
+		if math.IsInf(bestL, 1) { // a new row below all of them
+			bestA, bestL = 0, 0
+			for _, s := range placed {
+				bestL = math.Max(bestL, s.l+s.wl+gap)
 			}
 		}
 		placed = append(placed, slot{bestA, bestL, wa, wl})
@@ -347,7 +358,7 @@ func (k *packer) arrange(parts []*part, limit, gap float64) ([]Point, float64, f
 
 // value is what choose would make of the packed picture at w×h: its legibility times its
 // density's weight (the defects are those of the parts, which do not change); lowered below any
-// other when its longer side is no shorter than before packing.
+// other when it gains nothing.
 func (k *packer) value(w, h float64) float64 {
 	legible := 1.0
 	if k.f.MaxAspect > 0 {
@@ -358,10 +369,20 @@ func (k *packer) value(w, h float64) float64 {
 		a += n.Width * n.Height
 	}
 	v := legible * math.Pow(math.Min(a/(w*h), 1), densityWeight)
-	if math.Max(w, h) > k.long-1 {
+	if !k.gains(w, h) {
 		v -= 10
 	}
 	return v
+}
+
+// gains reports whether a packed picture w×h is worth having: shorter on its longer side than
+// before, or no longer either way and smaller. A packing that does neither only adds a strip
+// where dot had put a small part into a hole of another (it goes beside it instead).
+func (k *packer) gains(w, h float64) bool {
+	if math.Max(w, h) < math.Max(k.w, k.h)-1 {
+		return true
+	}
+	return w <= k.w+1 && h <= k.h+1 && w*h < 0.98*k.w*k.h
 }
 
 // extent is the box around what a part draws: its nodes (a node with a loop with the loop's room
