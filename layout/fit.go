@@ -137,8 +137,19 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 			}
 			c.start = true
 			if len(cands) == 0 && c.d.weight() == 0 && (f.MaxAspect <= 0 || f.fits(c.w, c.h)) {
-				// Nothing to improve on but the room its unconnected parts leave.
-				return finish(choose(withPacked([]candidate{c}, f), f)), nil
+				// Nothing to improve on but the room loose members and unconnected parts leave.
+				fine := []candidate{c}
+				if q := newPlan(g, dir, false); q.lonersAfter() {
+					q.arrangement = name
+					l, ok, err := runCandidate(ctx, q, prefer)
+					if err != nil {
+						return Result{}, err
+					}
+					if ok {
+						fine = append(fine, l)
+					}
+				}
+				return finish(choose(withPacked(fine, f), f)), nil
 			}
 			cands = append(cands, c)
 			starts = append(starts, c)
@@ -152,6 +163,12 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 			}
 		}
 		if k == 0 && len(g.Nodes) < bigGraph {
+			if p := newPlan(g, dir, false); p.lonersAfter() {
+				p.arrangement = name
+				if err := addStart(p, prefer); err != nil {
+					return Result{}, err
+				}
+			}
 			if p := newPlan(g, dir, false); p.forwardAll() {
 				p.arrangement = name
 				if err := addStart(p, prefer); err != nil {

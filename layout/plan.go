@@ -73,6 +73,9 @@ type plan struct {
 	span int
 	// arrangement names how the plan changes dot's plain layout ("" for not at all).
 	arrangement string
+	// lonerSets are the indexes in same of the sets anchorLoners made: a group's first connected
+	// member, then its members without edges.
+	lonerSets []int
 }
 
 // forwardAll writes every edge as given, leaving dot to break cycles its own way (a depth-first
@@ -359,8 +362,29 @@ func (p *plan) anchorLoners() {
 		}
 		if anchor >= 0 && len(loners) > 0 {
 			p.same = append(p.same, append([]int{anchor}, loners...))
+			p.lonerSets = append(p.lonerSets, len(p.same)-1)
 		}
 	}
+}
+
+// lonersAfter puts the loose members of a group (two or more nodes without edges) on the rank
+// after its first connected member, side by side, instead of on that member's rank: there they
+// make the group a line as long as all its members (a directory of two files fed from elsewhere
+// and two loose ones is a column of four), beside it a block of two lines. It reports whether
+// any group has such members.
+func (p *plan) lonersAfter() bool {
+	changed := false
+	for _, s := range p.lonerSets {
+		set := p.same[s]
+		if len(set) < 3 {
+			continue
+		}
+		anchor, loners := set[0], set[1:]
+		p.same[s] = loners
+		p.edges = append(p.edges, pedge{from: anchor, to: loners[0], minlen: p.span, weight: 0, invis: true, edge: -1})
+		changed = true
+	}
+	return changed
 }
 
 // commonCluster is the innermost cluster holding both a and b (-1 for none).
