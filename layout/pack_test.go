@@ -169,3 +169,64 @@ func partsInOrder(t *testing.T, g Graph, r Result) {
 		}
 	}
 }
+
+// TestLooseMembersBeside: the members of a group that have no edge (a directory's variables and
+// configuration beside the state files a driver writes) lie beside its connected members, not in
+// one line with them that stretches every such group, and in the order given.
+func TestLooseMembersBeside(t *testing.T) {
+	build := func(dir Direction) Graph {
+		g := Graph{Direction: dir, Fit: screenFit}
+		node := func(id, c string) { g.Nodes = append(g.Nodes, Node{ID: id, Width: 170, Height: 80, Cluster: c}) }
+		node("package", "")
+		node("driver", "")
+		g.Edges = append(g.Edges, Edge{From: "package", To: "driver", LabelWidth: 70, LabelHeight: 20})
+		for _, d := range []string{"a", "b", "c"} {
+			c := "dir-" + d
+			g.Clusters = append(g.Clusters, Cluster{ID: c, TitleHeight: 30})
+			for _, m := range []string{"state", "lock", "variables", "configuration"} {
+				node(m+"-"+d, c)
+			}
+			for _, m := range []string{"state", "lock"} {
+				g.Edges = append(g.Edges, Edge{From: "driver", To: m + "-" + d, LabelWidth: 60, LabelHeight: 20})
+			}
+		}
+		return g
+	}
+	for _, tc := range []struct {
+		dir       Direction
+		wantShare float64
+	}{
+		{LeftRight, 0.16},
+		{TopDown, 0.16},
+	} {
+		t.Run(string(tc.dir), func(t *testing.T) {
+			g := build(tc.dir)
+			r, err := Layout(context.Background(), g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := extent(r)
+			var area float64
+			for _, n := range g.Nodes {
+				area += n.Width * n.Height
+			}
+			share := area / (b.Width * b.Height)
+			t.Logf("%s: %.0f×%.0f, nodes %.0f %%", r.Arrangement, b.Width, b.Height, 100*share)
+			if share < tc.wantShare {
+				t.Errorf("nodes cover %.0f %% of %.0f×%.0f (%s), want at least %.0f %%", 100*share, b.Width, b.Height, r.Arrangement, 100*tc.wantShare)
+			}
+			noOverlaps(t, g, r)
+			groupsWhole(t, g, r)
+			for _, d := range []string{"a", "b", "c"} {
+				v, c := r.Nodes["variables-"+d], r.Nodes["configuration-"+d]
+				a, b := v, c
+				if r.Direction == LeftRight {
+					a.X, a.Y, b.X, b.Y = a.Y, a.X, b.Y, b.X
+				}
+				if a.Y > b.Y+1 || math.Abs(a.Y-b.Y) <= 1 && a.X > b.X {
+					t.Errorf("directory %s: variables %v comes after configuration %v, want the order given", d, v, c)
+				}
+			}
+		})
+	}
+}

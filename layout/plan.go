@@ -382,6 +382,16 @@ func (p *plan) lonersAfter() bool {
 		anchor, loners := set[0], set[1:]
 		p.same[s] = loners
 		p.edges = append(p.edges, pedge{from: anchor, to: loners[0], minlen: p.span, weight: 0, invis: true, edge: -1})
+		// A flat edge between each and the next keeps them in the order given: dot puts a flat
+		// edge's tail first in its own order (with a weight: without one the edge orders
+		// nothing), which a left-right layout turns into bottom first.
+		for k := 1; k < len(loners); k++ {
+			a, b := loners[k-1], loners[k]
+			if p.dir == LeftRight {
+				a, b = b, a
+			}
+			p.edges = append(p.edges, pedge{from: a, to: b, minlen: 0, weight: 1, invis: true, edge: -1})
+		}
 		changed = true
 	}
 	return changed
