@@ -87,6 +87,7 @@ func runCandidate(ctx context.Context, p *plan, prefer float64) (candidate, bool
 		}
 		p = q
 	}
+	p.orderLoners(&pl)
 	b := pl.bounds()
 	return candidate{p: p, pl: pl, prefer: prefer, w: b.Width, h: b.Height, d: measureDefects(p.g, p.result(pl))}, true, nil
 }
