@@ -11,9 +11,11 @@ import (
 // layout, every container that no edge leaves (the picture, and a group no edge crosses inside
 // such a container) has its parts packed: each part (the pieces of the container that edges join,
 // a piece being a node or a group right inside it) is moved whole, routes included, so nothing in
-// it changes relative to itself; the parts go in input order, each as far up the layers and then
-// as far to the start across them as it fits (bottom-left), within the breadth that reads best.
-// It costs no dot run, and the packed picture is measured and chosen like any other (fit).
+// it changes relative to itself; the parts go in input order, each as early along the layers and
+// then across them as it fits without coming before the one given before it (bottom-left, row
+// after row), within the breadth that makes the whole picture read best. It costs no dot run,
+// and the packed picture is measured and chosen like any other (fit). Parts inside a group an
+// edge leaves stay: the arrows into the group fix where its box is.
 
 // preferPack lowers a packed picture a little: packing must gain more than a trace of density to
 // move the parts dot placed.
