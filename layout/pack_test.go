@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -229,4 +231,103 @@ func TestLooseMembersBeside(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPackedRandomParts: graphs of several parts no edge joins, each a random tree in groups of
+// its own (nested too), loose nodes and labelled edges among them, keep their invariants when
+// packed: no two nodes overlap, every node lies in its group and every group in its parent, two
+// groups are nested or apart, and each label is its route's middle.
+func TestPackedRandomParts(t *testing.T) {
+	packed := 0
+	for seed := range 48 {
+		r := rand.New(rand.NewPCG(uint64(seed), 17))
+		g := Graph{Direction: TopDown, Fit: Fit{MaxAspect: 2.5, MaxWidth: 2800, Small: 1000, Turn: seed%3 == 0}}
+		if seed%2 == 1 {
+			g.Direction = LeftRight
+		}
+		for part := range 2 + r.IntN(5) {
+			var groups []string
+			for c := range r.IntN(4) {
+				cl := Cluster{ID: fmt.Sprintf("p%d-c%d", part, c), TitleHeight: 30}
+				if c > 0 && r.IntN(2) == 0 {
+					cl.Parent = groups[r.IntN(c)]
+				}
+				groups = append(groups, cl.ID)
+				g.Clusters = append(g.Clusters, cl)
+			}
+			n := 1 + r.IntN(7)
+			for i := range n {
+				nd := Node{ID: fmt.Sprintf("p%d-n%d", part, i), Width: 120 + float64(r.IntN(80)), Height: 60 + float64(r.IntN(40))}
+				if len(groups) > 0 && r.IntN(4) > 0 {
+					nd.Cluster = groups[r.IntN(len(groups))]
+				}
+				g.Nodes = append(g.Nodes, nd)
+				if i > 0 && r.IntN(6) > 0 {
+					e := Edge{From: fmt.Sprintf("p%d-n%d", part, r.IntN(i)), To: nd.ID}
+					if r.IntN(3) == 0 {
+						e.LabelWidth, e.LabelHeight = 40+float64(r.IntN(60)), 25
+					}
+					g.Edges = append(g.Edges, e)
+				}
+			}
+		}
+		// Groups left empty by the draw are not drawn.
+		used := map[string]bool{}
+		for _, n := range g.Nodes {
+			for c := n.Cluster; c != ""; {
+				used[c] = true
+				parent := ""
+				for _, cl := range g.Clusters {
+					if cl.ID == c {
+						parent = cl.Parent
+					}
+				}
+				c = parent
+			}
+		}
+		var kept []Cluster
+		for _, c := range g.Clusters {
+			if used[c.ID] {
+				kept = append(kept, c)
+			}
+		}
+		g.Clusters = kept
+		res, err := Layout(context.Background(), g)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if strings.Contains(res.Arrangement, "unconnected parts packed") {
+			packed++
+		}
+		noOverlaps(t, g, res)
+		groupsWhole(t, g, res)
+		parent := map[string]string{}
+		for _, c := range g.Clusters {
+			parent[c.ID] = c.Parent
+		}
+		within := func(a, b string) bool {
+			for ; a != ""; a = parent[a] {
+				if a == b {
+					return true
+				}
+			}
+			return false
+		}
+		for i, a := range g.Clusters {
+			for _, b := range g.Clusters[i+1:] {
+				if !within(a.ID, b.ID) && !within(b.ID, a.ID) && overlaps(res.Clusters[a.ID], res.Clusters[b.ID]) {
+					t.Errorf("seed %d (%s): groups %s %v and %s %v overlap", seed, res.Arrangement, a.ID, res.Clusters[a.ID], b.ID, res.Clusters[b.ID])
+				}
+			}
+		}
+		for i, e := range g.Edges {
+			if e.LabelWidth > 0 && (len(res.Routes[i])%2 != 1 || res.Routes[i][len(res.Routes[i])/2] != res.Labels[i]) {
+				t.Errorf("seed %d (%s): label of edge %d not the middle of %v", seed, res.Arrangement, i, res.Routes[i])
+			}
+		}
+	}
+	if packed < 8 {
+		t.Errorf("%d of 48 graphs were packed, want the test to pack at least 8", packed)
+	}
+	t.Logf("%d of 48 graphs packed", packed)
 }
