@@ -87,6 +87,7 @@ func runCandidate(ctx context.Context, p *plan, prefer float64) (candidate, bool
 		}
 		p = q
 	}
+	p.orderLoners(&pl)
 	b := pl.bounds()
 	return candidate{p: p, pl: pl, prefer: prefer, w: b.Width, h: b.Height, d: measureDefects(p.g, p.result(pl))}, true, nil
 }
@@ -135,10 +136,22 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 			if !ok {
 				continue
 			}
-			if len(cands) == 0 && c.d.weight() == 0 && (f.MaxAspect <= 0 || f.fits(c.w, c.h)) {
-				return finish(c), nil // nothing to improve on
-			}
 			c.start = true
+			if len(cands) == 0 && c.d.weight() == 0 && (f.MaxAspect <= 0 || f.fits(c.w, c.h)) {
+				// Nothing to improve on but the room loose members and unconnected parts leave.
+				fine := []candidate{c}
+				if q := newPlan(g, dir, false); q.lonersAfter() {
+					q.arrangement = name
+					l, ok, err := runCandidate(ctx, q, prefer)
+					if err != nil {
+						return Result{}, err
+					}
+					if ok {
+						fine = append(fine, l)
+					}
+				}
+				return finish(choose(withPacked(fine, f), f)), nil
+			}
 			cands = append(cands, c)
 			starts = append(starts, c)
 		}
@@ -151,6 +164,12 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 			}
 		}
 		if k == 0 && len(g.Nodes) < bigGraph {
+			if p := newPlan(g, dir, false); p.lonersAfter() {
+				p.arrangement = name
+				if err := addStart(p, prefer); err != nil {
+					return Result{}, err
+				}
+			}
 			if p := newPlan(g, dir, false); p.depthFirst() {
 				p.arrangement = name
 				if err := addStart(p, prefer); err != nil {
@@ -163,11 +182,11 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 		return Result{}, errors.New("lay out: the plain layout came out of order")
 	}
 	if f.MaxAspect <= 0 {
-		return finish(choose(cands, f)), nil
+		return finish(choose(withPacked(cands, f), f)), nil
 	}
 	for _, c := range cands {
 		if c.prefer == 1 && f.fits(c.w, c.h) { // the given direction fits as it is
-			return finish(choose(cands, f)), nil
+			return finish(choose(withPacked(cands, f), f)), nil
 		}
 	}
 	// The other arrangements of the best two starts, scored on sizes estimated from their plain
@@ -259,7 +278,20 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 			}
 		}
 	}
-	return finish(choose(cands, f)), nil
+	return finish(choose(withPacked(cands, f), f)), nil
+}
+
+// withPacked is cands, each followed by the same picture with its unconnected parts packed
+// (pack.go) where it has any: no dot run, measured like the others.
+func withPacked(cands []candidate, f Fit) []candidate {
+	var out []candidate
+	for _, c := range cands {
+		out = append(out, c)
+		if q, ok := c.packed(f); ok {
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 // choose picks the candidate a person reads best: the scale at which it fits the preview

@@ -78,6 +78,10 @@ type plan struct {
 	span int
 	// arrangement names how the plan changes dot's plain layout ("" for not at all).
 	arrangement string
+	// lonerSets are the indexes in same of the sets anchorLoners made: a group's first connected
+	// member, then its members without edges; lonerRows the members lonersAfter put side by side.
+	lonerSets []int
+	lonerRows [][]int
 }
 
 // depthFirst breaks cycles as dot's own cycle breaking does, by a depth-first search from the
@@ -399,6 +403,81 @@ func (p *plan) anchorLoners() {
 		}
 		if anchor >= 0 && len(loners) > 0 {
 			p.same = append(p.same, append([]int{anchor}, loners...))
+			p.lonerSets = append(p.lonerSets, len(p.same)-1)
+		}
+	}
+}
+
+// lonersAfter puts the loose members of a group (two or more nodes without edges) on the rank
+// after its first connected member, side by side, instead of on that member's rank: there they
+// make the group a line as long as all its members (a directory of two files fed from elsewhere
+// and two loose ones is a column of four), beside it a block of two lines. It reports whether
+// any group has such members.
+func (p *plan) lonersAfter() bool {
+	changed := false
+	for _, s := range p.lonerSets {
+		set := p.same[s]
+		if len(set) < 3 {
+			continue
+		}
+		anchor, loners := set[0], set[1:]
+		p.same[s] = loners
+		p.edges = append(p.edges, pedge{from: anchor, to: loners[0], minlen: p.span, weight: 0, invis: true, edge: -1})
+		p.lonerRows = append(p.lonerRows, loners)
+		changed = true
+	}
+	return changed
+}
+
+// orderLoners puts the loose members lonersAfter laid side by side in the order given, in the
+// places dot gave them (dot orders nodes without edges at will). Flat edges between them would
+// order them in dot, but with them some later Graphviz run in the same module broke. A row with
+// another node between its members is left as it is.
+func (p *plan) orderLoners(pl *placed) {
+	for _, row := range p.lonerRows {
+		slots := append([]int(nil), row...)
+		sort.SliceStable(slots, func(a, b int) bool {
+			sa, _ := p.across(pl.nodes[slots[a]])
+			sb, _ := p.across(pl.nodes[slots[b]])
+			return sa < sb
+		})
+		first, _ := p.across(pl.nodes[slots[0]])
+		ls, lw := p.across(pl.nodes[slots[len(slots)-1]])
+		ok := true
+		for i, n := range p.nodes {
+			if n.gone || !pl.laid[i] || contains(row, i) {
+				continue
+			}
+			s, w := p.across(pl.nodes[i])
+			a, l := p.along(pl.nodes[i])
+			b, m := p.along(pl.nodes[row[0]])
+			if a < b+m && b < a+l && s < ls+lw && first < s+w {
+				ok = false // another node between them on their rank
+			}
+		}
+		if !ok {
+			continue
+		}
+		// Each in the order given, with the gaps there were between the places.
+		gaps := make([]float64, len(slots)-1)
+		for k := range gaps {
+			s0, w0 := p.across(pl.nodes[slots[k]])
+			s1, _ := p.across(pl.nodes[slots[k+1]])
+			gaps[k] = s1 - s0 - w0
+		}
+		at := first
+		for k, i := range row {
+			r := pl.nodes[i]
+			if p.dir == LeftRight {
+				r.Y = at
+			} else {
+				r.X = at
+			}
+			pl.nodes[i] = r
+			if k < len(gaps) {
+				_, w := p.across(r)
+				at += w + gaps[k]
+			}
 		}
 	}
 }
