@@ -21,6 +21,8 @@ import (
 
 var withELK = flag.Bool("layout.elk", true, "also lay every input out with ELK and compare testdata/layout-elk.md (about two minutes; off, the sheets show two engines)")
 
+var beforeDir = flag.String("layout.before", "", "with -layout.sheets: sheets only of the inputs whose own drawing differs from DIR/NAME.excalidraw (the same calls made at an earlier revision: scripts/layout-before-after.sh), that drawing first")
+
 var sheetsDir = flag.String("layout.sheets", "", "also render each graph input drawn by both engines to DIR/NAME.png side by side, with DIR/index.html (needs Chromium)")
 
 // Thresholds of the side-by-side report.

@@ -22,11 +22,13 @@ import (
 
 	"github.com/excalibot/excalibot/diagram/measure"
 	"github.com/excalibot/excalibot/render"
+	"github.com/excalibot/excalibot/scene"
 )
 
 // writeSheets renders the engines' pictures of each input into one contact sheet, DIR/NAME.png
 // (ours left, plain dot in the middle, ELK right, each captioned with its key figures), and lists them in
-// DIR/index.html. It skips the test when there is no Chromium: the figures were compared already.
+// DIR/index.html. With -layout.before, only the inputs whose own drawing changed, the drawing
+// before first. It skips the test when there is no Chromium: the figures were compared already.
 func writeSheets(ctx context.Context, t *testing.T, dir string, runs []sideBySide) {
 	t.Helper()
 	r, err := render.New(ctx, render.Config{ChromePath: os.Getenv("CHROME"), Tabs: 1, PracticeRenders: -1}, slog.New(slog.DiscardHandler))
@@ -48,14 +50,28 @@ func writeSheets(ctx context.Context, t *testing.T, dir string, runs []sideBySid
 	idx.WriteString("<!doctype html><meta charset=utf-8><title>Layout side by side</title>\n" +
 		"<style>body{font-family:sans-serif} img{max-width:100%;border:1px solid #ccc} td,th{padding:2px 8px}</style>\n" +
 		"<h1>The own layout (left), plain dot (middle) and ELK (right)</h1>\n")
+	if *beforeDir != "" {
+		idx.WriteString("<p>Only the inputs the own layout draws differently from " + html.EscapeString(*beforeDir) + ", the drawing before first.</p>\n")
+	}
+	changed := 0
 	for _, s := range runs {
 		if s.err != "" {
 			fmt.Fprintf(&idx, "<h2>%s</h2><p>refused: %s</p>\n", html.EscapeString(s.name), html.EscapeString(s.err))
 			continue
 		}
 		engines := []engineRun{s.ours, s.dt, s.elk}
+		names := []string{"ours", "plain dot", "ELK"}
 		if s.elk.sc == nil { // ELK was not run
-			engines = engines[:2]
+			engines, names = engines[:2], names[:2]
+		}
+		if *beforeDir != "" {
+			before, ok := drawingBefore(t, *beforeDir, s)
+			if !ok {
+				continue
+			}
+			changed++
+			engines = append([]engineRun{before}, engines...)
+			names = append([]string{"ours before"}, names...)
 		}
 		pics := make([]image.Image, len(engines))
 		for i, e := range engines {
@@ -71,24 +87,64 @@ func writeSheets(ctx context.Context, t *testing.T, dir string, runs []sideBySid
 				t.Fatalf("%s: decode picture: %v", s.name, err)
 			}
 		}
-		captions := [3][]string{
-			{s.name + ": ours", keyFigures(s.ours.m)},
-			{s.name + ": plain dot", keyFigures(s.dt.m)},
-			{s.name + ": ELK", keyFigures(s.elk.m)},
+		captions := make([][]string, len(engines))
+		for i, e := range engines {
+			captions[i] = []string{s.name + ": " + names[i], keyFigures(e.m)}
 		}
 		var out bytes.Buffer
-		if err := png.Encode(&out, sheet(pics, captions[:len(pics)])); err != nil {
+		if err := png.Encode(&out, sheet(pics, captions)); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(dir, s.name+".png"), out.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		fmt.Fprintf(&idx, "<h2>%s</h2>\n<table><tr><th>ours</th><td>%s</td></tr><tr><th>plain dot</th><td>%s</td></tr><tr><th>ELK</th><td>%s</td></tr></table>\n<img src=\"%s.png\">\n",
-			html.EscapeString(s.name), html.EscapeString(keyFigures(s.ours.m)), html.EscapeString(keyFigures(s.dt.m)), html.EscapeString(keyFigures(s.elk.m)), html.EscapeString(s.name))
+		fmt.Fprintf(&idx, "<h2>%s</h2>\n<table>", html.EscapeString(s.name))
+		for i, e := range engines {
+			fmt.Fprintf(&idx, "<tr><th>%s</th><td>%s</td></tr>", html.EscapeString(names[i]), html.EscapeString(keyFigures(e.m)))
+		}
+		fmt.Fprintf(&idx, "</table>\n<img src=\"%s.png\">\n", html.EscapeString(s.name))
+	}
+	if *beforeDir != "" {
+		t.Logf("%d inputs drawn differently from %s", changed, *beforeDir)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte(idx.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// drawingBefore reads the input's own drawing as an earlier revision made it, from dir, measured
+// like the others; ok is false when there is none or it has every element where it is now.
+func drawingBefore(t *testing.T, dir string, s sideBySide) (engineRun, bool) {
+	t.Helper()
+	old, err := os.ReadFile(filepath.Join(dir, s.name+".excalidraw"))
+	if errors.Is(err, os.ErrNotExist) {
+		return engineRun{}, false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scene.Decode(old)
+	if err != nil {
+		t.Fatalf("%s: read the drawing before: %v", s.name, err)
+	}
+	if placements(sc) == placements(s.ours.sc) {
+		return engineRun{}, false
+	}
+	return engineRun{sc, measure.Measure(sc, measure.Options{DisplayWidth: displayWidth, Padding: render.DefaultPadding})}, true
+}
+
+// placements lists where a scene's elements are and what they say, to the tenth of a pixel:
+// two drawings of the same calls differ otherwise only in their random seeds and times.
+func placements(sc *scene.Scene) string {
+	var b strings.Builder
+	for _, e := range sc.Elements() {
+		fmt.Fprintf(&b, "%s %s %.1f %.1f %.1f %.1f %q", e.ID, e.Type, e.X, e.Y, e.Width, e.Height, e.Text)
+		for _, p := range e.Points {
+			fmt.Fprintf(&b, " %.1f,%.1f", p.X, p.Y)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 func keyFigures(m measure.Report) string {
