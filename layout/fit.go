@@ -242,7 +242,9 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 					w, h := s.p.foldEstimate(r, cut)
 					// Every edge between bands beyond the one that wraps makes the snake harder to follow.
 					prefer := s.prefer * preferFold * math.Pow(preferFold, float64(s.p.crossingCuts(r, cut)-(n-1)))
-					opts = append(opts, option{s.p.fold(r, cut, in), prefer, f.score(w, h) * prefer, f.fits(w, h)})
+					lines := s.p.foldsAsLines(r, cut, in)
+					opts = append(opts, option{s.p.fold(r, cut, in, lines), prefer, f.score(w, h) * prefer, f.fits(w, h)})
+
 				}
 			}
 		}

@@ -158,8 +158,8 @@ func (p *plan) spanOf(r ranks, ci int) (first, last int) {
 }
 
 // foldGroup is the caller's group a fold may cut inside, -1 for none: one whose members alone
-// fill the layers it spans, over at least three of them, so that bands inside it hold every node
-// of those layers; of several, the longest along the layers, and of equals the innermost. The
+// fill the layers it spans, at least four and three fifths of all, so that bands inside it hold
+// every node of those layers; of several, the longest along the layers, and of equals the innermost. The
 // nodes before and after its layers keep their places, at the start of the first band and the
 // end of the last.
 func (p *plan) foldGroup(r ranks) int {
@@ -168,8 +168,9 @@ func (p *plan) foldGroup(r ranks) int {
 		if c.id == "" {
 			continue
 		}
+		// A long chain, most of the flow: a short group wrapped inside would read as a knot.
 		first, last := p.spanOf(r, ci)
-		if last-first < 2 {
+		if n := last - first + 1; n < 4 || float64(n) < 0.6*float64(len(r.lo)) {
 			continue
 		}
 		owns := true
@@ -236,18 +237,8 @@ func (p *plan) wrapMargin(r ranks, starts []int) float64 {
 // wrapArrow is how much of an arrow shows on each side of a label between two bands.
 const wrapArrow = 40.0
 
-// fold is the plan cut into bands at starts. When the flow goes on from each band to the next by
-// a single arrow and there are no groups, the bands read like lines of text: every band runs forwards from the same side,
-// and that arrow returns across the gap to the next band's start. When several arrows cross a cut
-// they would all make that long way back, so the bands are laid out as a snake instead: band b's
-// layers run forwards for even b and backwards for odd b, each band starting level with the end of
-// the one before.
-//
-// With in a group of the caller's (foldGroup), the bands are clusters inside it and hold its
-// members; nodes outside it keep their clusters and their places along the bands.
-func (p *plan) fold(r ranks, starts []int, in int) *plan {
-	q := p.clone()
-	layers := len(r.lo)
+// bandsOf is, per layer, the band of a fold at starts it is in.
+func bandsOf(layers int, starts []int) []int {
 	bandOf := make([]int, layers)
 	for b, s := range starts {
 		e := layers - 1
@@ -258,7 +249,28 @@ func (p *plan) fold(r ranks, starts []int, in int) *plan {
 			bandOf[k] = b
 		}
 	}
-	lines := !p.groupedIn(in) && p.crossesOnce(r, bandOf, len(starts))
+	return bandOf
+}
+
+// foldsAsLines reports whether a fold at starts reads as lines of text by itself: the flow goes
+// on from each band to the next by a single arrow, and no group inside in stands in the way of
+// its way back.
+func (p *plan) foldsAsLines(r ranks, starts []int, in int) bool {
+	return !p.groupedIn(in) && p.crossesOnce(r, bandsOf(len(r.lo), starts), len(starts))
+}
+
+// fold is the plan cut into bands at starts. As lines, the bands read like lines of text: every
+// band runs forwards from the same side, and the arrows from one band to the next return across
+// the gap to its start. Otherwise they are laid out as a snake, so that several arrows across a
+// cut need not all make that long way back: band b's layers run forwards for even b and
+// backwards for odd b, each band starting level with the end of the one before.
+//
+// With in a group of the caller's (foldGroup), the bands are clusters inside it and hold its
+// members; nodes outside it keep their clusters and their places along the bands.
+func (p *plan) fold(r ranks, starts []int, in int, lines bool) *plan {
+	q := p.clone()
+	layers := len(r.lo)
+	bandOf := bandsOf(layers, starts)
 	pos := make([]int, layers)
 	cur, step := 0, 1
 	for b, s := range starts {
