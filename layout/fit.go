@@ -270,8 +270,13 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 			break
 		}
 		c, ok, err := runCandidate(ctx, o.p, o.prefer)
-		if err != nil {
+		switch {
+		case err != nil && ctx.Err() != nil:
 			return Result{}, err
+		case err != nil:
+			// Graphviz failed on a rearrangement (after its worker's retry, where it runs in
+			// one): the plain layouts stand, and the picture is made of what was laid out.
+			continue
 		}
 		if ok {
 			cands = append(cands, c)

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/excalibot/excalibot/layout/dotproc"
 )
 
 var screenFit = Fit{MaxAspect: 2.5, MaxWidth: 3500, Small: 1000}
@@ -667,3 +669,37 @@ func TestUnrelatedSiblingsShareARow(t *testing.T) {
 		})
 	}
 }
+
+// failingDot is Graphviz that fails on every source holding a fold's bands.
+type failingDot struct{}
+
+func (failingDot) Run(ctx context.Context, src []byte) ([]byte, error) {
+	if strings.Contains(string(src), "style=invis") {
+		return nil, errors.New("run dot: wasm error: out of bounds memory access")
+	}
+	return dotproc.InProcess{}.Run(ctx, src)
+}
+
+// TestFitOutlivesAFailedRearrangement: when Graphviz fails on a rearrangement, the layout is
+// made of the plain layouts instead of failing; a failure of the plain layout itself is an error.
+func TestFitOutlivesAFailedRearrangement(t *testing.T) {
+	SetDot(failingDot{})
+	defer SetDot(nil)
+	g := chain(12, LeftRight, nil)
+	g.Fit = screenFit
+	r, err := Layout(context.Background(), g)
+	if err != nil {
+		t.Fatalf("a failed wrap failed the layout: %v", err)
+	}
+	if r.Arrangement != "" || len(r.Nodes) != 12 {
+		t.Errorf("arranged %q with %d nodes, want the plain layout of 12", r.Arrangement, len(r.Nodes))
+	}
+	SetDot(dotFunc(func(context.Context, []byte) ([]byte, error) { return nil, errors.New("run dot: broken") }))
+	if _, err := Layout(context.Background(), g); err == nil {
+		t.Error("a failed plain layout gave no error")
+	}
+}
+
+type dotFunc func(context.Context, []byte) ([]byte, error)
+
+func (f dotFunc) Run(ctx context.Context, src []byte) ([]byte, error) { return f(ctx, src) }
