@@ -19,8 +19,13 @@ import (
 
 var dotReplay = flag.Int("dot.replay", 0, "lay the graph inputs out, then replay their dot runs N times over in one dot worker, never replaced and replaced as shipped, and report the faults (a minute or more)")
 
-// workerEnv makes the test binary a dot worker, for TestDotReplay.
+// workerEnv makes the test binary a dot worker.
 const workerEnv = "EXCALIBOT_CORPUS_DOT_WORKER"
+
+// corpusDot is the dot worker the corpus lays out with, as serve does: hundreds of dot runs in
+// one process's Graphviz module can corrupt it, and a worker is replaced on such a fault and the
+// run done again, so a figure never depends on what ran before it.
+var corpusDot layout.Dot = dotproc.InProcess{}
 
 func TestMain(m *testing.M) {
 	if os.Getenv(workerEnv) != "" {
@@ -30,7 +35,20 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "find the test binary for the dot worker:", err)
+		os.Exit(1)
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	w := dotproc.NewWorker(dotproc.Command{Path: exe, Env: append(os.Environ(), workerEnv+"=1")}, dotproc.Options{}, log)
+	corpusDot = w
+	layout.SetDot(w)
+	code := m.Run()
+	if err := w.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, "close the dot worker:", err)
+	}
+	os.Exit(code)
 }
 
 // recordingDot keeps every source it lays out, in order.
@@ -59,7 +77,7 @@ func TestDotReplay(t *testing.T) {
 	rec := &recordingDot{}
 	layout.SetDot(rec)
 	sideBySideRuns(t.Context(), t)
-	layout.SetDot(nil)
+	layout.SetDot(corpusDot)
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
