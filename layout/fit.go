@@ -30,9 +30,11 @@ const (
 	preferWrap   = 0.96
 	preferTurned = 0.95
 	preferFold   = 0.92
-	maxRuns      = 7  // dot runs for one layout
-	bigGraph     = 25 // nodes from which only bigRuns are made: each run costs more
-	bigRuns      = 4
+	// preferForwards favours a fold whose bands all read forwards over a snake of the same cuts.
+	preferForwards = 1.03
+	maxRuns        = 7  // dot runs for one layout
+	bigGraph       = 25 // nodes from which only bigRuns are made: each run costs more
+	bigRuns        = 4
 )
 
 type candidate struct {
@@ -244,6 +246,13 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 					prefer := s.prefer * preferFold * math.Pow(preferFold, float64(s.p.crossingCuts(r, cut)-(n-1)))
 					lines := s.p.foldsAsLines(r, cut, in)
 					opts = append(opts, option{s.p.fold(r, cut, in, lines), prefer, f.score(w, h) * prefer, f.fits(w, h)})
+					if !lines && s.p.groupedIn(in) {
+						// A snake's every other band reads backwards, which a person takes for the
+						// flow going back; as lines, the arrows between bands make the long way
+						// back across groups instead. Both are laid out and measured.
+						prefer *= preferForwards
+						opts = append(opts, option{s.p.fold(r, cut, in, true), prefer, f.score(w, h) * prefer, f.fits(w, h)})
+					}
 
 				}
 			}

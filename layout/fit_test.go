@@ -406,6 +406,40 @@ func TestFitWrapsChainsInsideAGroup(t *testing.T) {
 	}
 }
 
+// TestFitWrappedGroupsReadForwards: a flow through groups wrapped into bands reads forwards in
+// every band, like lines of text, where a snake would run its second band backwards, which a
+// person reads as the flow going back.
+func TestFitWrappedGroupsReadForwards(t *testing.T) {
+	for _, dir := range []Direction{LeftRight, TopDown} {
+		g := chain(12, dir, nil)
+		for i := range g.Nodes {
+			c := fmt.Sprintf("stage%d", i/3)
+			g.Nodes[i].Cluster = c
+			if i%3 == 0 {
+				g.Clusters = append(g.Clusters, Cluster{ID: c, TitleHeight: 30})
+			}
+		}
+		g.Fit = screenFit
+		r, err := Layout(context.Background(), g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(r.Arrangement, "wrapped") {
+			t.Fatalf("%s: arranged %q, want wrapped", dir, r.Arrangement)
+		}
+		for i := 1; i < 12; i++ {
+			a, b := r.Nodes[fmt.Sprintf("s%d", i-1)], r.Nodes[fmt.Sprintf("s%d", i)]
+			along, across := b.X-a.X, b.Y-a.Y
+			if dir == TopDown {
+				along, across = across, along
+			}
+			if math.Abs(across) < 1 && along < 0 {
+				t.Errorf("%s: s%d %v before s%d %v in one band, running backwards", dir, i-1, a, i, b)
+			}
+		}
+	}
+}
+
 func TestFitRefusesBadBounds(t *testing.T) {
 	for _, f := range []Fit{{MaxAspect: -1}, {MaxAspect: 0.5}, {MaxAspect: 2, MaxWidth: math.NaN()}, {MaxAspect: 2, Small: math.Inf(1)}} {
 		g := chain(2, TopDown, nil)
