@@ -11,6 +11,7 @@ package dotproc
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -67,7 +68,26 @@ func (InProcess) Run(ctx context.Context, src []byte) (out []byte, err error) {
 	if err := gv.Render(ctx, graph, "json", &buf); err != nil {
 		return nil, fmt.Errorf("run dot: %w", classify(err))
 	}
+	if err := checkOutput(buf.Bytes()); err != nil {
+		return nil, fmt.Errorf("run dot: %w", err)
+	}
 	return buf.Bytes(), nil
+}
+
+// checkOutput says the module is broken when its answer is not json: a corrupted module can also
+// answer a run with NUL bytes or nothing, without an error.
+func checkOutput(out []byte) error {
+	if !json.Valid(out) {
+		return fmt.Errorf("%w: its output is not json (%d bytes, starting %q)", ErrBroken, len(out), clip(out, 16))
+	}
+	return nil
+}
+
+func clip(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[:n]
+	}
+	return b
 }
 
 // classify marks err as ErrBroken when it is a WebAssembly trap (wazero's "wasm error: …") or the
