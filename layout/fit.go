@@ -201,7 +201,8 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 		p        *plan
 		prefer   float64
 		estimate float64
-		fits     bool // estimated to
+		fits     bool  // estimated to
+		twin     *plan // laid out with p and measured against it, outside the run budget
 	}
 	var opts []option
 	for _, s := range starts {
@@ -209,7 +210,7 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 		for _, rows := range []int{2, 3, 4, 5, 6, 8} {
 			if q := s.p.stack(rows); q != nil {
 				w, h := s.p.stackEstimate(s.pl, r, q)
-				opts = append(opts, option{q, s.prefer * preferStack, f.score(w, h) * s.prefer * preferStack, f.fits(w, h)})
+				opts = append(opts, option{q, s.prefer * preferStack, f.score(w, h) * s.prefer * preferStack, f.fits(w, h), nil})
 			}
 		}
 		if row, ok := s.p.widestRow(s.pl); ok {
@@ -222,12 +223,12 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 				tried[per] = true
 				if q := s.p.wrapGroups(row, per); q != nil {
 					w, h := s.p.wrapEstimate(s.pl, row, per)
-					opts = append(opts, option{q, s.prefer * preferWrap, f.score(w, h) * s.prefer * preferWrap, f.fits(w, h)})
+					opts = append(opts, option{q, s.prefer * preferWrap, f.score(w, h) * s.prefer * preferWrap, f.fits(w, h), nil})
 				}
 			}
 		}
 		if q, w, h := s.p.spread(s, r, f); q != nil {
-			opts = append(opts, option{q, s.prefer * preferSpread, f.score(w, h) * s.prefer * preferSpread, f.fits(w, h)})
+			opts = append(opts, option{q, s.prefer * preferSpread, f.score(w, h) * s.prefer * preferSpread, f.fits(w, h), nil})
 		}
 		// Folds between top groups, and inside the group that fills its layers, if any.
 		ins := []int{-1}
@@ -245,14 +246,14 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 					// Every edge between bands beyond the one that wraps makes the snake harder to follow.
 					prefer := s.prefer * preferFold * math.Pow(preferFold, float64(s.p.crossingCuts(r, cut)-(n-1)))
 					lines := s.p.foldsAsLines(r, cut, in)
-					opts = append(opts, option{s.p.fold(r, cut, in, lines), prefer, f.score(w, h) * prefer, f.fits(w, h)})
+					o := option{p: s.p.fold(r, cut, in, lines), prefer: prefer, estimate: f.score(w, h) * prefer, fits: f.fits(w, h)}
 					if !lines && s.p.groupedIn(in) {
 						// A snake's every other band reads backwards, which a person takes for the
-						// flow going back; as lines, the arrows between bands make the long way
-						// back across groups instead. Both are laid out and measured.
-						prefer *= preferForwards
-						opts = append(opts, option{s.p.fold(r, cut, in, true), prefer, f.score(w, h) * prefer, f.fits(w, h)})
+						// flow going back; as lines of text, the arrows between bands make the
+						// long way back across groups instead. Both are laid out and measured.
+						o.twin = s.p.fold(r, cut, in, true)
 					}
+					opts = append(opts, o)
 
 				}
 			}
@@ -273,9 +274,9 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 	if len(g.Nodes) >= bigGraph {
 		runs = bigRuns
 	}
-	fitting := 0
+	fitting, twins := 0, 0
 	for i, o := range opts {
-		if len(cands)+i >= runs || fitting >= 2 {
+		if len(cands)-twins+i >= runs || fitting >= 2 {
 			break
 		}
 		c, ok, err := runCandidate(ctx, o.p, o.prefer)
@@ -292,6 +293,19 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 			if f.fits(c.w, c.h) {
 				fitting++
 			}
+		}
+		if o.twin == nil {
+			continue
+		}
+		// The twin stands only where it is clearer than its snake: its arrows' long way back
+		// must not cost what reading forwards gains.
+		snake := ok
+		switch t, ok, err := runCandidate(ctx, o.twin, o.prefer*preferForwards); {
+		case err != nil && ctx.Err() != nil:
+			return Result{}, err
+		case err == nil && ok && (!snake || t.d.weight() < c.d.weight()):
+			cands = append(cands, t)
+			twins++
 		}
 	}
 	return finish(choose(withPacked(cands, f), f)), nil
