@@ -205,6 +205,9 @@ func Draw(ctx context.Context, w *scene.Scene, gr Graph, opt Options) (Result, e
 	if err := routeEdges(w, edgeIDs(g), r, at.X, at.Y); err != nil {
 		return Result{}, err
 	}
+	if err := keepLabelsInRoom(w, lg, edgeIDs(g)); err != nil {
+		return Result{}, err
+	}
 	ids, dropped, err := dropEmptyGroups(w, ids, g)
 	if err != nil {
 		return Result{}, err

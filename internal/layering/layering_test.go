@@ -50,7 +50,7 @@ var layers = map[string]layer{
 	"render/export":  {imports: []string{"scene"}},
 	"picture":        {imports: []string{"scene"}},
 
-	"diagram/graph":    {imports: []string{"diagram", "diagram/sequence", "layout", "scene"}},
+	"diagram/graph":    {imports: []string{"diagram", "diagram/sequence", "layout", "scene", "scene/fontmetrics"}},
 	"diagram/sequence": {imports: []string{"diagram", "scene", "scene/fontmetrics"}},
 	"diagram/mermaid":  {imports: []string{"diagram", "internal/clip", "internal/plural", "scene", "scene/fontmetrics"}},
 	"diagram/measure":  {imports: []string{"scene"}},
