@@ -64,6 +64,23 @@ func (v *view) labelOf(e *scene.Element) (string, bool) {
 	return textOf(t), true
 }
 
+// unwrapped is a label's lines as one: a line broken after a hyphen (as the wrapping breaks
+// "kube-apiserver") joins the next without a space.
+func unwrapped(s string) string {
+	var b strings.Builder
+	for i, line := range strings.Split(s, "\n") {
+		line = strings.Join(strings.Fields(line), " ")
+		if line == "" {
+			continue
+		}
+		if i > 0 && b.Len() > 0 && !strings.HasSuffix(b.String(), "-") {
+			b.WriteByte(' ')
+		}
+		b.WriteString(line)
+	}
+	return b.String()
+}
+
 func textOf(t *scene.Element) string {
 	if t.OriginalText != "" {
 		return t.OriginalText
@@ -179,7 +196,9 @@ func (v *view) connectionLine(e *scene.Element) string {
 	b.WriteString(" " + arrowGlyph(e) + " ")
 	b.WriteString(end(e.EndBinding, last))
 	if l, ok := v.labelOf(e); ok {
-		b.WriteString(" " + quoteLabel(l))
+		// An arrow label's line breaks are the drawing's (the graph layout writes them in to
+		// keep a label in the room it made for it), not the words the model wrote.
+		b.WriteString(" " + quoteLabel(unwrapped(l)))
 	}
 	b.WriteString(" (" + showID(e.ID) + ")")
 	v.writeStyle(&b, e)
