@@ -254,7 +254,6 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 						o.twin = s.p.fold(r, cut, in, true)
 					}
 					opts = append(opts, o)
-
 				}
 			}
 		}

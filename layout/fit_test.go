@@ -413,7 +413,9 @@ func TestFitWrapsChainsInsideAGroup(t *testing.T) {
 func TestFitWrappedGroupsReadForwards(t *testing.T) {
 	g := Graph{Direction: LeftRight, Fit: screenFit, Clusters: []Cluster{
 		{ID: "receivers", TitleHeight: 30}, {ID: "processors", TitleHeight: 30}, {ID: "exporters", TitleHeight: 30}}}
-	node := func(id, cluster string, w float64) { g.Nodes = append(g.Nodes, Node{ID: id, Width: w, Height: 80, Cluster: cluster}) }
+	node := func(id, cluster string, w float64) {
+		g.Nodes = append(g.Nodes, Node{ID: id, Width: w, Height: 80, Cluster: cluster})
+	}
 	edge := func(from, to string, label float64) {
 		g.Edges = append(g.Edges, Edge{From: from, To: to, LabelWidth: label, LabelHeight: 24})
 	}
