@@ -29,7 +29,11 @@ const (
 	preferStack  = 0.97
 	preferWrap   = 0.96
 	preferTurned = 0.95
-	preferFold   = 0.92
+	// preferWhole is the preference for groups ranked whole (groupranks.go) over dot's ranking.
+	preferWhole = 0.98
+	// wholeRuns is how many rearrangements of the plans with groups ranked whole are laid out.
+	wholeRuns  = 2
+	preferFold = 0.92
 	// preferForwards favours a fold whose bands all read forwards over a snake of the same cuts.
 	preferForwards = 1.03
 	maxRuns        = 7  // dot runs for one layout
@@ -109,7 +113,7 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 		}
 		dirs = append(dirs, other)
 	}
-	var cands, starts []candidate
+	var cands, starts, whole []candidate
 	addStart := func(p *plan, prefer float64) error {
 		c, ok, err := runCandidate(ctx, p, prefer)
 		if err != nil || !ok {
@@ -165,6 +169,22 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 				}
 			}
 		}
+		if k == 0 || len(g.Nodes) < bigGraph {
+			for _, p := range wholePlans(g, dir, cands, f) {
+				// Measured beside the plain layouts; their own rearrangements are tried
+				// apart from those of the plain layouts (below).
+				p.arrangement = name
+				c, ok, err := runCandidate(ctx, p, prefer*preferWhole)
+				if err != nil && ctx.Err() != nil {
+					return Result{}, err
+				}
+				if err == nil && ok {
+					c.start = true
+					cands = append(cands, c)
+					whole = append(whole, c)
+				}
+			}
+		}
 		if k == 0 && len(g.Nodes) < bigGraph {
 			if p := newPlan(g, dir, false); p.lonersAfter() {
 				p.arrangement = name
@@ -186,24 +206,84 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 	if f.MaxAspect <= 0 {
 		return finish(choose(withPacked(cands, f), f)), nil
 	}
+	rearrange := func(starts []candidate, stop func(i, twins int) bool) error {
+		opts := f.options(starts)
+		fitting, twins := 0, 0
+		for i, o := range opts {
+			if stop(i, twins) || fitting >= 2 {
+				break
+			}
+			c, ok, err := runCandidate(ctx, o.p, o.prefer)
+			switch {
+			case err != nil && ctx.Err() != nil:
+				return err
+			case err != nil:
+				// Graphviz failed on a rearrangement (after its worker's retry, where it runs in
+				// one): the plain layouts stand, and the picture is made of what was laid out.
+				continue
+			}
+			if ok {
+				cands = append(cands, c)
+				if f.fits(c.w, c.h) {
+					fitting++
+				}
+			}
+			if o.twin == nil {
+				continue
+			}
+			// The twin stands only where it is clearer than its snake: its arrows' long way back
+			// must not cost what reading forwards gains.
+			snake := ok
+			switch t, ok, err := runCandidate(ctx, o.twin, o.prefer*preferForwards); {
+			case err != nil && ctx.Err() != nil:
+				return err
+			case err == nil && ok && (!snake || t.d.weight() < c.d.weight()):
+				cands = append(cands, t)
+				twins++
+			}
+		}
+		return nil
+	}
+	plainFits := false
 	for _, c := range cands {
-		if c.prefer == 1 && f.fits(c.w, c.h) { // the given direction fits as it is
-			return finish(choose(withPacked(cands, f), f)), nil
+		plainFits = plainFits || c.prefer == 1 && f.fits(c.w, c.h) // the given direction fits as it is
+	}
+	if !plainFits {
+		// The other arrangements of the best two starts, scored on sizes estimated from their
+		// plain layouts.
+		sort.SliceStable(starts, func(i, j int) bool { return starts[i].score(f) > starts[j].score(f) })
+		if len(starts) > 2 {
+			starts = starts[:2]
+		}
+		runs := maxRuns
+		if len(g.Nodes) >= bigGraph {
+			runs = bigRuns
+		}
+		if err := rearrange(starts, func(i, twins int) bool { return len(cands)-len(whole)-twins+i >= runs }); err != nil {
+			return Result{}, err
 		}
 	}
-	// The other arrangements of the best two starts, scored on sizes estimated from their plain
-	// layouts.
-	sort.SliceStable(starts, func(i, j int) bool { return starts[i].score(f) > starts[j].score(f) })
-	if len(starts) > 2 {
-		starts = starts[:2]
+	if len(whole) > 0 && !f.fits(whole[0].w, whole[0].h) {
+		// Groups ranked whole make a longer picture: its own arrangements are tried too, a
+		// few runs beyond the budget (only where ranking groups whole mends something).
+		if err := rearrange(whole, func(i, _ int) bool { return i >= wholeRuns }); err != nil {
+			return Result{}, err
+		}
 	}
-	type option struct {
-		p        *plan
-		prefer   float64
-		estimate float64
-		fits     bool  // estimated to
-		twin     *plan // laid out with p and measured against it, outside the run budget
-	}
+	return finish(choose(withPacked(cands, f), f)), nil
+}
+
+// option is a rearrangement of a start to lay out.
+type option struct {
+	p        *plan
+	prefer   float64
+	estimate float64
+	fits     bool  // estimated to
+	twin     *plan // laid out with p and measured against it, outside the run budget
+}
+
+// options are the rearrangements of starts, in the order to try them.
+func (f Fit) options(starts []candidate) []option {
 	var opts []option
 	for _, s := range starts {
 		r := s.p.ranksOf(s.pl)
@@ -269,45 +349,7 @@ func fit(ctx context.Context, g Graph) (Result, error) {
 		}
 		return a.estimate > b.estimate
 	})
-	runs := maxRuns
-	if len(g.Nodes) >= bigGraph {
-		runs = bigRuns
-	}
-	fitting, twins := 0, 0
-	for i, o := range opts {
-		if len(cands)-twins+i >= runs || fitting >= 2 {
-			break
-		}
-		c, ok, err := runCandidate(ctx, o.p, o.prefer)
-		switch {
-		case err != nil && ctx.Err() != nil:
-			return Result{}, err
-		case err != nil:
-			// Graphviz failed on a rearrangement (after its worker's retry, where it runs in
-			// one): the plain layouts stand, and the picture is made of what was laid out.
-			continue
-		}
-		if ok {
-			cands = append(cands, c)
-			if f.fits(c.w, c.h) {
-				fitting++
-			}
-		}
-		if o.twin == nil {
-			continue
-		}
-		// The twin stands only where it is clearer than its snake: its arrows' long way back
-		// must not cost what reading forwards gains.
-		snake := ok
-		switch t, ok, err := runCandidate(ctx, o.twin, o.prefer*preferForwards); {
-		case err != nil && ctx.Err() != nil:
-			return Result{}, err
-		case err == nil && ok && (!snake || t.d.weight() < c.d.weight()):
-			cands = append(cands, t)
-			twins++
-		}
-	}
-	return finish(choose(withPacked(cands, f), f)), nil
+	return opts
 }
 
 // withPacked is cands, each followed by the same picture with its unconnected parts packed
@@ -328,24 +370,49 @@ func withPacked(cands []candidate, f Fit) []candidate {
 // crossings, arrows through boxes and needless trips across group borders per edge — times how
 // little it rearranges the plain layout. Beyond its natural size a picture reads no better, so
 // of two that both fit at full size the clearer wins. Of equals, the first. A rearrangement that
-// tangles arrows a plain layout keeps apart is never chosen (tangles).
+// tangles arrows a plain layout keeps apart is never chosen (tangles), nor a picture with groups
+// ranked whole that crosses more arrows or group borders than a plain layout does.
 func choose(cands []candidate, f Fit) candidate {
 	best, bestValue := 0, -1.0
-	fewest := math.MaxInt
+	fewest, borders := math.MaxInt, math.MaxInt
 	for _, c := range cands {
-		if c.start {
+		if c.start && !c.p.whole {
 			fewest = min(fewest, c.d.crossings)
+			borders = min(borders, c.d.borders)
 		}
 	}
 	for i, c := range cands {
 		if tangles(c.d.crossings, fewest) {
 			continue
 		}
+		if c.p.whole && (c.d.crossings > fewest || c.d.borders > borders) {
+			continue // groups ranked whole must not cost arrows their clarity
+		}
 		if v := c.value(f); v > bestValue+1e-9 {
 			best, bestValue = i, v
 		}
 	}
 	return cands[best]
+}
+
+// wholePlans are the plans with groups ranked whole (groupranks.go) that mend what the best of
+// cands shows: a group stretched over more layers than its members need, and a staircase of
+// groups (then with each group after those that feed it).
+func wholePlans(g Graph, dir Direction, cands []candidate, f Fit) []*plan {
+	if f.MaxAspect <= 0 || len(cands) == 0 || len(g.Clusters) == 0 {
+		return nil
+	}
+	var out []*plan
+	p := newPlan(g, dir, false)
+	changed := p.rankGroups(false)
+	stretched, staircase := mends(choose(cands, f), p)
+	if stretched && changed {
+		out = append(out, p)
+	}
+	if q := newPlan(g, dir, false); staircase && q.rankGroups(true) {
+		out = append(out, q)
+	}
+	return out
 }
 
 // tangles reports whether a candidate with crossings crosses too many more arrows than the

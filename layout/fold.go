@@ -414,6 +414,7 @@ func (p *plan) fold(r ranks, starts []int, in int, lines bool) *plan {
 		}
 	}
 	q.nodeBand = nodeBand
+	q.rigid = nil // the ranks along the bands are fixed above
 	rows := "columns"
 	if q.dir == LeftRight {
 		rows = "rows"

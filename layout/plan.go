@@ -82,6 +82,11 @@ type plan struct {
 	// member, then its members without edges; lonerRows the members lonersAfter put side by side.
 	lonerSets []int
 	lonerRows [][]int
+	// rigid holds groups ranked whole together, and whole says rankGroups ranked them.
+	rigid []rigid
+	whole bool
+	// wholeLayers is, per cluster, how many layers its nodes take when ranked whole.
+	wholeLayers []int
 }
 
 // depthFirst breaks cycles as dot's own cycle breaking does, by a depth-first search from the
@@ -155,6 +160,7 @@ func (p *plan) clone() *plan {
 		q.same[i] = append([]int(nil), s...)
 	}
 	q.blocks = append([]block(nil), p.blocks...)
+	q.rigid = slices.Clone(p.rigid)
 	q.inBlock = make(map[int]int, len(p.inBlock))
 	for k, v := range p.inBlock {
 		q.inBlock[k] = v
@@ -620,6 +626,9 @@ func (p *plan) source() string {
 			b.WriteString(", constraint=false")
 		}
 		b.WriteString("];\n")
+	}
+	for _, r := range p.rigid {
+		fmt.Fprintf(&b, "p%d -> p%d [minlen=%d, weight=%d, style=invis];\n", r.from, r.to, r.minlen, r.weight)
 	}
 	b.WriteString("}\n")
 	return b.String()

@@ -1,0 +1,154 @@
+package layout
+
+import (
+	"context"
+	"testing"
+)
+
+// layers lays p out and returns, per node id, the layer dot put it on.
+func layers(t *testing.T, p *plan) (candidate, map[string]int) {
+	t.Helper()
+	c, ok, err := runCandidate(context.Background(), p, 1)
+	if err != nil || !ok {
+		t.Fatalf("lay out: ok %v, %v", ok, err)
+	}
+	r := p.ranksOf(c.pl)
+	out := map[string]int{}
+	for i, n := range p.g.Nodes {
+		out[n.ID] = r.of[i]
+	}
+	return c, out
+}
+
+// spanOf is how many layers apart the first and last of ids are.
+func spanOf(layer map[string]int, ids ...string) int {
+	lo, hi := layer[ids[0]], layer[ids[0]]
+	for _, id := range ids {
+		lo, hi = min(lo, layer[id]), max(hi, layer[id])
+	}
+	return hi - lo
+}
+
+// TestRankGroupsKeepsAGroupWhole: a cluster of worker pods, two feeding Prometheus near the
+// start of the flow and one fed by the master at its end (an autoscaling design's pods), is
+// stretched over the whole picture by dot's ranking; ranked whole, it takes the layers its own
+// edges need: one, or two where a pod feeds the last (the heavy edges between its ranks hold
+// it together against the master's pull).
+func TestRankGroupsKeepsAGroupWhole(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		inner bool // pod1 → pod3
+		want  int  // layers between the pods
+	}{
+		{"pods side by side", false, 0},
+		{"a pod feeding another", true, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := Graph{Direction: TopDown, Clusters: []Cluster{
+				{ID: "server", TitleHeight: 24}, {ID: "conductor", TitleHeight: 24}, {ID: "workers", TitleHeight: 24},
+			}}
+			for _, n := range [][2]string{
+				{"nfvo", ""}, {"vnfpm", "server"}, {"vnflcm", "server"}, {"plugin", "server"},
+				{"driver", "conductor"}, {"infra", "conductor"}, {"prom", ""},
+				{"pod1", "workers"}, {"pod2", "workers"}, {"pod3", "workers"}, {"master", ""},
+			} {
+				g.Nodes = append(g.Nodes, Node{ID: n[0], Cluster: n[1], Width: 160, Height: 60})
+			}
+			for _, e := range [][2]string{
+				{"nfvo", "vnfpm"}, {"nfvo", "vnflcm"}, {"vnfpm", "plugin"}, {"plugin", "prom"}, {"pod1", "prom"},
+				{"pod2", "prom"}, {"prom", "plugin"}, {"plugin", "driver"}, {"driver", "nfvo"},
+				{"vnflcm", "infra"}, {"infra", "master"}, {"master", "pod3"},
+			} {
+				g.Edges = append(g.Edges, Edge{From: e[0], To: e[1]})
+			}
+			if tc.inner {
+				g.Edges = append(g.Edges, Edge{From: "pod1", To: "pod3"})
+			}
+			g = g.withSpacing()
+			plain, before := layers(t, newPlan(g, TopDown, false))
+			if got := spanOf(before, "pod1", "pod2", "pod3"); got <= tc.want {
+				t.Fatalf("dot put the pods %d layers apart by itself; the graph does not test it", got)
+			}
+			p := newPlan(g, TopDown, false)
+			if !p.rankGroups(false) {
+				t.Fatal("rankGroups changed nothing")
+			}
+			if stretched, _ := mends(plain, p); !stretched {
+				t.Error("mends: the plain layout's stretched group not seen")
+			}
+			_, after := layers(t, p)
+			if got := spanOf(after, "pod1", "pod2", "pod3"); got != tc.want {
+				t.Errorf("ranked whole: the pods span %d layers, want %d (layers %v)", got, tc.want, after)
+			}
+		})
+	}
+}
+
+// TestSequenceTopMendsAStaircase: a pipeline of four groups, each with a node of its own
+// (Kafka, Flink, the catalogue) feeding what the group before feeds too, comes out of dot as a
+// staircase: each group starts beside the one before it. In sequence, each group starts after
+// the one before it ends.
+func TestSequenceTopMendsAStaircase(t *testing.T) {
+	g := Graph{Direction: TopDown}
+	steps := [][3]string{{"gen", "gen", "events"}, {"ingest", "kafka", "topic"}, {"process", "flink", "job"}, {"store", "catalog", "table"}}
+	for k, s := range steps {
+		g.Clusters = append(g.Clusters, Cluster{ID: s[0], TitleHeight: 24})
+		g.Nodes = append(g.Nodes, Node{ID: s[1] + "_src", Cluster: s[0], Width: 200, Height: 60},
+			Node{ID: s[2], Cluster: s[0], Width: 200, Height: 60})
+		g.Edges = append(g.Edges, Edge{From: s[1] + "_src", To: s[2]})
+		if k > 0 {
+			g.Edges = append(g.Edges, Edge{From: steps[k-1][2], To: s[2], LabelWidth: 80, LabelHeight: 20})
+		}
+	}
+	g = g.withSpacing()
+	plain, before := layers(t, newPlan(g, TopDown, false))
+	if before["kafka_src"] > before["events"] {
+		t.Fatal("dot put Kafka after the events by itself; the graph does not test it")
+	}
+	p := newPlan(g, TopDown, false)
+	p.rankGroups(true)
+	if _, staircase := mends(plain, p); !staircase {
+		t.Error("mends: the plain layout's staircase not seen")
+	}
+	_, after := layers(t, p)
+	for k := 1; k < len(steps); k++ {
+		end := max(after[steps[k-1][1]+"_src"], after[steps[k-1][2]])
+		if start := min(after[steps[k][1]+"_src"], after[steps[k][2]]); start <= end {
+			t.Errorf("in sequence: group %s starts on layer %d, want after %s's last layer %d", steps[k][0], start, steps[k-1][0], end)
+		}
+	}
+}
+
+// TestChooseKeepsGroupsRankedWholeClear: a picture with groups ranked whole wins on how it
+// reads only where its arrows are as clear as the plain layout's; one crossing or border
+// crossing more and the plain layout stands.
+func TestChooseKeepsGroupsRankedWholeClear(t *testing.T) {
+	g := Graph{Direction: TopDown, Clusters: []Cluster{{ID: "c", TitleHeight: 24}}}
+	for _, id := range []string{"a", "b", "c1", "c2"} {
+		cl := ""
+		if id[0] == 'c' {
+			cl = "c"
+		}
+		g.Nodes = append(g.Nodes, Node{ID: id, Cluster: cl, Width: 160, Height: 60})
+	}
+	g.Edges = []Edge{{From: "a", To: "c1"}, {From: "b", To: "c2"}}
+	f := Fit{MaxAspect: 2.5, Small: 100, Turn: true}
+	wholePlan := newPlan(g, TopDown, false)
+	wholePlan.whole = true
+	plain := candidate{p: newPlan(g, TopDown, false), prefer: 1, w: 3200, h: 800, d: defects{crossings: 2, borders: 1}, start: true}
+	for _, tc := range []struct {
+		name string
+		d    defects
+		want bool // the whole one chosen
+	}{
+		{"as clear", defects{crossings: 2, borders: 1}, true},
+		{"one crossing more", defects{crossings: 3, borders: 1}, false},
+		{"one border crossing more", defects{crossings: 2, borders: 2}, false},
+	} {
+		whole := candidate{p: wholePlan, prefer: preferWhole, w: 1600, h: 1200, d: tc.d, start: true}
+		got := choose([]candidate{plain, whole}, f).p.whole
+		if got != tc.want {
+			t.Errorf("%s: ranked whole chosen %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
