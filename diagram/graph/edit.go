@@ -279,7 +279,7 @@ func settleInGroup(w *scene.Scene, id, group string) error {
 			}
 		}
 		dir := readGraph(w, nil).direction(w)
-		p, found := freeSpot(want, n.Width, n.Height, dir, false, ok)
+		p, found := freeSpot(want, n.Width, n.Height, dir, false, ok, groupGrowth(w, group))
 		if !found && group != "" {
 			var err error
 			if p, err = makeRoom(w, id, group, string(dir), false, want); err != nil {

@@ -42,10 +42,13 @@ func hits(r scene.Rect, obs []scene.Rect) bool {
 	return false
 }
 
-// freeSpot returns the top-left corner nearest to want (searching across the layers first, then
-// along them, in the way the layers run there: back says they run right to left, or upwards, as in
-// the odd rows of a snake) where a w×h box is acceptable to ok.
-func freeSpot(want scene.Point, width, height float64, dir layout.Direction, back bool, ok func(scene.Rect) bool) (scene.Point, bool) {
+// freeSpot returns the top-left corner where a w×h box is acceptable to ok that costs least:
+// its distance from want (along the layers counting twice, so the node keeps to its layer:
+// the layers run the way dir says, and back says they run right to left, or upwards, as in the
+// odd rows of a snake) plus what grow says placing it there costs (nil for nothing). The spots
+// tried are a grid of box-sized steps around want, forwards along the layers and both ways
+// across them.
+func freeSpot(want scene.Point, width, height float64, dir layout.Direction, back bool, ok func(scene.Rect) bool, grow func(scene.Rect) float64) (scene.Point, bool) {
 	stepA, stepB := width+diagram.Gap, height+diagram.Gap // across the layers, along them
 	if dir == layout.LeftRight {
 		stepA, stepB = height+diagram.Gap, width+diagram.Gap
@@ -53,7 +56,7 @@ func freeSpot(want scene.Point, width, height float64, dir layout.Direction, bac
 	if back {
 		stepB = -stepB
 	}
-	try := func(i, j int) (scene.Point, bool) {
+	at := func(i, j int) scene.Point {
 		p := want
 		if dir == layout.LeftRight {
 			p.X += float64(j) * stepB
@@ -62,13 +65,29 @@ func freeSpot(want scene.Point, width, height float64, dir layout.Direction, bac
 			p.X += float64(i) * stepA
 			p.Y += float64(j) * stepB
 		}
-		return p, ok(scene.Rect{X: p.X, Y: p.Y, Width: width, Height: height})
+		return p
 	}
+	best, bestCost, found := want, math.Inf(1), false
 	for j := 0; j < 30; j++ {
+		along := 2 * float64(j) * math.Abs(stepB)
+		if along >= bestCost {
+			break // no spot further along can cost less
+		}
 		for i := 0; i < 12; i++ {
 			for _, s := range []int{i, -i} {
-				if p, ok := try(s, j); ok {
-					return p, true
+				cost := along + float64(i)*stepA
+				if cost >= bestCost {
+					break
+				}
+				p := at(s, j)
+				r := scene.Rect{X: p.X, Y: p.Y, Width: width, Height: height}
+				if grow != nil {
+					if cost += grow(r); cost >= bestCost {
+						continue
+					}
+				}
+				if ok(r) {
+					best, bestCost, found = p, cost, true
 				}
 				if i == 0 {
 					break
@@ -76,7 +95,53 @@ func freeSpot(want scene.Point, width, height float64, dir layout.Direction, bac
 			}
 		}
 	}
-	return want, false
+	return best, found
+}
+
+// growthWeight is what a px of a group grown to hold a new node costs against a px of distance
+// from where the layout wants the node: a group stretched to hold a node far out is wider than
+// its siblings and leaves room empty, which costs more than a node a little off its place.
+const growthWeight = 2.0
+
+// groupGrowth is, for a new node at r in the group groupID, how much the group and each group
+// around it grow (width and height added, summed over the groups), times growthWeight; nil for a
+// node in no group.
+func groupGrowth(w *scene.Scene, groupID string) func(scene.Rect) float64 {
+	var boxes []scene.Element
+	for g := groupID; g != ""; g = parentGroup(w, g) {
+		b, _ := w.Get(g)
+		boxes = append(boxes, b)
+	}
+	if len(boxes) == 0 {
+		return nil
+	}
+	return func(r scene.Rect) float64 {
+		var grown float64
+		inner := r
+		for _, f := range boxes {
+			box := grownTo(f, inner)
+			if !emptyGroup(f) {
+				grown += box.Width - f.Width + box.Height - f.Height
+			}
+			inner = box
+		}
+		return growthWeight * grown
+	}
+}
+
+// grownTo is group box f grown to hold inner within its margins (and its title strip above).
+func grownTo(f scene.Element, inner scene.Rect) scene.Rect {
+	minX, minY := inner.X-groupMargin, inner.Y-groupMargin-FrameTitle
+	maxX, maxY := inner.X+inner.Width+groupMargin, inner.Y+inner.Height+groupMargin
+	if !emptyGroup(f) {
+		top := f.Y
+		if f.Type == scene.Frame {
+			top -= FrameTitle // the frame's name sits above it
+		}
+		minX, minY = math.Min(f.X, minX), math.Min(top, minY)
+		maxX, maxY = math.Max(f.X+f.Width, maxX), math.Max(f.Y+f.Height, maxY)
+	}
+	return scene.Rect{X: minX, Y: minY, Width: maxX - minX, Height: maxY - minY}
 }
 
 // spotTest says whether a new node may go at r: clear of every obstacle and, for a node going into
@@ -158,17 +223,7 @@ func spotTest(w *scene.Scene, id, groupID string, skip map[string]bool, placed [
 		}
 		inner := r
 		for k, f := range boxes {
-			minX, minY := inner.X-groupMargin, inner.Y-groupMargin-FrameTitle
-			maxX, maxY := inner.X+inner.Width+groupMargin, inner.Y+inner.Height+groupMargin
-			if !emptyGroup(f) {
-				top := f.Y
-				if f.Type == scene.Frame {
-					top -= FrameTitle // the frame's name sits above it
-				}
-				minX, minY = math.Min(f.X, minX), math.Min(top, minY)
-				maxX, maxY = math.Max(f.X+f.Width, maxX), math.Max(f.Y+f.Height, maxY)
-			}
-			grown := scene.Rect{X: minX, Y: minY, Width: maxX - minX, Height: maxY - minY}
+			grown := grownTo(f, inner)
 			if hits(grown, outside[k]) {
 				return false
 			}
@@ -297,10 +352,10 @@ func placeNew(ctx context.Context, w *scene.Scene, fresh []string, dir layout.Di
 			room := roomIn(mustElem(w, gr))
 			p, found = freeSpot(want, e.Width, e.Height, dir, back, func(r scene.Rect) bool {
 				return r.X >= room.X && r.Y >= room.Y && r.X+r.Width <= room.X+room.Width && r.Y+r.Height <= room.Y+room.Height && test(r)
-			})
+			}, nil)
 		}
 		if !found {
-			p, found = freeSpot(want, e.Width, e.Height, dir, back, test)
+			p, found = freeSpot(want, e.Width, e.Height, dir, back, test, groupGrowth(w, groupOf(w, &e)))
 		}
 		if gr := groupOf(w, &e); !found && gr != "" && !emptyGroup(mustElem(w, gr)) {
 			// No spot where the group can grow around the node: open a band in the group for it.

@@ -1,0 +1,57 @@
+package graph
+
+import (
+	"math"
+	"testing"
+
+	"github.com/excalibot/excalibot/diagram"
+	"github.com/excalibot/excalibot/layout"
+	"github.com/excalibot/excalibot/scene"
+)
+
+// TestFreeSpotWeighsGrowth: of the spots a new node may take, the one that costs least wins —
+// its distance from where the layout wants it (along the layers counting double) plus what
+// growing its group costs — not the first one found on the wanted layer. A left-to-right
+// group whose room next to the wanted spot is taken: the old search went down the wanted
+// layer until a spot was free, stretching the group far down; one layer further, beside it,
+// the group hardly grows.
+func TestFreeSpotWeighsGrowth(t *testing.T) {
+	const w, h = 160.0, 80.0
+	want := scene.Point{X: 1000, Y: 1000}
+	stepAcross, stepAlong := h+diagram.Gap, w+diagram.Gap // left to right: across is y
+	at := func(i, j int) scene.Point {
+		return scene.Point{X: want.X + float64(j)*stepAlong, Y: want.Y + float64(i)*stepAcross}
+	}
+	group := scene.Rect{X: 0, Y: 0, Width: 1400, Height: 1100} // the wanted spot sticks out at its bottom
+	grow := func(r scene.Rect) float64 {
+		dx := math.Max(0, r.X+r.Width+20-(group.X+group.Width))
+		dy := math.Max(0, r.Y+r.Height+20-(group.Y+group.Height))
+		return growthWeight * (dx + dy)
+	}
+	taken := func(spots ...scene.Point) func(scene.Rect) bool {
+		return func(r scene.Rect) bool {
+			for _, s := range spots {
+				if math.Abs(r.X-s.X) < 1 && math.Abs(r.Y-s.Y) < 1 {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		ok   func(scene.Rect) bool
+		grow func(scene.Rect) float64
+		want scene.Point
+	}{
+		{"free where wanted", taken(), grow, at(0, 0)},
+		{"no growth counted: the nearest on the layer", taken(at(0, 0), at(-1, 0)), nil, at(1, 0)},
+		{"growth counted: above it on the layer, inside the group", taken(at(0, 0)), grow, at(-1, 0)},
+		{"layer full inside the group: one layer on, inside it, not far down the layer", taken(at(0, 0), at(1, 0), at(-1, 0), at(-2, 0), at(-3, 0), at(-4, 0), at(-5, 0), at(-6, 0), at(-7, 0), at(-8, 0), at(-9, 0), at(-10, 0), at(-11, 0)), grow, at(0, 1)},
+	} {
+		got, found := freeSpot(want, w, h, layout.LeftRight, false, tc.ok, tc.grow)
+		if !found || got != tc.want {
+			t.Errorf("%s: spot %v (found %v), want %v", tc.name, got, found, tc.want)
+		}
+	}
+}
