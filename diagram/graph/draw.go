@@ -245,6 +245,9 @@ func Add(ctx context.Context, w *scene.Scene, nodes []Node, edges []Edge, opt Op
 	if err := unblockNew(w, blocked); err != nil {
 		return Result{}, err
 	}
+	if err := clearLabels(w, ids); err != nil {
+		return Result{}, err
+	}
 	return Result{IDs: ids, Direction: dir, Nodes: len(ns), Edges: len(es)}, nil
 }
 

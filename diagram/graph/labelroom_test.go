@@ -1,7 +1,9 @@
 package graph
 
 import (
+	"context"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/excalibot/excalibot/scene"
@@ -47,5 +49,52 @@ func TestLabelsKeepTheirRoom(t *testing.T) {
 				t.Errorf("label %q %v lies on node %s %v", l.Text, box(l), n.ID, box(n))
 			}
 		}
+	}
+}
+
+// TestNewArrowLabelsKeepClear: an arrow a follow-up adds between two nodes already placed runs
+// straight, and Excalidraw puts its label in the middle of it; where another arrow's label sits
+// there, the new arrow bends beside its line so its label lies clear, and passes through no node.
+func TestNewArrowLabelsKeepClear(t *testing.T) {
+	sc := drawn(t, Graph{
+		Nodes: []Node{{ID: "a", Label: "Client"}, {ID: "b", Label: "Server"}, {ID: "x", Label: "Scheduler"}, {ID: "y", Label: "Worker"}},
+		Edges: []Edge{{From: "x", To: "y", Label: "dispatches jobs"}},
+	})
+	place := func(id string, x, y float64) {
+		t.Helper()
+		e := get(t, sc, id)
+		if err := sc.MoveBy([]string{id}, x-e.X-e.Width/2, y-e.Y-e.Height/2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// a and b either side of x → y's label, x above it and y below.
+	place("a", 0, 400)
+	place("b", 900, 400)
+	place("x", 450, 0)
+	place("y", 450, 800)
+	if err := sc.Update("e-x-y", func(e *scene.Element) error { setBends(sc, e, nil); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	xy := get(t, sc, "e-x-y")
+	old := get(t, sc, xy.Label())
+	if c := old.Center(); math.Abs(c.Y-400) > 40 || math.Abs(c.X-450) > 40 {
+		t.Fatalf("x → y's label at %v, want it in the middle between a and b; the scene does not test it", c)
+	}
+	if _, err := Add(context.Background(), sc, nil, []Edge{{From: "a", To: "b", Label: "requests"}}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	arrow := get(t, sc, "e-a-b")
+	label := get(t, sc, arrow.Label())
+	if label.Text == "" {
+		t.Fatal("the new arrow has no label")
+	}
+	if labelCrowded(sc, arrow, graphNodes(sc)) {
+		t.Errorf("the new label %v lies on another text or a node (x → y's label %v)", label.Bounds(), old.Bounds())
+	}
+	if n := nodesHit(arrow, graphNodes(sc)); n != 0 {
+		t.Errorf("the new arrow passes through %d nodes, want 0", n)
+	}
+	if len(arrow.Points) != 3 {
+		t.Errorf("the new arrow has %d points, want one bend beside its line", len(arrow.Points))
 	}
 }
