@@ -371,7 +371,9 @@ func withPacked(cands []candidate, f Fit) []candidate {
 // little it rearranges the plain layout. Beyond its natural size a picture reads no better, so
 // of two that both fit at full size the clearer wins. Of equals, the first. A rearrangement that
 // tangles arrows a plain layout keeps apart is never chosen (tangles), nor a picture with groups
-// ranked whole that crosses more arrows or group borders than a plain layout does.
+// ranked whole that crosses more arrows or group borders than a plain layout does; where groups
+// ranked whole keep arrows apart that every plain layout tangles (two regions' replication
+// arrows: 3 crossings against 10), the plain layouts tangle too.
 func choose(cands []candidate, f Fit) candidate {
 	best, bestValue := 0, -1.0
 	fewest, borders := math.MaxInt, math.MaxInt
@@ -381,8 +383,16 @@ func choose(cands []candidate, f Fit) candidate {
 			borders = min(borders, c.d.borders)
 		}
 	}
+	// The fewest crossings of a plain layout, groups ranked whole included where they cross
+	// group borders no more often: what tangling is measured against.
+	clearest := fewest
+	for _, c := range cands {
+		if c.start && c.p.whole && c.d.borders <= borders {
+			clearest = min(clearest, c.d.crossings)
+		}
+	}
 	for i, c := range cands {
-		if tangles(c.d.crossings, fewest) {
+		if tangles(c.d.crossings, clearest) {
 			continue
 		}
 		if c.p.whole && (c.d.crossings > fewest || c.d.borders > borders) {
@@ -418,7 +428,7 @@ func wholePlans(g Graph, dir Direction, cands []candidate, f Fit) []*plan {
 // tangles reports whether a candidate with crossings crosses too many more arrows than the
 // plain layout with the fewest: a picture that fits the screen by tangling arrows a plain layout
 // keeps apart is not worth it (a rearrangement may add two crossings, or a fifth more).
-// The plain layouts (one of which has the fewest) never tangle, so choose always has one.
+// The plain layout with the fewest never tangles, so choose always has one.
 func tangles(crossings, fewest int) bool {
 	return float64(crossings) > float64(fewest)+math.Max(2, 0.2*float64(fewest))
 }

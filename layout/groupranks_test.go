@@ -120,8 +120,9 @@ func TestSequenceTopMendsAStaircase(t *testing.T) {
 }
 
 // TestChooseKeepsGroupsRankedWholeClear: a picture with groups ranked whole wins on how it
-// reads only where its arrows are as clear as the plain layout's; one crossing or border
-// crossing more and the plain layout stands.
+// reads only where its arrows are as clear as the plain layout's (one crossing or border
+// crossing more and the plain layout stands); where it keeps apart arrows the plain layout
+// tangles, it wins even when smaller in the preview.
 func TestChooseKeepsGroupsRankedWholeClear(t *testing.T) {
 	g := Graph{Direction: TopDown, Clusters: []Cluster{{ID: "c", TitleHeight: 24}}}
 	for _, id := range []string{"a", "b", "c1", "c2"} {
@@ -135,19 +136,24 @@ func TestChooseKeepsGroupsRankedWholeClear(t *testing.T) {
 	f := Fit{MaxAspect: 2.5, Small: 100, Turn: true}
 	wholePlan := newPlan(g, TopDown, false)
 	wholePlan.whole = true
-	plain := candidate{p: newPlan(g, TopDown, false), prefer: 1, w: 3200, h: 800, d: defects{crossings: 2, borders: 1}, start: true}
 	for _, tc := range []struct {
-		name string
-		d    defects
-		want bool // the whole one chosen
+		name         string
+		plain, whole candidate
+		want         bool // the whole one chosen
 	}{
-		{"as clear", defects{crossings: 2, borders: 1}, true},
-		{"one crossing more", defects{crossings: 3, borders: 1}, false},
-		{"one border crossing more", defects{crossings: 2, borders: 2}, false},
+		{"as clear, reads better", candidate{w: 3200, h: 800, d: defects{crossings: 2, borders: 1}},
+			candidate{w: 1600, h: 1200, d: defects{crossings: 2, borders: 1}}, true},
+		{"one crossing more", candidate{w: 3200, h: 800, d: defects{crossings: 2, borders: 1}},
+			candidate{w: 1600, h: 1200, d: defects{crossings: 3, borders: 1}}, false},
+		{"one border crossing more", candidate{w: 3200, h: 800, d: defects{crossings: 2, borders: 1}},
+			candidate{w: 1600, h: 1200, d: defects{crossings: 2, borders: 2}}, false},
+		{"the plain one tangles, the whole one reads smaller", candidate{w: 1600, h: 1200, d: defects{crossings: 10}},
+			candidate{w: 1400, h: 2700, d: defects{crossings: 3}}, true},
 	} {
-		whole := candidate{p: wholePlan, prefer: preferWhole, w: 1600, h: 1200, d: tc.d, start: true}
-		got := choose([]candidate{plain, whole}, f).p.whole
-		if got != tc.want {
+		plain, whole := tc.plain, tc.whole
+		plain.p, plain.prefer, plain.start = newPlan(g, TopDown, false), 1, true
+		whole.p, whole.prefer, whole.start = wholePlan, preferWhole, true
+		if got := choose([]candidate{plain, whole}, f).p.whole; got != tc.want {
 			t.Errorf("%s: ranked whole chosen %v, want %v", tc.name, got, tc.want)
 		}
 	}
