@@ -95,7 +95,9 @@ func runCandidate(ctx context.Context, p *plan, prefer float64) (candidate, bool
 	}
 	p.orderLoners(&pl)
 	b := pl.bounds()
-	return candidate{p: p, pl: pl, prefer: prefer, w: b.Width, h: b.Height, d: measureDefects(p.g, p.result(pl))}, true, nil
+	d := measureDefects(p.g, p.result(pl))
+	d.stretch = p.stretch(pl)
+	return candidate{p: p, pl: pl, prefer: prefer, w: b.Width, h: b.Height, d: d}, true, nil
 }
 
 // fit lays g out, rearranged to g.Fit when the plain layout exceeds it. dot is run on the plain

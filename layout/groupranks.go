@@ -385,16 +385,13 @@ func layersOf(p *plan, off []map[int]int) []int {
 	return out
 }
 
-// mends says what ranking groups whole (the plan q, after rankGroups) would mend in the plain
-// layout c: stretched, a group whose members dot spread over more layers than they need; a
-// staircase, two top groups joined by an edge that dot put partly side by side, each beginning
-// before the other ends.
-func mends(c candidate, q *plan) (stretched, staircase bool) {
-	p := c.p
-	r := p.ranksOf(c.pl)
-	lo := make([]int, len(p.clusters))
-	hi := make([]int, len(p.clusters))
-	layers := make([]map[int]bool, len(p.clusters))
+// groupLayers is, per cluster of p laid out as pl, the layers its connected real nodes are on
+// (nested clusters' included) and the first and last of them (hi -1 for none).
+func groupLayers(p *plan, pl placed) (lo, hi []int, layers []map[int]bool) {
+	r := p.ranksOf(pl)
+	lo = make([]int, len(p.clusters))
+	hi = make([]int, len(p.clusters))
+	layers = make([]map[int]bool, len(p.clusters))
 	for ci := range layers {
 		layers[ci], lo[ci], hi[ci] = map[int]bool{}, 1<<30, -1
 	}
@@ -408,24 +405,73 @@ func mends(c candidate, q *plan) (stretched, staircase bool) {
 			lo[ci], hi[ci] = min(lo[ci], r.of[i]), max(hi[ci], r.of[i])
 		}
 	}
-	for ci := range p.clusters {
-		stretched = stretched || ci < len(q.wholeLayers) && len(layers[ci]) > q.wholeLayers[ci]
-	}
-	for _, e := range q.edges {
-		if !q.liveEdge(e) || e.part == 1 {
+	return lo, hi, layers
+}
+
+// staircase reports whether the top groups a and b (a feeding b) lie partly side by side: b
+// begins after a begins but before a ends.
+func staircase(lo, hi []int, a, b int) bool {
+	return a >= 0 && b >= 0 && a != b && hi[a] >= 0 && hi[b] >= 0 && hi[a] >= lo[b] && lo[a] < lo[b]
+}
+
+// topArcs are the pairs of top groups an edge of p leads from and to, in the edges' drawn
+// direction (a labelled edge counted whole, from its tail).
+func (p *plan) topArcs() [][2]int {
+	var out [][2]int
+	for _, e := range p.edges {
+		if !p.liveEdge(e) || e.part == 1 {
 			continue
 		}
 		u, v := e.from, e.to
-		if e.part == 2 { // the whole labelled edge, from its tail
-			u = q.realIndex(q.g.Edges[e.edge].From)
+		if e.part == 2 {
+			u = p.realIndex(p.g.Edges[e.edge].From)
 		}
 		if e.back {
 			u, v = v, u
 		}
-		a, b := q.item(u, -1)-len(q.nodes), q.item(v, -1)-len(q.nodes)
-		if a >= 0 && b >= 0 && a != b && hi[a] >= 0 && hi[b] >= 0 && hi[a] >= lo[b] && lo[a] < lo[b] {
-			staircase = true
+		out = append(out, [2]int{p.item(u, -1) - len(p.nodes), p.item(v, -1) - len(p.nodes)})
+	}
+	return out
+}
+
+// stretch counts, in the layout pl of p, the layers inside a group's span that hold none of
+// its members (a group stretched around empty space, or around other boxes), and the pairs of
+// top groups laid out as a staircase.
+func (p *plan) stretch(pl placed) int {
+	if len(p.clusters) == 0 {
+		return 0
+	}
+	lo, hi, layers := groupLayers(p, pl)
+	n := 0
+	for ci, c := range p.clusters {
+		if hi[ci] >= 0 && c.id != "" { // a fold's bands are no one's groups
+			n += hi[ci] - lo[ci] + 1 - len(layers[ci])
 		}
 	}
-	return stretched, staircase
+	seen := map[[2]int]bool{}
+	for _, a := range p.topArcs() {
+		if a[0] < 0 || a[1] < 0 || p.clusters[a[0]].id == "" || p.clusters[a[1]].id == "" {
+			continue
+		}
+		if !seen[a] && staircase(lo, hi, a[0], a[1]) {
+			seen[a] = true
+			n++
+		}
+	}
+	return n
+}
+
+// mends says what ranking groups whole (the plan q, after rankGroups) would mend in the plain
+// layout c: stretched, a group whose members dot spread over more layers than they need; a
+// staircase, two top groups joined by an edge that dot put partly side by side, each beginning
+// before the other ends.
+func mends(c candidate, q *plan) (stretched, staircased bool) {
+	lo, hi, layers := groupLayers(c.p, c.pl)
+	for ci := range c.p.clusters {
+		stretched = stretched || ci < len(q.wholeLayers) && len(layers[ci]) > q.wholeLayers[ci]
+	}
+	for _, a := range q.topArcs() {
+		staircased = staircased || staircase(lo, hi, a[0], a[1])
+	}
+	return stretched, staircased
 }

@@ -76,7 +76,13 @@ func TestRankGroupsKeepsAGroupWhole(t *testing.T) {
 			if stretched, _ := mends(plain, p); !stretched {
 				t.Error("mends: the plain layout's stretched group not seen")
 			}
-			_, after := layers(t, p)
+			if plain.d.stretch == 0 {
+				t.Error("the plain layout's stretched group counts no stretch")
+			}
+			c, after := layers(t, p)
+			if c.d.stretch != 0 {
+				t.Errorf("ranked whole: stretch %d, want 0", c.d.stretch)
+			}
 			if got := spanOf(after, "pod1", "pod2", "pod3"); got != tc.want {
 				t.Errorf("ranked whole: the pods span %d layers, want %d (layers %v)", got, tc.want, after)
 			}
@@ -110,7 +116,13 @@ func TestSequenceTopMendsAStaircase(t *testing.T) {
 	if _, staircase := mends(plain, p); !staircase {
 		t.Error("mends: the plain layout's staircase not seen")
 	}
-	_, after := layers(t, p)
+	if plain.d.stretch == 0 {
+		t.Error("the plain layout's staircase counts no stretch")
+	}
+	c, after := layers(t, p)
+	if c.d.stretch != 0 {
+		t.Errorf("in sequence: stretch %d, want 0", c.d.stretch)
+	}
 	for k := 1; k < len(steps); k++ {
 		end := max(after[steps[k-1][1]+"_src"], after[steps[k-1][2]])
 		if start := min(after[steps[k][1]+"_src"], after[steps[k][2]]); start <= end {
@@ -156,5 +168,23 @@ func TestChooseKeepsGroupsRankedWholeClear(t *testing.T) {
 		if got := choose([]candidate{plain, whole}, f).p.whole; got != tc.want {
 			t.Errorf("%s: ranked whole chosen %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestChooseAvoidsStretchedGroups: of two pictures alike in size and crossings, the one whose
+// groups hold no empty layers wins (a manager cluster feeding two worker clusters: stretched
+// beside them as a 2.8:1 strip, or above them at 1.5:1).
+func TestChooseAvoidsStretchedGroups(t *testing.T) {
+	g := Graph{Direction: TopDown, Clusters: []Cluster{{ID: "m", TitleHeight: 24}}}
+	for _, id := range []string{"a", "b", "c", "d"} {
+		g.Nodes = append(g.Nodes, Node{ID: id, Cluster: "m", Width: 160, Height: 60})
+	}
+	g.Edges = []Edge{{From: "a", To: "b"}, {From: "c", To: "d"}, {From: "a", To: "d"}, {From: "b", To: "c"}}
+	f := Fit{MaxAspect: 2.5, Small: 1000, Turn: true}
+	p := newPlan(g, TopDown, false)
+	stretched := candidate{p: p, prefer: 1, start: true, w: 1288, h: 465, d: defects{crossings: 3, stretch: 2}}
+	compact := candidate{p: p, prefer: 1, start: true, w: 950, h: 635, d: defects{crossings: 3}}
+	if got := choose([]candidate{stretched, compact}, f); got.d.stretch != 0 {
+		t.Errorf("chose the picture with %d empty layers in its groups, want the compact one", got.d.stretch)
 	}
 }

@@ -109,6 +109,7 @@ func (c candidate) packed(f Fit) (candidate, bool) {
 	q.arrangement = join(c.p.arrangement, "unconnected parts packed")
 	out := candidate{p: &q, pl: best.pl, prefer: c.prefer * preferPack, w: b.Width, h: b.Height}
 	out.d = measureDefects(q.g, q.result(out.pl))
+	out.d.stretch = c.d.stretch // parts move whole: their groups keep their layers
 	return out, true
 }
 

@@ -13,14 +13,21 @@ type defects struct {
 	through   int // edges passing through a node that is not one of their ends
 	borders   int // group borders crossed beyond those an edge must cross to reach its ends
 	hooks     int // edges whose route runs on past an end, away from the other, and turns back
+	stretch   int // layers inside a group's span holding none of its members, and staircases of groups
 }
 
 // weight is one figure for comparing candidates: an arrow through a box reads as a wrong
 // connection, worse than a crossing, and so, less, does an arrow that leaves its box the wrong
-// way and hooks back; a needless trip out of a group and back is half a crossing.
+// way and hooks back; a needless trip out of a group and back is half a crossing, and so is a
+// layer of a group holding none of its members, or a group starting beside the one feeding it.
 func (d defects) weight() float64 {
-	return float64(d.crossings) + 3*float64(d.through) + 0.5*float64(d.borders) + 2*float64(d.hooks)
+	return float64(d.crossings) + 3*float64(d.through) + 0.5*float64(d.borders) + 2*float64(d.hooks) + stretchWeight*float64(d.stretch)
 }
+
+// stretchWeight is what a layer of a group without any of its members, or a pair of groups in a
+// staircase, counts against a crossing (at 1, pictures already compact were traded for taller
+// ones with longer arrows).
+const stretchWeight = 0.5
 
 // hookSlack is how far along the layers a route may run past both of its ends before it counts as
 // a hook: dot's splines round off a little beyond a node's border.
