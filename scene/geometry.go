@@ -384,6 +384,14 @@ func pointInPolygon(poly []Point, p Point) bool {
 
 func cross(o, a, b Point) float64 { return (a.X-o.X)*(b.Y-o.Y) - (a.Y-o.Y)*(b.X-o.X) }
 
+// SegmentsCross reports whether segments p1–p2 and p3–p4 cross properly: each passes from one
+// side of the other to the other side (touching or running along it is not crossing).
+func SegmentsCross(p1, p2, p3, p4 Point) bool {
+	d1, d2 := cross(p3, p4, p1), cross(p3, p4, p2)
+	d3, d4 := cross(p1, p2, p3), cross(p1, p2, p4)
+	return ((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0))
+}
+
 func segmentsIntersect(p1, p2, p3, p4 Point) bool {
 	d1, d2 := cross(p3, p4, p1), cross(p3, p4, p2)
 	d3, d4 := cross(p1, p2, p3), cross(p1, p2, p4)

@@ -129,6 +129,84 @@ func groupGrowth(w *scene.Scene, groupID string) func(scene.Rect) float64 {
 	}
 }
 
+// crossingWeight is what one crossing of a new node's arrows with an arrow already drawn costs,
+// in px of distance from the wanted spot: a spot a little further off that keeps arrows apart
+// reads better.
+const crossingWeight = 300.0
+
+// arrowCrossings is, for a new node id at r, how many arrows already drawn the straight arrows
+// from r to its placed neighbours would cross, times crossingWeight. Arrows that end at the
+// same neighbour are not counted (they meet there), nor arrows to nodes not placed yet (skip).
+func arrowCrossings(w *scene.Scene, id string, skip map[string]bool, placed []string) func(scene.Rect) float64 {
+	type line struct {
+		ends [2]string
+		pts  []scene.Point
+	}
+	var lines []line
+	w.Each(func(e *scene.Element) bool {
+		if e.Type != scene.Arrow || e.StartBinding == nil || e.EndBinding == nil {
+			return true
+		}
+		s, t := e.StartBinding.ElementID, e.EndBinding.ElementID
+		if s == id || t == id || skip[s] || skip[t] {
+			return true
+		}
+		lines = append(lines, line{[2]string{s, t}, e.DrawnPath()})
+		return true
+	})
+	type end struct {
+		id string
+		at scene.Point
+	}
+	var ends []end
+	for _, n := range placed {
+		if e, ok := w.Get(n); ok {
+			ends = append(ends, end{n, e.Center()})
+		}
+	}
+	if len(ends) == 0 || len(lines) == 0 {
+		return nil
+	}
+	return func(r scene.Rect) float64 {
+		c := scene.Point{X: r.X + r.Width/2, Y: r.Y + r.Height/2}
+		n := 0
+		for _, nb := range ends {
+			for _, l := range lines {
+				if l.ends[0] == nb.id || l.ends[1] == nb.id {
+					continue
+				}
+				for k := 1; k < len(l.pts); k++ {
+					if scene.SegmentsCross(c, nb.at, l.pts[k-1], l.pts[k]) {
+						n++
+						break
+					}
+				}
+			}
+		}
+		return crossingWeight * float64(n)
+	}
+}
+
+// costs is the sum of the costs that are not nil, nil for none.
+func costs(fs ...func(scene.Rect) float64) func(scene.Rect) float64 {
+	var live []func(scene.Rect) float64
+	for _, f := range fs {
+		if f != nil {
+			live = append(live, f)
+		}
+	}
+	if len(live) == 0 {
+		return nil
+	}
+	return func(r scene.Rect) float64 {
+		var sum float64
+		for _, f := range live {
+			sum += f(r)
+		}
+		return sum
+	}
+}
+
 // grownTo is group box f grown to hold inner within its margins (and its title strip above).
 func grownTo(f scene.Element, inner scene.Rect) scene.Rect {
 	minX, minY := inner.X-groupMargin, inner.Y-groupMargin-FrameTitle
@@ -346,16 +424,17 @@ func placeNew(ctx context.Context, w *scene.Scene, fresh []string, dir layout.Di
 			}
 		}
 		test := spotTest(w, id, groupOf(w, &e), skip, placedExcept(""))
+		crossed := arrowCrossings(w, id, skip, placedExcept(""))
 		if gr := groupOf(w, &e); !found && gr != "" && !emptyGroup(mustElem(w, gr)) {
 			// Inside the group as it is first: a group grown to hold a node placed at the far end of
 			// its layer comes out much wider than its siblings.
 			room := roomIn(mustElem(w, gr))
 			p, found = freeSpot(want, e.Width, e.Height, dir, back, func(r scene.Rect) bool {
 				return r.X >= room.X && r.Y >= room.Y && r.X+r.Width <= room.X+room.Width && r.Y+r.Height <= room.Y+room.Height && test(r)
-			}, nil)
+			}, crossed)
 		}
 		if !found {
-			p, found = freeSpot(want, e.Width, e.Height, dir, back, test, groupGrowth(w, groupOf(w, &e)))
+			p, found = freeSpot(want, e.Width, e.Height, dir, back, test, costs(groupGrowth(w, groupOf(w, &e)), crossed))
 		}
 		if gr := groupOf(w, &e); !found && gr != "" && !emptyGroup(mustElem(w, gr)) {
 			// No spot where the group can grow around the node: open a band in the group for it.

@@ -55,3 +55,48 @@ func TestFreeSpotWeighsGrowth(t *testing.T) {
 		}
 	}
 }
+
+// TestArrowCrossingsWeighsSpots: a spot for a new node costs a crossing for each arrow already
+// drawn that its arrow to a placed neighbour would cross; arrows that end at that neighbour meet
+// it there and cost nothing. (A follow-up adding Thanos Query, fed by Grafana, put it below the
+// whole Prometheus server, its arrow across three others; weighed, it goes beside Grafana.)
+func TestArrowCrossingsWeighsSpots(t *testing.T) {
+	sc := drawn(t, Graph{
+		Nodes: []Node{{ID: "a", Label: "Grafana"}, {ID: "x", Label: "Retrieval"}, {ID: "y", Label: "TSDB"}, {ID: "z", Label: "HTTP server"}, {ID: "new", Label: "Thanos Query"}},
+		Edges: []Edge{{From: "x", To: "y"}, {From: "a", To: "z"}},
+	})
+	place := func(id string, x, y float64) {
+		t.Helper()
+		e := get(t, sc, id)
+		if err := sc.MoveBy([]string{id}, x-e.X-e.Width/2, y-e.Y-e.Height/2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	place("a", 0, 0)
+	place("x", 400, -400)
+	place("y", 400, 400) // x → y runs down at x 400, between a and the far spot
+	place("z", 800, -200)
+	for _, id := range []string{"e-x-y", "e-a-z"} {
+		if err := sc.Update(id, func(e *scene.Element) error { setBends(sc, e, nil); return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cost := arrowCrossings(sc, "new", map[string]bool{"new": true}, []string{"a"})
+	if cost == nil {
+		t.Fatal("no cost for a node with a placed neighbour among drawn arrows")
+	}
+	spot := func(x, y float64) scene.Rect { return scene.Rect{X: x - 80, Y: y - 40, Width: 160, Height: 80} }
+	for _, tc := range []struct {
+		name string
+		at   scene.Rect
+		want float64
+	}{
+		{"beyond x → y", spot(800, 200), crossingWeight},
+		{"on a's side of it", spot(200, 250), 0},
+		{"beside a → z, which ends at a too", spot(500, -700), 0},
+	} {
+		if got := cost(tc.at); got != tc.want {
+			t.Errorf("%s: cost %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

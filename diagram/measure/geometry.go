@@ -68,7 +68,7 @@ func project(pts []scene.Point, p scene.Point) (along, dist float64) {
 func polylinesCross(a, b []scene.Point) bool {
 	for i := 0; i+1 < len(a); i++ {
 		for j := 0; j+1 < len(b); j++ {
-			if segmentsCross(a[i], a[i+1], b[j], b[j+1]) {
+			if scene.SegmentsCross(a[i], a[i+1], b[j], b[j+1]) {
 				return true
 			}
 		}
@@ -76,10 +76,3 @@ func polylinesCross(a, b []scene.Point) bool {
 	return false
 }
 
-func segmentsCross(p1, p2, p3, p4 scene.Point) bool {
-	d1, d2 := cross(p3, p4, p1), cross(p3, p4, p2)
-	d3, d4 := cross(p1, p2, p3), cross(p1, p2, p4)
-	return ((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0))
-}
-
-func cross(o, a, b scene.Point) float64 { return (a.X-o.X)*(b.Y-o.Y) - (a.Y-o.Y)*(b.X-o.X) }

@@ -22,7 +22,7 @@ const (
 	readablePx       = 11.5 // nor one whose median label is smaller in a 1600×1200 preview (12 px, rounding)
 	// maxLosingInputs bounds the inputs where the own layout crosses more than plain dot's
 	// crossings + moreCrossings: dense graphs whose every arrangement tangles more than dot's.
-	maxLosingInputs = 3
+	maxLosingInputs = 2
 )
 
 // TestLayoutQuality asserts what every picture of the graph corpus must be: no two nodes
