@@ -121,10 +121,7 @@ func (p *plan) sequenceTop(off []map[int]int) bool {
 		if !p.liveEdge(e) {
 			continue
 		}
-		u, v := e.from, e.to
-		if e.back {
-			u, v = v, u
-		}
+		u, v := p.ranked(e)
 		a, b := p.item(u, -1), p.item(v, -1)
 		if a == b || seen[pair{a, b}] {
 			continue
@@ -150,23 +147,31 @@ func (p *plan) liveEdge(e pedge) bool {
 	return !e.gone && !e.free && e.from != e.to && !p.nodes[e.from].gone && !p.nodes[e.to].gone
 }
 
-// plainRanks is the longest-path ranking of the plan's nodes by its edges as they are.
-func (p *plan) plainRanks() []int {
-	succ := make([][]int, len(p.nodes))
-	minlen := make([][]int, len(p.nodes))
-	for _, e := range p.edges {
-		if !p.liveEdge(e) {
-			continue
-		}
-		u, v := e.from, e.to
-		if e.back {
-			u, v = v, u
-		}
-		succ[u] = append(succ[u], v)
-		minlen[u] = append(minlen[u], e.minlen)
+// ranked is e's ends in the order dot ranks them: head first where e is written backwards.
+func (p *plan) ranked(e pedge) (int, int) {
+	if e.back {
+		return e.to, e.from
 	}
-	return longestPathRanks(succ, minlen)
+	return e.from, e.to
 }
+
+// rankGraph is, per plan node, the nodes its live edges lead to as dot ranks them, and the
+// edges' minlen alongside.
+func (p *plan) rankGraph() (succ, minlen [][]int) {
+	succ = make([][]int, len(p.nodes))
+	minlen = make([][]int, len(p.nodes))
+	for _, e := range p.edges {
+		if p.liveEdge(e) {
+			u, v := p.ranked(e)
+			succ[u] = append(succ[u], v)
+			minlen[u] = append(minlen[u], e.minlen)
+		}
+	}
+	return succ, minlen
+}
+
+// plainRanks is the longest-path ranking of the plan's nodes by its edges as they are.
+func (p *plan) plainRanks() []int { return longestPathRanks(p.rankGraph()) }
 
 // clusterSpans is, per cluster, how many ranks its members with edges span under rank.
 func (p *plan) clusterSpans(rank []int) []int {
@@ -229,10 +234,7 @@ func (p *plan) itemCycle() bool {
 		if !p.liveEdge(e) {
 			continue
 		}
-		u, v := e.from, e.to
-		if e.back {
-			u, v = v, u
-		}
+		u, v := p.ranked(e)
 		level := p.commonCluster(p.nodes[u].cluster, p.nodes[v].cluster)
 		if a, b := p.item(u, level), p.item(v, level); a != b {
 			out[a] = append(out[a], b)
@@ -308,10 +310,7 @@ func (p *plan) groupOffsets() []map[int]int {
 			if !p.liveEdge(e) || !inside(e.from, c) || !inside(e.to, c) {
 				continue
 			}
-			u, v := e.from, e.to
-			if e.back {
-				u, v = v, u
-			}
+			u, v := p.ranked(e)
 			a, b := p.item(u, c), p.item(v, c)
 			if a == b {
 				continue
@@ -422,10 +421,7 @@ func (p *plan) topArcs() [][2]int {
 		if !p.liveEdge(e) || e.part == 1 {
 			continue
 		}
-		u, v := e.from, e.to
-		if e.part == 2 {
-			u = p.realIndex(p.g.Edges[e.edge].From)
-		}
+		u, v := p.edgeEnds(e) // a labelled edge whole, from its tail
 		if e.back {
 			u, v = v, u
 		}

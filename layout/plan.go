@@ -265,19 +265,7 @@ func newPlan(g Graph, dir Direction, gated bool) *plan {
 // Members that the ranks would put side by side anyway are left alone (a fan-out stacks them).
 func (p *plan) rowSiblings() bool {
 	changed := false
-	succ := make([][]int, len(p.nodes))
-	minlen := make([][]int, len(p.nodes))
-	for _, e := range p.edges {
-		if e.gone || e.free {
-			continue
-		}
-		u, v := e.from, e.to
-		if e.back {
-			u, v = v, u
-		}
-		succ[u] = append(succ[u], v)
-		minlen[u] = append(minlen[u], e.minlen)
-	}
+	succ, minlen := p.rankGraph()
 	rank := longestPathRanks(succ, minlen)
 	for ci := range p.clusters {
 		var members []int

@@ -60,18 +60,11 @@ func TestNewArrowLabelsKeepClear(t *testing.T) {
 		Nodes: []Node{{ID: "a", Label: "Client"}, {ID: "b", Label: "Server"}, {ID: "x", Label: "Scheduler"}, {ID: "y", Label: "Worker"}},
 		Edges: []Edge{{From: "x", To: "y", Label: "dispatches jobs"}},
 	})
-	place := func(id string, x, y float64) {
-		t.Helper()
-		e := get(t, sc, id)
-		if err := sc.MoveBy([]string{id}, x-e.X-e.Width/2, y-e.Y-e.Height/2); err != nil {
-			t.Fatal(err)
-		}
-	}
 	// a and b either side of x → y's label, x above it and y below.
-	place("a", 0, 400)
-	place("b", 900, 400)
-	place("x", 450, 0)
-	place("y", 450, 800)
+	centreAt(t, sc, "a", 0, 400)
+	centreAt(t, sc, "b", 900, 400)
+	centreAt(t, sc, "x", 450, 0)
+	centreAt(t, sc, "y", 450, 800)
 	if err := sc.Update("e-x-y", func(e *scene.Element) error { setBends(sc, e, nil); return nil }); err != nil {
 		t.Fatal(err)
 	}

@@ -65,17 +65,10 @@ func TestArrowCrossingsWeighsSpots(t *testing.T) {
 		Nodes: []Node{{ID: "a", Label: "Grafana"}, {ID: "x", Label: "Retrieval"}, {ID: "y", Label: "TSDB"}, {ID: "z", Label: "HTTP server"}, {ID: "new", Label: "Thanos Query"}},
 		Edges: []Edge{{From: "x", To: "y"}, {From: "a", To: "z"}},
 	})
-	place := func(id string, x, y float64) {
-		t.Helper()
-		e := get(t, sc, id)
-		if err := sc.MoveBy([]string{id}, x-e.X-e.Width/2, y-e.Y-e.Height/2); err != nil {
-			t.Fatal(err)
-		}
-	}
-	place("a", 0, 0)
-	place("x", 400, -400)
-	place("y", 400, 400) // x → y runs down at x 400, between a and the far spot
-	place("z", 800, -200)
+	centreAt(t, sc, "a", 0, 0)
+	centreAt(t, sc, "x", 400, -400)
+	centreAt(t, sc, "y", 400, 400) // x → y runs down at x 400, between a and the far spot
+	centreAt(t, sc, "z", 800, -200)
 	for _, id := range []string{"e-x-y", "e-a-z"} {
 		if err := sc.Update(id, func(e *scene.Element) error { setBends(sc, e, nil); return nil }); err != nil {
 			t.Fatal(err)
@@ -98,5 +91,14 @@ func TestArrowCrossingsWeighsSpots(t *testing.T) {
 		if got := cost(tc.at); got != tc.want {
 			t.Errorf("%s: cost %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// centreAt moves node id of sc so that its centre is at x, y.
+func centreAt(t *testing.T, sc *scene.Scene, id string, x, y float64) {
+	t.Helper()
+	e := get(t, sc, id)
+	if err := sc.MoveBy([]string{id}, x-e.X-e.Width/2, y-e.Y-e.Height/2); err != nil {
+		t.Fatal(err)
 	}
 }

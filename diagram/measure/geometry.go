@@ -75,4 +75,3 @@ func polylinesCross(a, b []scene.Point) bool {
 	}
 	return false
 }
-
