@@ -54,11 +54,12 @@ func (f Fit) fits(w, h float64) bool {
 	if math.Max(w, h) <= f.Small {
 		return true
 	}
-	return math.Max(w/h, h/w) <= f.MaxAspect+1e-9 && (f.MaxWidth <= 0 || w <= f.MaxWidth)
+	return math.Max(w/h, h/w) <= f.MaxAspect+1e-9 && (f.MaxWidth <= 0 || w <= f.MaxWidth) &&
+		(f.MaxHeight <= 0 || h <= f.MaxHeight)
 }
 
 // score is the scale at which a picture w×h fits the screen square, lowered steeply for an aspect
-// beyond MaxAspect and for a width beyond MaxWidth.
+// beyond MaxAspect and for a width beyond MaxWidth or a height beyond MaxHeight.
 func (f Fit) score(w, h float64) float64 {
 	if w <= 0 || h <= 0 {
 		return 0
@@ -69,6 +70,9 @@ func (f Fit) score(w, h float64) float64 {
 	}
 	if f.MaxWidth > 0 && w > f.MaxWidth {
 		s *= f.MaxWidth / w
+	}
+	if f.MaxHeight > 0 && h > f.MaxHeight {
+		s *= f.MaxHeight / h
 	}
 	return s
 }

@@ -186,6 +186,33 @@ func TestFitWrapsLongChains(t *testing.T) {
 	}
 }
 
+// TestFitBoundsTheHeight: a flow of wide boxes, well within the aspect, is left as it is; shown
+// in a preview lower than it is tall (MaxHeight), it is wrapped to fit it.
+func TestFitBoundsTheHeight(t *testing.T) {
+	g := chain(7, TopDown, nil)
+	for i := range g.Nodes {
+		g.Nodes[i].Width = 480
+	}
+	g.Fit = Fit{MaxAspect: 2.5, Small: 500}
+	plain, err := Layout(context.Background(), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb := extent(plain)
+	if plain.Arrangement != "" || aspect(pb) > 2.5 {
+		t.Fatalf("without a height bound: %q, %gx%g; want the plain layout within 2.5:1", plain.Arrangement, pb.Width, pb.Height)
+	}
+	g.Fit.MaxHeight = 0.7 * pb.Height
+	r, err := Layout(context.Background(), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := extent(r); b.Height > g.Fit.MaxHeight || aspect(b) > 2.5 {
+		t.Errorf("bounded to %.0f px high: %q, %.0fx%.0f; want within the height and 2.5:1", g.Fit.MaxHeight, r.Arrangement, b.Width, b.Height)
+	}
+	noOverlaps(t, g, r)
+}
+
 // TestFitTurnsOnlyWhenAllowed: a long chain asked for top-down stays top-down (wrapped into
 // columns); left free, it may turn.
 func TestFitTurnsOnlyWhenAllowed(t *testing.T) {
@@ -457,7 +484,7 @@ func TestFitWrappedGroupsReadForwards(t *testing.T) {
 }
 
 func TestFitRefusesBadBounds(t *testing.T) {
-	for _, f := range []Fit{{MaxAspect: -1}, {MaxAspect: 0.5}, {MaxAspect: 2, MaxWidth: math.NaN()}, {MaxAspect: 2, Small: math.Inf(1)}} {
+	for _, f := range []Fit{{MaxAspect: -1}, {MaxAspect: 0.5}, {MaxAspect: 2, MaxWidth: math.NaN()}, {MaxAspect: 2, MaxHeight: -1}, {MaxAspect: 2, Small: math.Inf(1)}} {
 		g := chain(2, TopDown, nil)
 		g.Fit = f
 		if _, err := Layout(context.Background(), g); !errors.Is(err, ErrInvalid) {

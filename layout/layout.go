@@ -85,6 +85,9 @@ type Fit struct {
 	// MaxWidth is the widest the picture may be (px), so that its text stays legible when it is
 	// shown at a given width; zero for no bound.
 	MaxWidth float64
+	// MaxHeight is the tallest the picture may be (px), for the same reason: a preview shows a
+	// tall picture at the height of the screen. Zero for no bound.
+	MaxHeight float64
 	// Small pictures are left as dot lays them out: one whose longer side is at most Small px
 	// stays legible on any screen, a strip of three boxes included.
 	Small float64
@@ -291,8 +294,11 @@ func check(g Graph) error {
 			return fmt.Errorf("%w: edge %q->%q has a label of size %gx%g", ErrInvalid, e.From, e.To, e.LabelWidth, e.LabelHeight)
 		}
 	}
-	if f := g.Fit; f.MaxAspect < 0 || f.MaxWidth < 0 || f.Small < 0 || math.IsNaN(f.MaxAspect+f.MaxWidth+f.Small) || math.IsInf(f.MaxAspect+f.MaxWidth+f.Small, 0) || f.MaxAspect > 0 && f.MaxAspect < 1 {
-		return fmt.Errorf("%w: fit to aspect %g and width %g; want an aspect ≥ 1 (or 0) and a width ≥ 0", ErrInvalid, f.MaxAspect, f.MaxWidth)
+	if f := g.Fit; f.MaxAspect < 0 || f.MaxWidth < 0 || f.MaxHeight < 0 || f.Small < 0 ||
+		math.IsNaN(f.MaxAspect+f.MaxWidth+f.MaxHeight+f.Small) || math.IsInf(f.MaxAspect+f.MaxWidth+f.MaxHeight+f.Small, 0) ||
+		f.MaxAspect > 0 && f.MaxAspect < 1 {
+		return fmt.Errorf("%w: fit to aspect %g, width %g and height %g; want an aspect ≥ 1 (or 0) and a width and height ≥ 0",
+			ErrInvalid, f.MaxAspect, f.MaxWidth, f.MaxHeight)
 	}
 	return nil
 }

@@ -18,10 +18,12 @@ import (
 const (
 	// MaxAspect is the most a drawn graph's longer side may be of its shorter side.
 	MaxAspect = 2.5
-	// ShownWidth and MinTextPx: text must be at least MinTextPx high when the picture is shown
-	// ShownWidth px wide, which bounds the picture's width by its smallest font.
-	ShownWidth = 1600.0
-	MinTextPx  = 9.0
+	// ShownWidth, ShownHeight and MinTextPx: text must be at least MinTextPx high when the
+	// picture is shown in a ShownWidth×ShownHeight preview, which bounds the picture's width and
+	// height by its smallest font.
+	ShownWidth  = 1600.0
+	ShownHeight = 1200.0
+	MinTextPx   = 9.0
 	// SmallPicture is the longer side (px) up to which a drawing is left as laid out: it reads on
 	// a phone whatever its shape.
 	SmallPicture = 1000.0
@@ -52,6 +54,7 @@ func fitFor(w *scene.Scene, g sceneGraph, turn bool) layout.Fit {
 	f := layout.Fit{MaxAspect: MaxAspect, Small: SmallPicture, Turn: turn}
 	if !math.IsInf(smallest, 1) {
 		f.MaxWidth = ShownWidth*smallest/MinTextPx - 2*pictureMargin
+		f.MaxHeight = ShownHeight*smallest/MinTextPx - 2*pictureMargin
 	}
 	return f
 }
