@@ -2,6 +2,7 @@ package scene
 
 import (
 	"math"
+	"strings"
 
 	"github.com/excalibot/excalibot/scene/fontmetrics"
 )
@@ -19,6 +20,38 @@ const (
 )
 
 func lineHeightOf(family int) float64 { return fontmetrics.LineHeight(family) }
+
+// breakAfterSlashes breaks each word of text wider than maxW after its last slash that lets the
+// piece fit, again for the rest: Excalidraw breaks such a word between any two letters
+// ("localhost:16686/searc", "h"), where a path broken after a slash still reads as one. A word
+// with no such slash is left to Excalidraw.
+func breakAfterSlashes(family int, size float64, text string, maxW float64) string {
+	fits := func(s string) bool { return fontmetrics.LineWidth(family, size, s) <= maxW }
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		words := strings.Split(line, " ")
+		for j, word := range words {
+			var pieces []string
+			for !fits(word) {
+				cut := -1
+				for k := len(word) - 2; k > 0; k-- { // a slash ending the word breaks nothing
+					if word[k] == '/' && fits(word[:k+1]) {
+						cut = k + 1
+						break
+					}
+				}
+				if cut < 0 {
+					break
+				}
+				pieces = append(pieces, word[:cut])
+				word = word[cut:]
+			}
+			words[j] = strings.Join(append(pieces, word), "\n")
+		}
+		lines[i] = strings.Join(words, " ")
+	}
+	return strings.Join(lines, "\n")
+}
 
 func wrapText(family int, size float64, text string, maxW float64) string {
 	return fontmetrics.Wrap(family, size, text, max(maxW, 0))

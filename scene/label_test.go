@@ -178,6 +178,40 @@ func TestArrowLabelAtMidpoint(t *testing.T) {
 	assertConsistent(t, s)
 }
 
+// TestArrowLabelPathsBreakAfterSlashes: a path wider than the narrowest an arrow label wraps at
+// is broken after a slash, not between two letters as Excalidraw would; words that fit, words
+// without a slash and a box's label are as given.
+func TestArrowLabelPathsBreakAfterSlashes(t *testing.T) {
+	for _, tc := range []struct {
+		container, text, want string
+		shown                 string // as Excalidraw wraps it on this arrow; "" for not compared
+	}{
+		{"ab", "localhost:16686/search", "localhost:16686/\nsearch", "localhost:16686/\nsearch"},
+		{"ab", "GET localhost:9090/api/v1/otlp now", "GET localhost:9090/api/\nv1/otlp now", "GET\nlocalhost:9090/api/\nv1/otlp now"},
+		{"ab", "localhost:3000/dashboard\nUI", "localhost:3000/\ndashboard\nUI", "localhost:3000/\ndashboard\nUI"},
+		{"ab", "read/write", "read/write", "read/write"},
+		{"ab", "supercalifragilisticexpialidocious", "supercalifragilisticexpialidocious", ""},
+		{"a", "localhost:16686/search", "localhost:16686/search", ""},
+	} {
+		s := newTestScene()
+		mustAdd(t, s, rect("a", 0, 0, 100, 60))
+		mustAdd(t, s, rect("b", 400, 0, 100, 60))
+		mustAdd(t, s, arrow("ab", "a", "b"))
+		lid, err := s.SetLabel(tc.container, tc.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, _ := s.Get(lid)
+		if l.OriginalText != tc.want {
+			t.Errorf("%s labelled %q: got %q (shown %q), want %q", tc.container, tc.text, l.OriginalText, l.Text, tc.want)
+		}
+		if tc.shown != "" && l.Text != tc.shown {
+			t.Errorf("%s labelled %q: shown %q, want %q", tc.container, tc.text, l.Text, tc.shown)
+		}
+		assertConsistent(t, s)
+	}
+}
+
 func TestFreeTextMeasured(t *testing.T) {
 	s := newTestScene()
 	e := NewElement(Text)

@@ -80,6 +80,20 @@ func (s *Scene) SetLabel(id, text string, style ...TextStyle) (string, error) {
 	return lid, err
 }
 
+// arrowLabelText is the text an arrow c's label t gets for text: a path too wide for the
+// narrowest an arrow label wraps at is broken after slashes, written into the text so Excalidraw
+// keeps the breaks (breakAfterSlashes). Other containers' labels are as given.
+func arrowLabelText(c *Element, t *Element, text string) string {
+	if c.Type != Arrow {
+		return text
+	}
+	size := t.FontSize
+	if size <= 0 {
+		size = DefaultFontSize
+	}
+	return breakAfterSlashes(t.FontFamily, size, text, arrowLabelMinWidthRatio*size)
+}
+
 func (s *Scene) setLabel(id, text string, st TextStyle) (string, error) {
 	c, err := s.mustGet(id)
 	if err != nil {
@@ -100,9 +114,10 @@ func (s *Scene) setLabel(id, text string, st TextStyle) (string, error) {
 	}
 	if t := s.get(lid); t != nil {
 		nt := s.edit(t)
+		st.apply(nt)
+		text = arrowLabelText(c, nt, text)
 		nt.OriginalText = text
 		nt.Text = text
-		st.apply(nt)
 		s.touch(nt)
 		s.put(nt)
 		s.layoutLabel(id)
@@ -115,9 +130,10 @@ func (s *Scene) setLabel(id, text string, st TextStyle) (string, error) {
 		t.StrokeColor = DefaultStrokeColor
 	}
 	t.TextAlign, t.VerticalAlign = "center", "middle"
-	t.Text, t.OriginalText = text, text
 	t.ContainerID = id
 	st.apply(&t)
+	text = arrowLabelText(c, &t, text)
+	t.Text, t.OriginalText = text, text
 	t.GroupIDs = slices.Clone(c.GroupIDs)
 	t.FrameID = c.FrameID
 	t.Seed = s.randInt()

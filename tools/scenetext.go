@@ -65,7 +65,7 @@ func (v *view) labelOf(e *scene.Element) (string, bool) {
 }
 
 // unwrapped is a label's lines as one: a line broken after a hyphen (as the wrapping breaks
-// "kube-apiserver") joins the next without a space.
+// "kube-apiserver") or a slash (as a long path is broken) joins the next without a space.
 func unwrapped(s string) string {
 	var b strings.Builder
 	for i, line := range strings.Split(s, "\n") {
@@ -73,7 +73,7 @@ func unwrapped(s string) string {
 		if line == "" {
 			continue
 		}
-		if i > 0 && b.Len() > 0 && !strings.HasSuffix(b.String(), "-") {
+		if i > 0 && b.Len() > 0 && !strings.HasSuffix(b.String(), "-") && !strings.HasSuffix(b.String(), "/") {
 			b.WriteByte(' ')
 		}
 		b.WriteString(line)

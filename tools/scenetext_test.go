@@ -29,6 +29,12 @@ func TestSceneTextLines(t *testing.T) {
 				{"id":"r2","type":"rectangle","x":300,"y":0,"text":"API"},
 				{"id":"a1","type":"arrow","startElementId":"r1","endElementId":"r2","text":"HTTP watch for\nresources on kube-\napiserver"}]}`}},
 			want: []string{`"Web\nserver"`, `r1 -> r2 "HTTP watch for resources on kube-apiserver" (a1)`}},
+		{name: "a long path in an arrow label reads as written", tool: "get_scene",
+			setup: []step{{"batch_create_elements", `{"elements":[
+				{"id":"r1","type":"rectangle","x":0,"y":0,"text":"Jaeger"},
+				{"id":"r2","type":"rectangle","x":0,"y":300,"text":"Browser"},
+				{"id":"a1","type":"arrow","startElementId":"r1","endElementId":"r2","text":"localhost:16686/search"}]}`}},
+			want: []string{`r1 -> r2 "localhost:16686/search" (a1)`}},
 		{name: "free line", tool: "get_scene",
 			setup: []step{{"create_element", `{"id":"l1","type":"line","x":10,"y":10,"points":[[0,0],[100,0],[100,100]]}`}},
 			want:  []string{"l1 line 10,10 -> 110,10 -> 110,110\n"}},
