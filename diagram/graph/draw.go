@@ -208,6 +208,9 @@ func Draw(ctx context.Context, w *scene.Scene, gr Graph, opt Options) (Result, e
 	if err := keepLabelsInRoom(w, lg, edgeIDs(g)); err != nil {
 		return Result{}, err
 	}
+	if err := clearTitles(w, g.frames); err != nil {
+		return Result{}, err
+	}
 	ids, dropped, err := dropEmptyGroups(w, ids, g)
 	if err != nil {
 		return Result{}, err

@@ -116,6 +116,9 @@ func RelayoutWith(ctx context.Context, w *scene.Scene, dir Direction, opt Option
 	if err := keepLabelsInRoom(w, lg, edgeIDs(g)); err != nil {
 		return Result{}, err
 	}
+	if err := clearTitles(w, g.frames); err != nil {
+		return Result{}, err
+	}
 	return Result{IDs: g.nodes, Direction: r.Direction, Arrangement: r.Arrangement, Nodes: len(g.nodes), Edges: len(g.edges), Groups: len(g.frames), Crossings: r.Crossings,
 		Legibility: legibility(w, g)}, nil
 }

@@ -105,6 +105,17 @@ func TestFigures(t *testing.T) {
 			func(t *testing.T) *scene.Scene {
 				return grouped(t, groupScene(), nil, map[string][]string{"g": {"a", "c"}})
 			}, func(r Report) float64 { return float64(r.NeedlessBorderCrossings) }, 4, Options{}},
+		// Box g's title at its top-left corner; an arrow runs down across it, or beside it.
+		{"an arrow across a box's title",
+			func(t *testing.T) *scene.Scene {
+				return grouped(t, []scene.Element{rect("g", 0, 0, 300, 200), text("ttl", "Title", 12, 6), rect("a", 100, 100, 60, 40), arrow("e", pt(30, -100), pt(30, 150))},
+					nil, map[string][]string{"g": {"ttl", "a"}})
+			}, func(r Report) float64 { return float64(r.OverTitles) }, 1, Options{}},
+		{"an arrow beside a box's title",
+			func(t *testing.T) *scene.Scene {
+				return grouped(t, []scene.Element{rect("g", 0, 0, 300, 200), text("ttl", "Title", 12, 6), rect("a", 100, 100, 60, 40), arrow("e", pt(250, -100), pt(250, 150))},
+					nil, map[string][]string{"g": {"ttl", "a"}})
+			}, func(r Report) float64 { return float64(r.OverTitles) }, 0, Options{}},
 		{"node area leaves groups out",
 			func(t *testing.T) *scene.Scene {
 				return grouped(t, []scene.Element{rect("g", 0, 0, 400, 100), rect("a", 0, 0, 100, 100), rect("b", 300, 0, 100, 100)},

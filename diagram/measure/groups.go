@@ -119,3 +119,44 @@ func borderCrossings(gs []group, paths []drawn) (all, needless int) {
 	}
 	return all, needless
 }
+
+// boxTitles are the titles of group boxes: the free texts whose innermost group is a box's own.
+func boxTitles(texts []*scene.Element) []*scene.Element {
+	var out []*scene.Element
+	for _, t := range texts {
+		if t.ContainerID == "" && len(t.GroupIDs) > 0 && strings.HasPrefix(t.GroupIDs[0], scene.BoxGroupPrefix) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// overTitles counts the pairs of a title and an arrow whose drawn path crosses it or whose label
+// covers part of it.
+func overTitles(titles []*scene.Element, paths []drawn, texts []*scene.Element, byID map[string]*scene.Element) int {
+	n := 0
+	for _, t := range titles {
+		box := inset(t.Bounds(), 1)
+		for _, p := range paths {
+			for i := 0; i+1 < len(p.pts); i++ {
+				if segmentInRect(box, p.pts[i], p.pts[i+1]) {
+					n++
+					break
+				}
+			}
+		}
+		for _, l := range texts {
+			if c := byID[l.ContainerID]; c != nil && c.Type == scene.Arrow && box.Intersects(inset(l.Bounds(), 1)) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// segmentInRect reports whether the segment a-b passes through the rectangle r.
+func segmentInRect(r scene.Rect, a, b scene.Point) bool {
+	box := scene.NewElement(scene.Rectangle)
+	box.X, box.Y, box.Width, box.Height, box.Roundness = r.X, r.Y, r.Width, r.Height, nil
+	return scene.SegmentIntersects(box, a, b)
+}

@@ -56,6 +56,10 @@ type Report struct {
 	// NeedlessBorderCrossings those beyond what membership requires (an edge must cross once
 	// each group that holds one of its ends and not the other, and no other).
 	BorderCrossings, NeedlessBorderCrossings int
+	// OverTitles counts the times an arrow's drawn path or an arrow's label crosses the title of a
+	// group box (the free text in the box's own group): the title reads struck through. A
+	// frame's name, which Excalidraw draws above the frame, is not counted.
+	OverTitles int
 	// EdgeLengthRatio is the total drawn length of the arrows over the drawing's diagonal.
 	EdgeLengthRatio float64
 	// NodeArea is the share of the drawing's bounding box that nodes (not groups) cover.
@@ -198,6 +202,7 @@ func Measure(sc *scene.Scene, opt Options) Report {
 	r.FrameOverlaps = frameOverlaps(gs)
 	r.Intruders = intruders(gs, plain)
 	r.BorderCrossings, r.NeedlessBorderCrossings = borderCrossings(gs, paths)
+	r.OverTitles = overTitles(boxTitles(texts), paths, texts, byID)
 
 	if b, ok := sc.Bounds(); ok {
 		r.Width, r.Height = math.Round(b.Width), math.Round(b.Height)
