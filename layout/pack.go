@@ -243,28 +243,44 @@ func (k *packer) pack(x int) bool {
 	}
 	origin := union(boxes(parts))
 
-	// Breadths to try: each run of the first parts side by side, the widest part alone at least.
+	// Breadths to try: each run of the first parts side by side, the widest part alone at least;
+	// and for each count, the broadest run of that many parts in a row, so that parts of about
+	// one size make a grid (twelve machines in rows of four, not 4, 4, 3 and 1 where the last
+	// ones' names are a digit longer).
 	gap := k.p.g.NodeSep
+	across := make([]float64, len(parts))
 	var widest float64
-	for _, pt := range parts {
-		_, a := k.p.across(pt.box)
-		widest = math.Max(widest, a)
+	for i, pt := range parts {
+		_, across[i] = k.p.across(pt.box)
+		widest = math.Max(widest, across[i])
 	}
 	var limits []float64
 	run := -gap
-	for _, pt := range parts {
-		_, a := k.p.across(pt.box)
+	for n, a := range across {
 		run += a + gap
-		if run >= widest-1e-9 && (len(limits) == 0 || run > limits[len(limits)-1]+1e-9) {
-			limits = append(limits, run)
+		limits = append(limits, run)
+		broadest := 0.0
+		for i := 0; i+n < len(across); i++ {
+			w := float64(n) * gap
+			for _, b := range across[i : i+n+1] {
+				w += b
+			}
+			broadest = math.Max(broadest, w)
+		}
+		limits = append(limits, broadest)
+	}
+	// Broadest first (of equals, the broadest wins: closest to dot's own), none narrower than
+	// the widest part.
+	sort.Sort(sort.Reverse(sort.Float64Slice(limits)))
+	kept := limits[:0]
+	for _, l := range limits {
+		if l >= widest-1e-9 && (len(kept) == 0 || l < kept[len(kept)-1]-1e-9) {
+			kept = append(kept, l)
 		}
 	}
+	limits = kept
 	if len(limits) == 0 {
 		limits = []float64{widest}
-	}
-	// Broadest first (of equals, the broadest wins: closest to dot's own).
-	for i, j := 0, len(limits)-1; i < j; i, j = i+1, j-1 {
-		limits[i], limits[j] = limits[j], limits[i]
 	}
 	k.limits[x] = len(limits)
 	var best []Point

@@ -331,3 +331,43 @@ func TestPackedRandomParts(t *testing.T) {
 	}
 	t.Logf("%d of 48 graphs packed", packed)
 }
+
+// TestPackedPartsMakeAGrid: a dozen machines, each a group of two, the last ones a little wider
+// (their names a digit longer), are packed in rows of one count: no row shorter than the first
+// before the last.
+func TestPackedPartsMakeAGrid(t *testing.T) {
+	g := partsGraph(TopDown, 6, 0, 0, 12)
+	for i := range g.Nodes {
+		if n := &g.Nodes[i]; n.Cluster >= "machine-09" {
+			n.Width = 190
+		}
+	}
+	r, err := Layout(context.Background(), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[float64]int{}
+	for id, c := range r.Clusters {
+		if strings.HasPrefix(id, "machine-") {
+			rows[math.Round(c.Y)]++
+		}
+	}
+	var tops []float64
+	for y := range rows {
+		tops = append(tops, y)
+	}
+	sort.Float64s(tops)
+	var counts []int
+	for _, y := range tops {
+		counts = append(counts, rows[y])
+	}
+	if len(counts) < 2 {
+		t.Fatalf("machines in rows of %v (%s), want them packed in several rows", counts, r.Arrangement)
+	}
+	for i, n := range counts {
+		if i < len(counts)-1 && n != counts[0] || n > counts[0] {
+			t.Errorf("machines in rows of %v (%s), want every row but the last as full as the first", counts, r.Arrangement)
+			break
+		}
+	}
+}
