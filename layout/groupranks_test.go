@@ -188,3 +188,53 @@ func TestChooseAvoidsStretchedGroups(t *testing.T) {
 		t.Errorf("chose the picture with %d empty layers in its groups, want the compact one", got.d.stretch)
 	}
 }
+
+// TestGroupBoxesFitWhatTheyHold: a data platform's targets group, its flow's groups ordered by
+// invisible gates, has no empty strip along its bottom or sides beyond dot's margin (the gates
+// take places of their own in their layers, which dot's box holds).
+func TestGroupBoxesFitWhatTheyHold(t *testing.T) {
+	g := Graph{Direction: LeftRight, Clusters: []Cluster{{ID: "sources", TitleHeight: 30}, {ID: "targets", TitleHeight: 30},
+		{ID: "flow", TitleHeight: 30, Parent: "targets"}, {ID: "events", TitleHeight: 30, Parent: "targets"},
+		{ID: "serverless", TitleHeight: 30, Parent: "events"}, {ID: "processing", TitleHeight: 30, Parent: "events"},
+		{ID: "lake", TitleHeight: 30, Parent: "targets"}}}
+	node := func(id, c string) { g.Nodes = append(g.Nodes, Node{ID: id, Width: 160, Height: 80, Cluster: c}) }
+	for _, n := range [][2]string{{"core1", "sources"}, {"core2", "sources"}, {"core3", "sources"}, {"pubsub", ""},
+		{"dataflow", "flow"}, {"func", "serverless"}, {"appengine", "serverless"}, {"engine", "processing"},
+		{"bigtable", "processing"}, {"storage", "lake"}, {"bq", "lake"}} {
+		node(n[0], n[1])
+	}
+	for _, e := range [][2]string{{"core1", "pubsub"}, {"core2", "pubsub"}, {"core3", "pubsub"}, {"pubsub", "dataflow"},
+		{"dataflow", "func"}, {"dataflow", "engine"}, {"dataflow", "storage"}, {"dataflow", "bq"}, {"func", "appengine"}, {"engine", "bigtable"}} {
+		g.Edges = append(g.Edges, Edge{From: e[0], To: e[1]})
+	}
+	if p := newPlan(g.withSpacing(), LeftRight, true); !p.hasGates() {
+		t.Fatal("the graph's groups are not ordered by gates; the test needs them")
+	}
+	r, err := Layout(context.Background(), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	holds := map[string][]string{"targets": {"flow", "events", "lake"}, "events": {"serverless", "processing"}}
+	for _, n := range g.Nodes {
+		if n.Cluster != "" {
+			holds[n.Cluster] = append(holds[n.Cluster], n.ID)
+		}
+	}
+	for c, ids := range holds {
+		var boxes []Rect
+		for _, id := range ids {
+			if b, ok := r.Nodes[id]; ok {
+				boxes = append(boxes, b)
+			} else {
+				boxes = append(boxes, r.Clusters[id])
+			}
+		}
+		in, box := union(boxes), r.Clusters[c]
+		if gap := box.Y + box.Height - (in.Y + in.Height); gap > clusterMargin+1 {
+			t.Errorf("group %s %v: %.0f px below what it holds %v, want at most %.0f", c, box, gap, in, clusterMargin)
+		}
+		if gaps := [2]float64{in.X - box.X, box.X + box.Width - (in.X + in.Width)}; max(gaps[0], gaps[1]) > clusterMargin+1 {
+			t.Errorf("group %s %v: %.0f and %.0f px beside what it holds %v, want at most %.0f", c, box, gaps[0], gaps[1], in, clusterMargin)
+		}
+	}
+}

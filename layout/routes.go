@@ -1,5 +1,10 @@
 package layout
 
+import (
+	"math"
+	"sort"
+)
+
 // Routes: the points of dot's splines an arrow is drawn through, a labelled edge's two halves
 // joined at its label, and the caller's view of a laid-out plan.
 
@@ -97,7 +102,87 @@ func (p *plan) result(pl placed) Result {
 	}
 	p.expandBlocks(pl, &res)
 	p.centreLabels(pl, &res, ends)
+	p.tightenClusters(pl, &res)
 	return res
+}
+
+// clusterMargin is the room dot keeps between a cluster's border and what it holds (margin=20).
+const clusterMargin = 20.0
+
+// tightenClusters takes in each group's box where it reaches beyond what the group holds by more
+// than dot's margin, below and to either side (the top holds the title): a gate, the invisible
+// point that orders groups, takes a place of its own in its layer inside the group, and dot's box
+// holds it, an empty strip along the group's edge. A group holding a loop keeps its box, which
+// holds the loop's room.
+func (p *plan) tightenClusters(pl placed, res *Result) {
+	if !p.hasGates() {
+		return
+	}
+	g := p.g
+	order := make([]int, 0, len(p.clusters))
+	for ci, c := range p.clusters {
+		if c.id != "" {
+			order = append(order, ci)
+		}
+	}
+	depth := func(ci int) int {
+		d := 0
+		for ; ci >= 0; ci = p.clusters[ci].parent {
+			d++
+		}
+		return d
+	}
+	sort.SliceStable(order, func(a, b int) bool { return depth(order[a]) > depth(order[b]) })
+	inside := func(id string, ci int) bool {
+		i := p.realIndex(id)
+		return p.within(p.nodes[i].cluster, ci)
+	}
+	for _, ci := range order {
+		id := p.clusters[ci].id
+		old, ok := res.Clusters[id]
+		if !ok {
+			continue
+		}
+		var boxes []Rect
+		loop := false
+		for i, n := range g.Nodes {
+			if p.within(p.nodes[i].cluster, ci) {
+				if r, ok := res.Nodes[n.ID]; ok {
+					boxes = append(boxes, r)
+				}
+			}
+		}
+		for cj, c := range p.clusters {
+			if cj != ci && c.id != "" && p.within(cj, ci) {
+				boxes = append(boxes, res.Clusters[c.id])
+			}
+		}
+		for k, e := range g.Edges {
+			if !inside(e.From, ci) || !inside(e.To, ci) {
+				continue
+			}
+			if e.From == e.To {
+				loop = true
+				break
+			}
+			if l := p.label[k]; l >= 0 && !p.nodes[l].gone && pl.laid[l] {
+				boxes = append(boxes, pl.nodes[l])
+			}
+			for _, pt := range res.Routes[k] {
+				boxes = append(boxes, Rect{pt.X, pt.Y, 0, 0})
+			}
+		}
+		if loop || len(boxes) == 0 {
+			continue
+		}
+		in := union(boxes)
+		left := math.Max(old.X, in.X-clusterMargin)
+		right := math.Min(old.X+old.Width, in.X+in.Width+clusterMargin)
+		bottom := math.Min(old.Y+old.Height, in.Y+in.Height+clusterMargin)
+		if right > left && bottom > old.Y {
+			res.Clusters[id] = Rect{left, old.Y, right - left, bottom - old.Y}
+		}
+	}
 }
 
 // throughLabel joins the two halves of a labelled edge at its label: the points of each half,
