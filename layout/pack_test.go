@@ -3,8 +3,10 @@ package layout
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -352,13 +354,8 @@ func TestPackedPartsMakeAGrid(t *testing.T) {
 			rows[math.Round(c.Y)]++
 		}
 	}
-	var tops []float64
-	for y := range rows {
-		tops = append(tops, y)
-	}
-	sort.Float64s(tops)
 	var counts []int
-	for _, y := range tops {
+	for _, y := range slices.Sorted(maps.Keys(rows)) {
 		counts = append(counts, rows[y])
 	}
 	if len(counts) < 2 {
