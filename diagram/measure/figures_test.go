@@ -116,6 +116,19 @@ func TestFigures(t *testing.T) {
 				return grouped(t, []scene.Element{rect("g", 0, 0, 300, 200), text("ttl", "Title", 12, 6), rect("a", 100, 100, 60, 40), arrow("e", pt(250, -100), pt(250, 150))},
 					nil, map[string][]string{"g": {"ttl", "a"}})
 			}, func(r Report) float64 { return float64(r.OverTitles) }, 0, Options{}},
+		// An arrow's label across box g's right border, and one inside it.
+		{"a label on a group's border",
+			func(t *testing.T) *scene.Scene {
+				sc := grouped(t, []scene.Element{rect("g", 0, 0, 300, 200), rect("a", 40, 80, 60, 40), rect("b", 500, 80, 60, 40),
+					arrow("e", pt(100, 100), pt(500, 100)), arrow("f", pt(40, 100), pt(40, 100.5))},
+					nil, map[string][]string{"g": {"a"}})
+				for _, l := range [][2]string{{"e", "across the border"}, {"f", "in"}} {
+					if _, err := sc.SetLabel(l[0], l[1]); err != nil {
+						t.Fatal(err)
+					}
+				}
+				return sc
+			}, func(r Report) float64 { return float64(r.LabelsOnBorders) }, 1, Options{}},
 		{"node area leaves groups out",
 			func(t *testing.T) *scene.Scene {
 				return grouped(t, []scene.Element{rect("g", 0, 0, 400, 100), rect("a", 0, 0, 100, 100), rect("b", 300, 0, 100, 100)},

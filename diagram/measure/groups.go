@@ -160,3 +160,22 @@ func segmentInRect(r scene.Rect, a, b scene.Point) bool {
 	box.X, box.Y, box.Width, box.Height, box.Roundness = r.X, r.Y, r.Width, r.Height, nil
 	return scene.SegmentIntersects(box, a, b)
 }
+
+// labelsOnBorders counts the arrow labels whose box is neither inside a group's box nor clear of
+// it, for any group.
+func labelsOnBorders(gs []group, texts []*scene.Element, byID map[string]*scene.Element) int {
+	n := 0
+	for _, l := range texts {
+		if c := byID[l.ContainerID]; c == nil || c.Type != scene.Arrow {
+			continue
+		}
+		box := inset(l.Bounds(), 1)
+		for _, g := range gs {
+			if gb := g.el.Bounds(); box.Intersects(gb) && !contains(gb, box) {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}

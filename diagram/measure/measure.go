@@ -60,6 +60,9 @@ type Report struct {
 	// group box (the free text in the box's own group): the title reads struck through. A
 	// frame's name, which Excalidraw draws above the frame, is not counted.
 	OverTitles int
+	// LabelsOnBorders counts arrow labels whose box straddles a group's border: partly inside
+	// the group's box and partly out, the border line running through the words.
+	LabelsOnBorders int
 	// EdgeLengthRatio is the total drawn length of the arrows over the drawing's diagonal.
 	EdgeLengthRatio float64
 	// NodeArea is the share of the drawing's bounding box that nodes (not groups) cover.
@@ -203,6 +206,7 @@ func Measure(sc *scene.Scene, opt Options) Report {
 	r.Intruders = intruders(gs, plain)
 	r.BorderCrossings, r.NeedlessBorderCrossings = borderCrossings(gs, paths)
 	r.OverTitles = overTitles(boxTitles(texts), paths, texts, byID)
+	r.LabelsOnBorders = labelsOnBorders(gs, texts, byID)
 
 	if b, ok := sc.Bounds(); ok {
 		r.Width, r.Height = math.Round(b.Width), math.Round(b.Height)

@@ -275,6 +275,7 @@ func totalsAgainstDot(runs []sideBySide, name string, engine func(sideBySide) me
 		total("group border crossings", func(m measure.Report) int { return m.BorderCrossings }),
 		total("… needless", func(m measure.Report) int { return m.NeedlessBorderCrossings }),
 		total("arrows and labels over group titles", func(m measure.Report) int { return m.OverTitles }),
+		total("edge labels on group borders", func(m measure.Report) int { return m.LabelsOnBorders }),
 		inputs(fmt.Sprintf("pictures longer than %.1f:1", maxElongation), func(m measure.Report) bool { return m.Elongation() > maxElongation }),
 		mid("median label px at 1600×1200", "%.1f", func(m measure.Report) float64 { return m.LabelPx1600 }),
 		mid("median label px on a phone (390×844)", "%.1f", func(m measure.Report) float64 { return m.LabelPxPhone }),
