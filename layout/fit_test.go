@@ -186,6 +186,38 @@ func TestFitWrapsLongChains(t *testing.T) {
 	}
 }
 
+// TestLabelsClearOfGroupBorders: over twenty random grouped graphs fitted to a screen, no more
+// than one label lies across a group's border (dot keeps a label out of a group's members in its
+// own layer only, and the group's box reaches as far as its members in every layer; about one
+// graph in two had such a label).
+func TestLabelsClearOfGroupBorders(t *testing.T) {
+	var across []string
+	for seed := uint64(1); seed <= 20; seed++ {
+		g := groupedGraph(14, 18, seed)
+		g.Fit = Fit{MaxAspect: 2.5, Small: 1000, Turn: seed%2 == 0}
+		r, err := Layout(context.Background(), g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, e := range g.Edges {
+			if e.LabelWidth <= 0 {
+				continue
+			}
+			l := r.Labels[i]
+			b := Rect{l.X - e.LabelWidth/2, l.Y - e.LabelHeight/2, e.LabelWidth, e.LabelHeight}
+			for id, c := range r.Clusters {
+				if overlapsRect(b, c) && !(b.X >= c.X && b.Y >= c.Y && b.X+b.Width <= c.X+c.Width && b.Y+b.Height <= c.Y+c.Height) {
+					across = append(across, fmt.Sprintf("graph %d: the label of %s→%s %v across group %s %v", seed, e.From, e.To, b, id, c))
+					break
+				}
+			}
+		}
+	}
+	if len(across) > 1 {
+		t.Errorf("%d labels across a group's border, want at most one:\n%s", len(across), strings.Join(across, "\n"))
+	}
+}
+
 // TestFitBoundsTheHeight: a flow of wide boxes, well within the aspect, is left as it is; shown
 // in a preview lower than it is tall (MaxHeight), it is wrapped to fit it.
 func TestFitBoundsTheHeight(t *testing.T) {

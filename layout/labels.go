@@ -5,7 +5,10 @@ import "math"
 // centreLabels moves each label that dot put far from the middle of its edge's route (the edge
 // runs a long way on one side of the label's layer) to the route's middle, or as near to it as it
 // can go without touching a node, another label, another edge or a group's title strip (a label
-// among converging edges would be read as theirs). The label stays the middle point of the route.
+// among converging edges would be read as theirs), and so does each label dot put across a
+// group's border: dot keeps a node out of a group's members in its own layer only, and the
+// group's box reaches as far as its members in every layer. The label stays the middle point of
+// the route.
 func (p *plan) centreLabels(pl placed, res *Result, ends map[int][2]Point) {
 	centre := func(id string) Point {
 		r := res.Nodes[id]
@@ -15,9 +18,22 @@ func (p *plan) centreLabels(pl placed, res *Result, ends map[int][2]Point) {
 		e := p.g.Edges[i]
 		return append(append([]Point{centre(e.From)}, res.Routes[i]...), centre(e.To))
 	}
-	var blocked []Rect
+	var blocked, groups []Rect
 	for _, r := range res.Nodes {
 		blocked = append(blocked, r)
+	}
+	for ci, c := range p.clusters {
+		if c.id != "" {
+			groups = append(groups, pl.clusters[ci])
+		}
+	}
+	straddles := func(b Rect) bool {
+		for _, g := range groups {
+			if overlapsRect(b, g) && !(b.X >= g.X && b.Y >= g.Y && b.X+b.Width <= g.X+g.Width && b.Y+b.Height <= g.Y+g.Height) {
+				return true
+			}
+		}
+		return false
 	}
 	for ci, c := range p.clusters {
 		if c.id != "" && c.title > 0 {
@@ -36,11 +52,14 @@ func (p *plan) centreLabels(pl placed, res *Result, ends map[int][2]Point) {
 	for _, i := range sortedKeys(keysOf2(ends)) {
 		line := append(append([]Point{ends[i][0]}, res.Routes[i]...), ends[i][1])
 		at := res.Labels[i]
-		if f := arcShare(line, at); f > 0.35 && f < 0.65 {
+		if f := arcShare(line, at); f > 0.35 && f < 0.65 && !straddles(labelBox(i, at)) {
 			continue
 		}
 		clear := func(q Point) bool {
 			b := labelBox(i, q)
+			if straddles(b) {
+				return false
+			}
 			for _, r := range blocked {
 				if overlapsRect(b, r) {
 					return false
