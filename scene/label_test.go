@@ -210,6 +210,18 @@ func TestArrowLabelPathsBreakAfterSlashes(t *testing.T) {
 		}
 		assertConsistent(t, s)
 	}
+	// On a long arrow the label wraps wider: the path fits on one line and is left whole.
+	s := newTestScene()
+	mustAdd(t, s, rect("a", 0, 0, 100, 60))
+	mustAdd(t, s, rect("b", 1000, 0, 100, 60))
+	mustAdd(t, s, arrow("ab", "a", "b"))
+	lid, err := s.SetLabel("ab", "localhost:16686/search")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := s.Get(lid); l.OriginalText != "localhost:16686/search" || l.Text != l.OriginalText {
+		t.Errorf("on a long arrow: got %q (shown %q), want the path whole", l.OriginalText, l.Text)
+	}
 }
 
 func TestFreeTextMeasured(t *testing.T) {

@@ -80,9 +80,10 @@ func (s *Scene) SetLabel(id, text string, style ...TextStyle) (string, error) {
 	return lid, err
 }
 
-// arrowLabelText is the text an arrow c's label t gets for text: a path too wide for the
-// narrowest an arrow label wraps at is broken after slashes, written into the text so Excalidraw
-// keeps the breaks (breakAfterSlashes). Other containers' labels are as given.
+// arrowLabelText is the text an arrow c's label t gets for text: a path wider than the arrow's
+// label wraps at (70 % of the arrow's width, 11 × the font size at least) is broken after
+// slashes, written into the text so Excalidraw keeps the breaks (breakAfterSlashes); a label on
+// a long arrow stays on one line. Other containers' labels are as given.
 func arrowLabelText(c *Element, t *Element, text string) string {
 	if c.Type != Arrow {
 		return text
@@ -91,7 +92,8 @@ func arrowLabelText(c *Element, t *Element, text string) string {
 	if size <= 0 {
 		size = DefaultFontSize
 	}
-	return breakAfterSlashes(t.FontFamily, size, text, arrowLabelMinWidthRatio*size)
+	_, _, maxW, _ := containerInner(c, size)
+	return breakAfterSlashes(t.FontFamily, size, text, maxW)
 }
 
 func (s *Scene) setLabel(id, text string, st TextStyle) (string, error) {
