@@ -206,7 +206,7 @@ func TestLabelsClearOfGroupBorders(t *testing.T) {
 			l := r.Labels[i]
 			b := Rect{l.X - e.LabelWidth/2, l.Y - e.LabelHeight/2, e.LabelWidth, e.LabelHeight}
 			for id, c := range r.Clusters {
-				if overlapsRect(b, c) && !(b.X >= c.X && b.Y >= c.Y && b.X+b.Width <= c.X+c.Width && b.Y+b.Height <= c.Y+c.Height) {
+				if straddles(b, c) {
 					across = append(across, fmt.Sprintf("graph %d: the label of %s→%s %v across group %s %v", seed, e.From, e.To, b, id, c))
 					break
 				}

@@ -27,9 +27,9 @@ func (p *plan) centreLabels(pl placed, res *Result, ends map[int][2]Point) {
 			groups = append(groups, pl.clusters[ci])
 		}
 	}
-	straddles := func(b Rect) bool {
+	onBorder := func(b Rect) bool {
 		for _, g := range groups {
-			if overlapsRect(b, g) && !(b.X >= g.X && b.Y >= g.Y && b.X+b.Width <= g.X+g.Width && b.Y+b.Height <= g.Y+g.Height) {
+			if straddles(b, g) {
 				return true
 			}
 		}
@@ -52,12 +52,12 @@ func (p *plan) centreLabels(pl placed, res *Result, ends map[int][2]Point) {
 	for _, i := range sortedKeys(keysOf2(ends)) {
 		line := append(append([]Point{ends[i][0]}, res.Routes[i]...), ends[i][1])
 		at := res.Labels[i]
-		if f := arcShare(line, at); f > 0.35 && f < 0.65 && !straddles(labelBox(i, at)) {
+		if f := arcShare(line, at); f > 0.35 && f < 0.65 && !onBorder(labelBox(i, at)) {
 			continue
 		}
 		clear := func(q Point) bool {
 			b := labelBox(i, q)
-			if straddles(b) {
+			if onBorder(b) {
 				return false
 			}
 			for _, r := range blocked {
@@ -164,6 +164,11 @@ func lineMeetsRect(line []Point, r Rect) bool {
 		}
 	}
 	return false
+}
+
+// straddles reports whether box b lies across the border of g: partly inside it, partly out.
+func straddles(b, g Rect) bool {
+	return overlapsRect(b, g) && !(b.X >= g.X && b.Y >= g.Y && b.X+b.Width <= g.X+g.Width && b.Y+b.Height <= g.Y+g.Height)
 }
 
 func overlapsRect(a, b Rect) bool {
