@@ -71,8 +71,7 @@ func (c candidate) packed(f Fit) (candidate, bool) {
 			order = append(order, ci)
 		}
 	}
-	depth := func(ci int) int { return len(c.p.clusterPath(ci)) }
-	sort.SliceStable(order, func(a, b int) bool { return depth(order[a]) > depth(order[b]) })
+	c.p.innermostFirst(order)
 	order = append(order, -1)
 	run := func(choice map[int]int) *packer {
 		k := *base

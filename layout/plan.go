@@ -491,6 +491,11 @@ func (p *plan) commonCluster(a, b int) int {
 }
 
 // clusterPath is the cluster c and the clusters around it, innermost first.
+// innermostFirst sorts clusters cs so that each comes before the clusters holding it.
+func (p *plan) innermostFirst(cs []int) {
+	sort.SliceStable(cs, func(a, b int) bool { return len(p.clusterPath(cs[a])) > len(p.clusterPath(cs[b])) })
+}
+
 func (p *plan) clusterPath(c int) []int {
 	var out []int
 	for ; c >= 0; c = p.clusters[c].parent {

@@ -1,9 +1,6 @@
 package layout
 
-import (
-	"math"
-	"sort"
-)
+import "math"
 
 // Routes: the points of dot's splines an arrow is drawn through, a labelled edge's two halves
 // joined at its label, and the caller's view of a laid-out plan.
@@ -125,18 +122,8 @@ func (p *plan) tightenClusters(pl placed, res *Result) {
 			order = append(order, ci)
 		}
 	}
-	depth := func(ci int) int {
-		d := 0
-		for ; ci >= 0; ci = p.clusters[ci].parent {
-			d++
-		}
-		return d
-	}
-	sort.SliceStable(order, func(a, b int) bool { return depth(order[a]) > depth(order[b]) })
-	inside := func(id string, ci int) bool {
-		i := p.realIndex(id)
-		return p.within(p.nodes[i].cluster, ci)
-	}
+	p.innermostFirst(order)
+	inside := func(id string, ci int) bool { return p.within(p.nodes[p.realIndex(id)].cluster, ci) }
 	for _, ci := range order {
 		id := p.clusters[ci].id
 		old, ok := res.Clusters[id]
@@ -145,11 +132,9 @@ func (p *plan) tightenClusters(pl placed, res *Result) {
 		}
 		var boxes []Rect
 		loop := false
-		for i, n := range g.Nodes {
-			if p.within(p.nodes[i].cluster, ci) {
-				if r, ok := res.Nodes[n.ID]; ok {
-					boxes = append(boxes, r)
-				}
+		for _, n := range g.Nodes {
+			if r, ok := res.Nodes[n.ID]; ok && inside(n.ID, ci) {
+				boxes = append(boxes, r)
 			}
 		}
 		for cj, c := range p.clusters {

@@ -392,12 +392,13 @@ func SegmentsCross(p1, p2, p3, p4 Point) bool {
 	return ((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0))
 }
 
+// segmentsIntersect reports whether the segments cross or touch.
 func segmentsIntersect(p1, p2, p3, p4 Point) bool {
-	d1, d2 := cross(p3, p4, p1), cross(p3, p4, p2)
-	d3, d4 := cross(p1, p2, p3), cross(p1, p2, p4)
-	if ((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0)) {
+	if SegmentsCross(p1, p2, p3, p4) {
 		return true
 	}
+	d1, d2 := cross(p3, p4, p1), cross(p3, p4, p2)
+	d3, d4 := cross(p1, p2, p3), cross(p1, p2, p4)
 	on := func(a, b, p Point) bool {
 		return min(a.X, b.X) <= p.X && p.X <= max(a.X, b.X) && min(a.Y, b.Y) <= p.Y && p.Y <= max(a.Y, b.Y)
 	}

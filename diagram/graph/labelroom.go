@@ -133,16 +133,16 @@ func labelCrowded(w *scene.Scene, a scene.Element, nodes []scene.Element) bool {
 	if !ok || t.Text == "" {
 		return false
 	}
-	box := scene.Rect{X: t.X, Y: t.Y, Width: t.Width, Height: t.Height}
+	box := t.Bounds()
 	crowded := false
 	w.Each(func(e *scene.Element) bool {
-		if e.ID != t.ID && e.Type == scene.Text && e.Text != "" && box.Intersects(scene.Rect{X: e.X, Y: e.Y, Width: e.Width, Height: e.Height}) {
+		if e.ID != t.ID && e.Type == scene.Text && e.Text != "" && box.Intersects(e.Bounds()) {
 			crowded = true
 		}
 		return !crowded
 	})
 	for _, n := range nodes {
-		crowded = crowded || box.Intersects(scene.Rect{X: n.X, Y: n.Y, Width: n.Width, Height: n.Height})
+		crowded = crowded || box.Intersects(n.Bounds())
 	}
 	return crowded
 }
